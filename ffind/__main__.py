@@ -1,0 +1,3 @@
+from ffind.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,22 @@
+"""The one user-error class and the exit codes, in one place."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Exit status of the ``ffind`` command (fd's convention)."""
+
+    FOUND = 0
+    NOT_FOUND = 1
+    ERROR = 2
+    INTERRUPTED = 130
+
+
+class FfindError(Exception):
+    """A problem the user can fix (bad flag value, missing folder, invalid glob).
+
+    The CLI prints ``ffind: <message>`` on one line and exits with ``ExitCode.ERROR``;
+    library callers catch it.  Tracebacks are only for real bugs.
+    """
