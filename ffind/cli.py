@@ -1,22 +1,243 @@
-"""The ffind command (PLACEHOLDER: replaced by issue 4)."""
+"""The ``ffind`` command: flags -> one SearchOptions -> search / picker / MCP; errors -> exit code.
+
+``main(argv)`` never raises for a user error: ``FfindError`` and click's usage errors become one
+line ``ffind: ...`` on stderr and exit status 2; Ctrl-C exits 130; a closed pipe
+(``ffind x | head -1``) exits quietly.  click is imported only when the command line has to be
+parsed, so ``ffind --version`` starts as fast as the interpreter does.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ffind import __version__
+from ffind.errors import ExitCode, FfindError
+from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS, SearchOptions
+
+if TYPE_CHECKING:
+    import click
+
+HELP = """Find files by fuzzy PATTERN below the current folder (or --cwd), best match first.
+
+Without PATTERN, list every file that would be searched, in path order.
+Ignore files (.gitignore, .ignore, .git/info/exclude) and hidden files are skipped unless
+-I / -H say otherwise."""
+
+EPILOG = """\b
+Examples:
+  ffind prom                   best 64 paths matching "prom"
+  ffind -l1 base_cod           only the best one
+  vim "$(ffind -l1 base_cod)"  open it
+  ffind --json prom | jq -r .path
+  ffind -0 test | xargs -0 wc -l
+  git ls-files | ffind --stdin prom
+
+\b
+Exit status: 0 found, 1 nothing found, 2 error, 130 interrupted.
+\b
+`ffind mcp` serves the find_files tool to AI agents over MCP (stdio);
+see `ffind mcp --help`."""
+
+TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What the command line asks for, once parsed."""
+
+    pattern: str
+    root: str
+    options: SearchOptions
+    json: bool = False
+    print0: bool = False
+    color: str = "auto"
+    stdin: bool = False
+    interactive: bool = False
+
+
+def _types(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    import click
+
+    out: list[str] = []
+    for v in value:
+        t = TYPE_NAMES.get(v.lower())
+        if t is None:
+            raise click.BadParameter(f"{v!r} is not one of f (file), d (directory)")
+        if t not in out:
+            out.append(t)
+    return tuple(out) or ("f",)
+
+
+def build_command() -> click.Command:
+    """The click command (also what scripts/generate_docs.py renders)."""
+    import click
+
+    @click.command(
+        name="ffind", help=HELP, epilog=EPILOG,
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    )
+    @click.argument("pattern", required=False, default="")
+    @click.option("--json", "json_output", is_flag=True,
+                  help="Print JSON lines: {score, path[, indices, typo]} per match.")
+    @click.option("-l", "--limit", type=click.IntRange(min=0), default=DEFAULT_LIMIT,
+                  show_default=True, metavar="N", help="Show at most N matches; 0 = no limit.")
+    @click.option("-C", "--cwd", type=click.Path(file_okay=False), default=".",
+                  show_default=True, metavar="DIR", help="Search below DIR instead of here.")
+    @click.option("--compute-indices", is_flag=True,
+                  help="Compute the matched character positions (JSON 'indices').")
+    @click.option("-e", "--exclude", multiple=True, metavar="GLOB",
+                  help="Exclude paths matching the gitignore-style GLOB (repeatable).")
+    @click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS,
+                  show_default=True, metavar="N", help="Walk with N worker processes.")
+    @click.option("-H", "--hidden", is_flag=True, help="Include hidden files and folders.")
+    @click.option("-I", "--no-ignore", is_flag=True,
+                  help="Do not honour .gitignore, .ignore or the default exclusions.")
+    @click.option("-L", "--follow", is_flag=True, help="Follow symbolic links to folders.")
+    @click.option("-t", "--type", "types", multiple=True, callback=_types, metavar="f|d",
+                  help="List files (f) or directories (d); repeatable.  [default: f]")
+    @click.option("-d", "--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
+                  help="Descend at most N levels (1 = DIR's own entries).  [default: none]")
+    @click.option("-0", "--print0", is_flag=True,
+                  help="End each path with NUL instead of newline (for xargs -0).")
+    @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+                  show_default=True, help="Highlight matches; auto = on a terminal, no NO_COLOR.")
+    @click.option("--no-require-git", is_flag=True,
+                  help="Honour .gitignore files outside git repositories too.")
+    @click.option("--stdin", "read_stdin", is_flag=True,
+                  help="Match the paths read from standard input instead of walking.")
+    @click.option("-i", "--interactive", is_flag=True,
+                  help="Open the interactive picker; print the chosen path(s).")
+    @click.version_option(__version__, "--version", prog_name="ffind",
+                          message="%(prog)s %(version)s", help="Show the version and exit.")
+    def command(
+        pattern: str, json_output: bool, limit: int, cwd: str, compute_indices: bool,
+        exclude: tuple[str, ...], threads: int, hidden: bool, no_ignore: bool, follow: bool,
+        types: tuple[str, ...], max_depth: int | None, print0: bool, color: str,
+        no_require_git: bool, read_stdin: bool, interactive: bool,
+    ) -> Invocation:
+        if json_output and print0:
+            raise click.UsageError("--json and --print0 cannot be used together")
+        if read_stdin and interactive:
+            raise click.UsageError("--stdin and --interactive cannot be used together")
+        options = SearchOptions(
+            hidden=hidden, respect_ignore=not no_ignore, exclude=tuple(exclude),
+            follow_links=follow, threads=threads, types=types, max_depth=max_depth,
+            require_git=not no_require_git, limit=limit or None,
+            compute_indices=compute_indices,
+        )
+        return Invocation(pattern=pattern, root=cwd, options=options, json=json_output,
+                          print0=print0, color=color, stdin=read_stdin, interactive=interactive)
+
+    return command
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"ffind: {' '.join(message.split())}\n")
+    sys.stderr.flush()
+
+
+def _stdin_paths() -> Iterator[str]:
+    for line in sys.stdin.buffer:
+        line = line.rstrip(b"\r\n")
+        if line:
+            yield os.fsdecode(line)
+
+
+def run(inv: Invocation) -> int:
+    """Run a parsed command line; user errors raise FfindError."""
+    from ffind import output
+
+    if inv.interactive:
+        from ffind.picker import run_picker
+
+        return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0)
+
+    stdout = sys.stdout.buffer
+    on_tty = sys.stdout.isatty()
+    color = not inv.json and output.use_color(inv.color, on_tty)
+    options = inv.options
+    if color and inv.pattern and not options.compute_indices:
+        from dataclasses import replace
+
+        options = replace(options, compute_indices=True)
+
+    if inv.stdin:
+        from ffind.oneshot import search_paths
+
+        results = search_paths(inv.pattern, _stdin_paths(), options)
+    else:
+        from ffind.oneshot import search
+
+        results = search(inv.pattern, inv.root, options, on_warning=_error)
+
+    matches = results.matches
+    if inv.json:
+        data = output.format_json(matches, total_match_count=results.total_match_count,
+                                  limit=options.limit, compute_indices=inv.options.compute_indices)
+    else:
+        data = output.format_plain(matches, print0=inv.print0, color=color, escape=on_tty)
+    output.write(stdout, data)
+    shown = len(matches)
+    if (not inv.json and options.limit is not None and results.total_match_count > shown
+            and sys.stderr.isatty()):
+        _error(f"showing {shown} of {results.total_match_count} matches; use --limit")
+    return ExitCode.FOUND if matches else ExitCode.NOT_FOUND
+
+
+def _parse(args: list[str]) -> Invocation | int:
+    import click
+
+    try:
+        rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
+    except click.exceptions.Abort:
+        return ExitCode.INTERRUPTED
+    except click.ClickException as e:
+        _error(e.format_message())
+        return ExitCode.ERROR if isinstance(e, click.UsageError) else e.exit_code or 2
+    if isinstance(rv, Invocation):
+        return rv
+    return int(rv or 0)  # --help / --version: click printed it
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--version"]:
-        from ffind import __version__
+    """Entry point of the ``ffind`` console script and ``python -m ffind``."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return int(_main(args))
 
-        print(f"ffind {__version__}")
-        return 0
-    from ffind.index import match
-    from ffind.walk import walk
 
-    query = args[0] if args else ""
-    found = match(query, walk("."), limit=64)
-    for m in found:
-        print(m.path)
-    return 0 if found else 1
+def _main(args: list[str]) -> int:
+    try:
+        if args == ["--version"]:  # the common case, answered without importing click
+            sys.stdout.write(f"ffind {__version__}\n")
+            sys.stdout.flush()
+            return ExitCode.FOUND
+        if args and args[0] == "mcp":
+            from ffind.tool import mcp_main
+
+            return mcp_main(args[1:])
+        inv = _parse(args)
+        if isinstance(inv, int):
+            return inv
+        return run(inv)
+    except FfindError as e:
+        _error(str(e))
+        return ExitCode.ERROR
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return ExitCode.FOUND

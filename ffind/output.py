@@ -1,0 +1,155 @@
+"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour; escaping.
+
+Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
+
+- piped (no escaping): each path is ``os.fsencode(path)``, so a name that is not valid UTF-8
+  comes out as the same bytes it has on disk;
+- on a terminal (``escape=True``): control characters and undecodable bytes are shown as
+  escapes (``\\n``, ``\\x1b``, ``\\xff``), so a file name cannot move the cursor or change colours;
+  matched characters are highlighted with plain ANSI escapes (no rich import: it costs 60-90 ms);
+- JSON lines (orjson): ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
+  relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut
+  the results.  A path that is not valid UTF-8 cannot be a JSON string: each undecodable byte
+  becomes U+FFFD, one character for one byte, so ``indices`` still line up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from ffind.match import FileMatch
+
+HIGHLIGHT = "\x1b[1;31m"
+"""Matched characters: bold red, like ripgrep's matches."""
+RESET = "\x1b[0m"
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def use_color(choice: str, isatty: bool, environ: Mapping[str, str] | None = None) -> bool:
+    """Settle ``--color``: ``always``/``never`` win; ``auto`` means a terminal, no ``NO_COLOR``
+    (https://no-color.org, any non-empty value) and not ``TERM=dumb``."""
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    env = os.environ if environ is None else environ
+    return isatty and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+
+
+def _escape_char(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters and undecodable bytes escaped, for a terminal."""
+    if text.isprintable():
+        return text
+    return _UNSAFE.sub(lambda m: _escape_char(m.group()), text)
+
+
+def highlight(text: str, indices: Iterable[int], *, escape: bool) -> str:
+    """``text`` with the characters at ``indices`` wrapped in ANSI bold colour."""
+    marked = set(indices)
+    out: list[str] = []
+    inside = False
+    for i, ch in enumerate(text):
+        on = i in marked
+        if on != inside:
+            out.append(HIGHLIGHT if on else RESET)
+            inside = on
+        out.append(terminal_safe(ch) if escape else ch)
+    if inside:
+        out.append(RESET)
+    return "".join(out)
+
+
+def display_path(m: FileMatch) -> tuple[str, list[int] | None]:
+    """The path as shown in plain output (prefixed with its root when it has one), and the
+    matched indices shifted to match."""
+    if m.root is None:
+        return m.path, m.indices
+    prefix = m.root if m.root.endswith(("/", os.sep)) else m.root + "/"
+    indices = None if m.indices is None else [i + len(prefix) for i in m.indices]
+    return prefix + m.path, indices
+
+
+def format_plain(
+    matches: Iterable[FileMatch], *, print0: bool = False, color: bool = False,
+    escape: bool = False,
+) -> bytes:
+    """Plain output as bytes: one path a line (or NUL-terminated with ``print0``)."""
+    end = b"\0" if print0 else b"\n"
+    if not color and not escape:
+        return b"".join(os.fsencode(display_path(m)[0]) + end for m in matches)
+    lines: list[bytes] = []
+    for m in matches:
+        path, indices = display_path(m)
+        if color and indices:
+            text = highlight(path, indices, escape=escape)
+        else:
+            text = terminal_safe(path) if escape else path
+        # Escaped text holds no surrogates; unescaped (colour while piped) keeps the raw bytes.
+        lines.append(os.fsencode(text) + end)
+    return b"".join(lines)
+
+
+def json_text(path: str) -> str:
+    """``path`` as a JSON-safe string: each undecodable byte becomes U+FFFD (one for one)."""
+    return _SURROGATE.sub("\ufffd", path)
+
+
+def format_json(
+    matches: Iterable[FileMatch], *, total_match_count: int, limit: int | None,
+    compute_indices: bool = False,
+) -> bytes:
+    """JSON lines: one object a match, then the truncation record when the limit cut.
+
+    Keys, in this order: ``score``, ``path``, ``indices`` (only with ``compute_indices``),
+    ``typo`` (only ``true``, for typo-tolerant matches), ``root`` (only when set).
+    """
+    import orjson
+
+    lines: list[bytes] = []
+    shown = 0
+    for m in matches:
+        obj: dict[str, object] = {"score": m.score, "path": m.path}
+        if compute_indices:
+            obj["indices"] = list(m.indices or ())
+        if m.typo:
+            obj["typo"] = True
+        if m.root is not None:
+            obj["root"] = m.root
+        try:
+            line = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # orjson.JSONEncodeError: surrogates in a non-UTF-8 name
+            obj["path"] = json_text(m.path)
+            if m.root is not None:
+                obj["root"] = json_text(m.root)
+            line = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        lines.append(line)
+        shown += 1
+    if total_match_count > shown and limit is not None:
+        lines.append(orjson.dumps(
+            {"matches_truncated": True, "total_match_count": total_match_count},
+            option=orjson.OPT_APPEND_NEWLINE,
+        ))
+    return b"".join(lines)
+
+
+def write(out: BinaryIO, data: bytes) -> None:
+    """Write and flush (the caller handles ``BrokenPipeError``)."""
+    out.write(data)
+    out.flush()
