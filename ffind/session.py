@@ -1,0 +1,486 @@
+"""FileSearcher: a search session that walks in the background and rematches on every keystroke.
+
+What editors, pickers and agents build on (Codex's ``file-search`` session, nucleo's ``Nucleo``)::
+
+    with FileSearcher(["."]) as fs:
+        fs.set_query("prom")          # returns at once
+        fs.wait(1.0)                  # optional: walk done and the query fully matched
+        for m in fs.results(20):
+            print(m.path)
+
+Two background threads, both ended by ``close()``:
+
+- the *walk* thread consumes ``walk_batches`` (whose workers are child processes) for each root
+  and queues the batches;
+- the *match* thread owns the ``Index``: it appends the queued paths, matches them against the
+  current query (``Index.run(q, start=old_len)``, merged into the current ``MatchSet``), and
+  rematches when the query changes.
+
+A query change is matched from the cheapest known starting point: a cached ``MatchSet`` of the
+same query (backspacing back to a query typed before costs only the ranking), else the smallest
+cached ``MatchSet`` that ``can_narrow`` to it (typing one more character re-filters only the
+previous matches: nucleo's and Codex's "append" case), else every path.  Work is done in chunks
+of ids; a newer ``set_query`` or ``cancel`` abandons the stale work between chunks.
+
+Consistency: what ``results``/``snapshot`` return is always one published state: the complete
+matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
+one only once it is complete; paths the walk finds later are added to the state as they are
+matched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ffind.errors import FfindError
+from ffind.index import Index, MatchSet
+from ffind.match import FileMatch
+from ffind.options import SearchOptions
+
+UPDATE_INTERVAL = 0.02
+"""Seconds between two ``on_update`` calls at most (~50 per second)."""
+CHUNK = 32_768
+"""Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
+FEED_BATCH = 4_096
+"""Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
+CACHE_QUERIES = 48
+"""MatchSets kept for reuse (backspacing, narrowing from an older prefix)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One consistent view of a session: the best matches of ``query`` so far."""
+
+    query: str
+    """The query these matches belong to (may lag behind the latest ``set_query``)."""
+    matches: list[FileMatch]
+    """Best first, at most ``options.limit``; indices when ``options.compute_indices``."""
+    total_match_count: int
+    """How many of the scanned paths matched ``query``."""
+    scanned_file_count: int
+    """Paths found by the walk so far."""
+    walk_complete: bool
+    """The walk has finished (false while walking and after ``cancel``)."""
+
+
+class Reporter(Protocol):
+    """Receives snapshots from the match thread; keep the callbacks short."""
+
+    def on_update(self, snapshot: Snapshot) -> None: ...
+
+    def on_complete(self, snapshot: Snapshot) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """A published result: every match of ``query`` among ids ``[0, covered)``."""
+
+    query: str
+    ms: MatchSet
+    covered: int
+    version: int
+
+
+class _Cancelled(Exception):
+    """Raised inside the match thread when its work went stale."""
+
+
+def _normalise_roots(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    if isinstance(roots, (str, os.PathLike)):
+        return [os.fspath(roots)]
+    return [os.fspath(r) for r in roots]
+
+
+class FileSearcher:
+    """A background walk plus incremental matching; see the module docstring.
+
+    ``roots``: folders to walk (paths come back relative to their root; with several roots each
+    ``FileMatch.root`` says which).  ``paths``: instead of walking, take the candidates from this
+    iterable (consumed in the background; what ``--stdin`` and tests use).  ``reporter``: gets
+    ``on_update(snapshot)`` at most every ~20 ms while results change and ``on_complete(snapshot)``
+    once a query is fully matched after the walk; both run on the match thread.
+    """
+
+    def __init__(
+        self,
+        roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (),
+        options: SearchOptions | None = None,
+        reporter: Reporter | None = None,
+        *,
+        paths: Iterable[str] | None = None,
+    ) -> None:
+        self.options = options or SearchOptions()
+        self.roots = _normalise_roots(roots)
+        if paths is None:
+            if not self.roots:
+                raise FfindError("no folder to search")
+            for root in self.roots:
+                if not os.path.isdir(root):
+                    raise FfindError(f"{root}: not a folder")
+        self.warnings: list[str] = []
+        self._reporter = reporter
+        self._index = Index()
+        self._chunked = _accepts_end(self._index)
+        self._multi = paths is None and len(self.roots) > 1
+        self._root_of: dict[str, int | list[int]] = {}
+
+        self._cond = threading.Condition(threading.Lock())
+        self._ilock = threading.Lock()  # every Index call (run/top/extend)
+        self._cancel = threading.Event()
+        # Guarded by _cond:
+        self._pending: list[tuple[int, list[str]]] = []
+        self._scanned = 0
+        self._query = ""
+        self._gen = 0
+        self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
+        self._walk_complete = False  # ... and it finished normally
+        self._error: BaseException | None = None
+        self._state = _State("", self._index.run(""), 0, 0)
+        self._state_gen = 0
+        self._top_cache: dict[tuple[int, int | None, bool], list[FileMatch]] = {}
+        self._closed = False
+        # Match thread only:
+        self._cache: OrderedDict[str, tuple[MatchSet, int]] = OrderedDict()
+        self._last_report = 0.0
+        self._report_due = False
+        self._completed_version = -1
+
+        source: Iterator[tuple[int, list[str]]] = (
+            _feed(paths) if paths is not None else self._walk_all()
+        )
+        self._walker = threading.Thread(
+            target=self._walk_main, args=(source,), name="ffind-walk", daemon=True
+        )
+        self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
+        self._walker.start()
+        self._matcher.start()
+
+    # ----------------------------------------------------------------------------- public API
+
+    def set_query(self, text: str) -> None:
+        """Match ``text`` from now on; returns at once, stale work is abandoned."""
+        with self._cond:
+            if text == self._query:
+                return
+            self._query = text
+            self._gen += 1
+            self._cond.notify_all()
+
+    @property
+    def query(self) -> str:
+        """The latest query given to ``set_query``."""
+        return self._query
+
+    def results(
+        self, limit: int | None = None, *, compute_indices: bool | None = None
+    ) -> list[FileMatch]:
+        """The best matches of one query (``snapshot().query``), best first.
+
+        ``limit`` defaults to ``options.limit`` (None: all), ``compute_indices`` to
+        ``options.compute_indices``.
+        """
+        with self._cond:
+            state = self._state
+        return self._top(state, limit, compute_indices)
+
+    def snapshot(self) -> Snapshot:
+        """The current state: query, best matches, counts, whether the walk has finished."""
+        with self._cond:
+            state, scanned, complete = self._state, self._scanned, self._walk_complete
+        return Snapshot(state.query, self._top(state, None, None), len(state.ms), scanned, complete)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the walk has finished and the current query is fully matched.
+
+        True if so; False on timeout or after ``cancel``.  Re-raises an error of the walk.
+        """
+        with self._cond:
+            self._cond.wait_for(lambda: self._complete_locked() or self._cancel.is_set()
+                                or self._error is not None, timeout)
+            if self._error is not None:
+                raise self._error
+            return self._complete_locked()
+
+    @property
+    def walk_complete(self) -> bool:
+        return self._walk_complete
+
+    def cancel(self) -> None:
+        """Stop the walk (its worker processes too) and the matching; results stay readable."""
+        self._cancel.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Cancel and wait for the threads (and so the walk's workers) to end."""
+        self.cancel()
+        for t in (self._walker, self._matcher):
+            if t is not threading.current_thread():
+                t.join()
+        self._closed = True
+
+    def __enter__(self) -> FileSearcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------ internals
+
+    def _complete_locked(self) -> bool:
+        return (self._walk_complete and not self._pending and self._state_gen == self._gen
+                and self._state.query == self._query and self._state.covered == self._scanned)
+
+    def _top(
+        self, state: _State, limit: int | None, compute_indices: bool | None
+    ) -> list[FileMatch]:
+        if limit is None:
+            limit = self.options.limit
+        ci = self.options.compute_indices if compute_indices is None else compute_indices
+        key = (state.version, limit, ci)
+        with self._cond:
+            cached = self._top_cache.get(key)
+        if cached is not None:
+            return list(cached)
+        with self._ilock:
+            found = self._index.top(state.ms, limit, ci)
+        if self._multi:
+            found = self._with_roots(found)
+        with self._cond:
+            if self._state.version == state.version:
+                if len(self._top_cache) > 8:
+                    self._top_cache.clear()
+                self._top_cache[key] = found
+        return list(found)
+
+    def _with_roots(self, found: list[FileMatch]) -> list[FileMatch]:
+        seen: dict[str, int] = {}
+        out = []
+        for m in found:
+            where = self._root_of.get(m.path, 0)
+            if isinstance(where, list):
+                k = seen.get(m.path, 0)
+                seen[m.path] = k + 1
+                where = where[min(k, len(where) - 1)]
+            out.append(dataclasses.replace(m, root=self.roots[where]))
+        return out
+
+    # --- walk thread
+
+    def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
+        from ffind.walk import walk_batches
+
+        for i, root in enumerate(self.roots):
+            batches = walk_batches(root, self.options, cancel=self._cancel,
+                                   on_warning=self._warn)
+            try:
+                for batch in batches:
+                    yield i, batch
+                    if self._cancel.is_set():
+                        return
+            finally:
+                close = getattr(batches, "close", None)
+                if close is not None:
+                    close()
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        on_warning = getattr(self._reporter, "on_warning", None)
+        if on_warning is not None:
+            on_warning(message)
+
+    def _walk_main(self, source: Iterator[tuple[int, list[str]]]) -> None:
+        error: BaseException | None = None
+        try:
+            for root_id, batch in source:
+                if self._cancel.is_set():
+                    break
+                if not batch:
+                    continue
+                with self._cond:
+                    self._pending.append((root_id, batch))
+                    self._scanned += len(batch)
+                    self._cond.notify_all()
+        except BaseException as e:  # reported through wait(); the thread must not die silently
+            error = e
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+            with self._cond:
+                self._walk_done = True
+                self._walk_complete = error is None and not self._cancel.is_set()
+                self._error = error
+                self._cond.notify_all()
+
+    # --- match thread
+
+    def _match_main(self) -> None:
+        try:
+            self._match_loop()
+        except BaseException as e:
+            with self._cond:
+                if self._error is None:
+                    self._error = e
+                self._cond.notify_all()
+
+    def _match_loop(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._cancel.is_set():
+                        return
+                    if self._pending or self._gen != self._state_gen:
+                        break
+                    if self._complete_locked() and self._completed_version != self._state.version:
+                        break
+                    timeout = None
+                    if self._report_due:
+                        timeout = max(0.0, self._last_report + UPDATE_INTERVAL - time.monotonic())
+                        if timeout == 0.0:
+                            break
+                    self._cond.wait(timeout)
+                batches, self._pending = self._pending, []
+                gen, query = self._gen, self._query
+            if batches:
+                self._extend(batches)
+            try:
+                changed = self._bring_up_to_date(query, gen)
+            except _Cancelled:
+                continue
+            self._report(changed)
+
+    def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
+        with self._ilock:
+            for root_id, batch in batches:
+                self._index.extend(batch)
+                if self._multi:
+                    for p in batch:
+                        old = self._root_of.setdefault(p, root_id)
+                        if old != root_id:
+                            if isinstance(old, int):
+                                self._root_of[p] = [old, root_id]
+                            else:
+                                old.append(root_id)
+
+    def _bring_up_to_date(self, query: str, gen: int) -> bool:
+        """Make the published state match ``query`` over every indexed path; True if changed."""
+        with self._cond:
+            state = self._state
+        n = len(self._index)
+        if state.query == query and state.covered == n:
+            if self._state_gen != gen:
+                with self._cond:
+                    self._state_gen = gen
+                    self._cond.notify_all()
+            return False
+        if state.query == query:
+            ms = state.ms.merge(self._run(query, None, state.covered, n, gen))
+        else:
+            ms = self._fresh(query, n, gen)
+        self._remember(query, ms, n)
+        with self._cond:
+            if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
+                raise _Cancelled
+            self._state = _State(query, ms, n, state.version + 1)
+            self._state_gen = gen
+            self._top_cache.clear()
+            self._cond.notify_all()
+        return True
+
+    def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
+        hit = self._cache.get(query)
+        if hit is not None:
+            ms, covered = hit
+            self._cache.move_to_end(query)
+            if covered == n:
+                return ms
+            return ms.merge(self._run(query, None, covered, n, gen))
+        base: tuple[MatchSet, int] | None = None
+        for ms, covered in self._cache.values():
+            if ms.can_narrow(query) and (base is None or len(ms) < len(base[0])):
+                base = (ms, covered)
+        if base is None:
+            return self._run(query, None, 0, n, gen)
+        ms, covered = base
+        narrowed = self._run(query, ms, 0, covered, gen)
+        if covered == n:
+            return narrowed
+        return narrowed.merge(self._run(query, None, covered, n, gen))
+
+    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int) -> MatchSet:
+        """Every match of ``query`` among ids ``[start, end)`` (of ``within``), in chunks."""
+        if not self._chunked:
+            self._check(gen)
+            with self._ilock:
+                return self._index.run(query, within=within, start=start)
+        acc: MatchSet | None = None
+        lo = start
+        while True:
+            self._check(gen)
+            hi = min(lo + CHUNK, end)
+            run: Any = self._index.run  # ``end=`` is beyond the documented contract
+            with self._ilock:
+                part = run(query, within=within, start=lo, end=hi)
+            acc = part if acc is None else acc.merge(part)
+            lo = hi
+            if lo >= end:
+                return acc
+
+    def _check(self, gen: int) -> None:
+        if self._gen != gen or self._cancel.is_set():
+            raise _Cancelled
+
+    def _remember(self, query: str, ms: MatchSet, covered: int) -> None:
+        self._cache[query] = (ms, covered)
+        self._cache.move_to_end(query)
+        while len(self._cache) > CACHE_QUERIES:
+            self._cache.popitem(last=False)
+
+    def _report(self, changed: bool) -> None:
+        with self._cond:
+            complete = self._complete_locked()
+            version = self._state.version
+        if self._reporter is None:
+            self._completed_version = version if complete else self._completed_version
+            return
+        now = time.monotonic()
+        if complete and self._completed_version != version:
+            self._completed_version = version
+            self._report_due = False
+            self._last_report = now
+            self._reporter.on_complete(self.snapshot())
+            return
+        if changed:
+            self._report_due = True
+        if self._report_due and now - self._last_report >= UPDATE_INTERVAL:
+            self._report_due = False
+            self._last_report = now
+            self._reporter.on_update(self.snapshot())
+
+
+def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    batch: list[str] = []
+    for p in paths:
+        batch.append(p)
+        if len(batch) >= FEED_BATCH:
+            yield 0, batch
+            batch = []
+    if batch:
+        yield 0, batch
+
+
+def _accepts_end(index: Any) -> bool:
+    """Whether ``Index.run`` takes ``end=`` (needed to match in preemptible chunks)."""
+    try:
+        return "end" in inspect.signature(index.run).parameters
+    except (TypeError, ValueError):
+        return False

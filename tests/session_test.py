@@ -1,0 +1,230 @@
+"""FileSearcher: incremental matching equals a fresh match, consistency, cancel and close."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ffind
+from ffind.errors import FfindError
+from ffind.index import Index
+from ffind.index import match as fresh_match
+from ffind.options import SearchOptions
+from ffind.session import FEED_BATCH, FileSearcher, Snapshot
+
+ALL = SearchOptions(limit=None)
+
+PATHS = [
+    "src/session/prompt.ts", "src/session/prompt_test.ts", "aider/coders/base_coder.py",
+    "aider/coders/base_prompts.py", "packages/tools/mod.rs", "apart/contest.rs", "README.md",
+    "src/main.rs", "src/Prompt.java", "docs/controller.md", "app/controllers/base_controller.rb",
+    "lib/mod.rs", "s/p/t", "setup.py", "tests/test_prompt.py", "a/b/c/d/e.txt", "Makefile",
+    "crates/core/src/mod.rs", "pkg/parser/parse.go", "web/src/components/Picker.tsx",
+]
+
+
+def _ffind_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("ffind-")]
+
+
+def _assert_nothing_left() -> None:
+    assert _ffind_threads() == []
+    assert multiprocessing.active_children() == []
+
+
+def _tree(root: Path, n: int) -> list[str]:
+    paths = []
+    for i in range(n):
+        rel = f"d{i % 7}/sub{i % 13}/file_{i}.{'py' if i % 3 else 'rs'}"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+        paths.append(rel)
+    return paths
+
+
+# Typing (letters of the paths, '/', '.', '_', a capital) and backspacing, with or without
+# waiting between keystrokes.
+KEYS = st.lists(
+    st.one_of(st.sampled_from(list("proamtsc/._PdeB")), st.just("\b"), st.just("wait")),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keys=KEYS)
+def test_incremental_typing_equals_a_fresh_match(keys: list[str]) -> None:
+    with FileSearcher(options=ALL, paths=PATHS) as fs:
+        query = ""
+        for key in keys:
+            if key == "wait":
+                assert fs.wait(10)
+                assert fs.results() == fresh_match(query, PATHS)
+                continue
+            query = query[:-1] if key == "\b" else query + key
+            fs.set_query(query)
+        assert fs.wait(10)
+        assert fs.snapshot().query == query
+        assert fs.results() == fresh_match(query, PATHS)
+        assert fs.results(3) == fresh_match(query, PATHS, limit=3)
+    _assert_nothing_left()
+
+
+def test_walked_tree_matches_like_a_fresh_match(tmp_path: Path) -> None:
+    paths = _tree(tmp_path, 300)
+    with FileSearcher(tmp_path, ALL) as fs:
+        for query in ["f", "fi", "file_1", "file_1.", "file_1.r", "file_", "rs", "d3/s", ""]:
+            fs.set_query(query)
+            assert fs.wait(30)
+            assert fs.results() == fresh_match(query, sorted(paths))
+            snap = fs.snapshot()
+            assert snap.walk_complete
+            assert snap.scanned_file_count == len(paths)
+            assert snap.total_match_count == len(fresh_match(query, paths))
+
+
+def test_several_roots_set_root_on_each_match(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    _tree(tmp_path / "one", 20)
+    _tree(tmp_path / "two", 5)
+    roots = [str(tmp_path / "one"), str(tmp_path / "two")]
+    with FileSearcher(roots, ALL) as fs:
+        fs.set_query("file_1")
+        assert fs.wait(30)
+        found = {(m.root, m.path) for m in fs.results()}
+    expected = {(roots[0], m.path) for m in fresh_match("file_1", _paths_of(tmp_path / "one"))}
+    expected |= {(roots[1], m.path) for m in fresh_match("file_1", _paths_of(tmp_path / "two"))}
+    assert found == expected
+    assert (roots[1], "d1/sub1/file_1.py") in found
+    assert (roots[0], "d1/sub1/file_1.py") in found
+
+
+def _paths_of(root: Path) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+
+
+def _slow_feed(paths: list[str], pause: float) -> Iterator[str]:
+    for i, p in enumerate(paths):
+        if i and i % FEED_BATCH == 0:
+            time.sleep(pause)
+        yield p
+
+
+def test_results_during_the_walk_belong_to_one_query() -> None:
+    paths = [f"{d}/{name}" for d in ("src", "lib/core", "tests/unit")
+             for name in (f"mod_{i}.rs" for i in range(1500))]
+    paths += [f"pkg/{i}/prompt.py" for i in range(400)]
+    # The consistent views: every match of some query among the first k paths, k a batch edge.
+    edges = [*range(0, len(paths), FEED_BATCH), len(paths)]
+    queries = ["mod", "prompt", "src/m", "p", "zz"]
+    seen: list[Snapshot] = []
+    with FileSearcher(options=SearchOptions(limit=10), paths=_slow_feed(paths, 0.02)) as fs:
+        for i in range(60):
+            fs.set_query(queries[i % len(queries)])
+            time.sleep(0.003)
+            seen.append(fs.snapshot())
+        assert fs.wait(30)
+        seen.append(fs.snapshot())
+    for snap in seen:
+        assert any(
+            snap.matches == fresh_match(snap.query, paths[:k], limit=10)
+            and snap.total_match_count == len(fresh_match(snap.query, paths[:k]))
+            for k in edges
+        ), snap.query
+    assert seen[-1].walk_complete
+    assert seen[-1].scanned_file_count == len(paths)
+
+
+def test_set_query_from_another_thread_while_walking(tmp_path: Path) -> None:
+    paths = _tree(tmp_path, 400)
+    with FileSearcher(tmp_path, ALL) as fs:
+        typer = threading.Thread(target=lambda: [fs.set_query("file_3"[:i]) for i in range(7)])
+        typer.start()
+        typer.join()
+        assert fs.wait(30)
+        assert fs.snapshot().query == "file_3"
+        assert fs.results() == fresh_match("file_3", paths)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.updates: list[Snapshot] = []
+        self.completed: list[Snapshot] = []
+        self.done = threading.Event()
+
+    def on_update(self, snapshot: Snapshot) -> None:
+        self.updates.append(snapshot)
+
+    def on_complete(self, snapshot: Snapshot) -> None:
+        self.completed.append(snapshot)
+        self.done.set()
+
+
+def test_reporter_sees_updates_and_one_completion_per_query() -> None:
+    paths = [f"dir{i % 50}/file{i}.txt" for i in range(3 * FEED_BATCH)]
+    rec = Recorder()
+    with FileSearcher(options=SearchOptions(limit=5), reporter=rec,
+                      paths=_slow_feed(paths, 0.05)) as fs:
+        fs.set_query("file1")
+        assert rec.done.wait(30)
+        assert fs.wait(30)
+        rec.done.clear()
+        fs.set_query("file12")
+        assert rec.done.wait(30)
+    assert rec.updates, "the walk took three pauses: updates were due"
+    assert [s.query for s in rec.completed] == ["file1", "file12"]
+    final = rec.completed[-1]
+    assert final.walk_complete and final.scanned_file_count == len(paths)
+    assert final.matches == fresh_match("file12", paths, limit=5)
+    assert final.total_match_count == len(fresh_match("file12", paths))
+
+
+def _endless() -> Iterator[str]:
+    i = 0
+    while True:
+        i += 1
+        yield f"folder{i % 100}/file{i}.txt"
+
+
+def test_cancel_stops_an_endless_walk_and_close_leaves_nothing() -> None:
+    fs = FileSearcher(options=SearchOptions(limit=5), paths=_endless())
+    fs.set_query("file1")
+    deadline = time.monotonic() + 30
+    while fs.snapshot().scanned_file_count < 3 * FEED_BATCH and time.monotonic() < deadline:
+        time.sleep(0.01)
+    fs.cancel()
+    assert not fs.wait(5)
+    fs.close()
+    _assert_nothing_left()
+    snap = fs.snapshot()
+    assert not snap.walk_complete
+    assert snap.scanned_file_count >= 3 * FEED_BATCH
+    assert all("file1" in m.path for m in snap.matches) or snap.query != "file1"
+
+
+def test_close_during_a_real_walk_leaves_no_thread_or_worker(tmp_path: Path) -> None:
+    _tree(tmp_path, 2000)
+    with FileSearcher(tmp_path, SearchOptions(threads=2)) as fs:
+        fs.set_query("file")
+    _assert_nothing_left()
+    with FileSearcher(tmp_path, SearchOptions(threads=2)) as fs:
+        assert fs.wait(30)
+    _assert_nothing_left()
+
+
+def test_missing_root_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(FfindError, match="not a folder"):
+        FileSearcher(tmp_path / "nope")
+
+
+def test_exported_lazily_from_the_package() -> None:
+    assert ffind.FileSearcher is FileSearcher
+    assert ffind.Snapshot is Snapshot
+    assert Index  # the session matches through the public Index
