@@ -1,10 +1,620 @@
-"""The agent tool (PLACEHOLDER: replaced by issue 6)."""
+"""The agent tool: ``find_files``, its JSON Schema, ``glob``, and the MCP server (``ffind mcp``).
+
+A coding agent knows it needs "the database migration file" but not its path.  ``find_files``
+answers with a few ranked paths as plain text, and says honestly when it cut the list::
+
+    Found 412 files matching "migration":
+
+    db/migrate/20240101_create_users.rb
+    ...
+    (showing 20 of 412 matches; narrow the query or raise limit)
+
+What is searched: the folder ``path`` (relative to the *root*: the server's ``--root`` or the
+working directory), walked with ``SearchOptions(hidden=True)``: .gitignore and .ignore honoured,
+hidden files included (agents need ``.github/workflows/ci.yml``), VCS folders never.  Files that
+usually hold secrets (``.env``, ``.env.*`` except templates such as ``.env.example``, ``*.pem``,
+``*.key``, ``id_rsa*`` and the other ssh private-key names) are left out unless the query names
+them (see ``wants_secrets``), and then listed after every other match.
+
+Safety: ``path`` must resolve inside the root; ``..``, absolute paths elsewhere and symlinks
+leading out are refused.  The Python function raises ``FfindError`` for that (and for a bad
+``limit``); the MCP server turns it into a tool error (``isError``) with the same one-line
+message.  Nothing here writes to the file system.
+
+The MCP server keeps one walk per searched folder and serves from it; each call also starts a
+background re-walk when none is running (OpenCode's approach), so repeated calls are fast and new
+files show up on the next call.  The ``mcp`` package is only imported by ``mcp_main``.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
 from ffind.errors import FfindError
+from ffind.options import SearchOptions
+
+if TYPE_CHECKING:
+    from ffind.index import Index
+    from ffind.match import FileMatch
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 200
+GLOB_LIMIT = 100
+MAX_SUGGESTIONS = 5
+
+TOOL_OPTIONS = SearchOptions(hidden=True, limit=None)
+"""What the agent tool walks: hidden files yes (never VCS folders), ignore files honoured."""
+
+FIND_FILES_DESCRIPTION = (
+    "Find files by name. Fuzzy-matches the query against file paths (not file contents) under "
+    "the project and returns the best matches first, one path a line, relative to `path`. Use it "
+    "when you know roughly what a file is called or what it is about but not where it is, e.g. "
+    "'database migration' or 'prompt test'. Honours .gitignore and .ignore; hidden files such "
+    "as .github/workflows/ci.yml are searched, .git/ never. Files that usually hold secrets "
+    "(.env, .env.*, *.pem, *.key, id_rsa*) are listed only when the query names them, and last. "
+    "When more files match than `limit`, the last line says how many matched. To search inside "
+    "files use a grep tool instead."
+)
+
+FIND_FILES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "description": (
+                "Words from the file's path or name. fzf-style fuzzy matching: the characters of "
+                "each word must appear in order ('mgrt' finds 'migrate'); space-separated words "
+                "must all match, in any order ('database migration' finds "
+                "db/migrate/20240101_create_users.rb); each word tolerates one typo. Per word: "
+                "'exact for a substring, ^prefix, suffix$ (e.g. .py$), !word to exclude. "
+                "Case-insensitive unless the word has a capital."
+            ),
+        },
+        "path": {
+            "type": "string",
+            "description": (
+                "Folder to search in, relative to the project root (default: the whole project). "
+                "Must be inside the project root."
+            ),
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+            "description": (
+                f"Most paths to return (1-{MAX_LIMIT}, default {DEFAULT_LIMIT}). When more files "
+                "match, the output says how many; prefer a more specific query to a higher limit."
+            ),
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+"""JSON Schema of ``find_files``' parameters, written for a model to read."""
+
+GLOB_DESCRIPTION = (
+    "List files whose path matches a glob pattern, newest first (by modification time), at most "
+    f"{GLOB_LIMIT}. Patterns follow .gitignore rules: '*.py' matches at any depth, 'src/**/*.ts' "
+    "is anchored at `path`, '{a,b}' alternatives are expanded. The same files as find_files: "
+    ".gitignore honoured, hidden files included, .git/ never, secret files (.env, *.pem, *.key, "
+    "id_rsa*) only when the pattern names them. Use find_files when you only know part of a name."
+)
+
+GLOB_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": "Glob pattern, e.g. '**/*.py', 'src/**/*.test.ts', '*.{yml,yaml}'.",
+        },
+        "path": {
+            "type": "string",
+            "description": (
+                "Folder to search in, relative to the project root (default: the whole project). "
+                "Must be inside the project root."
+            ),
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+"""JSON Schema of ``glob``'s parameters."""
+
+
+# --- secrets -----------------------------------------------------------------------------------
+
+SSH_KEY_PREFIXES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+
+
+def secret_kind(path: str) -> str | None:
+    """The kind of secret a path's file name suggests (``env``, ``pem``, ``key``, ``ssh``), or None.
+
+    ``.env`` and ``.env.*`` (but not templates like ``.env.example``), ``*.pem``, ``*.key``,
+    and ssh private-key names (``id_rsa*``, ``id_dsa*``, ``id_ecdsa*``, ``id_ed25519*``).
+    """
+    name = path.rpartition("/")[2]
+    if name == ".env" or (name.startswith(".env.") and name not in ENV_TEMPLATES):
+        return "env"
+    if name.endswith(".pem"):
+        return "pem"
+    if name.endswith(".key"):
+        return "key"
+    if name.startswith(SSH_KEY_PREFIXES):
+        return "ssh"
+    return None
+
+
+def wants_secrets(query: str) -> frozenset[str]:
+    """The secret kinds a query (or glob pattern) asks for by naming them.
+
+    Per word (negated words ``!x`` ignored; fzf's ``'``, ``^`` and ``$`` stripped; case
+    ignored): a word starting with ``.env`` (or containing ``/.env``) asks for ``env`` files;
+    one containing ``pem`` for ``*.pem``; ``.key`` for ``*.key``; ``id_rsa``, ``id_dsa``,
+    ``id_ecdsa`` or ``id_ed25519`` for ssh keys.  ``env``, ``key`` or ``secret`` alone ask for
+    nothing: they are ordinary words in file names.
+    """
+    kinds: set[str] = set()
+    for word in query.lower().split():
+        if word.startswith("!"):
+            continue
+        word = word.lstrip("'^").rstrip("$")
+        if word.startswith(".env") or "/.env" in word:
+            kinds.add("env")
+        if "pem" in word:
+            kinds.add("pem")
+        if ".key" in word:
+            kinds.add("key")
+        if any(p in word for p in SSH_KEY_PREFIXES):
+            kinds.add("ssh")
+    return frozenset(kinds)
+
+
+# --- the search root ---------------------------------------------------------------------------
+
+
+def resolve_dir(root: str | os.PathLike[str], path: str | None) -> str:
+    """The real path of folder ``path`` (relative to ``root``, or absolute), inside ``root``.
+
+    Raises ``FfindError`` when it resolves outside ``root`` (``..``, an absolute path elsewhere,
+    a symlink leading out), does not exist, or is not a folder.
+    """
+    real_root = os.path.realpath(root)
+    if not os.path.isdir(real_root):
+        raise FfindError(f"search root is not a folder: {os.fspath(root)}")
+    if path is None or path in ("", "."):
+        return real_root
+    if "\0" in path:
+        raise FfindError("path contains a NUL character")
+    target = os.path.realpath(os.path.join(real_root, os.path.expanduser(path)))
+    if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise FfindError(
+            f"path {path!r} is outside the search root {real_root}; "
+            "give a folder inside it (relative paths are taken from the root)"
+        )
+    if not os.path.exists(target):
+        raise FfindError(f"path {path!r} does not exist under {real_root}")
+    if not os.path.isdir(target):
+        raise FfindError(f"path {path!r} is a file, not a folder; search its folder instead")
+    return target
+
+
+# --- one walk, indexed -------------------------------------------------------------------------
+
+
+@dataclass
+class Snapshot:
+    """One walk of a folder: every path, split into ordinary and secret files, indexed."""
+
+    paths: list[str]
+    main: Index
+    secret: Index
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def build(cls, paths: list[str]) -> Snapshot:
+        from ffind.index import Index
+
+        plain: list[str] = []
+        secret: list[str] = []
+        for p in paths:
+            (secret if secret_kind(p) else plain).append(p)
+        return cls(paths, Index(plain), Index(secret))
+
+
+def _walk_all(directory: str, cancel: threading.Event | None = None) -> list[str]:
+    from ffind.walk import walk_batches
+
+    out: list[str] = []
+    for batch in walk_batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore):
+        out.extend(batch)
+    return out
+
+
+def _ignore(message: str) -> None:
+    """Walk warnings (unreadable folders) are not the agent's business."""
+
+
+# --- find_files --------------------------------------------------------------------------------
+
+
+def find_files(
+    query: str,
+    path: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    root: str | os.PathLike[str] | None = None,
+) -> str:
+    """Fuzzy-find files by path, as plain text for an agent (see the module docstring).
+
+    ``path`` is a folder relative to ``root`` (default: the working directory); the output is
+    relative to ``path``.  One-shot: walks ``path`` on every call (the MCP server caches).
+    Raises ``FfindError`` for a ``path`` outside ``root`` or a ``limit`` outside 1..200.
+    """
+    _check_limit(limit)
+    directory = resolve_dir(os.getcwd() if root is None else root, path)
+    return search_snapshot(Snapshot.build(_walk_all(directory)), query, limit)
+
+
+def _check_limit(limit: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise FfindError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+
+
+def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> str:
+    """Rank ``query`` over an indexed walk and format the answer."""
+    with snap.lock:
+        ms = snap.main.run(query)
+        total = len(ms)
+        page = snap.main.top(ms, limit) if total else []
+        kinds = wants_secrets(query)
+        secrets: list[FileMatch] = []
+        if kinds and len(snap.secret):
+            found = snap.secret.top(snap.secret.run(query), None)
+            secrets = [m for m in found if secret_kind(m.path) in kinds]
+        typo_only = bool(page) and all(m.typo for m in page)
+        if typo_only and total > len(page):
+            # Exact matches may rank below near-whole-name typo matches; look at all of them.
+            typo_only = all(m.typo for m in snap.main.top(ms, None))
+    if typo_only and not any(not m.typo for m in secrets):
+        return _no_match(query, [m.path for m in page[:MAX_SUGGESTIONS]])
+    if not total and not secrets:
+        return _no_match(query, [])
+    # Secrets the query asked for come last; when the limit would cut them, they keep up to
+    # half of the slots (rounded up), since the query named them.
+    n_secret = min(len(secrets), max(limit - total, limit - limit // 2))
+    shown = [m.path for m in page[: limit - n_secret]] + [m.path for m in secrets[:n_secret]]
+    return format_found(query, shown, total + len(secrets))
+
+
+def format_found(query: str, paths: Sequence[str], total: int, *, what: str = "") -> str:
+    """``Found N files matching "q":``, a blank line, the paths, and the truncation line."""
+    noun = "file" if total == 1 else "files"
+    lines = [f'Found {total} {noun} matching {_quote(query)}{what}:', ""]
+    lines.extend(display_path(p) for p in paths)
+    if total > len(paths):
+        hint = "narrow the query or raise limit" if not what else "narrow the pattern or path"
+        lines += ["", f"(showing {len(paths)} of {total} matches; {hint})"]
+    return "\n".join(lines)
+
+
+def _no_match(query: str, suggestions: Sequence[str]) -> str:
+    text = f"No files found matching {_quote(query)}."
+    if suggestions:
+        text += "\n\nDid you mean:\n" + "\n".join(display_path(p) for p in suggestions)
+    return text
+
+
+def _quote(text: str) -> str:
+    return '"' + display_path(text) + '"'
+
+
+_CONTROL = {i: f"\\x{i:02x}" for i in [*range(0x20), 0x7F]} | {
+    0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"
+}
+
+
+def display_path(path: str) -> str:
+    """A path as one line of valid UTF-8: control characters escaped (``\\n``, ``\\x1b``) and
+    bytes that are not UTF-8 (kept by the walk as surrogates) shown as ``\\xNN``."""
+    if path.isprintable():
+        return path
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text.translate(_CONTROL)
+
+
+# --- glob --------------------------------------------------------------------------------------
+
+
+def glob_files(
+    pattern: str,
+    path: str | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    limit: int = GLOB_LIMIT,
+) -> str:
+    """Files under ``path`` matching a gitignore-style glob, newest first, at most ``limit``."""
+    directory = resolve_dir(os.getcwd() if root is None else root, path)
+    return glob_snapshot(_walk_all(directory), directory, pattern, limit)
+
+
+def glob_snapshot(paths: Iterable[str], directory: str, pattern: str, limit: int) -> str:
+    """Match a walk's paths against ``pattern`` and order the matches by mtime, newest first."""
+    rx = compile_glob(pattern)
+    kinds = wants_secrets(pattern.replace("*", " "))
+    hits = [p for p in paths if rx.match(p)
+            and ((kind := secret_kind(p)) is None or kind in kinds)]
+    if not hits:
+        return f"No files found matching glob {_quote(pattern)}."
+    stamped = sorted(((_mtime(os.path.join(directory, p)), p) for p in hits),
+                     key=lambda t: (-t[0], t[1]))
+    return format_found(pattern, [p for _, p in stamped[:limit]], len(hits),
+                        what=" (newest first)")
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        try:
+            return os.lstat(path).st_mtime
+        except OSError:
+            return 0.0
+
+
+_MAX_GLOBS = 64
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """``src/*.{ts,tsx}`` -> ``["src/*.ts", "src/*.tsx"]``; nested braces too, at most 64.
+
+    Braces without a comma at their level (``{x}``) are kept as they are.
+    """
+    out = _expand(pattern)
+    if len(out) > _MAX_GLOBS:
+        raise FfindError(f"glob pattern {pattern!r} expands to more than {_MAX_GLOBS} patterns")
+    return list(dict.fromkeys(out))
+
+
+def _expand(p: str) -> list[str]:
+    depth, start = 0, -1
+    commas: list[int] = []
+    for i, c in enumerate(p):
+        if c == "{":
+            if depth == 0:
+                start, commas = i, []
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0 and commas:
+                cuts = [start, *commas, i]
+                alts = [p[a + 1 : b] for a, b in pairwise(cuts)]
+                rests = _expand(p[i + 1 :])
+                if len(alts) * len(rests) > _MAX_GLOBS:
+                    return [p] * (_MAX_GLOBS + 1)
+                heads = [h for alt in alts for h in _expand(p[:start] + alt)]
+                if len(heads) * len(rests) > _MAX_GLOBS:
+                    return [p] * (_MAX_GLOBS + 1)
+                return [h + r for h in heads for r in rests]
+        elif c == "," and depth == 1:
+            commas.append(i)
+    return [p]
+
+
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """One regex for a glob with gitignore semantics (pathspec), braces expanded."""
+    import pathspec
+
+    text = pattern.strip()
+    if not text:
+        raise FfindError("glob pattern is empty")
+    if text.startswith("!"):
+        raise FfindError("glob pattern cannot start with '!' (negation is not supported)")
+    if text.startswith("./"):
+        text = text[2:]
+    regexes: list[str] = []
+    for p in expand_braces(text):
+        try:
+            spec = pathspec.PathSpec.from_lines("gitignore", [p])
+        except Exception as e:  # pathspec raises various errors for malformed patterns
+            raise FfindError(f"invalid glob pattern {pattern!r}: {e}") from None
+        for pat in spec.patterns:
+            rx = getattr(pat, "regex", None)
+            if isinstance(rx, re.Pattern) and pat.include:
+                regexes.append(rx.pattern)
+    if not regexes:
+        raise FfindError(f"glob pattern {pattern!r} matches nothing")
+    return re.compile("|".join(f"(?:{r})" for r in regexes))
+
+
+# --- the cached walks of the MCP server --------------------------------------------------------
+
+
+class CachedTree:
+    """The walk of one folder, kept in the server and refreshed in the background.
+
+    ``get()`` returns the last finished walk at once and, unless a refresh is already running,
+    starts one; the first call walks in the foreground.  A refresh that finds the same paths
+    keeps the old index (no rebuild).
+    """
+
+    def __init__(self, directory: str, walker: Callable[..., list[str]] = _walk_all) -> None:
+        self.directory = directory
+        self._walker = walker
+        self._lock = threading.Lock()
+        self._first = threading.Lock()
+        self._snap: Snapshot | None = None
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self.refreshes = 0
+
+    def get(self) -> Snapshot:
+        snap = self._snap
+        if snap is None:
+            with self._first:
+                snap = self._snap
+                if snap is None:
+                    snap = Snapshot.build(self._walker(self.directory, self._cancel))
+                    self._snap = snap
+                    return snap
+        self._kick()
+        return snap
+
+    def _kick(self) -> None:
+        with self._lock:
+            if self._cancel.is_set() or (self._thread is not None and self._thread.is_alive()):
+                return
+            self._thread = threading.Thread(
+                target=self._refresh, name=f"ffind-refresh {self.directory}", daemon=True
+            )
+            self._thread.start()
+
+    def _refresh(self) -> None:
+        try:
+            paths = self._walker(self.directory, self._cancel)
+        except Exception:  # a vanished folder, say; keep serving the last walk
+            return
+        if self._cancel.is_set():
+            return
+        old = self._snap
+        if old is None or paths != old.paths:
+            self._snap = Snapshot.build(paths)
+        self.refreshes += 1
+
+    def wait_refresh(self, timeout: float | None = None) -> None:
+        """Block until a running refresh has finished (tests and benchmarks)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def close(self) -> None:
+        self._cancel.set()
+        self.wait_refresh(5.0)
+
+
+class ToolServer:
+    """The state behind ``ffind mcp``: the root and one ``CachedTree`` per searched folder."""
+
+    MAX_TREES = 8
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = resolve_dir(root, None)
+        self._trees: dict[str, CachedTree] = {}
+        self._lock = threading.Lock()
+
+    def tree(self, path: str | None) -> CachedTree:
+        directory = resolve_dir(self.root, path)
+        with self._lock:
+            tree = self._trees.pop(directory, None) or CachedTree(directory)
+            self._trees[directory] = tree  # most recently used last
+            while len(self._trees) > self.MAX_TREES:
+                oldest = next(iter(self._trees))
+                self._trees.pop(oldest).close()
+        return tree
+
+    def find_files(self, query: str, path: str | None = None, limit: int = DEFAULT_LIMIT) -> str:
+        _check_limit(limit)
+        return search_snapshot(self.tree(path).get(), query, limit)
+
+    def glob(self, pattern: str, path: str | None = None) -> str:
+        tree = self.tree(path)
+        return glob_snapshot(tree.get().paths, tree.directory, pattern, GLOB_LIMIT)
+
+    def close(self) -> None:
+        with self._lock:
+            trees = list(self._trees.values())
+            self._trees.clear()
+        for t in trees:
+            t.close()
+
+
+# --- the MCP server ----------------------------------------------------------------------------
+
+SERVER_INSTRUCTIONS = (
+    "ffind finds files in this project by name. Call find_files with a few words from the path "
+    "you are looking for (fuzzy, typo tolerant); call glob for a pattern such as '**/*.py'. "
+    "Both return paths relative to the project root unless you pass `path`."
+)
+
+
+def build_server(state: ToolServer) -> Any:
+    """The ``MCPServer`` (mcp SDK 2.x) with the ``find_files`` and ``glob`` tools."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp_types import ToolAnnotations
+
+    from ffind import __version__
+
+    def find_files(query: str, path: str | None = None, limit: int = DEFAULT_LIMIT) -> str:
+        try:
+            return state.find_files(query, path, limit)
+        except FfindError as e:
+            raise ToolError(str(e)) from None
+
+    def glob(pattern: str, path: str | None = None) -> str:
+        try:
+            return state.glob(pattern, path)
+        except FfindError as e:
+            raise ToolError(str(e)) from None
+
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    def tool(fn: Callable[..., str], title: str, description: str,
+             schema: dict[str, Any]) -> Tool:
+        t = Tool.from_function(fn, title=title, description=description,
+                               annotations=read_only, structured_output=False)
+        # Publish our hand-written schema (descriptions for the model, limit's range); the
+        # SDK still validates arguments with the model it derived from the signature.
+        return t.model_copy(update={"parameters": schema})
+
+    return MCPServer(
+        "ffind",
+        title="ffind: fuzzy file search",
+        instructions=SERVER_INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        tools=[
+            tool(find_files, "Find files by name", FIND_FILES_DESCRIPTION, FIND_FILES_SCHEMA),
+            tool(glob, "Find files by glob pattern", GLOB_DESCRIPTION, GLOB_SCHEMA),
+        ],
+    )
 
 
 def mcp_main(argv: list[str]) -> int:
     """``ffind mcp [--root DIR]``: serve the MCP tools over stdio; return the exit code."""
-    raise FfindError("the MCP server is not built yet")
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="ffind mcp",
+        description="Serve ffind's find_files and glob tools to an AI agent over MCP (stdio).",
+    )
+    parser.add_argument(
+        "--root", default=None, metavar="DIR",
+        help="project folder the tools may search (default: the working directory)",
+    )
+    args = parser.parse_args(argv)
+    state = ToolServer(os.getcwd() if args.root is None else args.root)
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise FfindError(
+            "the MCP server needs the mcp package: pip install 'ffind[mcp]'"
+        ) from None
+    server = build_server(state)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        state.close()
+    return 0

@@ -1,0 +1,405 @@
+"""find_files and glob for agents: output shape, secrets, path safety, the server's cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from ffind.errors import FfindError
+from ffind.index import Index
+from ffind.match import FileMatch
+from ffind.tool import (
+    FIND_FILES_SCHEMA,
+    GLOB_SCHEMA,
+    CachedTree,
+    Snapshot,
+    ToolServer,
+    compile_glob,
+    display_path,
+    expand_braces,
+    find_files,
+    glob_files,
+    resolve_dir,
+    search_snapshot,
+    secret_kind,
+    wants_secrets,
+)
+
+FILES = [
+    "src/session/prompt.ts",
+    "src/session/prompt_test.ts",
+    "packages/opencode/src/session/prompt.ts",
+    "db/migrate/20240101_create_users.rb",
+    "db/schema.rb",
+    "README.md",
+    ".github/workflows/ci.yml",
+    "config/server.py",
+    "config/server.pem",
+    "keys/id_rsa",
+    "keys/api.key",
+    ".env",
+    ".env.local",
+    ".env.example",
+    "build/prompt.js",
+    "debug.log",
+]
+
+
+def make_tree(root: Path) -> Path:
+    for rel in FILES:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(rel + "\n")
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    # Give every file a distinct modification time: db/schema.rb newest, then the rest.
+    base = time.time() - 10_000
+    for i, rel in enumerate(sorted(FILES)):
+        os.utime(root / rel, (base + i, base + i))
+    os.utime(root / ".gitignore", (base - 1, base - 1))
+    os.utime(root / "db/schema.rb", (base + 5_000, base + 5_000))
+    return root
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tree(tmp_path_factory.mktemp("tool") / "repo")
+
+
+# --- the output shape, byte for byte -----------------------------------------------------------
+
+
+def test_found_output_byte_for_byte(tree: Path) -> None:
+    assert find_files("prompt", root=tree) == (
+        'Found 3 files matching "prompt":\n'
+        "\n"
+        "src/session/prompt.ts\n"
+        "src/session/prompt_test.ts\n"
+        "packages/opencode/src/session/prompt.ts"
+    )
+
+
+def test_truncation_line_counts_every_match(tree: Path) -> None:
+    assert find_files("prompt", limit=2, root=tree) == (
+        'Found 3 files matching "prompt":\n'
+        "\n"
+        "src/session/prompt.ts\n"
+        "src/session/prompt_test.ts\n"
+        "\n"
+        "(showing 2 of 3 matches; narrow the query or raise limit)"
+    )
+
+
+def test_one_match_is_singular(tree: Path) -> None:
+    assert find_files("schema", root=tree) == 'Found 1 file matching "schema":\n\ndb/schema.rb'
+
+
+def test_nothing_found(tree: Path) -> None:
+    assert find_files("zzqxj", root=tree) == 'No files found matching "zzqxj".'
+
+
+def test_typo_suggestions_from_the_matcher(tree: Path) -> None:
+    out = find_files("schmea", root=tree)
+    assert out == 'No files found matching "schmea".\n\nDid you mean:\ndb/schema.rb'
+
+
+def test_paths_are_relative_to_path(tree: Path) -> None:
+    out = find_files("prompt", path="src", root=tree)
+    assert out.splitlines()[2:] == ["session/prompt.ts", "session/prompt_test.ts"]
+    # Absolute paths inside the root are fine too.
+    assert find_files("prompt", path=str(tree / "src"), root=tree) == out
+
+
+def test_root_defaults_to_the_working_directory(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree / "db")
+    assert find_files("schema") == 'Found 1 file matching "schema":\n\nschema.rb'
+
+
+def test_multi_word_query_is_and_of_terms(tree: Path) -> None:
+    assert find_files("session test", root=tree).splitlines()[2:] == [
+        "src/session/prompt_test.ts"
+    ]
+    assert find_files("test session", root=tree).splitlines()[2:] == [
+        "src/session/prompt_test.ts"
+    ]
+
+
+def test_database_migration_finds_the_migration(tree: Path) -> None:
+    out = find_files("database migration", root=tree)
+    assert "db/migrate/20240101_create_users.rb" in out.splitlines()
+
+
+# --- what is searched --------------------------------------------------------------------------
+
+
+def test_hidden_files_are_searched_git_folder_never(tree: Path) -> None:
+    assert find_files("workflows ci", root=tree).splitlines()[2:] == [".github/workflows/ci.yml"]
+    every = find_files("", limit=200, root=tree).splitlines()[2:]
+    assert ".gitignore" in every
+    assert not [p for p in every if p.startswith(".git/")]
+
+
+def test_gitignore_is_honoured(tree: Path) -> None:
+    every = find_files("", limit=200, root=tree).splitlines()[2:]
+    assert "build/prompt.js" not in every
+    assert "debug.log" not in every
+
+
+def test_secrets_are_hidden_unless_asked_for(tree: Path) -> None:
+    every = find_files("", limit=200, root=tree).splitlines()[2:]
+    for secret in (".env", ".env.local", "config/server.pem", "keys/id_rsa", "keys/api.key"):
+        assert secret not in every
+    assert ".env.example" in every  # a template, not a secret
+    assert "config/server.pem" not in find_files("server", root=tree)
+
+
+def test_secrets_asked_for_are_listed_last(tree: Path) -> None:
+    lines = find_files(".env", root=tree).splitlines()
+    assert lines[0] == 'Found 3 files matching ".env":'
+    assert lines[2] == ".env.example"
+    assert sorted(lines[3:]) == [".env", ".env.local"]
+    assert find_files("pem", root=tree).splitlines()[-1] == "config/server.pem"
+    assert find_files("server.pem", root=tree).splitlines()[2:] == ["config/server.pem"]
+    assert find_files("id_rsa", root=tree).splitlines()[-1] == "keys/id_rsa"
+    assert "keys/api.key" in find_files("api.key", root=tree).splitlines()
+
+
+def test_secret_kinds() -> None:
+    assert secret_kind(".env") == "env"
+    assert secret_kind("app/.env.production") == "env"
+    assert secret_kind(".env.example") is None
+    assert secret_kind("certs/server.pem") == "pem"
+    assert secret_kind("tls.key") == "key"
+    assert secret_kind("keyboard.py") is None
+    assert secret_kind("home/.ssh/id_ed25519") == "ssh"
+    assert secret_kind("environment.ts") is None
+
+
+def test_queries_that_ask_for_secrets() -> None:
+    assert wants_secrets(".env") == {"env"}
+    assert wants_secrets("app/.env.local") == {"env"}
+    assert wants_secrets("^.env") == {"env"}
+    assert wants_secrets("server pem") == {"pem"}
+    assert wants_secrets("tls.key$") == {"key"}
+    assert wants_secrets("id_rsa") == {"ssh"}
+    assert wants_secrets("env") == frozenset()
+    assert wants_secrets("secret key") == frozenset()
+    assert wants_secrets("config !.env") == frozenset()
+
+
+def test_asked_for_secrets_keep_half_the_slots() -> None:
+    plain = [f"docs/pem/chapter{i}.md" for i in range(10)]
+    keys = [f"certs/k{i}.pem" for i in range(10)]
+    snap = Snapshot.build(plain + keys)
+    lines = search_snapshot(snap, "pem", limit=4).splitlines()
+    assert lines[0] == 'Found 20 files matching "pem":'
+    shown = lines[2:6]
+    assert [p.startswith("docs/") for p in shown] == [True, True, False, False]
+    assert lines[-1] == "(showing 4 of 20 matches; narrow the query or raise limit)"
+
+
+# --- the answer's shape around typo matches (a stand-in index pins it exactly) ------------------
+
+
+class FakeIndex(Index):
+    """Returns fixed matches, to pin how find_files words typo-only answers."""
+
+    def __init__(self, matches: list[FileMatch]) -> None:
+        super().__init__([m.path for m in matches])
+        self.fixed = matches
+
+    def run(self, query: str, *, within: object = None, start: int = 0) -> object:  # type: ignore[override]
+        return self.fixed
+
+    def top(self, ms: object, limit: int | None = None,  # type: ignore[override]
+            compute_indices: bool = False) -> list[FileMatch]:
+        return self.fixed[:limit]
+
+
+def _snap(matches: list[FileMatch]) -> Snapshot:
+    return Snapshot([m.path for m in matches], FakeIndex(matches), FakeIndex([]))
+
+
+def test_typo_only_answers_are_suggestions_at_most_five() -> None:
+    typos = [FileMatch(100 - i, f"src/prompt{i}.ts", typo=True) for i in range(7)]
+    assert search_snapshot(_snap(typos), "promtp", limit=20) == (
+        'No files found matching "promtp".\n\nDid you mean:\n'
+        + "\n".join(f"src/prompt{i}.ts" for i in range(5))
+    )
+
+
+def test_typo_matches_beside_exact_ones_are_results() -> None:
+    matches = [FileMatch(100, "src/prompt.ts", typo=True), FileMatch(50, "p/r/o/m/t/p.txt")]
+    assert search_snapshot(_snap(matches), "promtp", limit=1) == (
+        'Found 2 files matching "promtp":\n\nsrc/prompt.ts\n\n'
+        "(showing 1 of 2 matches; narrow the query or raise limit)"
+    )
+
+
+# --- path safety -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["..", "../", "src/../..", "../repo2", "/", "/etc", "~"])
+def test_paths_outside_the_root_are_refused(tree: Path, path: str) -> None:
+    with pytest.raises(FfindError, match="outside the search root"):
+        find_files("prompt", path=path, root=tree)
+
+
+def test_symlink_leading_out_is_refused(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "prompt.ts").write_text("x")
+    link = tree / "escape"
+    link.symlink_to(outside, target_is_directory=True)
+    try:
+        with pytest.raises(FfindError, match="outside the search root"):
+            find_files("prompt", path="escape", root=tree)
+        with pytest.raises(FfindError, match="outside the search root"):
+            glob_files("*.ts", path="escape/", root=tree)
+        # The walk does not follow the link either: nothing from outside is listed.
+        assert "escape/prompt.ts" not in find_files("prompt", root=tree)
+    finally:
+        link.unlink()
+
+
+def test_symlinked_root_is_fine(tree: Path, tmp_path: Path) -> None:
+    alias = tmp_path / "alias"
+    alias.symlink_to(tree, target_is_directory=True)
+    assert find_files("schema", path="db", root=alias) == (
+        'Found 1 file matching "schema":\n\nschema.rb'
+    )
+
+
+def test_missing_path_and_file_path_are_clear_errors(tree: Path) -> None:
+    with pytest.raises(FfindError, match="does not exist"):
+        find_files("x", path="nope", root=tree)
+    with pytest.raises(FfindError, match="is a file, not a folder"):
+        find_files("x", path="README.md", root=tree)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 201, True])
+def test_limit_out_of_range(tree: Path, limit: int) -> None:
+    with pytest.raises(FfindError, match="limit must be an integer from 1 to 200"):
+        find_files("x", limit=limit, root=tree)
+
+
+def test_resolve_dir_returns_the_real_folder(tree: Path) -> None:
+    assert resolve_dir(tree, "src/session/..") == os.path.realpath(tree / "src")
+    assert resolve_dir(tree, None) == os.path.realpath(tree)
+
+
+def test_display_path_keeps_one_line_of_utf8() -> None:
+    assert display_path("src/main.rs") == "src/main.rs"
+    assert display_path("a\nb\tc\x1b") == "a\\nb\\tc\\x1b"
+    assert display_path("caf\udce9.txt") == "caf\\xe9.txt"
+    assert display_path("café.txt") == "café.txt"
+
+
+# --- schemas -----------------------------------------------------------------------------------
+
+
+def test_find_files_schema() -> None:
+    props = FIND_FILES_SCHEMA["properties"]
+    assert FIND_FILES_SCHEMA["required"] == ["query"]
+    assert props["query"]["type"] == "string"
+    assert props["path"]["type"] == "string"
+    assert {k: props["limit"][k] for k in ("type", "minimum", "maximum", "default")} == {
+        "type": "integer", "minimum": 1, "maximum": 200, "default": 20
+    }
+    text = props["query"]["description"]
+    for idea in ("fuzzy", "in any order", "typo", "^prefix", "suffix$", "!word"):
+        assert idea in text
+    assert GLOB_SCHEMA["required"] == ["pattern"]
+
+
+# --- glob --------------------------------------------------------------------------------------
+
+
+def test_glob_newest_first(tree: Path) -> None:
+    assert glob_files("*.rb", root=tree) == (
+        'Found 2 files matching "*.rb" (newest first):\n\n'
+        "db/schema.rb\n"
+        "db/migrate/20240101_create_users.rb"
+    )
+
+
+def test_glob_anchoring_braces_and_path(tree: Path) -> None:
+    assert glob_files("src/**/*.ts", root=tree).splitlines()[2:] == [
+        "src/session/prompt_test.ts", "src/session/prompt.ts"
+    ]
+    out = glob_files("**/*.{yml,md}", root=tree).splitlines()[2:]
+    assert sorted(out) == [".github/workflows/ci.yml", "README.md"]
+    assert glob_files("*.ts", path="packages", root=tree).splitlines()[2:] == [
+        "opencode/src/session/prompt.ts"
+    ]
+    assert glob_files("*.js", root=tree) == 'No files found matching glob "*.js".'
+
+
+def test_glob_secrets_only_when_named(tree: Path) -> None:
+    every = glob_files("*", root=tree, limit=100).splitlines()
+    assert ".env" not in every and "config/server.pem" not in every
+    assert glob_files("*.pem", root=tree).splitlines()[2:] == ["config/server.pem"]
+    assert sorted(glob_files(".env*", root=tree).splitlines()[2:]) == [
+        ".env", ".env.example", ".env.local"
+    ]
+
+
+def test_glob_truncation(tree: Path) -> None:
+    out = glob_files("*", root=tree, limit=2).splitlines()
+    assert out[2] == "db/schema.rb"
+    assert out[-1].startswith("(showing 2 of ")
+    assert out[-1].endswith(" matches; narrow the pattern or path)")
+
+
+def test_glob_bad_patterns() -> None:
+    with pytest.raises(FfindError, match="empty"):
+        compile_glob("  ")
+    with pytest.raises(FfindError, match="negation"):
+        compile_glob("!*.py")
+    assert expand_braces("a/{b,c{d,e}}.x") == ["a/b.x", "a/cd.x", "a/ce.x"]
+    with pytest.raises(FfindError, match="more than 64"):
+        expand_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")
+
+
+# --- the server's cache ------------------------------------------------------------------------
+
+
+def test_cached_tree_serves_the_last_walk_and_sees_new_files(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "repo")
+    state = ToolServer(root)
+    try:
+        assert "No files found" in state.find_files("brandnew")
+        (root / "src" / "brandnew.py").write_text("x")
+        state.tree(None).wait_refresh(10)  # the refresh kicked by the first call
+        state.find_files("brandnew")  # served from a walk; kicks another refresh
+        state.tree(None).wait_refresh(10)
+        assert state.find_files("brandnew") == (
+            'Found 1 file matching "brandnew":\n\nsrc/brandnew.py'
+        )
+        assert state.glob("**/brandnew.py").splitlines()[2:] == ["src/brandnew.py"]
+        with pytest.raises(FfindError, match="outside the search root"):
+            state.find_files("x", path="..")
+    finally:
+        state.close()
+
+
+def test_refresh_without_changes_keeps_the_index(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def walker(directory: str, cancel: object = None) -> list[str]:
+        calls.append(directory)
+        return ["a/b.py", "c/d.py"]
+
+    cached = CachedTree(str(tmp_path), walker)
+    first = cached.get()
+    assert cached.get() is first  # served at once, refresh kicked
+    cached.wait_refresh(5)
+    assert cached.get() is first  # same paths: same snapshot, no rebuild
+    cached.close()
+    assert len(calls) >= 2
