@@ -1,0 +1,199 @@
+"""The picker, driven in a real terminal (tmux) as a person would, plus its key parser."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ffind.picker import SPINNER, _delete_word, parse_keys
+
+LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
+FILES = [
+    "src/session/prompt.ts", "src/session/prompt_test.ts", "src/session/other.ts",
+    "lib/util.py", "lib/util_test.py", "tools/utility.rs", "docs/guide.md", "README.md", LONG,
+]
+
+LAUNCH = (
+    "import sys; from ffind.picker import run_picker; from ffind.options import SearchOptions; "
+    "sys.exit(run_picker(sys.argv[1], [], SearchOptions(), print0=sys.argv[2] == '0'))"
+)
+
+
+@dataclass
+class Pane:
+    tmux: list[str]
+    out: Path
+    rc: Path
+
+    def send(self, *keys: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "picker", *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "picker", "-l", text], check=True)
+
+    def screen(self) -> list[str]:
+        got = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "picker"],
+                             check=True, capture_output=True, text=True)
+        return got.stdout.splitlines()
+
+    def wait_for(self, what: Callable[[list[str]], bool], timeout: float = 15) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = self.screen()
+            if what(lines):
+                return lines
+            if time.monotonic() > deadline:
+                raise AssertionError("screen never got there:\n" + "\n".join(lines))
+            time.sleep(0.05)
+
+    def exit_code(self, timeout: float = 15) -> int:
+        deadline = time.monotonic() + timeout
+        while not self.rc.exists() or not self.rc.read_text().strip():
+            if time.monotonic() > deadline:
+                raise AssertionError("the picker did not exit:\n" + "\n".join(self.screen()))
+            time.sleep(0.05)
+        return int(self.rc.read_text())
+
+
+def _ready(lines: list[str]) -> bool:
+    """The walk is done (no spinner) and the counter shows every file."""
+    return len(lines) > 1 and f"/{len(FILES)}" in lines[1] and not any(
+        c in lines[1] for c in SPINNER)
+
+
+def settled(query: str) -> Callable[[list[str]], bool]:
+    """The screen shows ``query`` fully matched: no spinner on the counter line."""
+    return lambda s: (len(s) > 1 and s[0] == "> " + query and f"/{len(FILES)}" in s[1]
+                      and not any(c in s[1] for c in SPINNER))
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is required for the picker tests")
+    tree = tmp_path / "tree"
+    for rel in FILES:
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text("")
+    tmux = ["tmux", "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+
+    def launch(query: str = "", print0: bool = False) -> Pane:
+        out, rc = tmp_path / "out", tmp_path / "rc"
+        cmd = (f"cd {shlex.quote(str(tree))} && {shlex.quote(sys.executable)} -c "
+               f"{shlex.quote(LAUNCH)} {shlex.quote(query)} {'0' if print0 else 'n'} "
+               f"> {shlex.quote(str(out))}; echo $? > {shlex.quote(str(rc))}; sleep 60")
+        subprocess.run([*tmux, "new-session", "-d", "-s", "picker", "-x", "80", "-y", "24",
+                        cmd], check=True)
+        return Pane(tmux, out, rc)
+
+    yield launch
+    subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+def test_type_move_mark_two_and_enter_prints_them(start: Callable[..., Pane]) -> None:
+    pane = start()
+    pane.wait_for(_ready)
+    pane.type("xyz")
+    pane.wait_for(lambda s: s[0].startswith("> xyz") and s[1].strip().startswith("0/"))
+    pane.send("C-u")
+    pane.type("prompt.ts")
+    lines = pane.wait_for(settled("prompt.ts"))
+    assert lines[2] == "> src/session/prompt.ts"
+    pane.send("BSpace", "BSpace", "BSpace")  # "prompt"
+    lines = pane.wait_for(settled("prompt"))
+    assert lines[1].strip().startswith("2/")
+    assert sorted(x[2:] for x in lines[2:4]) == ["src/session/prompt.ts",
+                                                 "src/session/prompt_test.ts"]
+    pane.send("C-w")
+    pane.type("util")
+    lines = pane.wait_for(settled("util"))
+    shown = [x[2:] for x in lines[2:5]]
+    assert {"lib/util.py", "lib/util_test.py", "tools/utility.rs"} <= set(shown)
+    pane.send("Down")
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    pane.send("Tab")  # mark the second, move to the third
+    pane.wait_for(lambda s: s[3].startswith(" *") and s[4].startswith(">") and "(1)" in s[1])
+    pane.send("Up", "Up", "Tab")  # mark the first
+    pane.wait_for(lambda s: s[2].startswith(" *") and "(2)" in s[1])
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text().splitlines() == [shown[1], shown[0]]  # in the order marked
+    assert not any("util" in line for line in pane.screen()), "the screen is restored"
+
+
+def test_initial_query_and_enter_prints_the_top_line_nul_terminated(
+    start: Callable[..., Pane],
+) -> None:
+    pane = start("guide", print0=True)
+    lines = pane.wait_for(settled("guide"))
+    assert lines[2] == "> docs/guide.md"
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_bytes() == b"docs/guide.md\0"
+
+
+def test_escape_exits_130_and_prints_nothing(start: Callable[..., Pane]) -> None:
+    pane = start("util")
+    pane.wait_for(lambda s: s[0] == "> util" and len(s) > 2 and s[2].startswith(">"))
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+    assert pane.out.read_bytes() == b""
+
+
+def test_ctrl_c_exits_130(start: Callable[..., Pane]) -> None:
+    pane = start()
+    pane.wait_for(_ready)
+    pane.send("C-c")
+    assert pane.exit_code() == 130
+    assert pane.out.read_bytes() == b""
+
+
+def test_enter_with_no_match_exits_1(start: Callable[..., Pane]) -> None:
+    pane = start("qqqqq")
+    lines = pane.wait_for(settled("qqqqq"))
+    assert lines[1].strip().startswith("0/")
+    pane.send("Enter")
+    assert pane.exit_code() == 1
+    assert pane.out.read_bytes() == b""
+
+
+def test_resize_redraws_and_cuts_long_paths_on_the_left(start: Callable[..., Pane]) -> None:
+    pane = start("target")
+    lines = pane.wait_for(settled("target"))
+    assert lines[2] == "> " + LONG
+    subprocess.run([*pane.tmux, "resize-window", "-t", "picker", "-x", "40", "-y", "10"],
+                   check=True)
+    lines = pane.wait_for(lambda s: len(s) > 2 and s[2].startswith("> ..")
+                          and s[2].endswith("target_file.txt"))
+    assert len(lines) <= 10
+    assert max(len(x) for x in lines) <= 40
+    subprocess.run([*pane.tmux, "resize-window", "-t", "picker", "-x", "80", "-y", "24"],
+                   check=True)
+    pane.wait_for(lambda s: len(s) > 2 and s[2] == "> " + LONG)
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
+def test_parse_keys() -> None:
+    assert list(parse_keys("ab\x7f\x1b[A\x1b[B\x1bOA\x1b[5~\x1b[6~\t\x1b[Z\r")) == [
+        "char:a", "char:b", "bs", "up", "down", "up", "pgup", "pgdn", "tab", "btab", "enter"]
+    assert list(parse_keys("\x10\x0e\x15\x17\x03\x1b")) == [
+        "up", "down", "ctrl-u", "ctrl-w", "abort", "abort"]
+    assert list(parse_keys("é\x1b[1;5C\x1b\x7f")) == ["char:é", "ignore", "alt-bs"]
+    assert list(parse_keys("\x1b[200~a b\x1b[201~")) == ["char:a", "char: ", "char:b"]
+
+
+def test_delete_word() -> None:
+    assert _delete_word("src/ses", " ") == ""
+    assert _delete_word("foo bar ", " ") == "foo "
+    assert _delete_word("src/ses", " /_-.") == "src/"
+    assert _delete_word("src/", " /_-.") == ""
