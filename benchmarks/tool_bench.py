@@ -1,0 +1,100 @@
+"""find_files latency for agents: `ffind mcp` driven over stdio by the mcp SDK's client.
+
+For each round a fresh server process (`python -m ffind mcp --root TREE`) is started; we time,
+on the client side (JSON-RPC round trip included):
+
+- the first ``find_files`` call (walks the tree and builds the index), and
+- the next ``--calls`` calls (served from the cached walk; each may kick a background re-walk),
+  as the median and the slowest.
+
+Two modes side by side: ``back-to-back`` (the next call is sent as soon as the previous answer
+arrives, so a background re-walk is usually running: the worst case) and ``spaced`` (``--gap``
+seconds between calls, so each call finds the re-walk finished: an agent thinking between calls).
+Also the one-shot Python ``ffind.tool.find_files`` (walk + index + match per call) for scale.
+
+    python benchmarks/tool_bench.py --tree /tmp/tree100k --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+
+REPO = Path(__file__).resolve().parent.parent
+QUERIES = [
+    "prompt", "base_coder", "database migration", "controller", "mod.rs",
+    "session test", "ci.yml", "readme", "promtp", "user model",
+]
+
+
+async def one_round(tree: str, calls: int, gap: float) -> tuple[float, list[float], str]:
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "ffind", "mcp", "--root", tree], cwd=str(REPO)
+    )
+    async with Client(server, read_timeout_seconds=600) as client:
+        t = time.perf_counter()
+        first = await client.call_tool("find_files", {"query": QUERIES[0]})
+        first_ms = (time.perf_counter() - t) * 1000
+        assert not first.is_error, first
+        times: list[float] = []
+        for i in range(calls):
+            if gap:
+                await asyncio.sleep(gap)
+            q = QUERIES[(i + 1) % len(QUERIES)]
+            t = time.perf_counter()
+            r = await client.call_tool("find_files", {"query": q})
+            times.append((time.perf_counter() - t) * 1000)
+            assert not r.is_error, r
+        text = first.content[0].text  # type: ignore[union-attr]
+    return first_ms, times, text
+
+
+def oneshot_ms(tree: str) -> float:
+    from ffind.tool import find_files
+
+    t = time.perf_counter()
+    find_files(QUERIES[0], root=tree)
+    return (time.perf_counter() - t) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", default="/tmp/tree100k")
+    ap.add_argument("--rounds", type=int, default=3, help="server processes per mode")
+    ap.add_argument("--calls", type=int, default=10, help="calls after the first")
+    ap.add_argument("--gap", type=float, default=3.0, help="seconds between calls, spaced mode")
+    args = ap.parse_args()
+
+    rows: dict[str, tuple[list[float], list[float], list[float]]] = {}
+    for mode, gap in (("back-to-back", 0.0), (f"spaced {args.gap:g} s", args.gap)):
+        firsts: list[float] = []
+        medians: list[float] = []
+        worsts: list[float] = []
+        for _ in range(args.rounds):
+            first, times, text = asyncio.run(one_round(args.tree, args.calls, gap))
+            firsts.append(first)
+            medians.append(statistics.median(times))
+            worsts.append(max(times))
+        rows[mode] = (firsts, medians, worsts)
+    shots = [oneshot_ms(args.tree) for _ in range(args.rounds)]
+
+    print(f"tree {args.tree}; first answer: {text.splitlines()[0]}")
+    print(f"{args.rounds} server processes per mode, {args.calls} calls after the first; "
+          "medians over processes")
+    print(f"{'mode':<16} {'first call':>11} {'median next':>12} {'slowest next':>13}")
+    for mode, (firsts, medians, worsts) in rows.items():
+        print(f"{mode:<16} {statistics.median(firsts):>8.0f} ms {statistics.median(medians):>9.1f}"
+              f" ms {statistics.median(worsts):>10.1f} ms")
+    print(f"{'one-shot python':<16} {statistics.median(shots):>8.0f} ms "
+          "(ffind.tool.find_files: walk + index + match, no server)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
