@@ -1,0 +1,138 @@
+"""Time from start to the first frame with results, in a pseudo-terminal (80x24).
+
+    python benchmarks/picker_bench.py /tmp/tree100k [--query prompt] [--runs 5]
+
+Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
+the clock runs from just before the fork until the terminal output first shows a counter
+``N/M`` with N > 0 (ffind and fzf both draw one; the match rows come in the same write).  Then
+Esc is sent and the process reaped.  Systems, measured interleaved, median of ``--runs``:
+
+- ``ffind``: ``run_picker`` (what ``ffind -i`` runs) through ``python -c``;
+- ``ffind -i``: the installed command, when the CLI has the flag;
+- ``fzf``: ``fdfind -t f | fzf --query Q`` (Go, the reference), via FZF_DEFAULT_COMMAND;
+- ``prompt_toolkit floor``: an empty prompt_toolkit full-screen app that draws ``1/1`` at once
+  (no walk, no matching): the least a prompt_toolkit picker would cost;
+- ``rich floor``: the same with rich + raw mode, what this picker is built on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import statistics
+import struct
+import sys
+import termios
+import time
+
+COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
+
+PICKER = ("import sys; from ffind.picker import run_picker; from ffind.options import SearchOptions;"
+          " sys.exit(run_picker(sys.argv[1], [], SearchOptions()))")
+PT_FLOOR = """
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+kb = KeyBindings()
+kb.add("escape")(lambda e: e.app.exit())
+Application(layout=Layout(Window(FormattedTextControl("> q\\n  1/1\\n> a"))), key_bindings=kb,
+            full_screen=True).run()
+"""
+RICH_FLOOR = """
+import os, sys, tty, termios
+fd = os.open("/dev/tty", os.O_RDWR)
+old = termios.tcgetattr(fd); tty.setraw(fd)
+from rich.console import Console
+from rich.text import Text
+c = Console(force_terminal=True, width=80)
+with c.capture() as cap:
+    c.print(Text("  1/1\\n> a", style="yellow"), end="")
+os.write(fd, ("\\x1b[?1049h\\x1b[H> q\\r\\n" + cap.get()).encode())
+os.read(fd, 1)
+os.write(fd, b"\\x1b[?1049l"); termios.tcsetattr(fd, termios.TCSADRAIN, old)
+"""
+
+
+def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float = 20) -> float:
+    t0 = time.perf_counter()
+    pid, master = pty.fork()
+    if pid == 0:  # child: the pty is its controlling terminal
+        os.chdir(cwd)
+        os.execvpe(argv[0], argv, env)
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    seen = b""
+    elapsed = float("nan")
+    deadline = t0 + timeout
+    try:
+        while time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if COUNTER.search(seen):
+                elapsed = (time.perf_counter() - t0) * 1000
+                break
+        os.write(master, b"\x1b")
+        end = time.monotonic() + 5
+        while time.monotonic() < end:  # drain until the child exits
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    if not os.read(master, 65536):
+                        break
+                except OSError:
+                    break
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                pid = 0
+                break
+    finally:
+        if pid:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(master)
+    return elapsed
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tree")
+    ap.add_argument("--query", default="prompt")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    env = {**os.environ, "TERM": "xterm-256color"}
+    systems: dict[str, tuple[list[str], dict[str, str]]] = {
+        "ffind (run_picker)": ([sys.executable, "-c", PICKER, args.query], env),
+    }
+    ffind = shutil.which("ffind")
+    if ffind:
+        systems["ffind -i"] = ([ffind, "-i", args.query], env)
+    if shutil.which("fzf") and shutil.which("fdfind"):
+        systems["fdfind | fzf"] = (["fzf", "--query", args.query],
+                                   {**env, "FZF_DEFAULT_COMMAND": "fdfind -t f"})
+    systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
+    systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
+    times: dict[str, list[float]] = {name: [] for name in systems}
+    for _ in range(args.runs):
+        for name, (argv, e) in systems.items():
+            times[name].append(first_frame(argv, args.tree, e))
+    print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
+    for name, xs in times.items():
+        ok = [x for x in xs if x == x]
+        med = statistics.median(ok) if ok else float("nan")
+        print(f"  {name:22s} {med:7.0f} ms   (runs: {' '.join(f'{x:.0f}' for x in xs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

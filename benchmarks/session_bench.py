@@ -1,0 +1,80 @@
+"""Per-keystroke latency of a FileSearcher, typing and backspacing, after the walk completes.
+
+    python benchmarks/session_bench.py /tmp/tree100k [--repeat 3] [--no-reuse]
+
+For each word, type it one character at a time (``set_query`` -> ``wait`` -> ``results(20)``),
+then backspace back to one character.  Prints the median and p95 of typing and backspacing
+keystrokes, the walk time, the path count and the peak RSS of this process (run one tree per
+process to read the RSS of that tree).  ``--no-reuse`` turns the MatchSet cache off (every
+keystroke rescoring from scratch), to show what narrowing and reuse buy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+
+import ffind.session
+from ffind.options import SearchOptions
+from ffind.session import FileSearcher
+
+WORDS = ["prompt", "base_coder", "controller", "mod.rs", "s/p/t"]
+
+
+def p95(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+
+
+def keystroke(fs: FileSearcher, query: str) -> float:
+    t = time.perf_counter()
+    fs.set_query(query)
+    fs.wait()
+    fs.results(20)
+    return (time.perf_counter() - t) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tree")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-reuse", action="store_true")
+    args = ap.parse_args()
+    if args.no_reuse:
+        ffind.session.CACHE_QUERIES = 0
+    t = time.perf_counter()
+    with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
+        fs.wait()
+        walk_ms = (time.perf_counter() - t) * 1000
+        n = fs.snapshot().scanned_file_count
+        typing: list[float] = []
+        backspacing: list[float] = []
+        per_word: dict[str, list[float]] = {w: [] for w in WORDS}
+        for _ in range(args.repeat):
+            fs._cache.clear()
+            for word in WORDS:
+                for i in range(1, len(word) + 1):
+                    ms = keystroke(fs, word[:i])
+                    typing.append(ms)
+                    per_word[word].append(ms)
+                for i in range(len(word) - 1, 0, -1):
+                    backspacing.append(keystroke(fs, word[:i]))
+            fs.set_query("")
+            fs.wait()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms, peak RSS {rss:.0f} MiB"
+          f"{' (no reuse)' if args.no_reuse else ''}")
+    print(f"typing      ({len(typing)} keys): median {statistics.median(typing):6.1f} ms"
+          f"   p95 {p95(typing):6.1f} ms   max {max(typing):6.1f} ms")
+    print(f"backspacing ({len(backspacing)} keys): median {statistics.median(backspacing):6.1f} ms"
+          f"   p95 {p95(backspacing):6.1f} ms   max {max(backspacing):6.1f} ms")
+    for word, xs in per_word.items():
+        print(f"  {word:12s} typing median {statistics.median(xs):6.1f} ms  max {max(xs):6.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
