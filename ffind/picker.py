@@ -62,7 +62,7 @@ KEYS: dict[str, str] = {
 
 
 def run_picker(
-    query: str, roots: list[str], options: SearchOptions, *, print0: bool = False,
+    query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
     paths: Iterable[str] | None = None,
 ) -> int:
     """Run the full-screen picker; print the selection to stdout; return the exit code.
@@ -71,6 +71,7 @@ def run_picker(
     """
     from ffind.session import FileSearcher
 
+    query = query or ""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError as e:
