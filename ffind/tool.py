@@ -269,7 +269,12 @@ def _check_limit(limit: int) -> None:
 
 
 def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> str:
-    """Rank ``query`` over an indexed walk and format the answer."""
+    """Rank ``query`` over an indexed walk and format the answer.
+
+    Order of answers: exact (non-typo) matches, with asked-for secrets last; else matches of
+    the query's looser forms (``loose_queries``); else the matcher's typo matches as
+    suggestions; else nothing.
+    """
     with snap.lock:
         ms = snap.main.run(query)
         total = len(ms)
@@ -283,10 +288,20 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
         if typo_only and total > len(page):
             # Exact matches may rank below near-whole-name typo matches; look at all of them.
             typo_only = all(m.typo for m in snap.main.top(ms, None))
-    if typo_only and not any(not m.typo for m in secrets):
-        return _no_match(query, [m.path for m in page[:MAX_SUGGESTIONS]])
-    if not total and not secrets:
-        return _no_match(query, [])
+        exact = (total and not typo_only) or any(not m.typo for m in secrets)
+        loose: tuple[list[str], list[FileMatch]] = ([], [])
+        if not exact:
+            loose = _loose_matches(snap.main, query)
+    if not exact:
+        used, matches = loose
+        if matches:
+            head = " or ".join(_quote(q) for q in used)
+            noun = "file matches" if len(matches) == 1 else "files match"
+            return format_found(
+                query, [m.path for m in matches[:limit]], len(matches),
+                header=f"No exact matches for {_quote(query)}; {len(matches)} {noun} {head}:",
+            )
+        return _no_match(query, [m.path for m in page[:MAX_SUGGESTIONS]] if typo_only else [])
     # Secrets the query asked for come last; when the limit would cut them, they keep up to
     # half of the slots (rounded up), since the query named them.
     n_secret = min(len(secrets), max(limit - total, limit - limit // 2))
@@ -294,10 +309,92 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
     return format_found(query, shown, total + len(secrets))
 
 
-def format_found(query: str, paths: Sequence[str], total: int, *, what: str = "") -> str:
+# Words agents write in full that paths abbreviate.  Only for the loose tier, which runs when
+# the query itself found nothing exact.
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "administration": ("admin",), "administrator": ("admin",), "application": ("app",),
+    "argument": ("arg",), "arguments": ("args",), "authentication": ("auth",),
+    "authorization": ("auth",), "button": ("btn",), "calculator": ("calc",),
+    "command": ("cmd",), "commands": ("cmd",), "configuration": ("config", "conf", "cfg"),
+    "config": ("conf", "cfg"), "controller": ("ctrl",), "database": ("db",),
+    "databases": ("db",), "development": ("dev",), "directory": ("dir",),
+    "directories": ("dir",), "document": ("doc",), "documents": ("docs",),
+    "documentation": ("docs", "doc"), "environment": ("env",), "error": ("err",),
+    "errors": ("err",), "function": ("func", "fn"), "functions": ("func", "fn"),
+    "generator": ("gen",), "image": ("img",), "images": ("img",),
+    "implementation": ("impl",), "index": ("idx",), "information": ("info",),
+    "internationalization": ("i18n",), "javascript": ("js",), "kubernetes": ("k8s",),
+    "library": ("lib",), "libraries": ("lib",), "localization": ("l10n",),
+    "manager": ("mgr",), "message": ("msg",), "messages": ("msg",), "number": ("num",),
+    "package": ("pkg",), "packages": ("pkg",), "parameter": ("param",),
+    "parameters": ("params",), "production": ("prod",), "python": ("py",),
+    "reference": ("ref",), "repository": ("repo",), "request": ("req",),
+    "response": ("resp", "res"), "service": ("svc",), "source": ("src",),
+    "specification": ("spec",), "statistics": ("stats",), "string": ("str",),
+    "synchronization": ("sync",), "template": ("tmpl", "tpl"), "temporary": ("tmp", "temp"),
+    "typescript": ("ts",), "utilities": ("utils", "util"), "utility": ("util",),
+    "variable": ("var",), "variables": ("vars",),
+}
+_SUFFIXES = (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""),
+             ("ion", ""), ("ers", ""), ("er", ""), ("ies", "y"), ("es", ""), ("s", ""),
+             ("ed", ""))
+_MAX_LOOSE = 12
+
+
+def stem(word: str) -> str | None:
+    """A crude English stem that stays a prefix-ish of related names, at least 4 letters:
+    ``migration`` -> ``migrat`` (finds ``migrate``), ``controllers`` -> ``controll``."""
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 4:
+            return word[: -len(suffix)] + repl
+    return None
+
+
+def loose_queries(query: str) -> list[str]:
+    """Looser forms of a query, tried when it matched nothing exactly (at most 12).
+
+    Each plain lower-case word (no fzf operators) may be replaced by its stem or a common
+    abbreviation: ``database migration`` -> ``db migrat``, ``database migrat``, ``db migration``.
+    """
+    import itertools
+
+    options: list[list[str]] = []
+    for word in query.split():
+        alts = [word]
+        if word.isalpha() and word.islower():
+            st = stem(word)
+            singular = word[:-1] if word.endswith("s") else word
+            for alt in (*ABBREVIATIONS.get(word, ()), *ABBREVIATIONS.get(singular, ()), st,
+                        *(ABBREVIATIONS.get(st, ()) if st else ())):
+                if alt and alt not in alts:
+                    alts.append(alt)
+        options.append(alts)
+    combos = [" ".join(c) for c in itertools.product(*options)][1:]
+    # Most changed words first: the abbreviation of every word is likeliest to find the file.
+    combos.sort(key=lambda q: -sum(a != b for a, b in zip(q.split(), query.split(), strict=True)))
+    return combos[:_MAX_LOOSE]
+
+
+def _loose_matches(index: Index, query: str) -> tuple[list[str], list[FileMatch]]:
+    """Union of the exact matches of ``loose_queries``, best first; and the queries that hit."""
+    best: dict[str, FileMatch] = {}
+    used: list[str] = []
+    for q in loose_queries(query):
+        hits = [m for m in index.top(index.run(q), None) if not m.typo]
+        if hits:
+            used.append(q)
+        for m in hits:
+            if m.path not in best or m.score > best[m.path].score:
+                best[m.path] = m
+    return used, sorted(best.values(), key=lambda m: (-m.score, m.path))
+
+
+def format_found(
+    query: str, paths: Sequence[str], total: int, *, what: str = "", header: str | None = None
+) -> str:
     """``Found N files matching "q":``, a blank line, the paths, and the truncation line."""
     noun = "file" if total == 1 else "files"
-    lines = [f'Found {total} {noun} matching {_quote(query)}{what}:', ""]
+    lines = [header or f"Found {total} {noun} matching {_quote(query)}{what}:", ""]
     lines.extend(display_path(p) for p in paths)
     if total > len(paths):
         hint = "narrow the query or raise limit" if not what else "narrow the pattern or path"
@@ -608,7 +705,7 @@ def mcp_main(argv: list[str]) -> int:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError:
         raise FfindError(
-            "the MCP server needs the mcp package: pip install 'ffind[mcp]'"
+            "the MCP server needs the mcp package (ffind's mcp extra): pip install 'mcp>=2'"
         ) from None
     server = build_server(state)
     try:

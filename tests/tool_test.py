@@ -23,9 +23,11 @@ from ffind.tool import (
     expand_braces,
     find_files,
     glob_files,
+    loose_queries,
     resolve_dir,
     search_snapshot,
     secret_kind,
+    stem,
     wants_secrets,
 )
 
@@ -131,8 +133,23 @@ def test_multi_word_query_is_and_of_terms(tree: Path) -> None:
 
 
 def test_database_migration_finds_the_migration(tree: Path) -> None:
-    out = find_files("database migration", root=tree)
-    assert "db/migrate/20240101_create_users.rb" in out.splitlines()
+    # Neither word is in the path (database -> db, migration -> migrate): the loose tier says
+    # so and names the query that found the file.
+    assert find_files("database migration", root=tree) == (
+        'No exact matches for "database migration"; 1 file matches "db migrat":\n'
+        "\n"
+        "db/migrate/20240101_create_users.rb"
+    )
+
+
+def test_loose_queries() -> None:
+    assert loose_queries("database migration") == ["db migrat", "database migrat", "db migration"]
+    assert loose_queries("controllers") == ["ctrl", "controll"]
+    assert loose_queries("promtp") == []
+    assert loose_queries("^data !base .py$") == []
+    assert [stem(w) for w in ("files", "testing", "users", "migrations", "user", "css")] == [
+        "file", "test", "user", "migrat", None, None
+    ]
 
 
 # --- what is searched --------------------------------------------------------------------------
