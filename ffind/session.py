@@ -52,7 +52,9 @@ CHUNK = 32_768
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
 CACHE_QUERIES = 48
-"""MatchSets kept for reuse (backspacing, narrowing from an older prefix)."""
+"""MatchSets kept for reuse (backspacing, narrowing from an older prefix)..."""
+CACHE_IDS_PER_PATH = 4
+"""... holding together at most this many ids per indexed path (memory bound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,8 +444,11 @@ class FileSearcher:
     def _remember(self, query: str, ms: MatchSet, covered: int) -> None:
         self._cache[query] = (ms, covered)
         self._cache.move_to_end(query)
-        while len(self._cache) > CACHE_QUERIES:
-            self._cache.popitem(last=False)
+        budget = CACHE_IDS_PER_PATH * max(covered, 50_000)
+        held = sum(len(m) for m, _ in self._cache.values())
+        while self._cache and (len(self._cache) > CACHE_QUERIES or held > budget):
+            _, (old, _) = self._cache.popitem(last=False)
+            held -= len(old)
 
     def _report(self, changed: bool) -> None:
         with self._cond:
