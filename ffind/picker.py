@@ -330,6 +330,9 @@ class _Picker:
         self.cur = max(0, min(self.cur + step, total - 1))
 
     def current(self) -> FileMatch | None:
+        """The match under the cursor: as drawn, unless the list has not been drawn for it."""
+        if self.shown_query == self.query and self.cur < len(self.items):
+            return self.items[self.cur]
         items = self.searcher.results(self.cur + 1)
         return items[self.cur] if self.cur < len(items) else None
 
