@@ -1,78 +1,482 @@
-"""The candidate store (PLACEHOLDER: naive reference implementation, replaced by issue 3).
+"""The candidate store and the search over it.
 
 API contract used by the session (issue 5) and search (issue 4):
 
-- ``Index(paths)``, ``len(index)``, ``index.paths`` (list, id = position), ``index.extend(paths)``.
+- ``Index(paths)``, ``len(index)``, ``index.paths`` (list, id = position), ``index.extend(paths)``
+  (cheap: a few list appends per path).
 - ``index.match(query, *, limit=None, compute_indices=False) -> list[FileMatch]``.
-- ``index.run(query, *, within=None, start=0) -> MatchSet``: every match of ``query`` among ids
-  ``>= start``; with ``within`` (the MatchSet of a query that ``query`` extends, see
-  ``MatchSet.can_narrow``) only its ids are considered.
+- ``index.run(query, *, within=None, start=0, end=None) -> MatchSet``: every match of ``query``
+  among ids in ``[start, end)``; with ``within`` (the MatchSet of a query that ``query``
+  narrows, see ``MatchSet.can_narrow``) only its ids are considered.
 - ``index.top(matchset, limit=None, compute_indices=False) -> list[FileMatch]``: best first.
 - ``MatchSet.merge(other)``: the MatchSet of the same query over both id ranges, exactly
-  what one ``run`` over the union would give.  ``len(matchset)`` = total match count.
+  what one ``run`` over the union would give.  ``len(matchset)`` = total match count
+  (typo matches included).
+
+How a query is answered (see ``ffind.match`` for the score, ``ffind.rank`` for the order):
+
+1. *Prefilter*, in compiled code: each positive term is looked for in the folded
+   (lowercased, accent-stripped) paths; a one-character term with ``in``, longer fuzzy terms
+   with rapidfuzz's ``LCSseq`` (a term is a subsequence exactly when its longest common
+   subsequence with the path is the whole term).  Case- or accent-sensitive terms and
+   negations then refine this superset.  The superset is what a ``MatchSet`` keeps, so a
+   longer query narrows it and smart case can fall back to it.
+2. *Bounds*: the score of a term can only reach its maximum when the term is a prefix of the
+   file name, and every character matched outside the file name loses ``BONUS_NAME``; the
+   longest common subsequence of the term and the file name (rapidfuzz again) bounds how
+   many characters can be inside it.
+3. *Branch and bound* (``ffind.rank``): the exact scorer runs on the best-bounded candidates
+   first and stops once ``limit`` scores beat every remaining bound.
+4. *Typos*: a single fuzzy term of four or more characters also finds file names (or stems)
+   one edit away (rapidfuzz's ``OSA`` distance: a swap of neighbours, a wrong, missing or
+   extra letter), when they could reach the top ``limit``.
+
+``match`` has a fast path for the commonest query, one plain term: file names that start
+with it are found through a first-letter table, scored in closed form, and returned at once
+when ``limit`` of them beat the bound of everything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 
-from ffind.match import FileMatch, naive_score
+from ffind.match import (
+    BONUS_NAME,
+    BONUS_SEP,
+    HIDDEN,
+    LEN_NAME,
+    LEN_NAME_CAP,
+    MATCH,
+    NAME_PREFIX,
+    TYPO_BASE,
+    WHOLE_DIR,
+    WHOLE_NAME,
+    FileMatch,
+    fuzzy,
+    name_prefix_score,
+    substring,
+    term_max,
+)
+from ffind.query import Kind, Query, Term, fold, parse, variant
+from ffind.rank import TopK, best, by_bound
+
+TYPO_MIN = 4
+"""Shortest term (characters) that gets a typo pass."""
+
+Range = tuple[int, int]
 
 
-@dataclass
+def _clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
+    out = []
+    for s, e in ranges:
+        s, e = max(s, start), min(e, end)
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def _union(a: list[Range], b: list[Range]) -> list[Range]:
+    out: list[Range] = []
+    for s, e in sorted(a + b):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _typo_term(q: Query) -> Term | None:
+    """The term a typo pass is for: a lone fuzzy term of TYPO_MIN+ characters, no ``/``."""
+    pos = q.positive
+    if len(pos) != 1:
+        return None
+    t = pos[0]
+    if t.kind is not Kind.FUZZY or len(t.text) < TYPO_MIN or "/" in t.text:
+        return None
+    return t
+
+
 class MatchSet:
-    query: str
-    scores: dict[int, int] = field(default_factory=dict)
+    """Every match of one query over some id ranges of an ``Index``.
+
+    Keeps the superset a narrower query needs (ids matching every positive term folded), the
+    exact matches under the case rules (``strict``) and case-insensitively (``loose``, smart
+    case's fallback); typo matches are found lazily over ``ranges``.
+    """
+
+    def __init__(
+        self, index: Index, query: str, ranges: list[Range], superset: list[int],
+        strict: list[int], loose: list[int], typos: list[int] | None = None,
+    ) -> None:
+        self.index = index
+        self.query = query
+        self.ranges = ranges
+        self.superset = superset
+        self.strict = strict
+        self.loose = loose
+        self._typos = typos
+
+    @property
+    def fallback(self) -> bool:
+        """True when the query has capitals but matches nothing case-sensitively."""
+        return not self.strict and self.strict is not self.loose and bool(self.loose)
+
+    @property
+    def ids(self) -> list[int]:
+        """The exact (non-typo) matches, ascending."""
+        return self.loose if self.fallback else self.strict
+
+    def typos(self) -> list[int]:
+        if self._typos is None:
+            self._typos = self.index._typos(self)
+        return self._typos
 
     def __len__(self) -> int:
-        return len(self.scores)
+        n = len(self.ids)
+        if _typo_term(parse(self.query)) is not None:
+            n += len(self.typos())
+        return n
 
     def can_narrow(self, new_query: str) -> bool:
-        """True when ``new_query``'s matches are a subset of this set's (append case)."""
-        return new_query.startswith(self.query) and "!" not in new_query and " " not in new_query
+        """True when ``new_query``'s matches are a subset of this set's superset (typing more
+        of a term, or adding a term); False when unsure."""
+        from ffind.query import implies
+
+        new = parse(new_query).positive
+        return all(any(implies(t2, t1) for t2 in new) for t1 in parse(self.query).positive)
 
     def merge(self, other: MatchSet) -> MatchSet:
-        return MatchSet(self.query, {**self.scores, **other.scores})
+        def cat(a: list[int], b: list[int]) -> list[int]:
+            return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+
+        loose_is_strict = self.loose is self.strict and other.loose is other.strict
+        strict = cat(self.strict, other.strict)
+        typos = (cat(self._typos, other._typos)
+                 if self._typos is not None and other._typos is not None else None)
+        return MatchSet(
+            self.index, self.query, _union(self.ranges, other.ranges),
+            cat(self.superset, other.superset), strict,
+            strict if loose_is_strict else cat(self.loose, other.loose), typos,
+        )
 
 
 class Index:
+    """Paths plus what matching needs: folded forms, file-name offsets, a first-letter table."""
+
     def __init__(self, paths: Iterable[str] = ()) -> None:
-        self.paths: list[str] = list(paths)
+        self.paths: list[str] = []
+        self._folded: list[str] = []
+        self._base: list[int] = []
+        self._names: list[str] = []  # folded file names
+        self._hidden: bytearray = bytearray()
+        self._first: dict[str, list[int]] = {}
+        self._variants: dict[tuple[bool, bool], list[str]] = {}
+        self._stems: list[str] = []
+        self.extend(paths)
 
     def __len__(self) -> int:
         return len(self.paths)
 
     def extend(self, paths: Iterable[str]) -> None:
-        self.paths.extend(paths)
+        new = list(paths)
+        if not new:
+            return
+        n0 = len(self.paths)
+        self.paths.extend(new)
+        folded = [fold(p) for p in new]
+        self._folded.extend(folded)
+        base = [p.rfind("/") + 1 for p in new]
+        self._base.extend(base)
+        names = [f[b:] for f, b in zip(folded, base, strict=True)]
+        self._names.extend(names)
+        self._hidden.extend(p[0] == "." or "/." in p for p in new)
+        first = self._first
+        for i, nm in enumerate(names, n0):
+            c = nm[:1]
+            lst = first.get(c)
+            if lst is None:
+                first[c] = [i]
+            else:
+                lst.append(i)
 
-    def run(self, query: str, *, within: MatchSet | None = None, start: int = 0) -> MatchSet:
-        ids: Iterable[int] = (
-            (i for i in within.scores if i >= start) if within is not None
-            else range(start, len(self.paths))
-        )
-        out = MatchSet(query)
-        for i in ids:
-            s = naive_score(query, self.paths[i])
-            if s is not None:
-                out.scores[i] = s
+    # ------------------------------------------------------------------ texts
+    def _texts(self, lower: bool, strip: bool) -> list[str]:
+        if lower and strip:
+            return self._folded
+        if not lower and not strip:
+            return self.paths
+        lst = self._variants.setdefault((lower, strip), [])
+        if len(lst) < len(self.paths):
+            lst.extend(variant(p, lower, strip) for p in self.paths[len(lst):])
+        return lst
+
+    def _term_texts(self, t: Term) -> list[str]:
+        return self._texts(not t.case_sensitive, not t.accent_sensitive)
+
+    def _stem_list(self) -> list[str]:
+        st = self._stems
+        if len(st) < len(self.paths):
+            for nm in self._names[len(st):]:
+                d = nm.rfind(".")
+                st.append(nm[:d] if d > 0 else nm)
+        return st
+
+    # ------------------------------------------------------------------ filtering
+    @staticmethod
+    def _select(
+        kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False
+    ) -> list[int]:
+        if kind is Kind.FUZZY and len(key) > 1 and not negate:
+            from rapidfuzz import process
+            from rapidfuzz.distance import LCSseq
+
+            if isinstance(ids, range) and ids.step == 1:
+                sub: Sequence[str] = texts[ids.start:ids.stop]
+                off = ids.start
+                res = process.extract(key, sub, scorer=LCSseq.similarity,
+                                      score_cutoff=len(key), limit=None)
+                return sorted(off + r[2] for r in res)
+            sub = [texts[i] for i in ids]
+            res = process.extract(key, sub, scorer=LCSseq.similarity,
+                                  score_cutoff=len(key), limit=None)
+            return sorted(ids[r[2]] for r in res)
+        if kind is Kind.FUZZY or kind is Kind.EXACT:
+            if negate:
+                return [i for i in ids if key not in texts[i]]
+            return [i for i in ids if key in texts[i]]
+        if kind is Kind.PREFIX:
+            return [i for i in ids if texts[i].startswith(key) is not negate]
+        if kind is Kind.SUFFIX:
+            return [i for i in ids if texts[i].endswith(key) is not negate]
+        return [i for i in ids if (texts[i] == key) is not negate]
+
+    def _refine(self, ids: list[int], q: Query) -> list[int]:
+        for t in q.positive:
+            if t.case_sensitive or t.accent_sensitive:
+                ids = self._select(t.kind, t.key, self._term_texts(t), ids)
+        for t in q.negative:
+            ids = self._select(t.kind, t.key, self._term_texts(t), ids, negate=True)
+        return ids
+
+    def run(
+        self, query: str, *, within: MatchSet | None = None, start: int = 0,
+        end: int | None = None,
+    ) -> MatchSet:
+        n = len(self.paths)
+        end = n if end is None else min(end, n)
+        q = parse(query)
+        cand: Sequence[int]
+        if within is not None:
+            ranges = _clip(within.ranges, start, end)
+            cand = [i for i in within.superset if start <= i < end]
+        else:
+            ranges = [(start, end)] if start < end else []
+            cand = range(start, max(start, end))
+        sup: Sequence[int] = cand
+        for t in sorted(q.positive, key=lambda t: -len(t.text)):
+            sup = self._select(t.kind, t.folded, self._folded, sup)
+        superset = list(sup)
+        strict = self._refine(superset, q)
+        loose = self._refine(superset, q.insensitive()) if q.case_sensitive else strict
+        return MatchSet(self, query, ranges, superset, strict, loose)
+
+    def _typos(self, ms: MatchSet) -> list[int]:
+        q = parse(ms.query)
+        t = _typo_term(q)
+        if t is None or not ms.ranges:
+            return []
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        key = t.folded
+        names = self._names if "." in key else self._stem_list()
+        exact = set(ms.superset)
+        found: list[int] = []
+        for s, e in ms.ranges:
+            res = process.extract(key, names[s:e], scorer=OSA.distance, score_cutoff=1,
+                                  limit=None)
+            found.extend(s + r[2] for r in res if s + r[2] not in exact)
+        found.sort()
+        return self._refine(found, q.insensitive())
+
+    # ------------------------------------------------------------------ scoring
+    def _penalty(self, i: int, hidden_ok: bool) -> int:
+        p = LEN_NAME * min(len(self.paths[i]) - self._base[i], LEN_NAME_CAP)
+        if self._hidden[i] and not hidden_ok:
+            p += HIDDEN
+        return p
+
+    def _term_score(self, t: Term, i: int, want: bool) -> tuple[int, list[int] | None] | None:
+        text = self._term_texts(t)[i]
+        orig = self.paths[i]
+        base = self._base[i]
+        key = t.key
+        if t.kind is Kind.FUZZY:
+            return fuzzy(key, text, orig, base, want)
+        if t.kind is Kind.EXACT:
+            return substring(key, text, orig, base, want)
+        if t.kind is Kind.PREFIX or t.kind is Kind.EQUAL:
+            return substring(key, text, orig, base, want, at=0)
+        return substring(key, text, orig, base, want, at=len(text) - len(key))
+
+    def _score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
+        total = -self._penalty(i, hidden_ok)
+        for t in q.positive:
+            r = self._term_score(t, i, False)
+            if r is None:
+                return None
+            total += r[0]
+        return total
+
+    def _indices(self, q: Query, i: int) -> list[int]:
+        out: set[int] = set()
+        for t in q.positive:
+            r = self._term_score(t, i, True)
+            if r is not None and r[1] is not None:
+                out.update(r[1])
+        return sorted(out)
+
+    def _typo_indices(self, t: Term, i: int) -> list[int]:
+        from rapidfuzz.distance import Levenshtein
+
+        key = t.folded
+        target = self._names[i] if "." in key else self._stem_list()[i]
+        base = self._base[i]
+        out: list[int] = []
+        for op in Levenshtein.opcodes(key, target):
+            if op.tag == "equal":
+                out.extend(range(base + op.dest_start, base + op.dest_end))
         return out
+
+    def _bounds(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
+        """An upper bound of the exact score of each id (see the module docstring)."""
+        names = self._names
+        base, paths, hidden = self._base, self.paths, self._hidden
+        total = [
+            -(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
+              + (HIDDEN if hidden[i] and not hidden_ok else 0))
+            for i in ids
+        ]
+        for t in q.positive:
+            fq = t.folded
+            m = len(fq)
+            top = term_max(m)
+            rest = top - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - BONUS_NAME * m
+            if m == 1:
+                tb = [top if names[i].startswith(fq) else rest + (BONUS_NAME if fq in names[i]
+                                                                  else 0) for i in ids]
+            else:
+                from rapidfuzz import process
+                from rapidfuzz.distance import LCSseq
+
+                lcs = [0] * len(ids)
+                for _, s, j in process.extract(fq, [names[i] for i in ids],
+                                               scorer=LCSseq.similarity, score_cutoff=1,
+                                               limit=None):
+                    lcs[j] = s
+                tb = [top if names[i].startswith(fq) else rest + BONUS_NAME * v
+                      for i, v in zip(ids, lcs, strict=True)]
+            total = [a + b for a, b in zip(total, tb, strict=True)]
+        return total
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
-        order = sorted(ms.scores, key=lambda i: (-ms.scores[i], self.paths[i]))
-        if not ms.query:
-            order = sorted(ms.scores, key=lambda i: self.paths[i])
-        if limit is not None:
-            order = order[:limit]
-        return [FileMatch(ms.scores[i], self.paths[i], [] if compute_indices else None)
-                for i in order]
+        q = parse(ms.query)
+        if ms.fallback:
+            q = q.insensitive()
+        ids = ms.ids
+        if not q.positive:
+            chosen = ids if limit is None else ids[:limit]
+            return [FileMatch(0, self.paths[i], [] if compute_indices else None)
+                    for i in chosen]
+        hidden_ok = q.targets_hidden
+        topk = TopK(limit)
+        pool: list[tuple[int, int]] = []
+        for bound, group in by_bound(ids, self._bounds(q, ids, hidden_ok)):
+            if topk.beats(bound):
+                break
+            for i in group:
+                s = self._score(q, i, hidden_ok)
+                if s is not None:
+                    pool.append((s, i))
+                    topk.add(s)
+        typo_ids: set[int] = set()
+        tt = _typo_term(parse(ms.query))
+        if tt is not None and not topk.beats(TYPO_BASE * len(tt.folded) - 1):
+            ts = TYPO_BASE * len(tt.folded)
+            for i in ms.typos():
+                typo_ids.add(i)
+                pool.append((ts - self._penalty(i, hidden_ok), i))
+        return self._results(q, best(pool, self.paths, limit), typo_ids, compute_indices)
+
+    def _results(
+        self, q: Query, chosen: list[tuple[int, int]], typo_ids: set[int], ci: bool
+    ) -> list[FileMatch]:
+        out = []
+        tt = _typo_term(q)
+        for s, i in chosen:
+            typo = i in typo_ids
+            idx = None
+            if ci:
+                idx = (self._typo_indices(tt, i) if typo and tt is not None
+                       else self._indices(q, i))
+            out.append(FileMatch(s, self.paths[i], idx, typo))
+        return out
 
     def match(
         self, query: str, *, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
+        if limit is not None:
+            fast = self._fast(query, limit, compute_indices)
+            if fast is not None:
+                return fast
         return self.top(self.run(query), limit, compute_indices)
+
+    def _fast(self, query: str, limit: int, ci: bool) -> list[FileMatch] | None:
+        """One plain term: try the file names that start with it (see the module docstring)."""
+        q = parse(query)
+        if len(q.terms) != 1 or limit <= 0:
+            return None
+        t = q.terms[0]
+        if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:
+            return None
+        fq = t.folded
+        bucket = self._first.get(fq[0])
+        if not bucket:
+            return None
+        key = t.key
+        texts = self._term_texts(t)
+        base, paths = self._base, self.paths
+        ids = [i for i in bucket if texts[i].startswith(key, base[i])]
+        if len(ids) < limit:
+            return None
+        m = len(key)
+        hidden_ok = q.targets_hidden
+        const = (MATCH + BONUS_NAME) * m + 2 * BONUS_SEP + BONUS_SEP * (m - 1) + NAME_PREFIX
+        whole_ok = "." not in key
+        hidden = self._hidden
+        scored = []
+        for i in ids:
+            p = paths[i]
+            b = base[i]
+            if not p[b].isalnum():
+                s = name_prefix_score(key, texts[i], p, b) - self._penalty(i, hidden_ok)
+            else:
+                end = b + m
+                s = (const - min(len(p) - b, LEN_NAME_CAP) * LEN_NAME
+                     - (HIDDEN if hidden[i] and not hidden_ok else 0))
+                if end == len(p) or (whole_ok and p[end] == "."):
+                    s += WHOLE_NAME
+            scored.append((s, i))
+        chosen = best(scored, paths, limit)
+        rest = term_max(m) - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - LEN_NAME
+        tt = _typo_term(q)
+        if tt is not None:
+            rest = max(rest, TYPO_BASE * m - 1)
+        if chosen[-1][0] <= rest:
+            return None
+        return self._results(q, chosen, set(), ci)
 
 
 def match(

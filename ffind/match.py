@@ -1,14 +1,70 @@
-"""Scoring (PLACEHOLDER: a naive reference implementation, replaced by issue 3)."""
+"""Scoring one path against one query term, and ``FileMatch``.
+
+The scorer is fzf's (``src/algo/algo.go``, FuzzyMatchV2), adapted to file paths.  A term
+matches a path when its characters appear in order; among all the ways they can be placed,
+the score of the best one is kept (a Smith-Waterman style dynamic programme over the
+positions where each query character occurs).  Per matched character:
+
+- ``MATCH`` (16) points, plus a *bonus* that depends on the character before it:
+  ``/`` or the start of the path ``BONUS_SEP`` (9); another delimiter (``_ - . `` space, any
+  non-alphanumeric) ``BONUS_DELIM`` (8); a lower-to-upper or letter-to-digit change
+  ``BONUS_CAMEL`` (7); a matched non-word character itself (``/``, ``.``) ``BONUS_DELIM``;
+- the first query character's bonus counts twice (where a match starts matters most);
+- a character right after the previous one (consecutive) gets at least ``BONUS_CONSEC`` (4)
+  and inherits the bonus of the chunk's first character, so ``prompt`` at the start of a word
+  is worth as much as six word starts;
+- a gap costs ``GAP_START`` (3) for its first skipped character and ``GAP_EXT`` (1) for each
+  further one;
+- a character inside the file name (after the last ``/``) earns ``BONUS_NAME`` (6) more: a
+  match in the file name beats one spread over folders.
+
+Per term, on top of the best placement: ``NAME_PREFIX`` (24) when the term is a contiguous
+prefix of the file name, ``WHOLE_NAME`` (16) more when it is the whole file name or its whole
+stem (``prompt`` for ``prompt.ts``), ``WHOLE_DIR`` (8) when it is a whole folder name.
+Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
+closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
+and the query does not target hidden files.
+
+Worked examples (query ``prom``; 16*4 = 64 for the characters)::
+
+    src/session/prompt.ts   p at a name start: 2*9, r o m inherit 9 each: 45, name 4*6,
+                            NAME_PREFIX 24 -> 64+45+24+24 = 157, minus 9 (name length) = 148
+    src/prom_x/a.ts         same placement in a folder: no name bonuses -> 64+45 = 109, -4
+    tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
+                            64+24+42-9 = 121, minus 7
+
+Typo matches (see ``ffind.index``) score ``TYPO_BASE`` per character: above matches scattered
+across folders, below clean matches in the file name.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+MATCH = 16
+GAP_START = 3
+GAP_EXT = 1
+BONUS_SEP = 9
+BONUS_DELIM = 8
+BONUS_CAMEL = 7
+BONUS_CONSEC = 4
+BONUS_NAME = 6
+NAME_PREFIX = 24
+WHOLE_NAME = 16
+WHOLE_DIR = 8
+LEN_NAME = 1
+LEN_NAME_CAP = 40
+HIDDEN = 32
+TYPO_BASE = MATCH + BONUS_NAME + 2
 
 
 @dataclass(frozen=True, slots=True)
 class FileMatch:
-    """One ranked path.  ``root`` is set by ``ffind.search`` when several roots are searched."""
+    """One ranked path.  ``root`` is set by ``ffind.search`` when several roots are searched.
+
+    ``indices``: sorted, unique positions (code points) of ``path`` that matched, only when
+    asked for.  ``typo``: found by the one-edit typo pass rather than as a subsequence.
+    """
 
     score: int
     path: str
@@ -17,12 +73,207 @@ class FileMatch:
     root: str | None = None
 
 
-def naive_score(query: str, path: str) -> int | None:
-    """Subsequence check with a crude score; None when ``query`` is not a subsequence."""
-    if not query:
-        return 0
-    flags = 0 if any(c.isupper() for c in query) else re.IGNORECASE
-    m = re.search(".*?".join(map(re.escape, query)), path, flags)
-    if m is None:
-        return None
-    return 1000 - (m.end() - m.start()) - len(path) // 8
+def bonus_at(orig: str, j: int) -> int:
+    """The bonus of matching ``orig[j]``, from the character before it."""
+    c = orig[j]
+    if not c.isalnum():
+        return BONUS_DELIM
+    if j == 0:
+        return BONUS_SEP
+    p = orig[j - 1]
+    if p == "/":
+        return BONUS_SEP
+    if not p.isalnum():
+        return BONUS_DELIM
+    if (p.islower() and c.isupper()) or (c.isdigit() and not p.isdigit()):
+        return BONUS_CAMEL
+    return 0
+
+
+def term_max(m: int) -> int:
+    """The highest score a term of ``m`` characters can get (before the per-path terms)."""
+    return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME
+
+
+def path_penalty(name_len: int, hidden: bool) -> int:
+    return LEN_NAME * min(name_len, LEN_NAME_CAP) + (HIDDEN if hidden else 0)
+
+
+def _extras(key: str, text: str, base: int) -> int:
+    m = len(key)
+    extra = 0
+    if text.startswith(key, base):
+        extra += NAME_PREFIX
+        end = base + m
+        if end == len(text) or (text[end] == "." and "." not in key):
+            extra += WHOLE_NAME
+    elif base and ("/" + key + "/") in ("/" + text[:base]):
+        extra += WHOLE_DIR
+    return extra
+
+
+def contiguous(key: str, text: str, orig: str, base: int, p: int) -> int:
+    """Score of ``key`` placed at ``text[p:p+len(key)]`` (no extras)."""
+    fb = bonus_at(orig, p)
+    s = MATCH + 2 * fb + (BONUS_NAME if p >= base else 0)
+    for j in range(p + 1, p + len(key)):
+        b = bonus_at(orig, j)
+        if b >= BONUS_DELIM and b > fb:
+            fb = b
+        s += MATCH + max(b, fb, BONUS_CONSEC) + (BONUS_NAME if j >= base else 0)
+    return s
+
+
+def name_prefix_score(key: str, text: str, orig: str, base: int) -> int:
+    """Exact score of a term that is a contiguous prefix of the file name (the best placement
+    there is, so no search is needed)."""
+    return contiguous(key, text, orig, base, base) + _extras(key, text, base)
+
+
+def fuzzy(
+    key: str, text: str, orig: str, base: int, want: bool
+) -> tuple[int, list[int] | None] | None:
+    """Best placement of ``key`` as a subsequence of ``text`` (``orig`` gives the bonuses).
+
+    Returns (score, positions or None) or None when ``key`` is not a subsequence.
+    """
+    m = len(key)
+    # Window: greedy leftmost placement of each char, and rightmost from the end.
+    lo = [0] * m
+    j = -1
+    for i, c in enumerate(key):
+        j = text.find(c, j + 1)
+        if j < 0:
+            return None
+        lo[i] = j
+    hi = [0] * m
+    j = len(text)
+    for i in range(m - 1, -1, -1):
+        j = text.rfind(key[i], 0, j)
+        hi[i] = j
+    if lo == hi:  # only one placement
+        pos = lo
+        return _score_positions(key, pos, orig, base, text), (pos if want else None)
+
+    # rows[i] = (positions, scores, chunk bonus, back pointer index)
+    rows_pos: list[list[int]] = []
+    rows_sc: list[list[int]] = []
+    rows_fb: list[list[int]] = []
+    rows_bp: list[list[int]] = []
+    c0 = key[0]
+    pos0: list[int] = []
+    sc0: list[int] = []
+    fb0: list[int] = []
+    j = lo[0]
+    h = hi[0]
+    while 0 <= j <= h:
+        b = bonus_at(orig, j)
+        pos0.append(j)
+        sc0.append(MATCH + 2 * b + (BONUS_NAME if j >= base else 0))
+        fb0.append(b)
+        j = text.find(c0, j + 1)
+    rows_pos.append(pos0)
+    rows_sc.append(sc0)
+    rows_fb.append(fb0)
+    rows_bp.append([-1] * len(pos0))
+    for i in range(1, m):
+        c = key[i]
+        ppos, psc, pfb = rows_pos[-1], rows_sc[-1], rows_fb[-1]
+        npp = len(ppos)
+        cur_pos: list[int] = []
+        cur_sc: list[int] = []
+        cur_fb: list[int] = []
+        cur_bp: list[int] = []
+        k = 0
+        best = -(1 << 30)
+        best_k = -1
+        j = text.find(c, max(lo[i], ppos[0] + 1))
+        h = hi[i]
+        while 0 <= j <= h:
+            # fold in every previous position < j - 1 (gap placements)
+            while k < npp and ppos[k] < j - 1:
+                v = psc[k] + ppos[k]
+                if v > best:
+                    best, best_k = v, k
+                k += 1
+            b = bonus_at(orig, j)
+            nb = BONUS_NAME if j >= base else 0
+            s_gap = -(1 << 30)
+            if best_k >= 0:
+                s_gap = best - j - (GAP_START - 2 * GAP_EXT) + MATCH + b + nb
+            s_con = -(1 << 30)
+            fbc = b
+            if k < npp and ppos[k] == j - 1:
+                fb = pfb[k]
+                s_con = psc[k] + MATCH + max(b, fb, BONUS_CONSEC) + nb
+                fbc = b if (b >= BONUS_DELIM and b > fb) else fb
+            if s_con >= s_gap and s_con > -(1 << 30):
+                cur_pos.append(j)
+                cur_sc.append(s_con)
+                cur_fb.append(fbc)
+                cur_bp.append(k)
+            elif best_k >= 0:
+                cur_pos.append(j)
+                cur_sc.append(s_gap)
+                cur_fb.append(b)
+                cur_bp.append(best_k)
+            j = text.find(c, j + 1)
+        if not cur_pos:
+            return None
+        rows_pos.append(cur_pos)
+        rows_sc.append(cur_sc)
+        rows_fb.append(cur_fb)
+        rows_bp.append(cur_bp)
+    last = rows_sc[-1]
+    bi = max(range(len(last)), key=last.__getitem__)
+    score = last[bi] + _extras(key, text, base)
+    if not want:
+        return score, None
+    out = [0] * m
+    for i in range(m - 1, -1, -1):
+        out[i] = rows_pos[i][bi]
+        bi = rows_bp[i][bi]
+    return score, out
+
+
+def _score_positions(key: str, pos: list[int], orig: str, base: int, text: str) -> int:
+    s = 0
+    fb = 0
+    prev = -2
+    for i, j in enumerate(pos):
+        b = bonus_at(orig, j)
+        nb = BONUS_NAME if j >= base else 0
+        if i == 0:
+            s += MATCH + 2 * b + nb
+            fb = b
+        elif j == prev + 1:
+            s += MATCH + max(b, fb, BONUS_CONSEC) + nb
+            if b >= BONUS_DELIM and b > fb:
+                fb = b
+        else:
+            s += MATCH + b + nb - GAP_START - GAP_EXT * (j - prev - 2)
+            fb = b
+        prev = j
+    return s + _extras(key, text, base)
+
+
+def substring(
+    key: str, text: str, orig: str, base: int, want: bool, at: int | None = None
+) -> tuple[int, list[int] | None] | None:
+    """Best contiguous placement of ``key`` (at ``at`` only, when given)."""
+    m = len(key)
+    if at is not None:
+        if not text.startswith(key, at):
+            return None
+        starts = [at]
+    else:
+        starts = []
+        p = text.find(key)
+        while p >= 0:
+            starts.append(p)
+            p = text.find(key, p + 1)
+        if not starts:
+            return None
+    best, bp = max((contiguous(key, text, orig, base, p), p) for p in starts)
+    best += _extras(key, text, base)
+    return best, (list(range(bp, bp + m)) if want else None)

@@ -1,0 +1,196 @@
+"""Query syntax (fzf's, per term) and the case / accent rules.
+
+A query is a list of space-separated *terms*; a path must satisfy all of them (AND, any order).
+
+=============  ==========================  ================================================
+term           matches paths that ...      example
+=============  ==========================  ================================================
+``foo``        contain f, o, o in order    ``foo`` matches ``src/fo/o.rs``
+``'foo``       contain ``foo``             ``'mod.rs``
+``^foo``       start with ``foo``          ``^src/``
+``foo$``       end with ``foo``            ``.py$``
+``^foo$``      are exactly ``foo``
+``!foo``       do not contain ``foo``      ``!test``  (also ``!^foo``, ``!foo$``, ``!'foo``)
+=============  ==========================  ================================================
+
+A backslash escapes a space (``foo\\ bar`` is one term) or a leading special character
+(``\\!x``, ``\\'x``, ``\\^x``), and a trailing ``\\$`` is a literal ``$``.
+
+Smart case, per term: a term with a capital letter is case-sensitive, otherwise not.  Smart
+normalisation, per term: a term with an accented letter matches accents exactly; otherwise
+``e`` also matches ``é`` (and every letter whose canonical decomposition starts with it).
+The never-empty fallback (a query with capitals that matches nothing case-sensitively is
+retried case-insensitively) lives in ``ffind.index``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+
+
+class Kind(Enum):
+    FUZZY = "fuzzy"
+    EXACT = "exact"
+    PREFIX = "prefix"
+    SUFFIX = "suffix"
+    EQUAL = "equal"
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of a query.  ``text`` is as typed (escapes removed); ``folded`` is lowercased
+    and accent-stripped (what the index's folded paths are searched with)."""
+
+    kind: Kind
+    text: str
+    negate: bool = False
+    case_sensitive: bool = False
+    accent_sensitive: bool = False
+
+    @property
+    def folded(self) -> str:
+        return fold(self.text)
+
+    @property
+    def key(self) -> str:
+        """The text compared against ``variant(path, self)``."""
+        return variant(self.text, not self.case_sensitive, not self.accent_sensitive)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    raw: str
+    terms: tuple[Term, ...]
+
+    @property
+    def positive(self) -> tuple[Term, ...]:
+        return tuple(t for t in self.terms if not t.negate)
+
+    @property
+    def negative(self) -> tuple[Term, ...]:
+        return tuple(t for t in self.terms if t.negate)
+
+    @property
+    def case_sensitive(self) -> bool:
+        return any(t.case_sensitive for t in self.terms)
+
+    @property
+    def targets_hidden(self) -> bool:
+        """Whether hidden paths are what the user is after (OpenCode's rule)."""
+        return any(t.text.startswith(".") or "/." in t.text for t in self.positive)
+
+    def insensitive(self) -> Query:
+        """The same query with every term case-insensitive (smart case's fallback)."""
+        return Query(self.raw, tuple(
+            Term(t.kind, t.text, t.negate, False, t.accent_sensitive) for t in self.terms))
+
+
+def _fold_char(c: str) -> str:
+    d = unicodedata.normalize("NFD", c)[0].lower()
+    return d if len(d) == 1 else c
+
+
+@lru_cache(maxsize=4096)
+def _fold_non_ascii(s: str) -> str:
+    return "".join(c.lower() if c.isascii() else _fold_char(c) for c in s)
+
+
+def fold(s: str) -> str:
+    """Lowercase and strip accents, one code point for one code point (positions survive)."""
+    if s.isascii():
+        return s.lower()
+    return _fold_non_ascii(s)
+
+
+def lower1(s: str) -> str:
+    """Lowercase, one code point for one code point."""
+    if s.isascii():
+        return s.lower()
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in s)
+
+
+def strip_accents(s: str) -> str:
+    """Strip accents, one code point for one code point."""
+    if s.isascii():
+        return s
+    return "".join(c if c.isascii() else unicodedata.normalize("NFD", c)[0] for c in s)
+
+
+def variant(s: str, lower: bool, strip: bool) -> str:
+    if lower and strip:
+        return fold(s)
+    if lower:
+        return lower1(s)
+    if strip:
+        return strip_accents(s)
+    return s
+
+
+def _has_accent(s: str) -> bool:
+    return not s.isascii() and strip_accents(s) != s
+
+
+def _term(word: str) -> Term | None:
+    negate = False
+    if word.startswith("!"):
+        negate, word = True, word[1:]
+    kind = Kind.FUZZY
+    if word.startswith("'"):
+        kind, word = Kind.EXACT, word[1:]
+    elif word.startswith("^"):
+        kind, word = Kind.PREFIX, word[1:]
+    if word.endswith("$") and not word.endswith("\\$") and len(word) > 1:
+        word = word[:-1]
+        kind = Kind.EQUAL if kind is Kind.PREFIX else Kind.SUFFIX
+    elif word.endswith("\\$"):
+        word = word[:-2] + "$"
+    if word.startswith("\\") and len(word) > 1 and word[1] in "!'^\\":
+        word = word[1:]
+    if not word:
+        return None
+    if negate and kind is Kind.FUZZY:
+        kind = Kind.EXACT  # fzf: !foo excludes paths *containing* foo
+    return Term(kind, word, negate, word != lower1(word), _has_accent(word))
+
+
+@lru_cache(maxsize=256)
+def parse(raw: str) -> Query:
+    """Split ``raw`` into terms (space = AND; ``\\ `` is a literal space)."""
+    words: list[str] = []
+    cur: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw) and raw[i + 1] == " ":
+            cur.append(" ")
+            i += 2
+            continue
+        if c == " ":
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(c)
+        i += 1
+    if cur:
+        words.append("".join(cur))
+    terms = tuple(t for t in map(_term, words) if t is not None)
+    return Query(raw, terms)
+
+
+def implies(narrow: Term, wide: Term) -> bool:
+    """True when every folded match of the positive term ``narrow`` also matches ``wide``."""
+    a, b = narrow.folded, wide.folded
+    if wide.kind is Kind.FUZZY:
+        it = iter(a)
+        return all(c in it for c in b)
+    if wide.kind is Kind.EXACT:
+        return b in a and narrow.kind is not Kind.FUZZY
+    if wide.kind is Kind.PREFIX:
+        return narrow.kind in (Kind.PREFIX, Kind.EQUAL) and a.startswith(b)
+    if wide.kind is Kind.SUFFIX:
+        return narrow.kind in (Kind.SUFFIX, Kind.EQUAL) and a.endswith(b)
+    return narrow.kind is Kind.EQUAL and a == b
