@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ffind
+from ffind import session
 from ffind.errors import FfindError
 from ffind.index import Index
 from ffind.index import match as fresh_match
@@ -57,10 +60,37 @@ KEYS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+class RangeIndex(Index):
+    """An Index whose ``run`` also takes ``end=``, so the session matches in chunks."""
+
+    def run(self, query: str, *, within: Any = None, start: int = 0,
+            end: int | None = None) -> Any:
+        if end is None:
+            return super().run(query, within=within, start=start)
+        # ``within`` only narrows what is searched (it holds every match of ``query``), so
+        # the answer is the plain run over ``[start, end)``.
+        return Index(self.paths[:end]).run(query, start=start)
+
+
+@contextlib.contextmanager
+def chunked(on: bool) -> Iterator[None]:
+    if not on:
+        yield
+        return
+    saved = session.Index, session.CHUNK
+    session.Index, session.CHUNK = RangeIndex, 3
+    try:
+        yield
+    finally:
+        session.Index, session.CHUNK = saved
+
+
+@pytest.mark.parametrize("in_chunks", [False, True], ids=["whole", "chunks"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(keys=KEYS)
-def test_incremental_typing_equals_a_fresh_match(keys: list[str]) -> None:
-    with FileSearcher(options=ALL, paths=PATHS) as fs:
+def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str]) -> None:
+    with chunked(in_chunks), FileSearcher(options=ALL, paths=PATHS) as fs:
+        assert fs._chunked == in_chunks
         query = ""
         for key in keys:
             if key == "wait":
