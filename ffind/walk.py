@@ -1,53 +1,566 @@
-"""The walk (PLACEHOLDER: naive single-process walk without ignore rules, replaced by issue 2).
+"""The walk: every path under a root that a search should see, in batches, fast.
 
 API contract:
 - ``walk(root, options=None, *, cancel=None, on_warning=None) -> Iterator[str]``
 - ``walk_batches(root, options=None, *, cancel=None, on_warning=None) -> Iterator[list[str]]``:
   the same paths in batches, the first within ~50 ms (what the session consumes).
 ``cancel`` has ``is_set()``; ``on_warning(message: str)`` receives one-line warnings.
+
+Paths are relative to ``root``, ``/``-separated, without ``./``; folders (``"d"`` in
+``options.types``) without a trailing ``/``.  Names that are not UTF-8 stay ``str`` with
+surrogate escapes (``os.fsencode`` gives the bytes back).  A root that is not a readable folder, or
+an invalid ``exclude`` glob, raises ``FfindError`` when ``walk``/``walk_batches`` is called.
+
+What is left out: VCS folders (``VCS_DIRS``) always; hidden entries unless ``options.hidden``;
+with ``options.respect_ignore`` (the default) folders named in ``DEFAULT_EXCLUDES`` and whatever
+the ignore files exclude (see ``ffind.ignore``); ``options.exclude`` globs always.  Symlinks to
+files are listed, to folders entered only with ``follow_links`` (each real folder at most once
+per chain, so loops end), broken ones skipped.  Unreadable folders go to ``on_warning``.
+
+Order: the same tree gives the same order with ``threads=1`` (depth first, in the order the
+file system lists each folder); with several workers the set is the same but batches interleave.
+
+How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each ignore file is
+compiled once into one regular expression per file (``ffind.ignore.Rules``), so an entry that no
+pattern matches costs one regex call per ignore file in scope; an excluded folder is never read.
+With ``threads >= 2`` the walk runs in that many forked worker processes (``spawn`` where ``fork``
+is unavailable).  Each worker walks depth first from its own stack; when another worker is idle
+(a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
+subtrees, through the parent, which hands them on.  So one huge subtree keeps both workers busy.
+Workers send paths back as NUL-joined UTF-8 batches; cancelling (or closing the iterator) kills
+and joins them within one poll interval (50 ms).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
+import stat
+import sys
+import time
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
+from ffind.errors import FfindError
+from ffind.ignore import (
+    GITIGNORE_FILE,
+    IGNORE_FILE,
+    Rules,
+    above_root_gitignores,
+    common_dir,
+    compile_globs,
+    excludes_file,
+    find_git_dir,
+    find_repo_top,
+    load_file,
+)
 from ffind.options import SearchOptions
 
 DEFAULT_EXCLUDES: tuple[str, ...] = ("node_modules", "target", "__pycache__")
+"""Folders skipped by name at any depth unless ``respect_ignore=False`` (package managers' and
+build tools' output, which nobody searches for by name)."""
 VCS_DIRS: frozenset[str] = frozenset({".git", ".hg", ".svn", ".jj"})
+"""Version-control folders, always skipped."""
+
+_SPECIAL = frozenset({GITIGNORE_FILE, IGNORE_FILE, ".git"})
+_POLL = 0.05  # seconds: how often the parent looks at ``cancel`` while waiting for workers
+_FIRST_BATCH = 64  # the first batches are small so the first paths arrive at once
+_MAX_BATCH = 4096
+_FLUSH_AFTER = 0.02  # seconds: send what a worker has after this long, however few
+
+Level = tuple[Rules, str, int]
+"""One ignore file in scope: its rules, and how to make an entry path relative to its folder:
+``lead + path[cut:]`` (``lead`` for files above the search root, ``cut`` for files below)."""
+Item = tuple[str, str, int, "_Scope", tuple[tuple[int, int], ...]]
+"""A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
+ignore context of its parent, (device, inode) chain when following links)."""
+
+
+class _Scope:
+    """The ignore files in force in one folder, and pre-checks merged across all of them.
+
+    ``ignores`` (``.ignore`` files) and ``gits`` (``.gitignore``, info/exclude, global) are
+    each deepest first; the first level with a matching pattern decides (``levels``).  Shared by
+    every folder below until one of them holds an ignore file of its own.
+    """
+
+    __slots__ = ("base_anys", "dir_names", "dir_suffixes", "git_on", "gits", "ignores",
+                 "levels", "names", "path_levels", "suffixes")
+
+    def __init__(self, ignores: tuple[Level, ...], gits: tuple[Level, ...],
+                 git_on: bool) -> None:
+        self.ignores = ignores
+        self.gits = gits
+        self.git_on = git_on
+        levels = ignores + gits if git_on else ignores
+        self.levels = levels
+        rules = [r for r, _, _ in levels]
+        self.names: frozenset[str] = frozenset().union(*(r.names for r in rules))
+        self.dir_names: frozenset[str] = frozenset().union(*(r.dir_names for r in rules))
+        self.suffixes = tuple({s for r in rules for s in r.suffixes})
+        self.dir_suffixes = tuple({s for r in rules for s in r.dir_suffixes})
+        self.base_anys = tuple(r.base_any for r in rules if r.base_any is not None)
+        self.path_levels = tuple((r.path_any, lead, cut) for r, lead, cut in levels
+                                 if r.path_any is not None)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Scope, (self.ignores, self.gits, self.git_on))
+
+    def ignored(self, rel: str, name: str, is_dir: bool) -> bool:
+        """Whether the entry ``rel`` (relative to the search root; ``name`` its last part) is
+        ignored.  Pre-checks first; the ordered decision only when some pattern may match."""
+        bname = name + "/" if is_dir else name
+        path = rel + "/" if is_dir else rel
+        hit = (
+            name in self.names
+            or (is_dir and name in self.dir_names)
+            or name.endswith(self.suffixes)
+            or (is_dir and name.endswith(self.dir_suffixes))
+        )
+        if not hit:
+            for any_ in self.base_anys:
+                if any_(bname) is not None:
+                    hit = True
+                    break
+            else:
+                for any_, lead, cut in self.path_levels:
+                    if any_(lead + path[cut:] if lead else path[cut:]) is not None:
+                        hit = True
+                        break
+        if not hit:
+            return False
+        for rules, lead, cut in self.levels:
+            decision = rules.match(lead + path[cut:] if lead else path[cut:], name, is_dir)
+            if decision is not None:
+                return decision
+        return False
 
 
 class Cancel(Protocol):
     def is_set(self) -> bool: ...
 
 
+Warn = Callable[[str], None]
+
+
+class _Walker:
+    """Reads one folder at a time; everything the workers need, picklable for ``spawn``."""
+
+    def __init__(self, options: SearchOptions, exclude: Rules | None,
+                 git_tail: tuple[Level, ...], global_rules: Rules | None) -> None:
+        self.options = options
+        self.hidden = options.hidden
+        self.respect = options.respect_ignore
+        self.follow = options.follow_links
+        self.max_depth = options.max_depth
+        self.list_files = "f" in options.types
+        self.list_dirs = "d" in options.types
+        self.exclude = exclude
+        self.skip_dirs = frozenset(DEFAULT_EXCLUDES) if self.respect else frozenset()
+        self.global_rules = global_rules
+        self.git_tail = git_tail
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Walker, (self.options, self.exclude, self.git_tail, self.global_rules))
+
+    def _nested_repo(self, path: str, cut: int) -> tuple[Level, ...] | None:
+        git_dir = find_git_dir(path)
+        if git_dir is None:
+            return None
+        levels: list[Level] = []
+        info = load_file(os.path.join(common_dir(git_dir), "info", "exclude"))
+        if info is not None:
+            levels.append((info, "", cut))
+        if self.global_rules is not None:
+            levels.append((self.global_rules, "", cut))
+        return tuple(levels)
+
+    def scan(self, item: Item, out: list[str], stack: list[Item], warn: Warn | None) -> None:
+        """Read one folder: append the paths to list to ``out`` and the folders to enter to
+        ``stack``."""
+        path, prefix, depth, ctx, chain = item
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except (FileNotFoundError, NotADirectoryError):
+            return  # vanished since its parent was read
+        except OSError as exc:
+            if warn is not None:
+                warn(f"cannot read folder {path}: {exc.strerror or exc}")
+            return
+
+        if self.respect:
+            ignores, gits, git_on = ctx.ignores, ctx.gits, ctx.git_on
+            new_ignore = new_git = None
+            nested = False
+            for e in entries:
+                name = e.name
+                if name[0] == "." and name in _SPECIAL:
+                    if name == IGNORE_FILE:
+                        new_ignore = load_file(e.path)
+                    elif name == GITIGNORE_FILE:
+                        new_git = e.path
+                    elif depth:  # '.git' below the root: a nested repository
+                        nested = True
+            cut = len(prefix)
+            if nested:
+                tail = self._nested_repo(path, cut)
+                if tail is not None:
+                    gits, git_on = tail, True
+            if new_git is not None and git_on:
+                rules = load_file(new_git)
+                if rules is not None:
+                    gits = ((rules, "", cut), *gits)
+            if new_ignore is not None:
+                ignores = ((new_ignore, "", cut), *ignores)
+            if ignores is not ctx.ignores or gits is not ctx.gits or git_on != ctx.git_on:
+                ctx = _Scope(ignores, gits, git_on)
+        exclude = self.exclude
+        checks = bool(ctx.levels) or exclude is not None
+        ignored = ctx.ignored
+
+        hidden = self.hidden
+        skip_dirs = self.skip_dirs
+        list_files = self.list_files
+        list_dirs = self.list_dirs
+        follow = self.follow
+        child_depth = depth + 1
+        descend = self.max_depth is None or child_depth < self.max_depth
+        append = out.append
+        for e in entries:
+            name = e.name
+            if name[0] == "." and (not hidden or name in VCS_DIRS):
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    is_dir = True
+                    key = (0, 0)
+                    if follow:
+                        st = e.stat(follow_symlinks=False)
+                        key = (st.st_dev, st.st_ino)
+                elif e.is_file(follow_symlinks=False):
+                    is_dir = False
+                elif e.is_symlink():
+                    st = os.stat(e.path)  # follows; broken -> OSError -> skipped
+                    if stat.S_ISDIR(st.st_mode):
+                        if not follow:
+                            continue
+                        is_dir = True
+                        key = (st.st_dev, st.st_ino)
+                    elif stat.S_ISREG(st.st_mode):
+                        is_dir = False
+                    else:
+                        continue
+                else:
+                    continue  # fifo, socket, device
+            except OSError:
+                continue  # vanished or broken
+            rel = prefix + name
+            if is_dir:
+                if name in skip_dirs:
+                    continue
+                if checks and (ignored(rel, name, True)
+                               or (exclude is not None and exclude.match(rel + "/", name, True))):
+                    continue
+                if list_dirs:
+                    append(rel)
+                if descend:
+                    if follow:
+                        if key in chain:
+                            continue  # a loop: this real folder is already on the path
+                        stack.append((e.path, rel + "/", child_depth, ctx, (*chain, key)))
+                    else:
+                        stack.append((e.path, rel + "/", child_depth, ctx, chain))
+            else:
+                if checks and (ignored(rel, name, False)
+                               or (exclude is not None and exclude.match(rel, name, False))):
+                    continue
+                if list_files:
+                    append(rel)
+
+
+def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
+    """Check the root, compile --exclude, and gather the ignore files above the root."""
+    try:
+        st = os.stat(root)
+    except OSError as exc:
+        raise FfindError(f"cannot read folder {root}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise FfindError(f"not a folder: {root}")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise FfindError(f"cannot read folder {root}: Permission denied")
+    exclude = compile_globs(options.exclude) if options.exclude else None
+
+    ignores: list[Level] = []
+    gits: list[Level] = []
+    git_tail: list[Level] = []
+    global_rules: Rules | None = None
+    git_on = not options.require_git
+    if options.respect_ignore:
+        absroot = os.path.abspath(root)
+        top = find_repo_top(absroot)
+        git_dir = find_git_dir(top) if top is not None else None
+        cdir = common_dir(git_dir) if git_dir is not None else None
+        path = excludes_file(top or absroot, cdir)
+        global_rules = load_file(path) if path else None
+        lead = ""
+        if top is not None and cdir is not None:
+            git_on = True
+            for gitignore, lead_i in reversed(above_root_gitignores(top, absroot)):
+                rules = load_file(gitignore)
+                if rules is not None:
+                    gits.append((rules, lead_i, 0))
+            rel = os.path.relpath(absroot, top)
+            lead = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+            info = load_file(os.path.join(cdir, "info", "exclude"))
+            if info is not None:
+                git_tail.append((info, lead, 0))
+        if global_rules is not None and git_on:
+            git_tail.append((global_rules, lead, 0))
+        # .ignore files above the root apply too (ripgrep and fd read parents' ignore files).
+        folder = absroot
+        while True:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            lead_p = os.path.relpath(absroot, parent).replace(os.sep, "/") + "/"
+            rules = load_file(os.path.join(parent, IGNORE_FILE))
+            if rules is not None:
+                ignores.append((rules, lead_p, 0))
+            folder = parent
+    walker = _Walker(options, exclude, tuple(git_tail), global_rules)
+    ctx = _Scope(tuple(ignores), (*gits, *git_tail), git_on)
+    chain: tuple[tuple[int, int], ...] = ((st.st_dev, st.st_ino),) if options.follow_links else ()
+    return walker, (root, "", 0, ctx, chain)
+
+
 def walk_batches(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
-    cancel: Cancel | None = None, on_warning: Callable[[str], None] | None = None,
+    cancel: Cancel | None = None, on_warning: Warn | None = None,
 ) -> Iterator[list[str]]:
+    """The paths under ``root`` in batches (lists of paths); see the module docstring."""
     options = options or SearchOptions()
-    root = os.fspath(root)
-    batch: list[str] = []
-    for d, dirs, files in os.walk(root):
-        if cancel is not None and cancel.is_set():
-            return
-        dirs[:] = sorted(x for x in dirs if x not in VCS_DIRS and x not in DEFAULT_EXCLUDES
-                         and (options.hidden or not x.startswith(".")))
-        rel = os.path.relpath(d, root).replace(os.sep, "/")
-        prefix = "" if rel == "." else rel + "/"
-        batch.extend(prefix + f for f in files if options.hidden or not f.startswith("."))
-        if len(batch) > 1000:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+    if options.threads < 1:
+        raise FfindError(f"threads must be at least 1, not {options.threads}")
+    root_s = os.fspath(root)
+    walker, item = _prepare(root_s, options)
+    if options.max_depth is not None and options.max_depth < 1:
+        return iter(())
+    if options.threads == 1:
+        return _walk_inline(walker, item, cancel, on_warning)
+    return _walk_parallel(walker, item, options.threads, cancel, on_warning)
 
 
 def walk(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
-    cancel: Cancel | None = None, on_warning: Callable[[str], None] | None = None,
+    cancel: Cancel | None = None, on_warning: Warn | None = None,
 ) -> Iterator[str]:
-    for batch in walk_batches(root, options, cancel=cancel, on_warning=on_warning):
-        yield from batch
+    """The paths under ``root`` one by one; see the module docstring."""
+    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning)
+
+    def paths() -> Iterator[str]:
+        try:
+            for batch in batches:
+                yield from batch
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    return paths()
+
+
+def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
+                 warn: Warn | None) -> Iterator[list[str]]:
+    stack = [item]
+    out: list[str] = []
+    limit = _FIRST_BATCH
+    last = time.monotonic()
+    scan = walker.scan
+    while stack:
+        if cancel is not None and cancel.is_set():
+            return
+        scan(stack.pop(), out, stack, warn)
+        if len(out) >= limit or (out and time.monotonic() - last > _FLUSH_AFTER):
+            yield out
+            out = []
+            limit = min(limit * 2, _MAX_BATCH)
+            last = time.monotonic()
+    if out:
+        yield out
+
+
+# ----------------------------------------------------------------------------------------------
+# Worker processes.  Messages from a worker start with one tag byte:
+# P paths (NUL-joined UTF-8), W folders given away (pickled Items), I idle, E a warning.
+_P, _W, _I, _E = 80, 87, 73, 69
+
+
+def _encode(paths: list[str]) -> bytes:
+    return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
+
+
+def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: list[Any]) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
+    for conn in close:  # the parent's ends of every pipe, inherited through fork
+        conn.close()
+    send = results.send_bytes
+
+    def warn(message: str) -> None:
+        send(b"E" + message.encode("utf-8", "surrogateescape"))
+
+    scan = walker.scan
+    try:
+        while True:
+            msg = tasks.recv_bytes()
+            if not msg:
+                return
+            stack: list[Item] = pickle.loads(msg)
+            out: list[str] = []
+            limit = _FIRST_BATCH
+            last = time.monotonic()
+            while stack:
+                scan(stack.pop(), out, stack, warn)
+                if want.value and len(stack) > 1:
+                    k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
+                    send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
+                    del stack[:k]
+                if len(out) >= limit or (out and time.monotonic() - last > _FLUSH_AFTER):
+                    send(_encode(out))
+                    out = []
+                    limit = min(limit * 2, _MAX_BATCH)
+                    last = time.monotonic()
+            if out:
+                send(_encode(out))
+            send(b"I")
+    except (EOFError, OSError):
+        return  # the parent went away
+
+
+def _set_pipe_size(conn: Any) -> None:
+    """A bigger pipe (Linux) lets a worker run ahead of a busy consumer for longer."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+    except (ImportError, OSError):
+        pass
+
+
+def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
+                   warn: Warn | None) -> Iterator[list[str]]:
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    mp: Any = multiprocessing.get_context(method)
+    want = mp.RawValue("b", 0)
+    procs: list[Any] = []
+    task_conns: list[Any] = []
+    result_conns: list[Any] = []
+    finished = False
+    try:
+        for _ in range(n):
+            task_r, task_w = mp.Pipe(duplex=False)
+            res_r, res_w = mp.Pipe(duplex=False)
+            _set_pipe_size(res_w)
+            task_conns.append(task_w)
+            result_conns.append(res_r)
+            inherited = [*task_conns, *result_conns] if method == "fork" else []
+            proc = mp.Process(target=_worker_main, name="ffind-walk",
+                              args=(walker, task_r, res_w, want, inherited), daemon=True)
+            proc.start()
+            procs.append(proc)
+            task_r.close()
+            res_w.close()
+        which = {conn: i for i, conn in enumerate(result_conns)}
+        queue: list[Item] = [item]
+        idle = set(range(n))
+        while True:
+            while idle and queue:  # hand out folders: an equal share to each idle worker
+                share = max(1, len(queue) // len(idle))
+                give = queue[-share:]
+                del queue[-share:]
+                task_conns[idle.pop()].send_bytes(pickle.dumps(give, pickle.HIGHEST_PROTOCOL))
+            want.value = 1 if idle else 0
+            if len(idle) == n:
+                finished = True
+                return
+            if cancel is not None and cancel.is_set():
+                return
+            for conn in wait(list(which), timeout=_POLL):
+                i = which[conn]
+                try:
+                    msg = conn.recv_bytes()  # type: ignore[union-attr]
+                except EOFError:
+                    code = procs[i].exitcode
+                    raise RuntimeError(f"ffind walk worker {i} died (exit code {code})") from None
+                tag = msg[0]
+                if tag == _P:
+                    yield msg[1:].decode("utf-8", "surrogateescape").split("\0")
+                elif tag == _W:
+                    queue.extend(pickle.loads(msg[1:]))
+                elif tag == _I:
+                    idle.add(i)
+                elif tag == _E and warn is not None:
+                    warn(msg[1:].decode("utf-8", "surrogateescape"))
+                if cancel is not None and cancel.is_set():
+                    return
+    finally:
+        _stop(procs, task_conns, result_conns, graceful=finished)
+
+
+def _stop(procs: list[Any], task_conns: list[Any], result_conns: list[Any],
+          *, graceful: bool) -> None:
+    if graceful:
+        for conn in task_conns:
+            with contextlib.suppress(OSError):
+                conn.send_bytes(b"")
+    for proc in procs:
+        if graceful:
+            proc.join(timeout=1.0)
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        proc.close()
+    for conn in (*task_conns, *result_conns):
+        conn.close()
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m ffind.walk [ROOT] [--threads N] [--hidden] [--no-ignore] [-0]``: print the
+    walk (for benchmarks and debugging; the ``ffind`` command is the user interface)."""
+    root = "."
+    threads = 2
+    flags: dict[str, bool] = {}
+    args = iter(argv)
+    for arg in args:
+        if arg == "--threads":
+            threads = int(next(args))
+        elif arg in ("--hidden", "--no-ignore", "-0", "--dirs"):
+            flags[arg] = True
+        else:
+            root = arg
+    options = SearchOptions(
+        threads=threads, hidden=flags.get("--hidden", False),
+        respect_ignore=not flags.get("--no-ignore", False),
+        types=("f", "d") if flags.get("--dirs") else ("f",),
+    )
+    end = "\0" if flags.get("-0") else "\n"
+    write = sys.stdout.buffer.write
+    try:
+        for batch in walk_batches(root, options,
+                                  on_warning=lambda m: print(f"ffind: {m}", file=sys.stderr)):
+            write((end.join(batch) + end).encode("utf-8", "surrogateescape"))
+    except FfindError as exc:
+        print(f"ffind: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

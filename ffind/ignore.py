@@ -1,0 +1,384 @@
+"""Ignore rules: which entries of a folder the walk leaves out, the way git (and fd) would.
+
+Sources, highest precedence first (the first source with a matching pattern decides):
+
+1. ``.ignore`` files (the ripgrep/fd convention), deepest folder first, anywhere;
+2. ``.gitignore`` files, deepest folder first, from the repository's top level down (including
+   the folders above the search root), only inside a git work tree unless ``require_git=False``;
+3. ``$GIT_DIR/info/exclude`` of the repository;
+4. ``core.excludesFile`` (default ``$XDG_CONFIG_HOME/git/ignore`` or ``~/.config/git/ignore``).
+
+Within one file the last matching pattern wins, and a ``!pattern`` re-includes.  The walk never
+descends into an excluded folder, so a file inside it can never be re-included (git's rule).
+
+pathspec does the pattern semantics (``GitIgnoreSpecPattern``: anchoring, ``**``, escapes,
+character classes, directory-only patterns).  pathspec matches a *file path* and lets a pattern
+that matches one of its folders match the file too; the walk instead asks about one entry at a
+time (its folders were already accepted), so each pattern's regular expression is turned into
+one that must match the whole entry path, folders written with a trailing ``/``
+(:func:`_entry_regex`).  Each file's patterns are also joined into one regular expression, so the
+common case, "no pattern matches", costs one regex call per file; the ordered last-match-wins
+scan only runs when something matched.
+
+Deviations from pathspec that work around differences with git (checked by
+``tests/conformance_test.py`` against ``git ls-files``):
+
+- trailing spaces are trimmed the way git does (an escaped space ``\\ `` ends the trim), before
+  pathspec sees the line: pathspec strips every trailing space, so ``a\\  `` became invalid;
+- ``dir/**/`` (folders strictly inside ``dir``) is passed to pathspec as ``dir/**/*/``: pathspec
+  collapses it to ``dir/`` and so ignored ``dir`` itself;
+- a pattern pathspec rejects (``a\\`` with a trailing backslash, a reversed range ``[z-a]``) is
+  dropped, as git never matches it; a UTF-8 byte order mark at the top of a file is skipped.
+
+Known difference left alone: pathspec strips trailing tabs; git keeps them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ffind.errors import FfindError
+
+IGNORE_FILE = ".ignore"
+GITIGNORE_FILE = ".gitignore"
+
+_TAIL_ANY = "(?:(?P<ps_d>/)|$)"
+_TAIL_DIR = "(?P<ps_d>/)"
+
+
+def _entry_regex(regex: str) -> str | None:
+    """pathspec's regex (``search`` semantics, matches descendants) -> a ``fullmatch`` regex
+    for one entry path, folders written with a trailing ``/``.  None for an unknown shape."""
+    if regex == ".":  # '*', '**', '/**': everything
+        return ".+"
+    if regex == _TAIL_DIR:  # '*/', '**/': every folder
+        return ".+/"
+    if regex == "/":  # '**/*/**': everything below the first level
+        return ".+/.+"
+    if regex.endswith(_TAIL_ANY):  # 'name', 'a/b': the entry itself, file or folder
+        return regex[: -len(_TAIL_ANY)] + "/?"
+    if regex.endswith(_TAIL_DIR):  # 'name/': folders only
+        return regex[: -len(_TAIL_DIR)] + "/"
+    if regex.endswith("/"):  # 'a/**': everything strictly inside
+        return regex + ".+"
+    return None
+
+
+def _git_trim(line: str) -> str:
+    """git's trim_trailing_spaces(): drop unescaped trailing spaces (only spaces)."""
+    last_space = -1
+    i = 0
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if c == " ":
+            if last_space < 0:
+                last_space = i
+        elif c == "\\":
+            i += 1
+            if i >= n:
+                return line
+            last_space = -1
+        else:
+            last_space = -1
+        i += 1
+    return line[:last_space] if last_space >= 0 else line
+
+
+_GLOB_CHARS = frozenset("*?[\\")
+_BASE_PREFIX = "^(?:.+/)?"
+
+
+def _is_literal(text: str) -> bool:
+    return bool(text) and not _GLOB_CHARS.intersection(text)
+
+
+class Pattern:
+    """One compiled line.  ``base`` patterns (no ``/`` inside, git matches them against the
+    name alone) match ``name`` or ``name/``; the others match the whole relative path."""
+
+    __slots__ = ("base", "dir_only", "ignores", "kind", "regex", "text")
+
+    def __init__(self, regex: re.Pattern[str], ignores: bool, base: bool,
+                 kind: str, text: str, dir_only: bool) -> None:
+        self.regex = regex
+        self.ignores = ignores
+        self.base = base
+        self.kind = kind  # "name" (literal name), "suffix" ('*' + literal), "other"
+        self.text = text  # the literal name or suffix
+        self.dir_only = dir_only
+
+
+def _compile_pattern(line: str) -> Pattern | None:
+    """One gitignore line -> Pattern; None for blanks, comments and lines git never matches.
+
+    Raises ValueError for a line pathspec rejects.
+    """
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    line = _git_trim(line)
+    if not line or line[0] == "#":
+        return None
+    body = line[1:] if line[0] == "!" else line
+    if body.endswith("/**/") and body != "/**/":
+        line = line + "*/"  # pathspec collapses 'dir/**/' to 'dir/'; git means folders inside
+    regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+    if regex is None or include is None:
+        return None
+    entry = _entry_regex(regex)
+    if entry is None:  # a pathspec version with another regex shape: keep its own semantics
+        return Pattern(re.compile(f"(?:{regex}).*"), include, False, "other", "", False)
+    # Is it a pattern git matches against the name alone?  (No '/' but a trailing one.)
+    dir_only = body.endswith("/")
+    core = body[:-1] if dir_only else body
+    if core.startswith("**/"):
+        core = core[3:]
+    if core and "/" not in core and entry.startswith(_BASE_PREFIX) and core != "**":
+        base_entry = entry[len(_BASE_PREFIX):]
+        if _is_literal(core):
+            kind, text = "name", core
+        elif core[0] == "*" and _is_literal(core[1:]):
+            kind, text = "suffix", core[1:]
+        else:
+            kind, text = "other", ""
+        return Pattern(re.compile(base_entry), include, True, kind, text, dir_only)
+    return Pattern(re.compile(entry), include, False, "other", "", dir_only)
+
+
+class Rules:
+    """The compiled patterns of one ignore file (or of ``--exclude`` globs).
+
+    ``match(path, name, is_dir)`` takes the entry path relative to the folder holding the file
+    (``/``-separated, folders with a trailing ``/``) and the entry's name; it returns True
+    (ignored), False (re-included by ``!``) or None (no pattern matches).  Literal names and
+    ``*.ext`` suffixes are kept apart (``names``, ``suffixes``...) so the walk can pre-check a
+    whole stack of ignore files with one set lookup; ``path_any`` pre-checks the patterns
+    matched against the whole path.
+    """
+
+    __slots__ = ("base_any", "dir_names", "dir_suffixes", "lines", "names", "path_any",
+                 "patterns", "plain", "source", "suffixes")
+
+    def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False) -> None:
+        self.source = source
+        self.lines = tuple(lines)
+        patterns: list[Pattern] = []
+        for line in self.lines:
+            try:
+                compiled = _compile_pattern(line)
+            except (ValueError, re.error) as exc:  # GitIgnorePatternError is a ValueError
+                if strict:
+                    raise FfindError(f"invalid exclude pattern {line!r}: {exc}") from None
+                continue  # git never matches such a line
+            if compiled is not None:
+                patterns.append(compiled)
+            elif strict and line.strip() and not line.startswith("#"):
+                raise FfindError(f"invalid exclude pattern {line!r}")
+        self.patterns = tuple(patterns)
+        # No negation: any match means ignored, no ordered scan needed.
+        self.plain = all(p.ignores for p in patterns)
+        base = [p for p in patterns if p.base]
+        self.names = frozenset(p.text for p in base if p.kind == "name" and not p.dir_only)
+        self.dir_names = frozenset(p.text for p in base if p.kind == "name" and p.dir_only)
+        self.suffixes = tuple({p.text for p in base if p.kind == "suffix" and not p.dir_only})
+        self.dir_suffixes = tuple({p.text for p in base if p.kind == "suffix" and p.dir_only})
+        self.base_any = _any(p for p in base if p.kind == "other")
+        self.path_any = _any(p for p in patterns if not p.base)
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_load_rules, (self.lines, self.source))
+
+    def match(self, path: str, name: str, is_dir: bool) -> bool | None:
+        bname = name + "/" if is_dir else name
+        for p in reversed(self.patterns):
+            if p.regex.fullmatch(bname if p.base else path) is not None:
+                return p.ignores
+        return None
+
+
+def _any(patterns: Iterable[Pattern]) -> Callable[[str], re.Match[str] | None] | None:
+    """One regex for "does any of these match" (``fullmatch``), or None for no patterns."""
+    regexes = [p.regex.pattern for p in patterns]
+    if not regexes:
+        return None
+    return re.compile("|".join(f"(?:{r})" for r in regexes)).fullmatch
+
+
+_CACHE: dict[tuple[str, ...], Rules] = {}
+
+
+def _load_rules(lines: tuple[str, ...], source: str) -> Rules:
+    """Compile, or reuse this process's copy of the same lines (identical ignore files are
+    common, and a worker receiving folders to walk gets the rules again by pickle)."""
+    cached = _CACHE.get(lines)
+    if cached is not None:
+        return cached
+    rules = Rules(lines, source)
+    _CACHE[lines] = rules
+    return rules
+
+
+def read_lines(path: str) -> list[str] | None:
+    """The lines of an ignore file, non-UTF-8 bytes kept as surrogates; None if unreadable."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", "surrogateescape").split("\n")
+
+
+def load_file(path: str) -> Rules | None:
+    """Compiled rules of an ignore file (cached per process); None if missing, unreadable or
+    without a single pattern."""
+    lines = read_lines(path)
+    if lines is None:
+        return None
+    rules = _load_rules(tuple(lines), path)
+    return rules if rules else None
+
+
+def compile_globs(globs: Iterable[str]) -> Rules | None:
+    """``--exclude`` globs (gitignore syntax, relative to the search root) -> Rules.
+
+    Raises FfindError for a glob pathspec rejects or cannot compile.
+    """
+    lines = []
+    for glob in globs:
+        if not glob.strip():
+            continue
+        # A leading '#' is a comment in a .gitignore; on the command line it is a name.
+        lines.append("\\" + glob if glob.startswith("#") else glob)
+    rules = Rules(lines, "", strict=True)
+    return rules if rules else None
+
+
+# ----------------------------------------------------------------------------------------------
+# Repositories and git configuration
+
+
+def find_git_dir(folder: str) -> str | None:
+    """The git directory of a work tree whose top level is ``folder`` (``folder/.git`` or the
+    directory a ``.git`` file points to), or None."""
+    dot_git = os.path.join(folder, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    if os.path.isfile(dot_git):  # worktree or submodule: "gitdir: <path>"
+        try:
+            with open(dot_git, encoding="utf-8", errors="surrogateescape") as f:
+                first = f.readline().strip()
+        except OSError:
+            return None
+        if first.startswith("gitdir:"):
+            return os.path.normpath(os.path.join(folder, first[len("gitdir:") :].strip()))
+    return None
+
+
+def common_dir(git_dir: str) -> str:
+    """Where info/exclude and config live (a linked worktree points to the main .git)."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as f:
+            return os.path.normpath(os.path.join(git_dir, f.read().strip()))
+    except OSError:
+        return git_dir
+
+
+def find_repo_top(folder: str) -> str | None:
+    """The top level of the git work tree containing ``folder`` (``folder`` itself or an
+    ancestor holding ``.git``), or None outside any repository."""
+    path = os.path.abspath(folder)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")) and find_git_dir(path) is not None:
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def default_excludes_file() -> str | None:
+    """git's default core.excludesFile: ``$XDG_CONFIG_HOME/git/ignore`` or
+    ``~/.config/git/ignore``."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        return os.path.join(xdg, "git", "ignore")
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    if not home or home == "~":
+        return None
+    return os.path.join(home, ".config", "git", "ignore")
+
+
+def _config_files(git_common_dir: str | None) -> list[str]:
+    files = ["/etc/gitconfig"]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    if xdg:
+        files.append(os.path.join(xdg, "git", "config"))
+    elif home and home != "~":
+        files.append(os.path.join(home, ".config", "git", "config"))
+    if home and home != "~":
+        files.append(os.path.join(home, ".gitconfig"))
+    if git_common_dir is not None:
+        files.append(os.path.join(git_common_dir, "config"))
+    return files
+
+
+def _config_may_set_excludes(git_common_dir: str | None) -> bool:
+    """Whether git's configuration might set core.excludesFile (then ask git itself).
+
+    Reading a few small files is much cheaper than starting ``git config`` (a few ms) on every
+    search, and exact: a file that neither names the key nor includes another file cannot set it.
+    """
+    if any(k.startswith("GIT_CONFIG") for k in os.environ):
+        return True
+    for path in _config_files(git_common_dir):
+        try:
+            with open(path, "rb") as f:
+                data = f.read().lower()
+        except OSError:
+            continue
+        if b"excludesfile" in data or b"include" in data:
+            return True
+    return False
+
+
+def excludes_file(cwd: str, git_common_dir: str | None) -> str | None:
+    """The path of core.excludesFile as git would read it for a work tree at ``cwd``."""
+    default = default_excludes_file()
+    if not _config_may_set_excludes(git_common_dir):
+        return default
+    try:
+        proc = subprocess.run(
+            ["git", "config", "--path", "--get", "core.excludesFile"],
+            cwd=cwd, capture_output=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return default
+    value = os.fsdecode(proc.stdout.rstrip(b"\n"))
+    if proc.returncode != 0 or not value:
+        return default
+    return os.path.join(cwd, value)
+
+
+def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
+    """The ``.gitignore`` files from the repository top level down to the search root's parent,
+    each with the path of the search root relative to the file's folder (ending in ``/``)."""
+    out: list[tuple[str, str]] = []
+    rel = os.path.relpath(root, top)
+    if rel == ".":
+        return out
+    parts = rel.split(os.sep)
+    for i in range(len(parts)):
+        folder = os.path.join(top, *parts[:i])
+        lead = "/".join(parts[i:]) + "/"
+        out.append((os.path.join(folder, GITIGNORE_FILE), lead))
+    return out
