@@ -51,10 +51,9 @@ CHUNK = 32_768
 """Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
-CACHE_QUERIES = 48
-"""MatchSets kept for reuse (backspacing, narrowing from an older prefix)..."""
-CACHE_IDS_PER_PATH = 4
-"""... holding together at most this many ids per indexed path (memory bound)."""
+CACHE_QUERIES = 24
+"""MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
+one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +88,8 @@ class _State:
     ms: MatchSet
     covered: int
     version: int
+    tops: dict[tuple[int | None, bool], list[FileMatch]]
+    """Rankings already computed for this (query, covered), by (limit, compute_indices)."""
 
 
 class _Cancelled(Exception):
@@ -145,12 +146,11 @@ class FileSearcher:
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
-        self._state = _State("", self._index.run(""), 0, 0)
+        self._state = _State("", self._index.run(""), 0, 0, {})
         self._state_gen = 0
-        self._top_cache: dict[tuple[int, int | None, bool], list[FileMatch]] = {}
         self._closed = False
         # Match thread only:
-        self._cache: OrderedDict[str, tuple[MatchSet, int]] = OrderedDict()
+        self._cache: OrderedDict[str, _State] = OrderedDict()
         self._last_report = 0.0
         self._report_due = False
         self._completed_version = -1
@@ -247,9 +247,9 @@ class FileSearcher:
         if limit is None:
             limit = self.options.limit
         ci = self.options.compute_indices if compute_indices is None else compute_indices
-        key = (state.version, limit, ci)
+        key = (limit, ci)
         with self._cond:
-            cached = self._top_cache.get(key)
+            cached = state.tops.get(key)
         if cached is not None:
             return list(cached)
         with self._ilock:
@@ -257,10 +257,9 @@ class FileSearcher:
         if self._multi:
             found = self._with_roots(found)
         with self._cond:
-            if self._state.version == state.version:
-                if len(self._top_cache) > 8:
-                    self._top_cache.clear()
-                self._top_cache[key] = found
+            if len(state.tops) >= 8:
+                state.tops.clear()
+            state.tops[key] = found
         return list(found)
 
     def _with_roots(self, found: list[FileMatch]) -> list[FileMatch]:
@@ -384,35 +383,34 @@ class FileSearcher:
                     self._state_gen = gen
                     self._cond.notify_all()
             return False
+        hit = self._cache.get(query)
+        tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
         if state.query == query:
             ms = state.ms.merge(self._run(query, None, state.covered, n, gen))
+        elif hit is not None and hit.covered == n:  # backspacing: matched and ranked before
+            ms, tops = hit.ms, hit.tops
+        elif hit is not None:
+            ms = hit.ms.merge(self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
-        self._remember(query, ms, n)
+        new = _State(query, ms, n, state.version + 1, tops)
+        self._remember(new)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
                 raise _Cancelled
-            self._state = _State(query, ms, n, state.version + 1)
+            self._state = new
             self._state_gen = gen
-            self._top_cache.clear()
             self._cond.notify_all()
         return True
 
     def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
-        hit = self._cache.get(query)
-        if hit is not None:
-            ms, covered = hit
-            self._cache.move_to_end(query)
-            if covered == n:
-                return ms
-            return ms.merge(self._run(query, None, covered, n, gen))
-        base: tuple[MatchSet, int] | None = None
-        for ms, covered in self._cache.values():
-            if ms.can_narrow(query) and (base is None or len(ms) < len(base[0])):
-                base = (ms, covered)
+        # The narrowest base: the longest cached query that ``query`` narrows (not the smallest
+        # ``len``, which may cost a typo pass).
+        base = max((q for q, c in self._cache.items() if c.ms.can_narrow(query)),
+                   key=len, default=None)
         if base is None:
             return self._run(query, None, 0, n, gen)
-        ms, covered = base
+        ms, covered = self._cache[base].ms, self._cache[base].covered
         narrowed = self._run(query, ms, 0, covered, gen)
         if covered == n:
             return narrowed
@@ -429,7 +427,7 @@ class FileSearcher:
         while True:
             self._check(gen)
             hi = min(lo + CHUNK, end)
-            run: Any = self._index.run  # ``end=`` is beyond the documented contract
+            run: Any = self._index.run  # ``end=``: checked by ``_accepts_end``
             with self._ilock:
                 part = run(query, within=within, start=lo, end=hi)
             acc = part if acc is None else acc.merge(part)
@@ -441,14 +439,11 @@ class FileSearcher:
         if self._gen != gen or self._cancel.is_set():
             raise _Cancelled
 
-    def _remember(self, query: str, ms: MatchSet, covered: int) -> None:
-        self._cache[query] = (ms, covered)
-        self._cache.move_to_end(query)
-        budget = CACHE_IDS_PER_PATH * max(covered, 50_000)
-        held = sum(len(m) for m, _ in self._cache.values())
-        while self._cache and (len(self._cache) > CACHE_QUERIES or held > budget):
-            _, (old, _) = self._cache.popitem(last=False)
-            held -= len(old)
+    def _remember(self, state: _State) -> None:
+        self._cache[state.query] = state
+        self._cache.move_to_end(state.query)
+        while len(self._cache) > CACHE_QUERIES:
+            self._cache.popitem(last=False)
 
     def _report(self, changed: bool) -> None:
         with self._cond:
