@@ -289,17 +289,16 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
             # Exact matches may rank below near-whole-name typo matches; look at all of them.
             typo_only = all(m.typo for m in snap.main.top(ms, None))
         exact = (total and not typo_only) or any(not m.typo for m in secrets)
-        loose: tuple[list[str], list[FileMatch]] = ([], [])
+        loose: tuple[str, int, list[FileMatch]] = ("", 0, [])
         if not exact:
-            loose = _loose_matches(snap.main, query)
+            loose = _loose_matches(snap.main, query, limit)
     if not exact:
-        used, matches = loose
+        used, n_loose, matches = loose
         if matches:
-            head = " or ".join(_quote(q) for q in used)
-            noun = "file matches" if len(matches) == 1 else "files match"
+            noun = "file matches" if n_loose == 1 else "files match"
             return format_found(
-                query, [m.path for m in matches[:limit]], len(matches),
-                header=f"No exact matches for {_quote(query)}; {len(matches)} {noun} {head}:",
+                query, [m.path for m in matches], n_loose,
+                header=f"No exact matches for {_quote(query)}; {n_loose} {noun} {_quote(used)}:",
             )
         return _no_match(query, [m.path for m in page[:MAX_SUGGESTIONS]] if typo_only else [])
     # Secrets the query asked for come last; when the limit would cut them, they keep up to
@@ -375,18 +374,15 @@ def loose_queries(query: str) -> list[str]:
     return combos[:_MAX_LOOSE]
 
 
-def _loose_matches(index: Index, query: str) -> tuple[list[str], list[FileMatch]]:
-    """Union of the exact matches of ``loose_queries``, best first; and the queries that hit."""
-    best: dict[str, FileMatch] = {}
-    used: list[str] = []
+def _loose_matches(index: Index, query: str, limit: int) -> tuple[str, int, list[FileMatch]]:
+    """The first of ``loose_queries`` with exact matches: it, its match count, its top page."""
     for q in loose_queries(query):
-        hits = [m for m in index.top(index.run(q), None) if not m.typo]
-        if hits:
-            used.append(q)
-        for m in hits:
-            if m.path not in best or m.score > best[m.path].score:
-                best[m.path] = m
-    return used, sorted(best.values(), key=lambda m: (-m.score, m.path))
+        ms = index.run(q)
+        if len(ms):
+            page = index.top(ms, limit)
+            if any(not m.typo for m in page):
+                return q, len(ms), page
+    return "", 0, []
 
 
 def format_found(
