@@ -76,12 +76,13 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_found_output_byte_for_byte(tree: Path) -> None:
+    # The matcher puts whole-name matches (prompt.ts) above prompt_test.ts.
     assert find_files("prompt", root=tree) == (
         'Found 3 files matching "prompt":\n'
         "\n"
         "src/session/prompt.ts\n"
-        "src/session/prompt_test.ts\n"
-        "packages/opencode/src/session/prompt.ts"
+        "packages/opencode/src/session/prompt.ts\n"
+        "src/session/prompt_test.ts"
     )
 
 
@@ -90,7 +91,7 @@ def test_truncation_line_counts_every_match(tree: Path) -> None:
         'Found 3 files matching "prompt":\n'
         "\n"
         "src/session/prompt.ts\n"
-        "src/session/prompt_test.ts\n"
+        "packages/opencode/src/session/prompt.ts\n"
         "\n"
         "(showing 2 of 3 matches; narrow the query or raise limit)"
     )
