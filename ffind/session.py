@@ -80,7 +80,7 @@ class Reporter(Protocol):
     def on_complete(self, snapshot: Snapshot) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _State:
     """A published result: every match of ``query`` among ids ``[0, covered)``."""
 
@@ -90,6 +90,8 @@ class _State:
     version: int
     tops: dict[tuple[int | None, bool], list[FileMatch]]
     """Rankings already computed for this (query, covered), by (limit, compute_indices)."""
+    count: int | None = None
+    """``len(ms)``, once asked (it may cost the index a typo pass)."""
 
 
 class _Cancelled(Exception):
@@ -197,7 +199,11 @@ class FileSearcher:
         """The current state: query, best matches, counts, whether the walk has finished."""
         with self._cond:
             state, scanned, complete = self._state, self._scanned, self._walk_complete
-        return Snapshot(state.query, self._top(state, None, None), len(state.ms), scanned, complete)
+        matches = self._top(state, None, None)
+        if state.count is None:
+            with self._ilock:
+                state.count = len(state.ms)
+        return Snapshot(state.query, matches, state.count, scanned, complete)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the walk has finished and the current query is fully matched.
@@ -385,15 +391,16 @@ class FileSearcher:
             return False
         hit = self._cache.get(query)
         tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
+        count = None
         if state.query == query:
             ms = state.ms.merge(self._run(query, None, state.covered, n, gen))
         elif hit is not None and hit.covered == n:  # backspacing: matched and ranked before
-            ms, tops = hit.ms, hit.tops
+            ms, tops, count = hit.ms, hit.tops, hit.count
         elif hit is not None:
             ms = hit.ms.merge(self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
-        new = _State(query, ms, n, state.version + 1, tops)
+        new = _State(query, ms, n, state.version + 1, tops, count)
         self._remember(new)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
