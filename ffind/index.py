@@ -43,6 +43,9 @@ from collections.abc import Iterable, Sequence
 from ffind.match import (
     BONUS_NAME,
     BONUS_SEP,
+    CONTIG_NAME,
+    CONTIG_PATH,
+    GAP_START,
     HIDDEN,
     LEN_NAME,
     LEN_NAME_CAP,
@@ -53,6 +56,7 @@ from ffind.match import (
     WHOLE_NAME,
     FileMatch,
     fuzzy,
+    initials,
     name_prefix_score,
     substring,
     term_max,
@@ -62,6 +66,12 @@ from ffind.rank import TopK, best, by_bound
 
 TYPO_MIN = 4
 """Shortest term (characters) that gets a typo pass."""
+EXACT_BUDGET = 1200
+"""Most exact (dynamic programme) scorings per ``top``.  Only very unselective queries
+(``s/`` over 100k paths) reach it; the candidates after it, in bound order, are ranked by their
+bound less ``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate
+set, so ``limit=k`` stays the prefix of ``limit=None``."""
+CHEAP_SLACK = 9
 
 Range = tuple[int, int]
 
@@ -92,6 +102,16 @@ def _typo_term(q: Query) -> Term | None:
         return None
     t = pos[0]
     if t.kind is not Kind.FUZZY or len(t.text) < TYPO_MIN or "/" in t.text:
+        return None
+    return t
+
+
+def _lone_term(q: Query) -> Term | None:
+    """The query's only term when it is a plain fuzzy one without ``/``."""
+    if len(q.terms) != 1:
+        return None
+    t = q.terms[0]
+    if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:
         return None
     return t
 
@@ -172,6 +192,7 @@ class Index:
         self._first: dict[str, list[int]] = {}
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         self._stems: list[str] = []
+        self._inits: list[str | None] = []
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -348,36 +369,100 @@ class Index:
                 out.extend(range(base + op.dest_start, base + op.dest_end))
         return out
 
-    def _bounds(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
-        """An upper bound of the exact score of each id (see the module docstring)."""
-        names = self._names
+    def _penalties(self, ids: Sequence[int], hidden_ok: bool) -> list[int]:
         base, paths, hidden = self._base, self.paths, self._hidden
-        total = [
-            -(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
-              + (HIDDEN if hidden[i] and not hidden_ok else 0))
+        return [
+            LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
+            + (HIDDEN if hidden[i] and not hidden_ok else 0)
             for i in ids
         ]
+
+    def _bounds(
+        self, q: Query, ids: list[int], hidden_ok: bool, precise: bool
+    ) -> tuple[list[int], list[bool]]:
+        """An upper bound of the exact score of each id, and whether it is *optimistic*
+        (assumes every character can be in the file name; ``precise`` computes that part with
+        rapidfuzz's LCSseq against the file name instead)."""
+        names, folded = self._names, self._folded
+        total = [-p for p in self._penalties(ids, hidden_ok)]
+        flagged = [False] * len(ids)
         for t in q.positive:
             fq = t.folded
             m = len(fq)
             top = term_max(m)
-            rest = top - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - BONUS_NAME * m
-            if m == 1:
-                tb = [top if names[i].startswith(fq) else rest + (BONUS_NAME if fq in names[i]
-                                                                  else 0) for i in ids]
-            else:
+            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + WHOLE_DIR - BONUS_NAME * m
+            in_name = rest + CONTIG_NAME + BONUS_NAME * m
+            tb = [top if names[i].startswith(fq) else in_name if fq in names[i]
+                  else rest + (CONTIG_PATH if fq in folded[i] else 0) for i in ids]
+            loose = [j for j, b in enumerate(tb) if b < in_name]
+            if loose and precise:
                 from rapidfuzz import process
                 from rapidfuzz.distance import LCSseq
 
-                lcs = [0] * len(ids)
-                for _, s, j in process.extract(fq, [names[i] for i in ids],
-                                               scorer=LCSseq.similarity, score_cutoff=1,
-                                               limit=None):
-                    lcs[j] = s
-                tb = [top if names[i].startswith(fq) else rest + BONUS_NAME * v
-                      for i, v in zip(ids, lcs, strict=True)]
+                res = process.extract(fq, [names[ids[j]] for j in loose],
+                                      scorer=LCSseq.similarity, score_cutoff=1, limit=None)
+                for _, v, j in res:
+                    tb[loose[j]] += BONUS_NAME * v
+                # Scattered placements: c >= m - bigrams chunks, of which at most w (the
+                # term's LCS with the characters at word starts) start on a boundary.
+                scat = [j for j in loose if fq not in folded[ids[j]]]
+                if scat and m > 1:
+                    grams = [fq[k:k + 2] for k in range(m - 1)]
+                    inits = self._initials([ids[j] for j in scat])
+                    wres = process.extract(fq, inits, scorer=LCSseq.similarity,
+                                           score_cutoff=1, limit=None)
+                    w = [0] * len(scat)
+                    for _, v, j in wres:
+                        w[j] = v
+                    for j, wj in zip(scat, w, strict=True):
+                        f = folded[ids[j]]
+                        chunks = m - sum(g in f for g in grams)
+                        tb[j] -= (BONUS_SEP * max(0, chunks - wj)
+                                  + GAP_START * max(0, chunks - 1))
+            else:
+                for j in loose:
+                    tb[j] += BONUS_NAME * m
+                    flagged[j] = True
             total = [a + b for a, b in zip(total, tb, strict=True)]
-        return total
+        return total, flagged
+
+    def _initials(self, ids: list[int]) -> list[str]:
+        """Per id, the folded characters that earn a word-start bonus (cached)."""
+        cache = self._inits
+        if len(cache) < len(self.paths):
+            cache.extend([None] * (len(self.paths) - len(cache)))
+        out = []
+        for i in ids:
+            v = cache[i]
+            if v is None:
+                v = cache[i] = initials(self.paths[i])
+            out.append(v)
+        return out
+
+    def _prefix_scored(self, t: Term, ids: list[int], hidden_ok: bool) -> list[tuple[int, int]]:
+        """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
+        form (the placement at the name's start is the best one there is)."""
+        key = t.key
+        m = len(key)
+        texts = self._term_texts(t)
+        base, paths, hidden = self._base, self.paths, self._hidden
+        const = ((MATCH + BONUS_NAME) * m + 2 * BONUS_SEP + BONUS_SEP * (m - 1) + NAME_PREFIX
+                 + CONTIG_NAME)
+        whole_ok = "." not in key
+        scored = []
+        for i in ids:
+            p = paths[i]
+            b = base[i]
+            if not p[b].isalnum():
+                s = name_prefix_score(key, texts[i], p, b) - self._penalty(i, hidden_ok)
+            else:
+                end = b + m
+                s = (const - min(len(p) - b, LEN_NAME_CAP) * LEN_NAME
+                     - (HIDDEN if hidden[i] and not hidden_ok else 0))
+                if end == len(p) or (whole_ok and p[end] == "."):
+                    s += WHOLE_NAME
+            scored.append((s, i))
+        return scored
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
@@ -393,14 +478,48 @@ class Index:
         hidden_ok = q.targets_hidden
         topk = TopK(limit)
         pool: list[tuple[int, int]] = []
-        for bound, group in by_bound(ids, self._bounds(q, ids, hidden_ok)):
-            if topk.beats(bound):
-                break
-            for i in group:
-                s = self._score(q, i, hidden_ok)
-                if s is not None:
+        lone = _lone_term(q)
+        if lone is not None:
+            key, texts, base = lone.key, self._term_texts(lone), self._base
+            is_p = [texts[i].startswith(key, base[i]) for i in ids]
+            pre = [i for i, f in zip(ids, is_p, strict=True) if f]
+            pool = self._prefix_scored(lone, pre, hidden_ok)
+            for s, _ in pool:
+                topk.add(s)
+            ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
+        budget = [EXACT_BUDGET]
+        slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
+
+        def visit(groups: list[tuple[int, list[int]]], stop_at: int | None) -> int:
+            """Score groups in order; returns how many groups were consumed."""
+            for n, (bound, group) in enumerate(groups):
+                if topk.beats(bound) or (stop_at is not None and bound < stop_at):
+                    return n
+                for i in group:
+                    if budget[0] > 0:
+                        budget[0] -= 1
+                        s = self._score(q, i, hidden_ok)
+                        if s is None:
+                            continue
+                    else:
+                        s = bound - slack
                     pool.append((s, i))
                     topk.add(s)
+            return len(groups)
+
+        bounds, flagged = self._bounds(q, ids, hidden_ok, precise=False)
+        opt = [j for j, f in enumerate(flagged) if f]
+        u2 = max((bounds[j] for j in opt), default=None)
+        sure = [(i, b) for i, b, f in zip(ids, bounds, flagged, strict=True) if not f]
+        groups = by_bound([i for i, _ in sure], [b for _, b in sure])
+        done = visit(groups, u2)
+        if opt and u2 is not None and not topk.beats(u2):
+            left = [i for _, g in groups[done:] for i in g]
+            lb = [b for b, g in groups[done:] for _ in g]
+            oids = [ids[j] for j in opt]
+            ob, _ = self._bounds(q, oids, hidden_ok, precise=True)
+            merged = sorted(zip(left + oids, lb + ob, strict=True))
+            visit(by_bound([i for i, _ in merged], [b for _, b in merged]), None)
         typo_ids: set[int] = set()
         tt = _typo_term(parse(ms.query))
         if tt is not None and not topk.beats(TYPO_BASE * len(tt.folded) - 1):
@@ -449,34 +568,40 @@ class Index:
         texts = self._term_texts(t)
         base, paths = self._base, self.paths
         ids = [i for i in bucket if texts[i].startswith(key, base[i])]
-        if len(ids) < limit:
-            return None
         m = len(key)
         hidden_ok = q.targets_hidden
-        const = (MATCH + BONUS_NAME) * m + 2 * BONUS_SEP + BONUS_SEP * (m - 1) + NAME_PREFIX
-        whole_ok = "." not in key
-        hidden = self._hidden
-        scored = []
-        for i in ids:
-            p = paths[i]
-            b = base[i]
-            if not p[b].isalnum():
-                s = name_prefix_score(key, texts[i], p, b) - self._penalty(i, hidden_ok)
-            else:
-                end = b + m
-                s = (const - min(len(p) - b, LEN_NAME_CAP) * LEN_NAME
-                     - (HIDDEN if hidden[i] and not hidden_ok else 0))
-                if end == len(p) or (whole_ok and p[end] == "."):
-                    s += WHOLE_NAME
-            scored.append((s, i))
-        chosen = best(scored, paths, limit)
-        rest = term_max(m) - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - LEN_NAME
+        scored = self._prefix_scored(t, ids, hidden_ok)
+        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - LEN_NAME
+        scattered = term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - LEN_NAME
         tt = _typo_term(q)
         if tt is not None:
-            rest = max(rest, TYPO_BASE * m - 1)
-        if chosen[-1][0] <= rest:
+            typo_max = TYPO_BASE * m - 1
+            not_prefix = max(not_prefix, typo_max)
+            scattered = max(scattered, typo_max)
+        if len(ids) >= limit:
+            chosen = best(scored, paths, limit)
+            if chosen[-1][0] > not_prefix:
+                return self._results(q, chosen, set(), ci)
+        # Second try: every path holding the term as it is (contiguous).
+        prefix = set(ids)
+        contig = [i for i, f in enumerate(texts) if key in f and i not in prefix]
+        if len(contig) > EXACT_BUDGET:
             return None
-        return self._results(q, chosen, set(), ci)
+        topk = TopK(limit)
+        for s, _ in scored:
+            topk.add(s)
+        bounds, _ = self._bounds(q, contig, hidden_ok, precise=False)
+        for bound, group in by_bound(contig, bounds):
+            if topk.beats(bound):
+                break
+            for i in group:
+                sc = self._score(q, i, hidden_ok)
+                if sc is not None:
+                    scored.append((sc, i))
+                    topk.add(sc)
+        if not topk.beats(scattered):
+            return None
+        return self._results(q, best(scored, paths, limit), set(), ci)
 
 
 def match(

@@ -18,7 +18,9 @@ positions where each query character occurs).  Per matched character:
 - a character inside the file name (after the last ``/``) earns ``BONUS_NAME`` (6) more: a
   match in the file name beats one spread over folders.
 
-Per term, on top of the best placement: ``NAME_PREFIX`` (24) when the term is a contiguous
+Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occurs as it is
+(contiguous) in the file name, else ``CONTIG_PATH`` (10) when it occurs as it is in the path
+(contiguous and substring matches beat scattered ones); ``NAME_PREFIX`` (24) when it is a
 prefix of the file name, ``WHOLE_NAME`` (16) more when it is the whole file name or its whole
 stem (``prompt`` for ``prompt.ts``), ``WHOLE_DIR`` (8) when it is a whole folder name.
 Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
@@ -39,6 +41,7 @@ across folders, below clean matches in the file name.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MATCH = 16
@@ -52,6 +55,8 @@ BONUS_NAME = 6
 NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
+CONTIG_NAME = 20
+CONTIG_PATH = 10
 LEN_NAME = 1
 LEN_NAME_CAP = 40
 HIDDEN = 32
@@ -90,9 +95,21 @@ def bonus_at(orig: str, j: int) -> int:
     return 0
 
 
+_INITIALS = re.compile(
+    r"[\W_]|^[^\W_]|(?<=[\W_])[^\W_]|(?<=[a-zA-Z])[0-9]|(?<=[a-z])[A-Z]", re.ASCII)
+
+
+def initials(path: str) -> str:
+    """The characters of ``path`` whose ``bonus_at`` is non-zero, lowercased (a term can only
+    start a chunk with a bonus on one of these)."""
+    if path.isascii():
+        return "".join(_INITIALS.findall(path)).lower()
+    return "".join(c for j, c in enumerate(path) if bonus_at(path, j)).lower()
+
+
 def term_max(m: int) -> int:
     """The highest score a term of ``m`` characters can get (before the per-path terms)."""
-    return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME
+    return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME + CONTIG_NAME
 
 
 def path_penalty(name_len: int, hidden: bool) -> int:
@@ -109,6 +126,10 @@ def _extras(key: str, text: str, base: int) -> int:
             extra += WHOLE_NAME
     elif base and ("/" + key + "/") in ("/" + text[:base]):
         extra += WHOLE_DIR
+    if text.find(key, base) >= 0:
+        extra += CONTIG_NAME
+    elif key in text:
+        extra += CONTIG_PATH
     return extra
 
 
