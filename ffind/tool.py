@@ -290,8 +290,12 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
             typo_only = all(m.typo for m in snap.main.top(ms, None))
         exact = (total and not typo_only) or any(not m.typo for m in secrets)
         loose: tuple[str, int, list[FileMatch]] = ("", 0, [])
+        suggestions: list[str] = []
         if not exact:
             loose = _loose_matches(snap.main, query, limit)
+            if not loose[2]:
+                suggestions = ([m.path for m in page[:MAX_SUGGESTIONS]] if typo_only
+                               else _typo_suggestions(snap.main, query))
     if not exact:
         used, n_loose, matches = loose
         if matches:
@@ -300,12 +304,29 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
                 query, [m.path for m in matches], n_loose,
                 header=f"No exact matches for {_quote(query)}; {n_loose} {noun} {_quote(used)}:",
             )
-        return _no_match(query, [m.path for m in page[:MAX_SUGGESTIONS]] if typo_only else [])
+        return _no_match(query, suggestions)
     # Secrets the query asked for come last; when the limit would cut them, they keep up to
     # half of the slots (rounded up), since the query named them.
     n_secret = min(len(secrets), max(limit - total, limit - limit // 2))
     shown = [m.path for m in page[: limit - n_secret]] + [m.path for m in secrets[:n_secret]]
     return format_found(query, shown, total + len(secrets))
+
+
+def _typo_suggestions(index: Index, query: str) -> list[str]:
+    """Typo tolerance per word of a several-word query: the matcher's typo matches of one word
+    that the other words match exactly (``session promtp`` -> ``src/session/prompt.ts``)."""
+    from ffind.index import Index
+
+    words = query.split()
+    out: dict[str, None] = {}
+    if len(words) < 2:
+        return []
+    for i, word in enumerate(words):
+        typos = [m.path for m in index.top(index.run(word), MAX_LIMIT) if m.typo]
+        if typos:
+            rest = " ".join(words[:i] + words[i + 1 :])
+            out.update((m.path, None) for m in Index(typos).match(rest) if not m.typo)
+    return list(out)[:MAX_SUGGESTIONS]
 
 
 # Words agents write in full that paths abbreviate.  Only for the loose tier, which runs when

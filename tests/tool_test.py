@@ -110,6 +110,17 @@ def test_typo_suggestions_from_the_matcher(tree: Path) -> None:
     assert out == 'No files found matching "schmea".\n\nDid you mean:\ndb/schema.rb'
 
 
+def test_typo_in_one_word_of_several(tree: Path) -> None:
+    # The matcher's typo pass covers one-word queries; find_files extends it to each word.
+    assert find_files("session promtp", root=tree) == (
+        'No files found matching "session promtp".\n\nDid you mean:\n'
+        "src/session/prompt.ts\n"
+        "packages/opencode/src/session/prompt.ts"
+    )
+    assert find_files("db schmea", root=tree).splitlines()[-1] == "db/schema.rb"
+    assert find_files("zzqxj promtp", root=tree) == 'No files found matching "zzqxj promtp".'
+
+
 def test_paths_are_relative_to_path(tree: Path) -> None:
     out = find_files("prompt", path="src", root=tree)
     assert out.splitlines()[2:] == ["session/prompt.ts", "session/prompt_test.ts"]
