@@ -98,19 +98,34 @@ def _is_literal(text: str) -> bool:
 
 
 class Pattern:
-    """One compiled line.  ``base`` patterns (no ``/`` inside, git matches them against the
-    name alone) match ``name`` or ``name/``; the others match the whole relative path."""
+    """One compiled line.
 
-    __slots__ = ("base", "dir_only", "ignores", "kind", "regex", "text")
+    ``base`` patterns (no ``/`` inside; git matches them against the name alone) match
+    ``name`` or ``name/``; the others match the whole relative path.  ``kind`` and ``text``
+    let the walk pre-check the trivial ones without a regex: ``"name"`` (a literal name),
+    ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"other"``.  ``depth`` is
+    the number of path segments an anchored pattern without ``**`` matches (None: any).
+    """
 
-    def __init__(self, regex: re.Pattern[str], ignores: bool, base: bool,
-                 kind: str, text: str, dir_only: bool) -> None:
-        self.regex = regex
+    __slots__ = ("_regex", "base", "depth", "dir_only", "ignores", "kind", "source", "text")
+
+    def __init__(self, source: str, ignores: bool, *, base: bool = False,
+                 kind: str = "other", text: str = "", dir_only: bool = False,
+                 depth: int | None = None) -> None:
+        self.source = source  # the fullmatch regex, compiled on first use (pre-checks are
+        self._regex: re.Pattern[str] | None = None  # joined regexes; this one is rarely needed)
         self.ignores = ignores
         self.base = base
-        self.kind = kind  # "name" (literal name), "suffix" ('*' + literal), "other"
-        self.text = text  # the literal name or suffix
+        self.kind = kind
+        self.text = text
         self.dir_only = dir_only
+        self.depth = depth
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if self._regex is None:
+            self._regex = re.compile(self.source)
+        return self._regex
 
 
 def _compile_pattern(line: str) -> Pattern | None:
@@ -131,22 +146,29 @@ def _compile_pattern(line: str) -> Pattern | None:
         return None
     entry = _entry_regex(regex)
     if entry is None:  # a pathspec version with another regex shape: keep its own semantics
-        return Pattern(re.compile(f"(?:{regex}).*"), include, False, "other", "", False)
-    # Is it a pattern git matches against the name alone?  (No '/' but a trailing one.)
+        return Pattern(f"(?:{regex}).*", include)
     dir_only = body.endswith("/")
     core = body[:-1] if dir_only else body
     if core.startswith("**/"):
         core = core[3:]
     if core and "/" not in core and entry.startswith(_BASE_PREFIX) and core != "**":
-        base_entry = entry[len(_BASE_PREFIX):]
+        # Matched against the name alone.
+        base_entry = entry[len(_BASE_PREFIX) :]
+        kind, text = "other", ""
         if _is_literal(core):
             kind, text = "name", core
         elif core[0] == "*" and _is_literal(core[1:]):
             kind, text = "suffix", core[1:]
-        else:
-            kind, text = "other", ""
-        return Pattern(re.compile(base_entry), include, True, kind, text, dir_only)
-    return Pattern(re.compile(entry), include, False, "other", "", dir_only)
+        elif core[-1] == "*" and _is_literal(core[:-1]):
+            kind, text = "prefix", core[:-1]
+        return Pattern(base_entry, include, base=True, kind=kind, text=text,
+                       dir_only=dir_only)
+    depth = None
+    if "/" in core and "\\" not in core:  # anchored: a fixed number of segments unless '**'
+        segments = core.removeprefix("/").split("/")
+        if "**" not in segments:
+            depth = len(segments)
+    return Pattern(entry, include, dir_only=dir_only, depth=depth)
 
 
 class Rules:
@@ -154,14 +176,16 @@ class Rules:
 
     ``match(path, name, is_dir)`` takes the entry path relative to the folder holding the file
     (``/``-separated, folders with a trailing ``/``) and the entry's name; it returns True
-    (ignored), False (re-included by ``!``) or None (no pattern matches).  Literal names and
-    ``*.ext`` suffixes are kept apart (``names``, ``suffixes``...) so the walk can pre-check a
-    whole stack of ignore files with one set lookup; ``path_any`` pre-checks the patterns
-    matched against the whole path.
+    (ignored), False (re-included by ``!``) or None (no pattern matches).
+
+    Pre-checks for the walk's fast "nothing matches" case: literal ``names``, ``suffixes`` and
+    ``prefixes`` (and their folder-only ``dir_*`` twins), one regex ``base_any`` for the other
+    name patterns, and ``path_any_at(depth)``: one regex for the path patterns that can match an
+    entry that many segments below the file's folder.
     """
 
-    __slots__ = ("base_any", "dir_names", "dir_suffixes", "lines", "names", "path_any",
-                 "patterns", "plain", "source", "suffixes")
+    __slots__ = ("_at", "base_any", "dir_names", "dir_prefixes", "dir_suffixes", "lines",
+                 "names", "patterns", "plain", "prefixes", "source", "suffixes")
 
     def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False) -> None:
         self.source = source
@@ -174,6 +198,13 @@ class Rules:
                 if strict:
                     raise FfindError(f"invalid exclude pattern {line!r}: {exc}") from None
                 continue  # git never matches such a line
+            if compiled is not None and "[" in compiled.source:
+                try:  # a reversed range ('[z-a]') is not a valid regex; git never matches it
+                    compiled.regex  # noqa: B018
+                except re.error as exc:
+                    if strict:
+                        raise FfindError(f"invalid exclude pattern {line!r}: {exc}") from None
+                    continue
             if compiled is not None:
                 patterns.append(compiled)
             elif strict and line.strip() and not line.startswith("#"):
@@ -182,18 +213,38 @@ class Rules:
         # No negation: any match means ignored, no ordered scan needed.
         self.plain = all(p.ignores for p in patterns)
         base = [p for p in patterns if p.base]
-        self.names = frozenset(p.text for p in base if p.kind == "name" and not p.dir_only)
-        self.dir_names = frozenset(p.text for p in base if p.kind == "name" and p.dir_only)
-        self.suffixes = tuple({p.text for p in base if p.kind == "suffix" and not p.dir_only})
-        self.dir_suffixes = tuple({p.text for p in base if p.kind == "suffix" and p.dir_only})
+
+        def texts(kind: str, dir_only: bool) -> frozenset[str]:
+            return frozenset(p.text for p in base if p.kind == kind and p.dir_only == dir_only)
+
+        self.names = texts("name", False)
+        self.dir_names = texts("name", True)
+        self.suffixes = tuple(texts("suffix", False))
+        self.dir_suffixes = tuple(texts("suffix", True))
+        self.prefixes = tuple(texts("prefix", False))
+        self.dir_prefixes = tuple(texts("prefix", True))
         self.base_any = _any(p for p in base if p.kind == "other")
-        self.path_any = _any(p for p in patterns if not p.base)
+        self._at: dict[int, Callable[[str], re.Match[str] | None] | None] = {}
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_load_rules, (self.lines, self.source))
+
+    @property
+    def has_path_patterns(self) -> bool:
+        return any(not p.base for p in self.patterns)
+
+    def path_any_at(self, depth: int) -> Callable[[str], re.Match[str] | None] | None:
+        try:
+            return self._at[depth]
+        except KeyError:
+            fm = self._at[depth] = _any(
+                p for p in self.patterns
+                if not p.base and (p.depth is None or p.depth == depth)
+            )
+            return fm
 
     def match(self, path: str, name: str, is_dir: bool) -> bool | None:
         bname = name + "/" if is_dir else name
@@ -203,12 +254,19 @@ class Rules:
         return None
 
 
+_ANY: dict[str, Callable[[str], re.Match[str] | None]] = {}
+
+
 def _any(patterns: Iterable[Pattern]) -> Callable[[str], re.Match[str] | None] | None:
     """One regex for "does any of these match" (``fullmatch``), or None for no patterns."""
-    regexes = [p.regex.pattern for p in patterns]
+    regexes = [p.source for p in patterns]
     if not regexes:
         return None
-    return re.compile("|".join(f"(?:{r})" for r in regexes)).fullmatch
+    joined = "|".join(f"(?:{r})" for r in regexes)
+    fm = _ANY.get(joined)
+    if fm is None:
+        fm = _ANY[joined] = re.compile(joined).fullmatch
+    return fm
 
 
 _CACHE: dict[tuple[str, ...], Rules] = {}

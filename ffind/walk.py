@@ -69,9 +69,11 @@ _FIRST_BATCH = 64  # the first batches are small so the first paths arrive at on
 _MAX_BATCH = 4096
 _FLUSH_AFTER = 0.02  # seconds: send what a worker has after this long, however few
 
-Level = tuple[Rules, str, int]
+Level = tuple[Rules, str, int, int]
 """One ignore file in scope: its rules, and how to make an entry path relative to its folder:
-``lead + path[cut:]`` (``lead`` for files above the search root, ``cut`` for files below)."""
+``lead + path[cut:]`` (``lead`` for files above the search root, ``cut`` for files below);
+an entry at depth ``d`` below the search root is ``d + offset`` segments below the file's
+folder."""
 Item = tuple[str, str, int, "_Scope", tuple[tuple[int, int], ...]]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
 ignore context of its parent, (device, inode) chain when following links)."""
@@ -85,8 +87,8 @@ class _Scope:
     every folder below until one of them holds an ignore file of its own.
     """
 
-    __slots__ = ("base_anys", "dir_names", "dir_suffixes", "git_on", "gits", "ignores",
-                 "levels", "names", "path_levels", "suffixes")
+    __slots__ = ("_at", "base_anys", "dir_names", "dir_prefixes", "dir_suffixes", "git_on",
+                 "gits", "ignores", "levels", "names", "prefixes", "suffixes")
 
     def __init__(self, ignores: tuple[Level, ...], gits: tuple[Level, ...],
                  git_on: bool) -> None:
@@ -95,42 +97,36 @@ class _Scope:
         self.git_on = git_on
         levels = ignores + gits if git_on else ignores
         self.levels = levels
-        rules = [r for r, _, _ in levels]
+        rules = [level[0] for level in levels]
         self.names: frozenset[str] = frozenset().union(*(r.names for r in rules))
         self.dir_names: frozenset[str] = frozenset().union(*(r.dir_names for r in rules))
-        self.suffixes = tuple({s for r in rules for s in r.suffixes})
-        self.dir_suffixes = tuple({s for r in rules for s in r.dir_suffixes})
+        self.suffixes = tuple({x for r in rules for x in r.suffixes})
+        self.dir_suffixes = tuple({x for r in rules for x in r.dir_suffixes})
+        self.prefixes = tuple({x for r in rules for x in r.prefixes})
+        self.dir_prefixes = tuple({x for r in rules for x in r.dir_prefixes})
         self.base_anys = tuple(r.base_any for r in rules if r.base_any is not None)
-        self.path_levels = tuple((r.path_any, lead, cut) for r, lead, cut in levels
-                                 if r.path_any is not None)
+        self._at: dict[int, tuple[tuple[Any, str, int], ...]] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_Scope, (self.ignores, self.gits, self.git_on))
 
-    def ignored(self, rel: str, name: str, is_dir: bool) -> bool:
-        """Whether the entry ``rel`` (relative to the search root; ``name`` its last part) is
-        ignored.  Pre-checks first; the ordered decision only when some pattern may match."""
-        bname = name + "/" if is_dir else name
+    def path_checks(self, depth: int) -> tuple[tuple[Any, str, int], ...]:
+        """(regex fullmatch, lead, cut) of the path patterns that can match at ``depth``."""
+        try:
+            return self._at[depth]
+        except KeyError:
+            checks = []
+            for rules, lead, cut, offset in self.levels:
+                fm = rules.path_any_at(depth + offset)
+                if fm is not None:
+                    checks.append((fm, lead, cut))
+            found = self._at[depth] = tuple(checks)
+            return found
+
+    def decide(self, rel: str, name: str, is_dir: bool) -> bool:
+        """The ordered decision (a pre-check matched): is the entry ignored?"""
         path = rel + "/" if is_dir else rel
-        hit = (
-            name in self.names
-            or (is_dir and name in self.dir_names)
-            or name.endswith(self.suffixes)
-            or (is_dir and name.endswith(self.dir_suffixes))
-        )
-        if not hit:
-            for any_ in self.base_anys:
-                if any_(bname) is not None:
-                    hit = True
-                    break
-            else:
-                for any_, lead, cut in self.path_levels:
-                    if any_(lead + path[cut:] if lead else path[cut:]) is not None:
-                        hit = True
-                        break
-        if not hit:
-            return False
-        for rules, lead, cut in self.levels:
+        for rules, lead, cut, _ in self.levels:
             decision = rules.match(lead + path[cut:] if lead else path[cut:], name, is_dir)
             if decision is not None:
                 return decision
@@ -164,16 +160,16 @@ class _Walker:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_Walker, (self.options, self.exclude, self.git_tail, self.global_rules))
 
-    def _nested_repo(self, path: str, cut: int) -> tuple[Level, ...] | None:
+    def _nested_repo(self, path: str, cut: int, offset: int) -> tuple[Level, ...] | None:
         git_dir = find_git_dir(path)
         if git_dir is None:
             return None
         levels: list[Level] = []
         info = load_file(os.path.join(common_dir(git_dir), "info", "exclude"))
         if info is not None:
-            levels.append((info, "", cut))
+            levels.append((info, "", cut, offset))
         if self.global_rules is not None:
-            levels.append((self.global_rules, "", cut))
+            levels.append((self.global_rules, "", cut, offset))
         return tuple(levels)
 
     def scan(self, item: Item, out: list[str], stack: list[Item], warn: Warn | None) -> None:
@@ -205,27 +201,33 @@ class _Walker:
                         nested = True
             cut = len(prefix)
             if nested:
-                tail = self._nested_repo(path, cut)
+                tail = self._nested_repo(path, cut, -depth)
                 if tail is not None:
                     gits, git_on = tail, True
             if new_git is not None and git_on:
                 rules = load_file(new_git)
                 if rules is not None:
-                    gits = ((rules, "", cut), *gits)
+                    gits = ((rules, "", cut, -depth), *gits)
             if new_ignore is not None:
-                ignores = ((new_ignore, "", cut), *ignores)
+                ignores = ((new_ignore, "", cut, -depth), *ignores)
             if ignores is not ctx.ignores or gits is not ctx.gits or git_on != ctx.git_on:
                 ctx = _Scope(ignores, gits, git_on)
         exclude = self.exclude
-        checks = bool(ctx.levels) or exclude is not None
-        ignored = ctx.ignored
+        child_depth = depth + 1
+        checks = bool(ctx.levels)
+        if checks:
+            names, dir_names = ctx.names, ctx.dir_names
+            suffixes, dir_suffixes = ctx.suffixes, ctx.dir_suffixes
+            prefixes, dir_prefixes = ctx.prefixes, ctx.dir_prefixes
+            base_anys = ctx.base_anys
+            path_checks = ctx.path_checks(child_depth)
+            decide = ctx.decide
 
         hidden = self.hidden
         skip_dirs = self.skip_dirs
         list_files = self.list_files
         list_dirs = self.list_dirs
         follow = self.follow
-        child_depth = depth + 1
         descend = self.max_depth is None or child_depth < self.max_depth
         append = out.append
         for e in entries:
@@ -260,8 +262,25 @@ class _Walker:
             if is_dir:
                 if name in skip_dirs:
                     continue
-                if checks and (ignored(rel, name, True)
-                               or (exclude is not None and exclude.match(rel + "/", name, True))):
+                if checks:
+                    hit = (name in names or name in dir_names or name.endswith(suffixes)
+                           or name.endswith(dir_suffixes) or name.startswith(prefixes)
+                           or name.startswith(dir_prefixes))
+                    if not hit and base_anys:
+                        bname = name + "/"
+                        for fm in base_anys:
+                            if fm(bname) is not None:
+                                hit = True
+                                break
+                    if not hit and path_checks:
+                        p = rel + "/"
+                        for fm, lead, cut in path_checks:
+                            if fm(lead + p[cut:] if lead else p[cut:]) is not None:
+                                hit = True
+                                break
+                    if hit and decide(rel, name, True):
+                        continue
+                if exclude is not None and exclude.match(rel + "/", name, True):
                     continue
                 if list_dirs:
                     append(rel)
@@ -273,8 +292,22 @@ class _Walker:
                     else:
                         stack.append((e.path, rel + "/", child_depth, ctx, chain))
             else:
-                if checks and (ignored(rel, name, False)
-                               or (exclude is not None and exclude.match(rel, name, False))):
+                if checks:
+                    hit = (name in names or name.endswith(suffixes)
+                           or name.startswith(prefixes))
+                    if not hit and base_anys:
+                        for fm in base_anys:
+                            if fm(name) is not None:
+                                hit = True
+                                break
+                    if not hit and path_checks:
+                        for fm, lead, cut in path_checks:
+                            if fm(lead + rel[cut:] if lead else rel[cut:]) is not None:
+                                hit = True
+                                break
+                    if hit and decide(rel, name, False):
+                        continue
+                if exclude is not None and exclude.match(rel, name, False):
                     continue
                 if list_files:
                     append(rel)
@@ -310,14 +343,14 @@ def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
             for gitignore, lead_i in reversed(above_root_gitignores(top, absroot)):
                 rules = load_file(gitignore)
                 if rules is not None:
-                    gits.append((rules, lead_i, 0))
+                    gits.append((rules, lead_i, 0, lead_i.count("/")))
             rel = os.path.relpath(absroot, top)
             lead = "" if rel == "." else rel.replace(os.sep, "/") + "/"
             info = load_file(os.path.join(cdir, "info", "exclude"))
             if info is not None:
-                git_tail.append((info, lead, 0))
+                git_tail.append((info, lead, 0, lead.count("/")))
         if global_rules is not None and git_on:
-            git_tail.append((global_rules, lead, 0))
+            git_tail.append((global_rules, lead, 0, lead.count("/")))
         # .ignore files above the root apply too (ripgrep and fd read parents' ignore files).
         folder = absroot
         while True:
@@ -327,7 +360,7 @@ def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
             lead_p = os.path.relpath(absroot, parent).replace(os.sep, "/") + "/"
             rules = load_file(os.path.join(parent, IGNORE_FILE))
             if rules is not None:
-                ignores.append((rules, lead_p, 0))
+                ignores.append((rules, lead_p, 0, lead_p.count("/")))
             folder = parent
     walker = _Walker(options, exclude, tuple(git_tail), global_rules)
     ctx = _Scope(tuple(ignores), (*gits, *git_tail), git_on)
