@@ -1,0 +1,81 @@
+"""One-shot search, side by side: ``ffind -l 20 QUERY`` against
+``fdfind -t f | fzf --filter QUERY --scheme=path | head -20``, and ``ffind --version``.
+
+Usage: ``python benchmarks/cli_bench.py [--tree /tmp/tree100k] [--runs 5] [QUERY ...]``
+
+Everything runs in one hyperfine invocation (so machine load hits both sides alike); the
+ratio is ffind's median over the pipeline's median, per query.  The ``ffind`` measured is the
+console script next to this interpreter, not a pyenv shim (a shim adds ~60 ms per call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+QUERIES = ["prom", "base_cod", "main", "srcui"]
+
+
+def ffind_command() -> str:
+    here = Path(sys.executable).parent / "ffind"
+    found = str(here) if here.exists() else shutil.which("ffind")
+    if found is None:
+        sys.exit("ffind is not installed")
+    return found
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tree", default="/tmp/tree100k")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("queries", nargs="*", default=QUERIES)
+    args = ap.parse_args()
+    for tool in ("hyperfine", "fdfind", "fzf"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} is not installed")
+    ffind = shlex.quote(ffind_command())
+    commands: list[tuple[str, str]] = [("version", f"{ffind} --version")]
+    for q in args.queries:
+        qq = shlex.quote(q)
+        commands.append((f"ffind {q}", f"{ffind} -l 20 {qq}"))
+        commands.append((f"fd|fzf {q}",
+                         f"fdfind -t f | fzf --filter {qq} --scheme=path | head -20"))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "bench.json")
+        cmd = ["hyperfine", "--style", "none", "--shell=bash",
+               "--warmup", str(args.warmup), "--runs", str(args.runs), "--export-json", out,
+               "--ignore-failure"]
+        for name, command in commands:
+            cmd += ["-n", name, command]
+        subprocess.run(cmd, cwd=args.tree, check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            results = {r["command"]: r for r in json.load(f)["results"]}
+
+    def median_ms(name: str) -> float:
+        return float(results[name]["median"]) * 1000
+
+    print(f"tree: {args.tree}, {args.runs} runs each, medians")
+    print(f"{'query':<12} {'ffind ms':>9} {'fd|fzf ms':>10} {'ratio':>6}")
+    ratios = []
+    for q in args.queries:
+        a, b = median_ms(f"ffind {q}"), median_ms(f"fd|fzf {q}")
+        ratios.append(a / b)
+        print(f"{q:<12} {a:>9.0f} {b:>10.0f} {a / b:>6.2f}")
+    ratios.sort()
+    mid = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:
+                                                                        len(ratios) // 2 + 1]) / 2
+    print(f"median ratio {mid:.2f} (target <= 1.0), worst {max(ratios):.2f}")
+    print(f"ffind --version: {median_ms('version'):.0f} ms (target <= 60 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,465 @@
+"""The installed ``ffind`` command, run as a subprocess in an fd-style temporary tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ffind import __version__
+
+
+def _ffind_executable() -> str:
+    # The console script next to this interpreter (not a pyenv shim, which costs 60 ms a call).
+    here = Path(sys.executable).parent / "ffind"
+    if here.exists():
+        return str(here)
+    found = shutil.which("ffind")
+    assert found is not None, "the ffind command is not installed"
+    return found
+
+
+FFIND = _ffind_executable()
+
+VISIBLE = [
+    "docs/readme.md",
+    "one/two/three/deep.txt",
+    "src/main.py",
+    "src/prompt.ts",
+    "src/session/prompt.ts",
+    "top.txt",
+]
+HIDDEN = [".dotfile", ".gitignore", ".hidden/secret.py"]
+IGNORED = ["build/out.o", "ignored.txt", "node_modules/pkg/index.js"]
+
+
+def _make_tree(root: Path, files: list[str]) -> None:
+    for rel in files:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x\n")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """fd's TestEnv: a git work tree with .gitignore, hidden files, a symlink to a folder."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    _make_tree(root, VISIBLE + HIDDEN + IGNORED)
+    (root / ".gitignore").write_text("ignored.txt\nbuild/\n")
+    (root / "link").symlink_to("src", target_is_directory=True)
+    return root
+
+
+def run(
+    *args: str, cwd: Path | None = None, input: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full_env.update(env or {})
+    return subprocess.run(
+        [FFIND, *args], cwd=cwd, input=input, capture_output=True, env=full_env, timeout=60,
+    )
+
+
+def lines(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
+    return proc.stdout.decode().splitlines()
+
+
+def json_lines(proc: subprocess.CompletedProcess[bytes]) -> list[dict[str, object]]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def assert_error(proc: subprocess.CompletedProcess[bytes], *fragments: str) -> None:
+    """Exit 2, nothing on stdout, one line ``ffind: ...`` on stderr, no traceback."""
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert proc.stdout == b""
+    assert err.startswith("ffind: ") and err.endswith("\n") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in err, err
+
+
+# --- basics -----------------------------------------------------------------------------------
+
+def test_version_fast_path_and_through_click() -> None:
+    assert run("--version").stdout == f"ffind {__version__}\n".encode()
+    assert run("-H", "--version").stdout == f"ffind {__version__}\n".encode()
+
+
+def test_python_dash_m(tree: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "ffind", "--version"], capture_output=True)
+    assert proc.stdout == f"ffind {__version__}\n".encode()
+
+
+def test_help_lists_every_flag_with_description_and_defaults() -> None:
+    proc = run("-h")
+    assert proc.returncode == 0
+    out = proc.stdout.decode()
+    assert out == run("--help").stdout.decode()
+    for flag in ["--json", "-l, --limit", "-C, --cwd", "--compute-indices", "-e, --exclude",
+                 "--threads", "-H, --hidden", "-I, --no-ignore", "-L, --follow", "-t, --type",
+                 "-d, --max-depth", "-0, --print0", "--color", "--no-require-git", "--stdin",
+                 "-i, --interactive", "--version", "-h, --help"]:
+        assert f"  {flag}" in out, flag
+    for default in ["[default: 64", "[default: 2", "[default: auto]", "[default: f]"]:
+        assert default in out
+    assert "ffind mcp" in out
+
+
+def test_no_pattern_lists_every_file_in_path_order(tree: Path) -> None:
+    proc = run(cwd=tree)
+    assert proc.returncode == 0
+    assert lines(proc) == sorted(VISIBLE)
+
+
+def test_pattern_finds_best_match_first(tree: Path) -> None:
+    proc = run("deep", cwd=tree)
+    assert proc.returncode == 0
+    assert lines(proc)[0] == "one/two/three/deep.txt"
+    prompt = lines(run("prompt", cwd=tree))
+    assert set(prompt) >= {"src/prompt.ts", "src/session/prompt.ts"}
+    assert set(prompt) <= set(VISIBLE)
+
+
+def test_nothing_found_exits_1(tree: Path) -> None:
+    proc = run("qqqqzzzz", cwd=tree)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, b"", b"")
+
+
+# --- flags ------------------------------------------------------------------------------------
+
+def test_limit(tree: Path) -> None:
+    assert lines(run("-l", "2", cwd=tree)) == sorted(VISIBLE)[:2]
+    assert lines(run("--limit=1", "prompt", cwd=tree))[0] in {"src/prompt.ts",
+                                                               "src/session/prompt.ts"}
+    assert len(lines(run("-l", "1", "prompt", cwd=tree))) == 1
+    assert lines(run("-l", "0", cwd=tree)) == sorted(VISIBLE)
+
+
+def test_cwd(tree: Path, tmp_path: Path) -> None:
+    proc = run("-C", str(tree / "src"), cwd=tmp_path)
+    assert lines(proc) == ["main.py", "prompt.ts", "session/prompt.ts"]
+    assert lines(run("--cwd", "src", cwd=tree)) == lines(proc)
+
+
+def test_hidden(tree: Path) -> None:
+    assert lines(run("-H", cwd=tree)) == sorted(VISIBLE + HIDDEN)
+    assert lines(run("--hidden", "secret", cwd=tree)) == [".hidden/secret.py"]
+    assert lines(run("secret", cwd=tree)) == []
+
+
+def test_no_ignore(tree: Path) -> None:
+    assert lines(run("-I", cwd=tree)) == sorted(VISIBLE + IGNORED)
+    assert lines(run("--no-ignore", "-H", cwd=tree)) == sorted(VISIBLE + IGNORED + HIDDEN)
+
+
+def test_exclude(tree: Path) -> None:
+    assert lines(run("-e", "*.ts", cwd=tree)) == sorted(
+        p for p in VISIBLE if not p.endswith(".ts"))
+    assert lines(run("-e", "*.ts", "--exclude", "src", cwd=tree)) == sorted(
+        p for p in VISIBLE if not p.startswith("src/"))
+
+
+def test_follow(tree: Path) -> None:
+    linked = ["link/main.py", "link/prompt.ts", "link/session/prompt.ts"]
+    assert lines(run("-L", cwd=tree)) == sorted(VISIBLE + linked)
+    assert lines(run("--follow", "link", cwd=tree))[:1] != []
+
+
+def test_type(tree: Path) -> None:
+    dirs = ["docs", "one", "one/two", "one/two/three", "src", "src/session"]
+    assert [p.rstrip("/") for p in lines(run("-t", "d", cwd=tree))] == dirs
+    assert lines(run("--type", "f", cwd=tree)) == sorted(VISIBLE)
+    both = [p.rstrip("/") for p in lines(run("-t", "f", "-t", "d", cwd=tree))]
+    assert both == sorted(VISIBLE + dirs)
+    assert [p.rstrip("/") for p in lines(run("-t", "directory", cwd=tree))] == dirs
+
+
+def test_max_depth(tree: Path) -> None:
+    assert lines(run("-d", "1", cwd=tree)) == ["top.txt"]
+    assert lines(run("--max-depth", "2", cwd=tree)) == sorted(
+        p for p in VISIBLE if p.count("/") <= 1)
+
+
+def test_threads(tree: Path) -> None:
+    assert lines(run("--threads", "1", cwd=tree)) == sorted(VISIBLE)
+    assert lines(run("--threads", "3", cwd=tree)) == sorted(VISIBLE)
+
+
+def test_no_require_git(tmp_path: Path) -> None:
+    root = tmp_path / "plain"  # no .git: .gitignore is not applied unless --no-require-git
+    _make_tree(root, ["keep.txt", "skip.txt"])
+    (root / ".gitignore").write_text("skip.txt\n")
+    assert lines(run(cwd=root)) == ["keep.txt", "skip.txt"]
+    assert lines(run("--no-require-git", cwd=root)) == ["keep.txt"]
+
+
+def test_print0_with_newline_in_name(tree: Path) -> None:
+    (tree / "two\nlines.txt").write_text("x")
+    proc = run("-0", "lines", cwd=tree)
+    assert proc.returncode == 0
+    assert proc.stdout == b"two\nlines.txt\0"
+    everything = run("--print0", cwd=tree).stdout
+    assert everything.endswith(b"\0") and b"\n" not in everything.replace(b"two\nlines", b"")
+    assert everything.split(b"\0")[:-1] == sorted(p.encode() for p in
+                                                  [*VISIBLE, "two\nlines.txt"])
+
+
+def test_non_utf8_name_round_trips_as_bytes(tree: Path) -> None:
+    name = b"caf\xe9.txt"
+    with open(os.path.join(os.fsencode(tree), name), "wb") as f:
+        f.write(b"x")
+    proc = run("caf", cwd=tree)
+    assert proc.returncode == 0
+    assert proc.stdout == name + b"\n"
+    assert run("-0", "caf", cwd=tree).stdout == name + b"\0"
+    # JSON: each undecodable byte becomes U+FFFD (documented).
+    assert json_lines(run("--json", "caf", cwd=tree))[0]["path"] == "caf\ufffd.txt"
+
+
+def test_stdin() -> None:
+    data = b"a/prompt.ts\nb/other.py\nc/caf\xe9_prompt.md\n\n"
+    proc = run("--stdin", "prompt", input=data)
+    assert proc.returncode == 0
+    out = proc.stdout.splitlines()
+    assert set(out) == {b"a/prompt.ts", b"c/caf\xe9_prompt.md"}
+    assert run("--stdin", input=data).stdout == b"a/prompt.ts\nb/other.py\nc/caf\xe9_prompt.md\n"
+    assert run("--stdin", "zzzz", input=data).returncode == 1
+
+
+def test_interactive_is_wired_to_the_picker(tree: Path) -> None:
+    # Without a terminal the picker cannot run; whatever it answers, it is the picker answering
+    # (its own tests are in picker_test.py) and never a traceback.
+    proc = run("-i", "prompt", cwd=tree, input=b"")
+    assert b"Traceback" not in proc.stderr
+    assert b"No such option" not in proc.stderr
+
+
+# --- JSON contract ----------------------------------------------------------------------------
+
+def test_json_contract(tree: Path) -> None:
+    rows = json_lines(run("--json", "prompt", cwd=tree))
+    assert rows and all(set(r) == {"score", "path"} for r in rows)
+    assert all(isinstance(r["score"], int) and isinstance(r["path"], str) for r in rows)
+    assert {r["path"] for r in rows} >= {"src/prompt.ts", "src/session/prompt.ts"}
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)  # type: ignore[type-var]
+
+
+def test_json_indices(tree: Path) -> None:
+    rows = json_lines(run("--json", "--compute-indices", "-l", "1", "deep", cwd=tree))
+    assert len(rows) == 1
+    row = rows[0]
+    assert set(row) == {"score", "path", "indices"}
+    assert row["path"] == "one/two/three/deep.txt"
+    indices = row["indices"]
+    assert isinstance(indices, list) and all(isinstance(i, int) for i in indices)
+    assert "".join(str(row["path"])[i] for i in indices) == "deep"
+
+
+def test_json_truncation_record(tree: Path) -> None:
+    rows = json_lines(run("--json", "-l", "2", cwd=tree))
+    assert rows[:2] == [{"score": 0, "path": p} for p in sorted(VISIBLE)[:2]]
+    assert rows[2] == {"matches_truncated": True, "total_match_count": len(VISIBLE)}
+    assert len(rows) == 3
+    full = json_lines(run("--json", "-l", "0", cwd=tree))
+    assert all("matches_truncated" not in r for r in full) and len(full) == len(VISIBLE)
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["-l", "-1"], "--limit"),
+    (["--limit", "many"], "--limit"),
+    (["--threads", "0"], "--threads"),
+    (["--threads", "-2"], "--threads"),
+    (["-t", "x"], "--type"),
+    (["-d", "-1"], "--max-depth"),
+    (["--color", "sometimes"], "--color"),
+    (["--bogus"], "--bogus"),
+    (["a", "b"], "b"),
+    (["--json", "-0"], "--print0"),
+    (["--stdin", "-i"], "--interactive"),
+])
+def test_usage_errors(tree: Path, args: list[str], fragment: str) -> None:
+    assert_error(run(*args, cwd=tree), fragment)
+
+
+def test_missing_or_bad_cwd(tree: Path) -> None:
+    assert_error(run("-C", str(tree / "nope"), "x"), "nope")
+    assert_error(run("-C", str(tree / "top.txt"), "x"), "top.txt")
+
+
+def test_invalid_glob(tree: Path) -> None:
+    assert_error(run("-e", "[z-a]", cwd=tree), "[z-a]")
+
+
+def test_mcp_dispatch() -> None:
+    proc = run("mcp", "--help")
+    assert b"Traceback" not in proc.stderr
+    assert b"No such option" not in proc.stderr
+    assert proc.returncode in (0, 2)
+
+
+# --- terminal, colour -------------------------------------------------------------------------
+
+def run_tty(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """Run with stdout and stderr on a pseudo-terminal; return (exit code, what it showed)."""
+    master, slave = pty.openpty()
+    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full_env["TERM"] = "xterm"
+    full_env.update(env or {})
+    proc = subprocess.Popen([FFIND, *args], cwd=cwd, stdout=slave, stderr=slave,
+                            stdin=subprocess.DEVNULL, env=full_env)
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return proc.wait(timeout=60), b"".join(chunks).replace(b"\r\n", b"\n")
+
+
+def test_color_on_a_terminal_and_no_color(tree: Path) -> None:
+    rc, shown = run_tty("deep", cwd=tree)
+    assert rc == 0 and b"\x1b[1;31md" in shown  # the matched characters are highlighted
+    assert shown.replace(b"\x1b[1;31m", b"").replace(b"\x1b[0m", b"") == (
+        b"one/two/three/deep.txt\n")
+    rc, shown = run_tty("deep", cwd=tree, env={"NO_COLOR": "1"})
+    assert (rc, shown) == (0, b"one/two/three/deep.txt\n")
+    assert run_tty("--color", "never", "deep", cwd=tree)[1] == b"one/two/three/deep.txt\n"
+    assert b"\x1b[" in run_tty("--color", "always", "deep", cwd=tree,
+                               env={"NO_COLOR": "1"})[1]
+
+
+def test_color_always_when_piped(tree: Path) -> None:
+    proc = run("--color", "always", "deep", cwd=tree)
+    assert b"\x1b[" in proc.stdout
+    assert run("--color", "auto", "deep", cwd=tree).stdout == b"one/two/three/deep.txt\n"
+
+
+def test_control_characters_escaped_on_a_terminal_only(tree: Path) -> None:
+    (tree / "bad\x1b[31mname.txt").write_text("x")
+    rc, shown = run_tty("--color", "never", "badname", cwd=tree)
+    assert (rc, shown) == (0, b"bad\\x1b[31mname.txt\n")
+    assert run("badname", cwd=tree).stdout == b"bad\x1b[31mname.txt\n"
+
+
+def test_truncation_warning_only_on_a_terminal(tree: Path) -> None:
+    rc, shown = run_tty("-l", "2", cwd=tree)
+    assert rc == 0
+    assert shown.endswith(f"showing 2 of {len(VISIBLE)} matches; use --limit\n".encode())
+    proc = run("-l", "2", cwd=tree)
+    assert proc.stderr == b""
+
+
+# --- pipes and signals ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wide_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Enough output (about 200 KB) to fill a pipe."""
+    root = tmp_path_factory.mktemp("wide")
+    for d in range(40):
+        sub = root / f"folder_{d:03d}_with_a_fairly_long_name"
+        sub.mkdir()
+        for f in range(100):
+            (sub / f"file_{f:04d}_also_with_a_long_name_to_fill_pipes.txt").touch()
+    return root
+
+
+def test_broken_pipe_exits_quietly(wide_tree: Path) -> None:
+    proc = subprocess.run(f"'{FFIND}' -l 0 | head -1; exit ${{PIPESTATUS[0]}}", shell=True,
+                          executable="bash", cwd=wide_tree, capture_output=True, timeout=60)
+    assert proc.stdout.count(b"\n") == 1
+    assert proc.stderr == b""
+    assert proc.returncode == 0
+    proc = subprocess.run(f"'{FFIND}' -l 0 --json file | head -1; exit ${{PIPESTATUS[0]}}",
+                          shell=True, executable="bash", cwd=wide_tree, capture_output=True,
+                          timeout=60)
+    assert proc.stderr == b"" and proc.returncode == 0
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out.update(int(c) for c in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_ctrl_c_while_reading_stdin() -> None:
+    proc = subprocess.Popen([FFIND, "--stdin", "prompt"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stdin is not None
+    proc.stdin.write(b"a/prompt.ts\n")
+    proc.stdin.flush()
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("big")
+    for a in range(60):
+        for b in range(60):
+            sub = root / f"d{a}" / f"e{b}"
+            sub.mkdir(parents=True)
+            for c in range(8):
+                (sub / f"f{c}.txt").touch()
+    yield root
+
+
+def test_ctrl_c_during_walk_stops_workers(big_tree: Path) -> None:
+    for _ in range(5):
+        proc = subprocess.Popen([FFIND, "--threads", "2", "-l", "0", "zzzz"], cwd=big_tree,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        deadline = time.monotonic() + 0.15
+        kids: set[int] = set()
+        while time.monotonic() < deadline and proc.poll() is None:
+            kids |= _children(proc.pid)
+            time.sleep(0.01)
+        if proc.poll() is not None:
+            proc.communicate()
+            continue  # the walk was faster than the signal: try again
+        kids |= _children(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert b"Traceback" not in err
+        time.sleep(0.2)
+        assert not [k for k in kids if _alive(k)]
+        return
+    pytest.fail("the walk always finished before SIGINT could be sent")
