@@ -27,7 +27,6 @@ HIGHLIGHT = "\x1b[1;31m"
 """Matched characters: bold red, like ripgrep's matches."""
 RESET = "\x1b[0m"
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -50,14 +49,17 @@ def _escape_char(ch: str) -> str:
     code = ord(ch)
     if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
         return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with control characters and undecodable bytes escaped, for a terminal."""
+    """``text`` with every non-printable character (controls, undecodable bytes, format
+    characters such as a right-to-left override, unassigned code points) escaped."""
     if text.isprintable():
         return text
-    return _UNSAFE.sub(lambda m: _escape_char(m.group()), text)
+    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
 
 
 def highlight(text: str, indices: Iterable[int], *, escape: bool) -> str:

@@ -1,0 +1,109 @@
+"""ffind.search / FileSearchResults: the library's one-shot search."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import ffind
+from ffind import FfindError, SearchOptions
+from ffind.oneshot import FileSearchResults, search, search_paths
+
+
+def _touch(root: Path, *rels: str) -> None:
+    for rel in rels:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x")
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a", tmp_path / "b"
+    _touch(a, "src/prompt.ts", "src/main.py", "docs/guide.md")
+    _touch(b, "lib/prompt.rs", "lib/other.rs")
+    return a, b
+
+
+def test_public_api_is_lazy_and_exported() -> None:
+    assert ffind.search is search
+    assert ffind.FileSearchResults is FileSearchResults
+
+
+def test_search_one_root(roots: tuple[Path, Path]) -> None:
+    a, _ = roots
+    r = search("prompt", a)
+    assert isinstance(r, FileSearchResults)
+    assert r.walk_complete
+    assert r.matches[0].path == "src/prompt.ts"
+    assert r.total_match_count == len(r.matches) >= 1
+    assert all(m.root is None for m in r.matches)
+
+
+def test_search_default_root_is_cwd(roots: tuple[Path, Path],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(roots[0])
+    assert [m.path for m in search("").matches] == ["docs/guide.md", "src/main.py",
+                                                    "src/prompt.ts"]
+
+
+def test_empty_query_lists_in_path_order_with_limit(roots: tuple[Path, Path]) -> None:
+    a, _ = roots
+    r = search("", a, SearchOptions(limit=2))
+    assert [m.path for m in r.matches] == ["docs/guide.md", "src/main.py"]
+    assert r.total_match_count == 3
+    assert all(m.score == 0 for m in r.matches)
+
+
+def test_several_roots_carry_their_root(roots: tuple[Path, Path]) -> None:
+    a, b = roots
+    r = search("prompt", [a, str(b)])
+    got = {(m.root, m.path) for m in r.matches}
+    assert got >= {(str(a), "src/prompt.ts"), (str(b), "lib/prompt.rs")}
+    assert r.total_match_count == len(r.matches)
+    scores = [m.score for m in r.matches]
+    assert scores == sorted(scores, reverse=True)
+    listed = search("", [a, b], SearchOptions(limit=None)).matches
+    assert [(m.root, m.path) for m in listed] == sorted(
+        [(str(a), p) for p in ["docs/guide.md", "src/main.py", "src/prompt.ts"]]
+        + [(str(b), p) for p in ["lib/other.rs", "lib/prompt.rs"]])
+
+
+def test_limit_cuts_but_counts_all(roots: tuple[Path, Path]) -> None:
+    a, b = roots
+    r = search("r", [a, b], SearchOptions(limit=1))
+    assert len(r.matches) == 1
+    assert r.total_match_count > 1
+
+
+def test_compute_indices(roots: tuple[Path, Path]) -> None:
+    m = search("prompt", roots[0], SearchOptions(compute_indices=True)).matches[0]
+    assert m.indices is not None
+    assert "".join(m.path[i] for i in m.indices) == "prompt"
+
+
+def test_cancelled_search_reports_incomplete(roots: tuple[Path, Path]) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    r = search("prompt", roots[0], cancel=cancel)
+    assert not r.walk_complete
+
+
+def test_missing_root_and_file_root(tmp_path: Path) -> None:
+    with pytest.raises(FfindError, match="no such directory"):
+        search("x", tmp_path / "nope")
+    _touch(tmp_path, "f.txt")
+    with pytest.raises(FfindError, match="not a directory"):
+        search("x", tmp_path / "f.txt")
+    with pytest.raises(FfindError):
+        search("x", [])
+
+
+def test_search_paths() -> None:
+    paths = iter(["a/prompt.ts", "b/other.py", "c/prompt.md"])
+    r = search_paths("prompt", paths, batch_size=1)
+    assert {m.path for m in r.matches} == {"a/prompt.ts", "c/prompt.md"}
+    assert r.total_match_count == 2 and r.walk_complete
+    assert [m.path for m in search_paths("", ["b", "a"]).matches] == ["a", "b"]

@@ -1,0 +1,91 @@
+"""ffind.output: plain / NUL / JSON writers, colour settings, terminal escaping."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ffind.match import FileMatch
+from ffind.output import (
+    HIGHLIGHT,
+    RESET,
+    format_json,
+    format_plain,
+    highlight,
+    json_text,
+    terminal_safe,
+    use_color,
+)
+
+
+def test_use_color() -> None:
+    assert use_color("always", False, {})
+    assert use_color("always", True, {"NO_COLOR": "1"})
+    assert not use_color("never", True, {})
+    assert use_color("auto", True, {})
+    assert not use_color("auto", False, {})
+    assert not use_color("auto", True, {"NO_COLOR": "1"})
+    assert use_color("auto", True, {"NO_COLOR": ""})  # no-color.org: only a non-empty value
+    assert not use_color("auto", True, {"TERM": "dumb"})
+
+
+def test_terminal_safe() -> None:
+    assert terminal_safe("src/main.py") == "src/main.py"
+    assert terminal_safe("a\nb\tc\x1b[31m\x7f") == "a\\nb\\tc\\x1b[31m\\x7f"
+    assert terminal_safe("caf\udce9.txt") == "caf\\xe9.txt"  # undecodable byte 0xe9
+    assert terminal_safe("caf\u00e9 \u4e2d.txt") == "caf\u00e9 \u4e2d.txt"  # printable
+
+
+def test_highlight_groups_runs() -> None:
+    assert highlight("abcd", [1, 2], escape=False) == f"a{HIGHLIGHT}bc{RESET}d"
+    assert highlight("abcd", [0, 3], escape=False) == (
+        f"{HIGHLIGHT}a{RESET}bc{HIGHLIGHT}d{RESET}")
+    assert highlight("a\nb", [2], escape=True) == f"a\\n{HIGHLIGHT}b{RESET}"
+
+
+def test_format_plain_bytes() -> None:
+    ms = [FileMatch(10, "a/b.py"), FileMatch(5, "caf\udce9.txt")]
+    assert format_plain(ms) == b"a/b.py\ncaf\xe9.txt\n"
+    assert format_plain(ms, print0=True) == b"a/b.py\0caf\xe9.txt\0"
+    assert format_plain(ms, escape=True) == b"a/b.py\ncaf\\xe9.txt\n"
+    assert format_plain([]) == b""
+
+
+def test_format_plain_colour_and_root() -> None:
+    m = FileMatch(10, "a/b.py", [2], root="r")
+    assert format_plain([m]) == b"r/a/b.py\n"
+    assert format_plain([m], color=True) == f"r/a/{HIGHLIGHT}b{RESET}.py\n".encode()
+    assert format_plain([FileMatch(1, "x", None)], color=True) == b"x\n"
+
+
+def test_format_json_keys() -> None:
+    ms = [FileMatch(10, "a/b.py", [2]), FileMatch(3, "ab", [0, 1], typo=True, root="/r")]
+    rows = [json.loads(x) for x in format_json(ms, total_match_count=2, limit=2).splitlines()]
+    assert rows == [{"score": 10, "path": "a/b.py"},
+                    {"score": 3, "path": "ab", "typo": True, "root": "/r"}]
+    out = format_json(ms, total_match_count=2, limit=2, compute_indices=True)
+    assert [list(json.loads(x)) for x in out.splitlines()] == [
+        ["score", "path", "indices"], ["score", "path", "indices", "typo", "root"]]
+
+
+def test_format_json_truncation_record() -> None:
+    ms = [FileMatch(1, "a")]
+    last = format_json(ms, total_match_count=912, limit=1).splitlines()[-1]
+    assert json.loads(last) == {"matches_truncated": True, "total_match_count": 912}
+    assert len(format_json(ms, total_match_count=1, limit=1).splitlines()) == 1
+    assert len(format_json(ms, total_match_count=1, limit=None).splitlines()) == 1
+
+
+def test_json_non_utf8_path_is_lossy_one_for_one() -> None:
+    m = FileMatch(1, "caf\udce9\udc80.txt", [0, 5])
+    row = json.loads(format_json([m], total_match_count=1, limit=None, compute_indices=True))
+    assert row["path"] == "caf\ufffd\ufffd.txt"
+    assert row["indices"] == [0, 5] and row["path"][5] == "."
+
+
+@given(st.text())
+def test_terminal_safe_output_is_printable(text: str) -> None:
+    assert terminal_safe(text).isprintable()
+    assert len(json_text(text)) == len(text)
