@@ -27,20 +27,30 @@ Without PATTERN, list every file that would be searched, in path order.
 Ignore files (.gitignore, .ignore, .git/info/exclude) and hidden files are skipped unless
 -I / -H say otherwise."""
 
-EPILOG = """\b
-Examples:
-  ffind prom                   best 64 paths matching "prom"
-  ffind -l1 base_cod           only the best one
-  vim "$(ffind -l1 base_cod)"  open it
-  ffind --json prom | jq -r .path
-  ffind -0 test | xargs -0 wc -l
-  git ls-files | ffind --stdin prom
+EXAMPLES: list[tuple[str, str]] = [
+    ("ffind prom", 'the best 64 paths matching "prom"'),
+    ("ffind -l1 base_cod", "only the best one"),
+    ('vim "$(ffind -l1 base_cod)"', "open it in an editor"),
+    ("ffind --json prom | jq -r .path", "JSON lines for scripts"),
+    ("ffind -0 test | xargs -0 wc -l", "NUL-separated, safe for any file name"),
+    ("git ls-files | ffind --stdin prom", "match paths from another command"),
+    ("ffind -i", "pick interactively"),
+]
+EXIT_STATUS: list[tuple[int, str]] = [
+    (ExitCode.FOUND, "something was found"),
+    (ExitCode.NOT_FOUND, "nothing was found"),
+    (ExitCode.ERROR, "an error (bad flag, missing --cwd, invalid glob)"),
+    (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+]
+MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
-\b
-Exit status: 0 found, 1 nothing found, 2 error, 130 interrupted.
-\b
-`ffind mcp` serves the find_files tool to AI agents over MCP (stdio);
-see `ffind mcp --help`."""
+
+def _epilog() -> str:
+    width = max(len(cmd) for cmd, _ in EXAMPLES) + 2
+    examples = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in EXAMPLES)
+    codes = "0 found, 1 nothing found, 2 error, 130 interrupted"
+    return f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}"
+
 
 TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
 
@@ -77,7 +87,7 @@ def build_command() -> click.Command:
     import click
 
     @click.command(
-        name="ffind", help=HELP, epilog=EPILOG,
+        name="ffind", help=HELP, epilog=_epilog(),
         context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
     @click.argument("pattern", required=False, default="")
@@ -100,7 +110,7 @@ def build_command() -> click.Command:
     @click.option("-t", "--type", "types", multiple=True, callback=_types, metavar="f|d",
                   help="List files (f) or directories (d); repeatable.  [default: f]")
     @click.option("-d", "--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
-                  help="Descend at most N levels (1 = DIR's own entries).  [default: none]")
+                  help="Descend at most N levels (1 = DIR's own entries); no limit by default.")
     @click.option("-0", "--print0", is_flag=True,
                   help="End each path with NUL instead of newline (for xargs -0).")
     @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",

@@ -1,0 +1,128 @@
+"""Generate the shell completions and the man page from the live click command.
+
+    python scripts/generate_docs.py          # (re)write completions/* and man/ffind.1
+    python scripts/generate_docs.py --check  # exit 1 when a committed file differs
+
+- ``completions/ffind.bash``, ``completions/_ffind`` (zsh), ``completions/ffind.fish``: click's
+  own completion scripts, the text ``_FFIND_COMPLETE={bash,zsh,fish}_source ffind`` prints.
+  They call ``ffind`` back with ``_FFIND_COMPLETE=..._complete`` to complete each word.
+- ``man/ffind.1``: roff rendered from the command's help text, options (with their defaults),
+  examples and exit codes, like pipx's ``scripts/generate_man.py``.  No date in ``.TH``, so
+  regenerating never drifts by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import click
+from click.shell_completion import get_completion_class
+
+from ffind import __version__
+from ffind.cli import EXAMPLES, EXIT_STATUS, HELP, MCP_NOTE, build_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+COMPLETIONS = {"bash": "completions/ffind.bash", "zsh": "completions/_ffind",
+               "fish": "completions/ffind.fish"}
+MAN = "man/ffind.1"
+
+
+def completion(shell: str) -> str:
+    cls = get_completion_class(shell)
+    assert cls is not None, shell
+    text = cls(build_command(), {}, "ffind", "_FFIND_COMPLETE").source()
+    return text if text.endswith("\n") else text + "\n"
+
+
+def roff(text: str) -> str:
+    """Escape plain text for roff: backslashes, hyphens, and a leading dot or quote."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return "\n".join("\\&" + ln if ln.startswith((".", "'")) else ln for ln in text.split("\n"))
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+
+
+def man_page() -> str:
+    cmd = build_command()
+    ctx = click.Context(cmd, info_name="ffind")
+    out = [
+        f'.TH FFIND 1 "" "ffind {__version__}" "User Commands"',
+        ".SH NAME",
+        "ffind \\- a fuzzy file finder for the terminal, for scripts and for AI agents",
+        ".SH SYNOPSIS",
+        ".B ffind",
+        "[\\fIOPTIONS\\fR] [\\fIPATTERN\\fR]",
+        ".br",
+        ".B ffind mcp",
+        "[\\fIOPTIONS\\fR]",
+        ".SH DESCRIPTION",
+    ]
+    for i, para in enumerate(_paragraphs(HELP)):
+        if i:
+            out.append(".PP")
+        out.append(roff(para))
+    out.append(".PP")
+    out.append(roff(MCP_NOTE.replace("`", "")))
+    out.append(".SH OPTIONS")
+    for param in cmd.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is None:
+            continue
+        names, help_text = record
+        out.append(".TP")
+        out.append(", ".join(f"\\fB{roff(n.split(' ')[0])}\\fR"
+                             + (f" \\fI{roff(n.split(' ', 1)[1])}\\fR" if " " in n else "")
+                             for n in names.split(", ")))
+        out.append(roff(" ".join(help_text.split())))
+    out.append(".SH EXIT STATUS")
+    for code, what in EXIT_STATUS:
+        out += [".TP", f"\\fB{int(code)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    out += [
+        ".SH ENVIRONMENT",
+        ".TP",
+        "\\fBNO_COLOR\\fR",
+        roff("When set to a non-empty value, --color auto does not colour (https://no-color.org)."),
+        ".SH EXAMPLES",
+    ]
+    for command, what in EXAMPLES:
+        out += [".TP", f"\\fB{roff(command)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    out += [".SH SEE ALSO", "\\fBfd\\fR(1), \\fBfzf\\fR(1)", ""]
+    return "\n".join(out)
+
+
+def generated() -> dict[str, str]:
+    files = {path: completion(shell) for shell, path in COMPLETIONS.items()}
+    files[MAN] = man_page()
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Generate completions and the man page.")
+    ap.add_argument("--check", action="store_true", help="fail when committed files differ")
+    args = ap.parse_args(argv)
+    stale = []
+    for rel, text in generated().items():
+        path = ROOT / rel
+        current = path.read_text() if path.exists() else None
+        if current == text:
+            continue
+        stale.append(rel)
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; run python scripts/generate_docs.py",
+              file=sys.stderr)
+        return 1
+    for rel in stale:
+        print(f"wrote {rel}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

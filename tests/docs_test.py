@@ -1,0 +1,61 @@
+"""The committed completions and man page match a fresh generation; the man page renders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "generate_docs.py"
+
+
+def test_generated_files_are_up_to_date() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(("rel", "first"), [
+    ("completions/ffind.bash", "_ffind_completion()"),
+    ("completions/_ffind", "#compdef ffind"),
+    ("completions/ffind.fish", "function _ffind_completion"),
+])
+def test_completion_scripts_call_back_into_ffind(rel: str, first: str) -> None:
+    text = (ROOT / rel).read_text()
+    assert first in text
+    assert "_FFIND_COMPLETE" in text
+
+
+def test_completion_protocol_answers() -> None:
+    env = {**os.environ, "_FFIND_COMPLETE": "bash_complete", "COMP_WORDS": "ffind --col",
+           "COMP_CWORD": "1"}
+    proc = subprocess.run([sys.executable, "-m", "ffind"], env=env, capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["plain,--color"]
+    env["COMP_WORDS"], env["COMP_CWORD"] = "ffind --color ", "2"
+    proc = subprocess.run([sys.executable, "-m", "ffind"], env=env, capture_output=True,
+                          text=True, timeout=30)
+    assert proc.stdout.splitlines() == ["plain,auto", "plain,always", "plain,never"]
+
+
+def test_man_page_renders() -> None:
+    man = shutil.which("man")
+    assert man is not None, "man (man-db) is needed: .ci/run installs it"
+    proc = subprocess.run([man, "--warnings", "-l", str(ROOT / "man" / "ffind.1")],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MANWIDTH": "100", "MANPAGER": "cat",
+                               "PAGER": "cat"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    out = proc.stdout
+    for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES"]:
+        assert heading in out
+    for flag in ["--limit", "--json", "--print0", "--no-require-git", "--interactive"]:
+        assert flag in out
+    assert "[default: 64" in out
