@@ -376,7 +376,7 @@ def default_excludes_file() -> str | None:
 
 
 def _config_files(git_common_dir: str | None) -> list[str]:
-    files = ["/etc/gitconfig"]
+    files = [] if os.environ.get("GIT_CONFIG_NOSYSTEM") else ["/etc/gitconfig"]
     xdg = os.environ.get("XDG_CONFIG_HOME")
     home = os.environ.get("HOME") or os.path.expanduser("~")
     if xdg:
@@ -396,7 +396,7 @@ def _config_may_set_excludes(git_common_dir: str | None) -> bool:
     Reading a few small files is much cheaper than starting ``git config`` (a few ms) on every
     search, and exact: a file that neither names the key nor includes another file cannot set it.
     """
-    if any(k.startswith("GIT_CONFIG") for k in os.environ):
+    if any(k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM" for k in os.environ):
         return True
     for path in _config_files(git_common_dir):
         try:

@@ -362,6 +362,10 @@ def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
             if rules is not None:
                 ignores.append((rules, lead_p, 0, lead_p.count("/")))
             folder = parent
+        if gits or git_tail or ignores or any(
+            os.path.exists(os.path.join(root, f)) for f in (GITIGNORE_FILE, IGNORE_FILE)
+        ):
+            import pathspec  # noqa: F401  # once here, not in each forked worker
     walker = _Walker(options, exclude, tuple(git_tail), global_rules)
     ctx = _Scope(tuple(ignores), (*gits, *git_tail), git_on)
     chain: tuple[tuple[int, int], ...] = ((st.st_dev, st.st_ino),) if options.follow_links else ()

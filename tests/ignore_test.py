@@ -1,0 +1,246 @@
+"""ffind.ignore: one rule kind at a time, against git's documented meaning (gitignore(5))."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ffind.errors import FfindError
+from ffind.ignore import (
+    Rules,
+    _git_trim,
+    above_root_gitignores,
+    compile_globs,
+    default_excludes_file,
+    excludes_file,
+    find_repo_top,
+    load_file,
+)
+
+
+def ignored(lines: list[str], path: str) -> bool | None:
+    """Rules(lines).match for an entry path; a trailing '/' marks a folder."""
+    is_dir = path.endswith("/")
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return Rules(lines).match(path, name, is_dir)
+
+
+@pytest.mark.parametrize(("lines", "path", "expected"), [
+    # a name without a slash matches at any depth, files and folders
+    (["foo"], "foo", True),
+    (["foo"], "a/b/foo", True),
+    (["foo"], "a/foo/", True),
+    (["foo"], "foobar", None),
+    # a leading slash anchors to the folder of the file
+    (["/foo"], "foo", True),
+    (["/foo"], "a/foo", None),
+    # a slash in the middle anchors too
+    (["a/foo"], "a/foo", True),
+    (["a/foo"], "x/a/foo", None),
+    # a trailing slash: folders only
+    (["foo/"], "foo/", True),
+    (["foo/"], "foo", None),
+    (["foo/"], "a/foo/", True),
+    # negation: the last matching line wins
+    (["*.log", "!keep.log"], "keep.log", False),
+    (["*.log", "!keep.log"], "x.log", True),
+    (["!keep.log", "*.log"], "keep.log", True),
+    # '*' and '?' do not cross '/'; '**' does
+    (["a/*"], "a/b", True),
+    (["a/*"], "a/b/c", None),
+    (["a/?"], "a/b", True),
+    (["a/?"], "a/bc", None),
+    (["**/foo"], "x/y/foo", True),
+    (["a/**/b"], "a/b", True),
+    (["a/**/b"], "a/x/y/b", True),
+    (["a/**"], "a/x", True),
+    (["a/**"], "a/x/y/", True),
+    (["a/**"], "a/", None),
+    # 'dir/**/': folders strictly inside dir (pathspec collapses it to 'dir/'; see ignore.py)
+    (["a/**/"], "a/", None),
+    (["a/**/"], "a/x", None),
+    (["a/**/"], "a/x/", True),
+    (["a/**/"], "a/x/y/", True),
+    # everything, every folder
+    (["*"], "a/b.c", True),
+    (["*/"], "a/", True),
+    (["*/"], "a", None),
+    (["**/"], "a/b/", True),
+    # escapes
+    (["\\#hash"], "#hash", True),
+    (["#hash"], "#hash", None),
+    (["\\!bang"], "!bang", True),
+    (["\\[x\\]"], "[x]", True),
+    (["q\\?"], "q?", True),
+    (["q\\?"], "qx", None),
+    # trailing spaces are trimmed unless escaped
+    (["foo   "], "foo", True),
+    (["trail\\ "], "trail ", True),
+    (["trail\\  "], "trail ", True),
+    (["trail\\ "], "trail", None),
+    # character classes
+    (["[abc]x"], "bx", True),
+    (["[abc]x"], "dx", None),
+    (["[!a]x"], "bx", True),
+    (["[!a]x"], "ax", None),
+    (["[a-c]*"], "b.txt", True),
+    # lines git never matches: reversed range, trailing backslash, unclosed bracket
+    (["[z-a]x"], "zx", None),
+    (["foo\\"], "foo", None),
+    (["a["], "a[", None),
+    # comments and blanks
+    (["# foo", "", "   "], "foo", None),
+])
+def test_rule_kinds(lines: list[str], path: str, expected: bool | None) -> None:
+    assert ignored(lines, path) is expected
+
+
+def test_match_agrees_with_git_check_ignore(tmp_path: Path) -> None:
+    """A few of the cases above, asked of git itself (the conformance test does it at scale)."""
+    lines = ["*.log", "!keep.log", "/top", "a/**/", "trail\\  ", "[!a]x", "\\#hash"]
+    paths = ["x.log", "keep.log", "top", "sub/top", "a/x/y/z", "a/f", "trail ", "bx", "ax",
+             "#hash"]
+    subprocess.run(["git", "init", "-q", "--template=", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+    for p in paths:
+        (tmp_path / p).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / p).write_text("")
+    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("XDG_CONFIG_HOME", None)
+    out = subprocess.run(["git", "ls-files", "-o", "--exclude-standard", "-z"], cwd=tmp_path,
+                         env=env, capture_output=True, check=True).stdout.decode()
+    shown = {p for p in out.split("\0") if p and p != ".gitignore"}
+    rules = Rules(lines)
+
+    def visible(path: str) -> bool:
+        parts = path.split("/")
+        for i in range(1, len(parts) + 1):  # a folder excluded hides what is inside
+            sub = "/".join(parts[:i])
+            is_dir = i < len(parts)
+            if rules.match(sub + "/" if is_dir else sub, parts[i - 1], is_dir):
+                return False
+        return True
+
+    assert {p for p in paths if visible(p)} == shown
+
+
+def test_plain_rules_skip_the_ordered_scan() -> None:
+    assert Rules(["*.o", "build/"]).plain
+    assert not Rules(["*.o", "!keep.o"]).plain
+
+
+def test_prechecks_sort_patterns_by_kind() -> None:
+    rules = Rules(["node_modules/", "*.pyc", "debug.log*", "Cargo.lock", "x[ab]", "/dist/",
+                   "docs/**/*.html"])
+    assert rules.dir_names == {"node_modules"}
+    assert rules.names == {"Cargo.lock"}
+    assert rules.suffixes == (".pyc",)
+    assert rules.prefixes == ("debug.log",)
+    assert rules.base_any is not None and rules.base_any("xa")
+    depth1 = rules.path_any_at(1)
+    assert depth1 is not None and depth1("dist/")
+    assert rules.path_any_at(1) is depth1  # cached per depth
+    depth3 = rules.path_any_at(3)  # '/dist/' cannot match 3 levels down; '**' can
+    assert depth3 is not None and not depth3("a/dist/") and depth3("docs/x/y.html")
+
+
+def test_git_trim() -> None:
+    assert _git_trim("a  ") == "a"
+    assert _git_trim("a\\ ") == "a\\ "
+    assert _git_trim("a\\  ") == "a\\ "
+    assert _git_trim("a\t") == "a\t"
+    assert _git_trim("a\\") == "a\\"
+
+
+@pytest.mark.parametrize("glob", ["a\\", "[z-a]", "a["])
+def test_invalid_exclude_glob_is_a_user_error(glob: str) -> None:
+    with pytest.raises(FfindError, match="invalid exclude pattern"):
+        compile_globs([glob])
+
+
+def test_exclude_globs() -> None:
+    rules = compile_globs(["*.md", "#notes", "", "!README.md"])
+    assert rules is not None
+    assert rules.match("a/x.md", "x.md", False) is True
+    assert rules.match("README.md", "README.md", False) is False
+    assert rules.match("#notes", "#notes", False) is True
+    assert compile_globs(["", "  "]) is None
+
+
+def test_load_file_keeps_non_utf8_and_skips_bom(tmp_path: Path) -> None:
+    f = tmp_path / ".gitignore"
+    f.write_bytes(b"\xef\xbb\xbffoo\n\xff.bin\n")
+    rules = load_file(str(f))
+    assert rules is not None
+    assert rules.match("foo", "foo", False)
+    name = os.fsdecode(b"\xff.bin")
+    assert rules.match(name, name, False)
+    assert load_file(str(tmp_path / "missing")) is None
+    (tmp_path / "empty").write_text("# only a comment\n")
+    assert load_file(str(tmp_path / "empty")) is None
+
+
+def test_rules_pickle_by_lines() -> None:
+    import pickle
+
+    rules = Rules(["*.o", "!keep.o"], "/x/.gitignore")
+    again = pickle.loads(pickle.dumps(rules))
+    assert again.lines == rules.lines
+    assert again.match("keep.o", "keep.o", False) is False
+
+
+def test_find_repo_top_and_above_root_files(tmp_path: Path) -> None:
+    (tmp_path / "r" / ".git").mkdir(parents=True)
+    (tmp_path / "r" / "a" / "b").mkdir(parents=True)
+    assert find_repo_top(str(tmp_path / "r" / "a" / "b")) == str(tmp_path / "r")
+    assert find_repo_top(str(tmp_path / "r")) == str(tmp_path / "r")
+    top = str(tmp_path / "r")
+    assert above_root_gitignores(top, top) == []
+    assert above_root_gitignores(top, str(tmp_path / "r" / "a" / "b")) == [
+        (os.path.join(top, ".gitignore"), "a/b/"),
+        (os.path.join(top, "a", ".gitignore"), "b/"),
+    ]
+
+
+def test_worktree_git_file(tmp_path: Path) -> None:
+    from ffind.ignore import common_dir, find_git_dir
+
+    main = tmp_path / "main" / ".git"
+    (main / "worktrees" / "wt").mkdir(parents=True)
+    (main / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    wt = tmp_path / "wt"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {main / 'worktrees' / 'wt'}\n")
+    git_dir = find_git_dir(str(wt))
+    assert git_dir == str(main / "worktrees" / "wt")
+    assert common_dir(git_dir) == str(main)
+    assert find_repo_top(str(wt)) == str(wt)
+
+
+def test_default_excludes_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert default_excludes_file() == str(tmp_path / "xdg" / "git" / "ignore")
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_excludes_file() == str(tmp_path / ".config" / "git" / "ignore")
+
+
+def test_excludes_file_from_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "--template=", str(repo)], check=True)
+    # Nothing configured: git's default, without starting git.
+    assert excludes_file(str(repo), str(repo / ".git")) == str(
+        tmp_path / ".config" / "git" / "ignore")
+    (tmp_path / ".gitconfig").write_text("[core]\n\texcludesFile = ~/my ignores\n")
+    assert excludes_file(str(repo), str(repo / ".git")) == str(tmp_path / "my ignores")
+    # The repository's own config wins, a relative path is relative to the work tree.
+    subprocess.run(["git", "config", "core.excludesFile", "local.ignore"], cwd=repo, check=True)
+    assert excludes_file(str(repo), str(repo / ".git")) == str(repo / "local.ignore")
