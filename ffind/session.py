@@ -38,12 +38,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ffind.errors import FfindError
-from ffind.index import Index, MatchSet
-from ffind.match import FileMatch
 from ffind.options import SearchOptions
+
+if TYPE_CHECKING:
+    from ffind.index import Index, MatchSet
+    from ffind.match import FileMatch
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
@@ -85,7 +87,8 @@ class _State:
     """A published result: every match of ``query`` among ids ``[0, covered)``."""
 
     query: str
-    ms: MatchSet
+    ms: MatchSet | None
+    """None before the index exists (it is built in the match thread, while the walk starts)."""
     covered: int
     version: int
     tops: dict[tuple[int | None, bool], list[FileMatch]]
@@ -132,8 +135,8 @@ class FileSearcher:
                     raise FfindError(f"{root}: not a folder")
         self.warnings: list[str] = []
         self._reporter = reporter
-        self._index = Index()
-        self._chunked = _accepts_end(self._index)
+        self._index: Index  # set by the match thread: importing the matcher overlaps the walk
+        self._chunked = False
         self._multi = paths is None and len(self.roots) > 1
         self._root_of: dict[str, int | list[int]] = {}
 
@@ -148,7 +151,7 @@ class FileSearcher:
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
-        self._state = _State("", self._index.run(""), 0, 0, {})
+        self._state = _State("", None, 0, 0, {})
         self._state_gen = 0
         self._closed = False
         # Match thread only:
@@ -200,10 +203,10 @@ class FileSearcher:
         with self._cond:
             state, scanned, complete = self._state, self._scanned, self._walk_complete
         matches = self._top(state, None, None)
-        if state.count is None:
+        if state.count is None and state.ms is not None:
             with self._ilock:
                 state.count = len(state.ms)
-        return Snapshot(state.query, matches, state.count, scanned, complete)
+        return Snapshot(state.query, matches, state.count or 0, scanned, complete)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the walk has finished and the current query is fully matched.
@@ -258,6 +261,8 @@ class FileSearcher:
             cached = state.tops.get(key)
         if cached is not None:
             return list(cached)
+        if state.ms is None:
+            return []
         with self._ilock:
             found = self._index.top(state.ms, limit, ci)
         if self._multi:
@@ -332,6 +337,10 @@ class FileSearcher:
 
     def _match_main(self) -> None:
         try:
+            from ffind.index import Index
+
+            self._index = Index()
+            self._chunked = _accepts_end(self._index)
             self._match_loop()
         except BaseException as e:
             with self._cond:
@@ -392,11 +401,11 @@ class FileSearcher:
         hit = self._cache.get(query)
         tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
         count = None
-        if state.query == query:
+        if state.query == query and state.ms is not None:
             ms = state.ms.merge(self._run(query, None, state.covered, n, gen))
-        elif hit is not None and hit.covered == n:  # backspacing: matched and ranked before
+        elif hit is not None and hit.ms is not None and hit.covered == n:  # seen before
             ms, tops, count = hit.ms, hit.tops, hit.count
-        elif hit is not None:
+        elif hit is not None and hit.ms is not None:
             ms = hit.ms.merge(self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
@@ -413,11 +422,11 @@ class FileSearcher:
     def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
         # The narrowest base: the longest cached query that ``query`` narrows (not the smallest
         # ``len``, which may cost a typo pass).
-        base = max((q for q, c in self._cache.items() if c.ms.can_narrow(query)),
-                   key=len, default=None)
-        if base is None:
+        bases = [c for c in self._cache.values() if c.ms is not None and c.ms.can_narrow(query)]
+        if not bases:
             return self._run(query, None, 0, n, gen)
-        ms, covered = self._cache[base].ms, self._cache[base].covered
+        base = max(bases, key=lambda c: len(c.query))
+        ms, covered = base.ms, base.covered
         narrowed = self._run(query, ms, 0, covered, gen)
         if covered == n:
             return narrowed
