@@ -53,7 +53,7 @@ CHUNK = 32_768
 """Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
-CACHE_QUERIES = 24
+CACHE_QUERIES = 16
 """MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
 one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
 
