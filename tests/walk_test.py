@@ -1,0 +1,464 @@
+"""ffind.walk on fixed trees: every ignore source, hidden files, symlinks, hostile names,
+unreadable and vanishing folders, depth, types, threads and cancellation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ffind.errors import FfindError
+from ffind.options import SearchOptions
+from ffind.walk import DEFAULT_EXCLUDES, VCS_DIRS, walk, walk_batches
+
+THREADS = [1, 2]
+
+
+def files(root: Path | str, **options: object) -> set[str]:
+    got = list(walk(root, SearchOptions(**options)))  # type: ignore[arg-type]
+    assert len(got) == len(set(got)), "a path was listed twice"
+    return set(got)
+
+
+def make(root: Path, *paths: str) -> Path:
+    """Create empty files (a trailing '/' makes a folder)."""
+    for p in paths:
+        target = root / p
+        if p.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("")
+    return root
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                        ) -> None:
+    """The user's global excludes must not leak into the tests."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+def git_init(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "--template=", str(path)], check=True)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# What is always or by default left out
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_hidden_vcs_and_default_excludes(tmp_path: Path, threads: int) -> None:
+    make(tmp_path, "a.txt", ".env", ".hidden/x", "src/main.rs", "node_modules/m/index.js",
+         "target/debug/app", "src/__pycache__/m.pyc", ".git/config", ".hg/x", ".svn/x",
+         ".jj/x", "src/target")  # a *file* named target is kept
+    assert files(tmp_path, threads=threads) == {"a.txt", "src/main.rs", "src/target"}
+    assert files(tmp_path, threads=threads, hidden=True) == {
+        "a.txt", ".env", ".hidden/x", "src/main.rs", "src/target"}
+    # respect_ignore=False turns off every ignore source but keeps VCS folders out
+    assert files(tmp_path, threads=threads, hidden=True, respect_ignore=False) == {
+        "a.txt", ".env", ".hidden/x", "src/main.rs", "node_modules/m/index.js",
+        "target/debug/app", "src/__pycache__/m.pyc", "src/target"}
+    assert {"node_modules", "target", "__pycache__"} <= set(DEFAULT_EXCLUDES)
+    assert {".git", ".hg", ".svn", ".jj"} <= VCS_DIRS
+
+
+def test_paths_are_relative_slash_separated_without_dot(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    make(tmp_path, "a/b/c.txt", "d.txt")
+    monkeypatch.chdir(tmp_path)
+    assert files(".") == {"a/b/c.txt", "d.txt"}
+    assert files(tmp_path / "a") == {"b/c.txt"}
+    assert files(Path("a")) == {"b/c.txt"}
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_types_and_max_depth(tmp_path: Path, threads: int) -> None:
+    make(tmp_path, "a/b/c/d.txt", "a/x.txt", "top.txt", "empty/", "node_modules/y/")
+    assert files(tmp_path, threads=threads, types=("d",)) == {"a", "a/b", "a/b/c", "empty"}
+    assert files(tmp_path, threads=threads, types=("f", "d")) == {
+        "a", "a/b", "a/b/c", "empty", "a/b/c/d.txt", "a/x.txt", "top.txt"}
+    assert files(tmp_path, threads=threads, max_depth=1) == {"top.txt"}
+    assert files(tmp_path, threads=threads, max_depth=2) == {"top.txt", "a/x.txt"}
+    assert files(tmp_path, threads=threads, max_depth=2, types=("d",)) == {"a", "a/b", "empty"}
+    assert files(tmp_path, threads=threads, max_depth=0) == set()
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_exclude_globs(tmp_path: Path, threads: int) -> None:
+    make(tmp_path, "a.md", "README.md", "docs/x.md", "docs/y.txt", "build/out.o", "b/build")
+    got = files(tmp_path, threads=threads, exclude=("*.md", "!README.md", "build/"))
+    assert got == {"README.md", "docs/y.txt", "b/build"}
+    # applied even with respect_ignore=False
+    assert "a.md" not in files(tmp_path, threads=threads, exclude=("*.md",),
+                               respect_ignore=False)
+    # anchored to the search root
+    assert files(tmp_path, threads=threads, exclude=("/docs",)) >= {"a.md", "b/build"}
+    assert "docs/x.md" not in files(tmp_path, threads=threads, exclude=("/docs",))
+
+
+def test_user_errors(tmp_path: Path) -> None:
+    make(tmp_path, "f.txt")
+    with pytest.raises(FfindError, match="invalid exclude pattern"):
+        walk(tmp_path, SearchOptions(exclude=("a\\",)))
+    with pytest.raises(FfindError, match="not a folder"):
+        walk(tmp_path / "f.txt")
+    with pytest.raises(FfindError, match="cannot read folder"):
+        walk(tmp_path / "missing")
+    with pytest.raises(FfindError, match="threads"):
+        walk(tmp_path, SearchOptions(threads=0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Ignore sources
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_gitignore_at_every_depth(tmp_path: Path, threads: int) -> None:
+    git_init(tmp_path)
+    make(tmp_path, "keep.txt", "x.log", "a/x.log", "a/keep.log", "a/b/c.tmp", "a/b/d.txt",
+         "a/b/e/f.txt", "dist/bundle.js", "a/dist/ok.js")
+    write(tmp_path / ".gitignore", "*.log\n/dist/\n")
+    write(tmp_path / "a" / ".gitignore", "!keep.log\n")
+    write(tmp_path / "a" / "b" / ".gitignore", "*.tmp\ne/\n")
+    assert files(tmp_path, threads=threads) == {
+        "keep.txt", "a/keep.log", "a/b/d.txt", "a/dist/ok.js"}
+
+
+def test_inside_an_excluded_folder_nothing_comes_back(tmp_path: Path) -> None:
+    git_init(tmp_path)
+    make(tmp_path, "build/keep.txt", "build/x.o", "out/sub/keep.txt", "out/other.txt")
+    write(tmp_path / ".gitignore", "build/\n!build/keep.txt\nout/*\n!out/sub/\n")
+    assert files(tmp_path) == {"out/sub/keep.txt"}
+
+
+def test_only_txt_idiom(tmp_path: Path) -> None:
+    """'*' then '!*/' then '!*.txt': folders come back, files only when .txt (git's rule that
+    '!*/' re-includes folders, not the files in them)."""
+    git_init(tmp_path)
+    make(tmp_path, "a.txt", "a.c", "d/b.txt", "d/b.c", "d/e/c.txt")
+    write(tmp_path / ".gitignore", "*\n!*/\n!*.txt\n")
+    assert files(tmp_path) == {"a.txt", "d/b.txt", "d/e/c.txt"}
+
+
+def test_search_from_a_subdirectory_sees_parent_gitignores(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    make(tmp_path / "repo", "a/b/x.log", "a/b/y.txt", "a/b/only/z.txt", "a/b/c/w.gen")
+    write(tmp_path / "repo" / ".gitignore", "*.log\n/a/b/only/\n")
+    write(tmp_path / "repo" / "a" / ".gitignore", "b/c/*.gen\n")
+    # never anything above the repository's top level
+    write(tmp_path / ".gitignore", "*.txt\n")
+    write(tmp_path / ".ignore", "")  # an empty .ignore above: no effect
+    assert files(tmp_path / "repo" / "a" / "b") == {"y.txt"}
+
+
+def test_gitignore_needs_a_repository_unless_require_git_false(tmp_path: Path) -> None:
+    make(tmp_path, "x.log", "y.txt")
+    write(tmp_path / ".gitignore", "*.log\n")
+    assert files(tmp_path) == {"x.log", "y.txt"}
+    assert files(tmp_path, require_git=False) == {"y.txt"}
+    git_init(tmp_path)
+    assert files(tmp_path) == {"y.txt"}
+
+
+def test_repository_inside_the_search_folder(tmp_path: Path) -> None:
+    """Outside git, a repository below the root has its own .gitignore files apply."""
+    make(tmp_path, "x.log", "repo/x.log", "repo/y.txt")
+    git_init(tmp_path / "repo")
+    write(tmp_path / "repo" / ".gitignore", "*.log\n")
+    assert files(tmp_path) == {"x.log", "repo/y.txt"}
+
+
+def test_nested_repository_starts_its_own_gitignore_stack(tmp_path: Path) -> None:
+    """A nested repository is a new top level (ripgrep/fd): the outer .gitignore stops there,
+    and its own info/exclude applies."""
+    git_init(tmp_path)
+    make(tmp_path, "x.log", "inner/x.log", "inner/y.tmp", "inner/z.txt")
+    write(tmp_path / ".gitignore", "*.log\n")
+    git_init(tmp_path / "inner")
+    write(tmp_path / "inner" / ".git" / "info" / "exclude", "*.tmp\n")
+    assert files(tmp_path) == {"inner/x.log", "inner/z.txt"}
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_ignore_file_takes_precedence_and_applies_everywhere(tmp_path: Path,
+                                                             threads: int) -> None:
+    git_init(tmp_path / "repo")
+    make(tmp_path / "repo", "a.log", "b.log", "gen/x.c", "sub/c.log", "sub/d.txt", "e.bak")
+    write(tmp_path / "repo" / ".gitignore", "*.log\n")
+    # .ignore at the root re-includes what the deeper .gitignore would not decide otherwise
+    write(tmp_path / "repo" / ".ignore", "!a.log\ngen/\n")
+    write(tmp_path / "repo" / "sub" / ".gitignore", "!c.log\n")
+    write(tmp_path / "repo" / "sub" / ".ignore", "d.txt\n")
+    # a .ignore above the search root applies too
+    write(tmp_path / ".ignore", "*.bak\n")
+    got = files(tmp_path / "repo", threads=threads)
+    assert got == {"a.log", "sub/c.log"}
+    # .ignore applies outside git too
+    assert files(tmp_path / "repo" / "sub", threads=threads) == {"c.log"}
+
+
+def test_info_exclude_and_global_excludes(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = git_init(tmp_path / "repo")
+    make(repo, "a.info", "b.global", "c.xdg", "d.txt", "sub/e.info")
+    write(repo / ".git" / "info" / "exclude", "*.info\n")
+    home = Path(os.environ["HOME"])
+    write(home / ".config" / "git" / "ignore", "*.global\n")
+    assert files(repo / "sub") == set()
+    assert files(repo) == {"c.xdg", "d.txt"}
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    write(tmp_path / "xdg" / "git" / "ignore", "*.xdg\n")
+    assert files(repo) == {"b.global", "d.txt"}
+    write(home / ".gitconfig", "[core]\n\texcludesFile = ~/mine\n")
+    write(home / "mine", "d.txt\n")
+    assert files(repo) == {"b.global", "c.xdg"}
+    # .gitignore beats info/exclude, which beats the global file
+    write(repo / ".gitignore", "!a.info\n")
+    assert "a.info" in files(repo)
+
+
+# ---------------------------------------------------------------------------------------------
+# Symlinks
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_symlinks(tmp_path: Path, threads: int) -> None:
+    root = make(tmp_path / "root", "real/f.txt", "file.txt")
+    make(tmp_path, "outside/o.txt")
+    (root / "link-file").symlink_to(root / "file.txt")
+    (root / "link-dir").symlink_to(root / "real")
+    (root / "link-out").symlink_to(tmp_path / "outside")
+    (root / "broken").symlink_to(root / "missing")
+    (root / "real" / "loop").symlink_to(root)  # a loop back to the root
+    base = {"real/f.txt", "file.txt", "link-file"}
+    assert files(root, threads=threads) == base
+    followed = files(root, threads=threads, follow_links=True)
+    # every real folder is entered at most once per chain: 'loop' points back to the root,
+    # which is on every chain, so it is never entered; 'link-dir' enters 'real' a second time
+    # on another chain
+    assert followed == base | {"link-dir/f.txt", "link-out/o.txt"}
+
+
+def test_symlink_loops_between_two_folders_end(tmp_path: Path) -> None:
+    make(tmp_path, "a/x", "b/y")
+    (tmp_path / "a" / "to-b").symlink_to(tmp_path / "b")
+    (tmp_path / "b" / "to-a").symlink_to(tmp_path / "a")
+    got = files(tmp_path, follow_links=True)
+    assert got == {"a/x", "b/y", "a/to-b/y", "b/to-a/x"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile file systems
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_non_utf8_and_newline_names(tmp_path: Path, threads: int) -> None:
+    raw = os.fsencode(tmp_path) + b"/bad-\xff\xfe.txt"
+    with open(raw, "wb"):
+        pass
+    os.mkdir(os.fsencode(tmp_path) + b"/dir-\xe9")
+    with open(os.fsencode(tmp_path) + b"/dir-\xe9/in\nside", "wb"):
+        pass
+    make(tmp_path, "line\nbreak.txt", "ok.txt")
+    got = files(tmp_path, threads=threads)
+    assert {os.fsencode(p) for p in got} == {
+        b"bad-\xff\xfe.txt", b"dir-\xe9/in\nside", b"line\nbreak.txt", b"ok.txt"}
+    assert all(isinstance(p, str) for p in got)
+
+
+def test_non_utf8_names_in_gitignore(tmp_path: Path) -> None:
+    git_init(tmp_path)
+    with open(os.fsencode(tmp_path) + b"/skip-\xff", "wb"):
+        pass
+    make(tmp_path, "keep")
+    (tmp_path / ".gitignore").write_bytes(b"skip-\xff\n")
+    assert files(tmp_path) == {"keep"}
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_200_deep(tmp_path: Path, threads: int) -> None:
+    deep = "/".join(["d"] * 200)
+    make(tmp_path, deep + "/leaf.txt")
+    assert files(tmp_path, threads=threads) == {deep + "/leaf.txt"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="running as root: root reads a mode-000 folder, "
+                    "so a truly unreadable folder cannot be made (the warning path is tested "
+                    "with a simulated PermissionError below)")
+def test_unreadable_folder_is_reported_and_skipped(tmp_path: Path) -> None:
+    make(tmp_path, "locked/x.txt", "ok.txt")
+    (tmp_path / "locked").chmod(0)
+    warnings: list[str] = []
+    try:
+        got = set(walk(tmp_path, on_warning=warnings.append))
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert got == {"ok.txt"}
+    assert len(warnings) == 1 and "locked" in warnings[0]
+
+
+def _failing_scandir(monkeypatch: pytest.MonkeyPatch, name: str, exc: OSError) -> None:
+    real = os.scandir
+
+    def scandir(path: str) -> object:  # type: ignore[misc]
+        if os.path.basename(os.fspath(path)) == name:
+            raise exc
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("threads", THREADS)  # with 2, the fork carries the patch to the workers
+def test_unreadable_folder_warning_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             threads: int) -> None:
+    make(tmp_path, "locked/x.txt", "ok.txt", "other/y.txt")
+    _failing_scandir(monkeypatch, "locked", PermissionError(13, "Permission denied"))
+    warnings: list[str] = []
+    got = set(walk(tmp_path, SearchOptions(threads=threads), on_warning=warnings.append))
+    assert got == {"ok.txt", "other/y.txt"}
+    assert len(warnings) == 1
+    assert "locked" in warnings[0] and "Permission denied" in warnings[0]
+    assert "\n" not in warnings[0]
+
+
+def test_vanishing_folder_is_skipped_silently(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    make(tmp_path, "gone/x.txt", "ok.txt", "also/y.txt")
+    real = os.scandir
+
+    def scandir(path: str) -> object:  # type: ignore[misc]
+        if os.path.basename(os.fspath(path)) == "gone":  # deleted after its parent was read
+            (tmp_path / "gone" / "x.txt").unlink()
+            (tmp_path / "gone").rmdir()
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    warnings: list[str] = []
+    got = set(walk(tmp_path, SearchOptions(threads=1), on_warning=warnings.append))
+    assert got == {"ok.txt", "also/y.txt"}
+    assert warnings == []
+
+
+def test_vanishing_file_between_listing_and_type_check(tmp_path: Path) -> None:
+    """A DirEntry whose type is unknown needs a stat; a file gone by then is skipped."""
+    make(tmp_path, "a.txt")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
+    assert files(tmp_path) == {"a.txt"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Threads, batches, order, cancellation
+
+
+def _big_tree(root: Path) -> Path:
+    """A tree where one folder holds most of the work (so the split must go below it)."""
+    for i in range(4):
+        make(root, f"small{i}/f.txt")
+    for i in range(60):
+        for j in range(8):
+            make(root, f"huge/sub{i}/d{j}/f{j}.txt", f"huge/sub{i}/g{j}.py")
+    git_init(root)
+    write(root / ".gitignore", "*.py\n!huge/sub1*/*.py\n")
+    return root
+
+
+def test_threads_give_the_same_set(tmp_path: Path) -> None:
+    root = _big_tree(tmp_path)
+    one = files(root, threads=1)
+    assert len(one) == 4 + 60 * 8 + 11 * 8
+    assert files(root, threads=2) == one
+    assert files(root, threads=3) == one
+    assert files(root, threads=2, types=("f", "d")) == files(root, threads=1, types=("f", "d"))
+
+
+def test_order_is_deterministic_with_one_thread(tmp_path: Path) -> None:
+    root = _big_tree(tmp_path)
+    assert list(walk(root, SearchOptions(threads=1))) == list(walk(root,
+                                                                   SearchOptions(threads=1)))
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_batches_stream(tmp_path: Path, threads: int) -> None:
+    root = _big_tree(tmp_path)
+    batches = list(walk_batches(root, SearchOptions(threads=threads)))
+    assert len(batches) > 1, "the walk streams in several batches"
+    assert all(batches)
+    assert len(batches[0]) <= 1000, "the first batch is small, so it comes early"
+
+
+def _children() -> set[int]:
+    try:
+        text = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text()
+    except OSError:
+        import multiprocessing
+
+        return {p.pid for p in multiprocessing.active_children() if p.pid is not None}
+    return {int(x) for x in text.split()}
+
+
+def test_cancel_stops_the_walk_and_leaves_no_child_process(tmp_path: Path) -> None:
+    root = _big_tree(tmp_path)
+    before = _children()
+    cancel = threading.Event()
+    seen = 0
+    for batch in walk_batches(root, SearchOptions(threads=2), cancel=cancel):
+        seen += len(batch)
+        cancel.set()
+    assert seen < len(files(root, threads=1))
+    assert _children() == before
+
+
+def test_closing_the_iterator_early_leaves_no_child_process(tmp_path: Path) -> None:
+    root = _big_tree(tmp_path)
+    before = _children()
+    it: Iterator[str] = walk(root, SearchOptions(threads=2))
+    assert next(it)
+    it.close()  # type: ignore[attr-defined]
+    assert _children() == before
+    batches = walk_batches(root, SearchOptions(threads=2))
+    next(batches)
+    del batches
+    assert _children() == before
+
+
+def test_cancel_before_start(tmp_path: Path) -> None:
+    root = _big_tree(tmp_path)
+    cancel = threading.Event()
+    cancel.set()
+    for threads in THREADS:
+        assert list(walk(root, SearchOptions(threads=threads), cancel=cancel)) == []
+
+
+def test_library_use_from_a_thread(tmp_path: Path) -> None:
+    """The session walks in a background thread; forking from it must work."""
+    root = _big_tree(tmp_path)
+    result: list[set[str]] = []
+    t = threading.Thread(target=lambda: result.append(files(root, threads=2)))
+    t.start()
+    t.join(60)
+    assert result == [files(root, threads=1)]
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    make(tmp_path, "a.txt", "b/c.txt")
+    out = subprocess.run([sys.executable, "-m", "ffind.walk", str(tmp_path), "-0"],
+                         capture_output=True, check=True).stdout
+    assert set(out.split(b"\0")) - {b""} == {b"a.txt", b"b/c.txt"}
+    bad = subprocess.run([sys.executable, "-m", "ffind.walk", str(tmp_path / "nope")],
+                         capture_output=True)
+    assert bad.returncode == 2 and bad.stderr.startswith(b"ffind: ")
