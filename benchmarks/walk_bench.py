@@ -56,7 +56,7 @@ def side_by_side(tree: str, rounds: int) -> None:
     ratios: dict[str, list[float]] = {k: [] for k in cmds}
     counts: dict[str, int] = {}
     rss: dict[str, float] = {k: 0.0 for k in cmds}
-    for name, cmd in cmds.items():  # warm-up: page cache, pyc files
+    for cmd in cmds.values():  # warm-up: page cache, pyc files
         run(cmd, tree)
     for _ in range(rounds):
         order = list(cmds)
@@ -128,7 +128,8 @@ def hyperfine(tree: str) -> None:
         subprocess.run(["hyperfine", "-N", "-w", "3", "-r", "20", "--export-json", out.name,
                         *(" ".join(c) for c in cmds.values())], cwd=tree, check=True,
                        stdout=subprocess.DEVNULL)
-        results = json.load(open(out.name))["results"]
+        with open(out.name) as f:
+            results = json.load(f)["results"]
     fd = statistics.median(results[0]["times"])
     for name, r in zip(cmds, results, strict=True):
         med = statistics.median(r["times"])
