@@ -48,6 +48,8 @@ ENTER_WAIT = 1.0
 """Seconds Enter waits for the typed query's results when they are not in yet."""
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
+MIN_REDRAW = 0.03
+"""Seconds between two redraws for new results (keys and resizes redraw at once)."""
 
 KEYS: dict[str, str] = {
     "\x1b[A": "up", "\x1bOA": "up", "\x1b[B": "down", "\x1bOB": "down",
@@ -188,22 +190,22 @@ class _Terminal:
             n = os.write(self.fd, data)
             data = data[n:]
 
-    def read_keys(self, timeout: float | None) -> Iterator[str]:
-        """Wait up to ``timeout`` for input or a wake-up; yield the keys read (may be none)."""
+    def read_keys(self, timeout: float | None) -> tuple[list[str], bool]:
+        """Wait up to ``timeout`` for input or a wake-up: the keys read, and whether woken."""
         ready, _, _ = select.select([self.fd, self.wake_r], [], [], timeout)
-        if self.wake_r in ready:
+        woken = self.wake_r in ready
+        if woken:
             with contextlib.suppress(BlockingIOError):
                 os.read(self.wake_r, 4096)
         if self.fd not in ready:
-            return
+            return [], woken
         data = os.read(self.fd, 4096)
         if not data:
-            yield "abort"
-            return
+            return ["abort"], woken
         # A lone ESC may be the start of a sequence split across reads: wait for the rest.
         while data.endswith(b"\x1b") and select.select([self.fd], [], [], ESC_TIMEOUT)[0]:
             data += os.read(self.fd, 4096)
-        yield from parse_keys(data.decode("utf-8", "replace"))
+        return list(parse_keys(data.decode("utf-8", "replace"))), woken
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -282,10 +284,27 @@ class _Picker:
                 force_terminal=True, highlight=False, markup=False, emoji=False,
                 legacy_windows=False, width=self.term.size()[0],
             )
+            # Keys and resizes redraw at once.  New results (the session's wake-ups, the spinner)
+            # redraw at most every ``2 x`` the last draw's cost: a draw ranks the new state, and
+            # drawing every state while walking would starve the walk.
+            now_due, later_due, next_at = True, False, 0.0
             while True:
-                self.draw()
+                now = time.monotonic()
+                if now_due or self.term.resized or (later_due and now >= next_at):
+                    t = time.perf_counter()
+                    self.draw()
+                    cost = time.perf_counter() - t
+                    next_at = time.monotonic() + max(MIN_REDRAW, 2 * cost)
+                    now_due = later_due = False
                 busy = self.snap is None or not self.searcher.wait(0)
-                for key in self.term.read_keys(TICK if busy else None):
+                timeout = TICK if busy else None
+                if later_due:
+                    wait = max(0.0, next_at - time.monotonic())
+                    timeout = wait if timeout is None else min(timeout, wait)
+                keys, woken = self.term.read_keys(timeout)
+                later_due = later_due or woken or busy
+                for key in keys:
+                    now_due = True
                     done, picked = self.handle(key)
                     if done:
                         return picked

@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
+WALK_INTERVAL = 0.1
+"""Seconds between two rematches driven by the walk's new paths (a new query never waits):
+each new state costs its readers a ranking, which would starve the walk if done per batch."""
 CHUNK = 32_768
 """Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
 FEED_BATCH = 4_096
@@ -157,6 +160,7 @@ class FileSearcher:
         # Match thread only:
         self._cache: OrderedDict[str, _State] = OrderedDict()
         self._last_report = 0.0
+        self._last_walk_update = 0.0
         self._report_due = False
         self._completed_version = -1
 
@@ -354,20 +358,28 @@ class FileSearcher:
                 while True:
                     if self._cancel.is_set():
                         return
-                    if self._pending or self._gen != self._state_gen:
+                    if self._gen != self._state_gen:
                         break
+                    now = time.monotonic()
+                    timeout = None
+                    if self._pending:
+                        due = self._last_walk_update + WALK_INTERVAL
+                        if self._walk_done or self._state.covered == 0 or now >= due:
+                            break
+                        timeout = due - now
                     if self._complete_locked() and self._completed_version != self._state.version:
                         break
-                    timeout = None
                     if self._report_due:
-                        timeout = max(0.0, self._last_report + UPDATE_INTERVAL - time.monotonic())
-                        if timeout == 0.0:
+                        due = self._last_report + UPDATE_INTERVAL
+                        if now >= due:
                             break
+                        timeout = min(timeout or due - now, due - now)
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
                 gen, query = self._gen, self._query
             if batches:
                 self._extend(batches)
+                self._last_walk_update = time.monotonic()
             try:
                 changed = self._bring_up_to_date(query, gen)
             except _Cancelled:
