@@ -308,9 +308,33 @@ def test_invalid_glob(tree: Path) -> None:
 
 def test_mcp_dispatch() -> None:
     proc = run("mcp", "--help")
-    assert b"Traceback" not in proc.stderr
-    assert b"No such option" not in proc.stderr
-    assert proc.returncode in (0, 2)
+    assert proc.returncode == 0, proc.stderr
+    assert b"ffind mcp" in proc.stdout
+    assert b"--limit" not in proc.stdout  # the MCP server's own help, not the search's
+
+
+_IMPORTS = """
+import sys
+from ffind.cli import main
+rc = main(sys.argv[1:])
+heavy = {"rich", "numpy", "rapidfuzz", "click", "prompt_toolkit", "mcp", "ffind.picker"}
+print(" ".join(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def _imported(*args: str, cwd: Path) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", _IMPORTS, *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+    return set(proc.stderr.split())
+
+
+def test_version_imports_nothing_heavy(tree: Path) -> None:
+    assert _imported("--version", cwd=tree) == set()
+
+
+def test_one_shot_search_imports_no_picker_nor_rich(tree: Path) -> None:
+    assert _imported("-l", "3", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
+    assert _imported("--json", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
 
 
 # --- terminal, colour -------------------------------------------------------------------------
