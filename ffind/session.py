@@ -265,7 +265,7 @@ class FileSearcher:
             cached = state.tops.get(key)
         if cached is not None:
             return list(cached)
-        if state.ms is None:
+        if state.ms is None or limit == 0:
             return []
         with self._ilock:
             found = self._index.top(state.ms, limit, ci)
