@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -47,6 +48,9 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
 GLOB_LIMIT = 100
 MAX_SUGGESTIONS = 5
+ANSWER_CACHE = 32
+REFRESH_INTERVAL = 2.0
+"""Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
 
 TOOL_OPTIONS = SearchOptions(hidden=True, limit=None)
 """What the agent tool walks: hidden files yes (never VCS folders), ignore files honoured."""
@@ -211,31 +215,35 @@ def resolve_dir(root: str | os.PathLike[str], path: str | None) -> str:
 
 @dataclass
 class Snapshot:
-    """One walk of a folder: every path, split into ordinary and secret files, indexed."""
+    """One walk of a folder: every path, split into ordinary and secret files, indexed; and the
+    last few answers given from it (a walk's answers stay right while the walk is current)."""
 
     paths: list[str]
     main: Index
     secret: Index
     lock: threading.Lock = field(default_factory=threading.Lock)
+    answers: dict[tuple[str, int], str] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, paths: list[str]) -> Snapshot:
+    def build(cls, batches: Iterable[list[str]]) -> Snapshot:
+        """Index the walk's batches as they arrive (overlapping the walk's worker processes)."""
         from ffind.index import Index
 
-        plain: list[str] = []
-        secret: list[str] = []
-        for p in paths:
-            (secret if secret_kind(p) else plain).append(p)
-        return cls(paths, Index(plain), Index(secret))
+        snap = cls([], Index(), Index())
+        for batch in batches:
+            snap.paths.extend(batch)
+            plain = [p for p in batch if secret_kind(p) is None]
+            snap.main.extend(plain)
+            if len(plain) < len(batch):
+                snap.secret.extend(p for p in batch if secret_kind(p) is not None)
+        return snap
 
 
-def _walk_all(directory: str, cancel: threading.Event | None = None) -> list[str]:
-    from ffind.walk import walk_batches
+def walk_batches(directory: str, cancel: threading.Event | None = None) -> Iterable[list[str]]:
+    """The walk the tool searches: ``TOOL_OPTIONS``, warnings dropped."""
+    from ffind.walk import walk_batches as batches
 
-    out: list[str] = []
-    for batch in walk_batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore):
-        out.extend(batch)
-    return out
+    return batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore)
 
 
 def _ignore(message: str) -> None:
@@ -260,7 +268,7 @@ def find_files(
     """
     _check_limit(limit)
     directory = resolve_dir(os.getcwd() if root is None else root, path)
-    return search_snapshot(Snapshot.build(_walk_all(directory)), query, limit)
+    return search_snapshot(Snapshot.build(walk_batches(directory)), query, limit)
 
 
 def _check_limit(limit: int) -> None:
@@ -276,26 +284,36 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
     suggestions; else nothing.
     """
     with snap.lock:
-        ms = snap.main.run(query)
-        total = len(ms)
-        page = snap.main.top(ms, limit) if total else []
-        kinds = wants_secrets(query)
-        secrets: list[FileMatch] = []
-        if kinds and len(snap.secret):
-            found = snap.secret.top(snap.secret.run(query), None)
-            secrets = [m for m in found if secret_kind(m.path) in kinds]
-        typo_only = bool(page) and all(m.typo for m in page)
-        if typo_only and total > len(page):
-            # Exact matches may rank below near-whole-name typo matches; look at all of them.
-            typo_only = all(m.typo for m in snap.main.top(ms, None))
-        exact = (total and not typo_only) or any(not m.typo for m in secrets)
-        loose: tuple[str, int, list[FileMatch]] = ("", 0, [])
-        suggestions: list[str] = []
-        if not exact:
-            loose = _loose_matches(snap.main, query, limit)
-            if not loose[2]:
-                suggestions = ([m.path for m in page[:MAX_SUGGESTIONS]] if typo_only
-                               else _typo_suggestions(snap.main, query))
+        answer = snap.answers.get((query, limit))
+        if answer is None:
+            answer = _search(snap, query, limit)
+            if len(snap.answers) >= ANSWER_CACHE:
+                del snap.answers[next(iter(snap.answers))]
+            snap.answers[(query, limit)] = answer
+        return answer
+
+
+def _search(snap: Snapshot, query: str, limit: int) -> str:
+    ms = snap.main.run(query)
+    total = len(ms)
+    page = snap.main.top(ms, limit) if total else []
+    kinds = wants_secrets(query)
+    secrets: list[FileMatch] = []
+    if kinds and len(snap.secret):
+        found = snap.secret.top(snap.secret.run(query), None)
+        secrets = [m for m in found if secret_kind(m.path) in kinds]
+    typo_only = bool(page) and all(m.typo for m in page)
+    if typo_only and total > len(page):
+        # Exact matches may rank below near-whole-name typo matches; look at all of them.
+        typo_only = all(m.typo for m in snap.main.top(ms, None))
+    exact = (total and not typo_only) or any(not m.typo for m in secrets)
+    loose: tuple[str, int, list[FileMatch]] = ("", 0, [])
+    suggestions: list[str] = []
+    if not exact:
+        loose = _loose_matches(snap.main, query, limit)
+        if not loose[2]:
+            suggestions = ([m.path for m in page[:MAX_SUGGESTIONS]] if typo_only
+                           else _typo_suggestions(snap.main, query))
     if not exact:
         used, n_loose, matches = loose
         if matches:
@@ -456,7 +474,8 @@ def glob_files(
 ) -> str:
     """Files under ``path`` matching a gitignore-style glob, newest first, at most ``limit``."""
     directory = resolve_dir(os.getcwd() if root is None else root, path)
-    return glob_snapshot(_walk_all(directory), directory, pattern, limit)
+    paths = [p for batch in walk_batches(directory) for p in batch]
+    return glob_snapshot(paths, directory, pattern, limit)
 
 
 def glob_snapshot(paths: Iterable[str], directory: str, pattern: str, limit: int) -> str:
@@ -554,19 +573,28 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 class CachedTree:
     """The walk of one folder, kept in the server and refreshed in the background.
 
-    ``get()`` returns the last finished walk at once and, unless a refresh is already running,
-    starts one; the first call walks in the foreground.  A refresh that finds the same paths
-    keeps the old index (no rebuild).
+    ``get()`` returns the last finished walk at once and starts a re-walk in a background
+    thread when none is running and the last one finished at least ``min_interval`` seconds
+    ago (OpenCode's approach, throttled so that a burst of calls does not keep the 2 walk
+    workers busy while matching); the first call walks in the foreground.  A re-walk that finds
+    the same paths keeps the old snapshot, and with it the answers cached in it.
     """
 
-    def __init__(self, directory: str, walker: Callable[..., list[str]] = _walk_all) -> None:
+    def __init__(
+        self,
+        directory: str,
+        walker: Callable[[str, threading.Event], Iterable[list[str]]] = walk_batches,
+        min_interval: float = REFRESH_INTERVAL,
+    ) -> None:
         self.directory = directory
+        self.min_interval = min_interval
         self._walker = walker
         self._lock = threading.Lock()
         self._first = threading.Lock()
         self._snap: Snapshot | None = None
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
+        self._done_at = 0.0
         self.refreshes = 0
 
     def get(self) -> Snapshot:
@@ -577,13 +605,15 @@ class CachedTree:
                 if snap is None:
                     snap = Snapshot.build(self._walker(self.directory, self._cancel))
                     self._snap = snap
+                    self._done_at = time.monotonic()
                     return snap
         self._kick()
         return snap
 
     def _kick(self) -> None:
         with self._lock:
-            if self._cancel.is_set() or (self._thread is not None and self._thread.is_alive()):
+            if (self._cancel.is_set() or (self._thread is not None and self._thread.is_alive())
+                    or time.monotonic() - self._done_at < self.min_interval):
                 return
             self._thread = threading.Thread(
                 target=self._refresh, name=f"ffind-refresh {self.directory}", daemon=True
@@ -592,14 +622,16 @@ class CachedTree:
 
     def _refresh(self) -> None:
         try:
-            paths = self._walker(self.directory, self._cancel)
+            new = Snapshot.build(self._walker(self.directory, self._cancel))
         except Exception:  # a vanished folder, say; keep serving the last walk
             return
+        finally:
+            self._done_at = time.monotonic()
         if self._cancel.is_set():
             return
         old = self._snap
-        if old is None or paths != old.paths:
-            self._snap = Snapshot.build(paths)
+        if old is None or new.paths != old.paths:
+            self._snap = new
         self.refreshes += 1
 
     def wait_refresh(self, timeout: float | None = None) -> None:
@@ -618,15 +650,20 @@ class ToolServer:
 
     MAX_TREES = 8
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], refresh_interval: float = REFRESH_INTERVAL
+    ) -> None:
         self.root = resolve_dir(root, None)
+        self.refresh_interval = refresh_interval
         self._trees: dict[str, CachedTree] = {}
         self._lock = threading.Lock()
 
     def tree(self, path: str | None) -> CachedTree:
         directory = resolve_dir(self.root, path)
         with self._lock:
-            tree = self._trees.pop(directory, None) or CachedTree(directory)
+            tree = self._trees.pop(directory, None) or CachedTree(
+                directory, min_interval=self.refresh_interval
+            )
             self._trees[directory] = tree  # most recently used last
             while len(self._trees) > self.MAX_TREES:
                 oldest = next(iter(self._trees))

@@ -225,7 +225,7 @@ def test_queries_that_ask_for_secrets() -> None:
 def test_asked_for_secrets_keep_half_the_slots() -> None:
     plain = [f"docs/pem/chapter{i}.md" for i in range(10)]
     keys = [f"certs/k{i}.pem" for i in range(10)]
-    snap = Snapshot.build(plain + keys)
+    snap = Snapshot.build([plain + keys])
     lines = search_snapshot(snap, "pem", limit=4).splitlines()
     assert lines[0] == 'Found 20 files matching "pem":'
     shown = lines[2:6]
@@ -401,7 +401,7 @@ def test_glob_bad_patterns() -> None:
 
 def test_cached_tree_serves_the_last_walk_and_sees_new_files(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "repo")
-    state = ToolServer(root)
+    state = ToolServer(root, refresh_interval=0)
     try:
         assert "No files found" in state.find_files("brandnew")
         (root / "src" / "brandnew.py").write_text("x")
@@ -418,17 +418,40 @@ def test_cached_tree_serves_the_last_walk_and_sees_new_files(tmp_path: Path) -> 
         state.close()
 
 
-def test_refresh_without_changes_keeps_the_index(tmp_path: Path) -> None:
+def test_refresh_without_changes_keeps_the_snapshot(tmp_path: Path) -> None:
     calls: list[str] = []
 
-    def walker(directory: str, cancel: object = None) -> list[str]:
+    def walker(directory: str, cancel: object = None) -> list[list[str]]:
         calls.append(directory)
-        return ["a/b.py", "c/d.py"]
+        return [["a/b.py", "c/d.py"]]
 
-    cached = CachedTree(str(tmp_path), walker)
+    cached = CachedTree(str(tmp_path), walker, min_interval=0)
     first = cached.get()
+    assert search_snapshot(first, "b") == 'Found 1 file matching "b":\n\na/b.py'
+    assert ("b", 20) in first.answers  # answers are kept with the walk they came from
     assert cached.get() is first  # served at once, refresh kicked
     cached.wait_refresh(5)
+    assert len(calls) == 2
     assert cached.get() is first  # same paths: same snapshot, no rebuild
     cached.close()
-    assert len(calls) >= 2
+
+
+def test_refreshes_are_throttled(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def walker(directory: str, cancel: object = None) -> list[list[str]]:
+        calls.append(directory)
+        return [[f"f{len(calls)}.py"]]
+
+    cached = CachedTree(str(tmp_path), walker, min_interval=60)
+    first = cached.get()
+    for _ in range(3):
+        assert cached.get() is first
+    cached.wait_refresh(5)
+    assert len(calls) == 1  # the first walk ended less than 60 s ago: no re-walk yet
+    cached.min_interval = 0
+    cached.get()
+    cached.wait_refresh(5)
+    assert len(calls) == 2
+    assert cached.get().paths == ["f2.py"]
+    cached.close()
