@@ -4,8 +4,9 @@ For each round a fresh server process (`python -m ffind mcp --root TREE`) is sta
 on the client side (JSON-RPC round trip included):
 
 - the first ``find_files`` call (walks the tree and builds the index), and
-- the next ``--calls`` calls (served from the cached walk; each may kick a background re-walk),
-  as the median and the slowest.
+- the next ``--calls`` calls, each a different query (served from the cached walk; each may
+  start a background re-walk), as the median and the slowest, and
+- the first query once more ("same again": answered from the walk's answer cache).
 
 Two modes side by side: ``back-to-back`` (the next call is sent as soon as the previous answer
 arrives, so a background re-walk is usually running: the worst case) and ``spaced`` (``--gap``
@@ -27,13 +28,15 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parent.parent
-QUERIES = [
+QUERIES = [  # 11 different queries: the first call and ten more, none repeated
     "prompt", "base_coder", "database migration", "controller", "mod.rs",
-    "session test", "ci.yml", "readme", "promtp", "user model",
+    "session test", "ci.yml", "readme", "promtp", "user model", "test helper",
 ]
 
 
-async def one_round(tree: str, calls: int, gap: float) -> tuple[float, list[float], str]:
+async def one_round(
+    tree: str, calls: int, gap: float
+) -> tuple[float, list[float], float, str]:
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "ffind", "mcp", "--root", tree], cwd=str(REPO)
     )
@@ -51,8 +54,12 @@ async def one_round(tree: str, calls: int, gap: float) -> tuple[float, list[floa
             r = await client.call_tool("find_files", {"query": q})
             times.append((time.perf_counter() - t) * 1000)
             assert not r.is_error, r
+        t = time.perf_counter()
+        r = await client.call_tool("find_files", {"query": QUERIES[0]})
+        again = (time.perf_counter() - t) * 1000
         text = first.content[0].text  # type: ignore[union-attr]
-    return first_ms, times, text
+        assert r.content[0].text == text  # type: ignore[union-attr]
+    return first_ms, times, again, text
 
 
 def oneshot_ms(tree: str) -> float:
@@ -71,26 +78,26 @@ def main() -> int:
     ap.add_argument("--gap", type=float, default=3.0, help="seconds between calls, spaced mode")
     args = ap.parse_args()
 
-    rows: dict[str, tuple[list[float], list[float], list[float]]] = {}
-    for mode, gap in (("back-to-back", 0.0), (f"spaced {args.gap:g} s", args.gap)):
-        firsts: list[float] = []
-        medians: list[float] = []
-        worsts: list[float] = []
-        for _ in range(args.rounds):
-            first, times, text = asyncio.run(one_round(args.tree, args.calls, gap))
-            firsts.append(first)
-            medians.append(statistics.median(times))
-            worsts.append(max(times))
-        rows[mode] = (firsts, medians, worsts)
+    modes = (("back-to-back", 0.0), (f"spaced {args.gap:g} s", args.gap))
+    rows: dict[str, list[list[float]]] = {mode: [[], [], [], []] for mode, _ in modes}
+    text = ""
+    for _ in range(args.rounds):
+        for mode, gap in modes:  # alternate the modes, so load from others hits both alike
+            first, times, again, text = asyncio.run(one_round(args.tree, args.calls, gap))
+            for col, value in zip(
+                rows[mode], (first, statistics.median(times), max(times), again), strict=True
+            ):
+                col.append(value)
     shots = [oneshot_ms(args.tree) for _ in range(args.rounds)]
 
     print(f"tree {args.tree}; first answer: {text.splitlines()[0]}")
     print(f"{args.rounds} server processes per mode, {args.calls} calls after the first; "
           "medians over processes")
-    print(f"{'mode':<16} {'first call':>11} {'median next':>12} {'slowest next':>13}")
-    for mode, (firsts, medians, worsts) in rows.items():
-        print(f"{mode:<16} {statistics.median(firsts):>8.0f} ms {statistics.median(medians):>9.1f}"
-              f" ms {statistics.median(worsts):>10.1f} ms")
+    print(f"{'mode':<16} {'first call':>11} {'median next':>12} {'slowest next':>13}"
+          f" {'same again':>11}")
+    for mode, cols in rows.items():
+        first, median, worst, again = (statistics.median(c) for c in cols)
+        print(f"{mode:<16} {first:>8.0f} ms {median:>9.1f} ms {worst:>10.1f} ms {again:>8.1f} ms")
     print(f"{'one-shot python':<16} {statistics.median(shots):>8.0f} ms "
           "(ffind.tool.find_files: walk + index + match, no server)")
     return 0

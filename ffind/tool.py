@@ -573,10 +573,11 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 class CachedTree:
     """The walk of one folder, kept in the server and refreshed in the background.
 
-    ``get()`` returns the last finished walk at once and starts a re-walk in a background
-    thread when none is running and the last one finished at least ``min_interval`` seconds
-    ago (OpenCode's approach, throttled so that a burst of calls does not keep the 2 walk
-    workers busy while matching); the first call walks in the foreground.  A re-walk that finds
+    ``get()`` returns the last finished walk at once (the first call walks in the foreground);
+    ``kick()``, called once the answer is ready, starts a re-walk in a background thread when
+    none is running and the last one ended at least ``min_interval`` seconds ago (OpenCode's
+    approach, throttled so that a burst of calls does not keep the walk workers busy while
+    matching).  A re-walk that finds
     the same paths keeps the old snapshot, and with it the answers cached in it.
     """
 
@@ -606,11 +607,10 @@ class CachedTree:
                     snap = Snapshot.build(self._walker(self.directory, self._cancel))
                     self._snap = snap
                     self._done_at = time.monotonic()
-                    return snap
-        self._kick()
         return snap
 
-    def _kick(self) -> None:
+    def kick(self) -> None:
+        """Start a background re-walk unless one is running or the last ended too recently."""
         with self._lock:
             if (self._cancel.is_set() or (self._thread is not None and self._thread.is_alive())
                     or time.monotonic() - self._done_at < self.min_interval):
@@ -672,11 +672,18 @@ class ToolServer:
 
     def find_files(self, query: str, path: str | None = None, limit: int = DEFAULT_LIMIT) -> str:
         _check_limit(limit)
-        return search_snapshot(self.tree(path).get(), query, limit)
+        tree = self.tree(path)
+        try:
+            return search_snapshot(tree.get(), query, limit)
+        finally:
+            tree.kick()  # after the answer, so the re-walk does not slow this call
 
     def glob(self, pattern: str, path: str | None = None) -> str:
         tree = self.tree(path)
-        return glob_snapshot(tree.get().paths, tree.directory, pattern, GLOB_LIMIT)
+        try:
+            return glob_snapshot(tree.get().paths, tree.directory, pattern, GLOB_LIMIT)
+        finally:
+            tree.kick()
 
     def close(self) -> None:
         with self._lock:

@@ -429,7 +429,7 @@ def test_refresh_without_changes_keeps_the_snapshot(tmp_path: Path) -> None:
     first = cached.get()
     assert search_snapshot(first, "b") == 'Found 1 file matching "b":\n\na/b.py'
     assert ("b", 20) in first.answers  # answers are kept with the walk they came from
-    assert cached.get() is first  # served at once, refresh kicked
+    cached.kick()
     cached.wait_refresh(5)
     assert len(calls) == 2
     assert cached.get() is first  # same paths: same snapshot, no rebuild
@@ -447,10 +447,11 @@ def test_refreshes_are_throttled(tmp_path: Path) -> None:
     first = cached.get()
     for _ in range(3):
         assert cached.get() is first
+        cached.kick()
     cached.wait_refresh(5)
     assert len(calls) == 1  # the first walk ended less than 60 s ago: no re-walk yet
     cached.min_interval = 0
-    cached.get()
+    cached.kick()
     cached.wait_refresh(5)
     assert len(calls) == 2
     assert cached.get().paths == ["f2.py"]
