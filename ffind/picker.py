@@ -78,20 +78,23 @@ def run_picker(
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError as e:
         raise FfindError(f"the picker needs a terminal: /dev/tty: {e.strerror}") from e
+    wake_r, wake_w = os.pipe()
+    searcher: FileSearcher | None = None
     try:
-        with _Terminal(fd) as term:
+        with _Terminal(fd, wake_r, wake_w) as term:
             term.write("\x1b[1;1H> " + _printable(query))  # something on screen at once
-            waker = _Waker(term.wake_w)
             session_options = dataclasses.replace(options, limit=0, compute_indices=False)
-            searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
+            searcher = FileSearcher(roots or ["."], session_options, _Waker(wake_w), paths=paths)
             try:
                 searcher.set_query(query)
                 picked = _Picker(term, searcher, query).run()
             finally:
-                searcher.cancel()
-                searcher.close()
+                searcher.cancel()  # the screen is restored while the walk winds down
     finally:
-        os.close(fd)
+        if searcher is not None:
+            searcher.close()
+        for f in (fd, wake_r, wake_w):  # only once no thread can write to the pipe
+            os.close(f)
     if picked is None:
         return ExitCode.INTERRUPTED
     if not picked:
@@ -132,11 +135,12 @@ class _Waker:
 
 
 class _Terminal:
-    """Raw mode and the alternate screen on ``fd``, restored on exit; a wake-up pipe."""
+    """Raw mode and the alternate screen on ``fd``, restored on exit; reads keys and the
+    wake-up pipe (written by the session's reporter and on SIGWINCH)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, wake_r: int, wake_w: int) -> None:
         self.fd = fd
-        self.wake_r, self.wake_w = os.pipe()
+        self.wake_r, self.wake_w = wake_r, wake_w
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
         self.resized = False
@@ -169,8 +173,6 @@ class _Terminal:
                 termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
         for sig, old in self._handlers.items():
             signal.signal(sig, old)
-        os.close(self.wake_r)
-        os.close(self.wake_w)
 
     def _on_winch(self, signum: int, frame: object) -> None:
         self.resized = True
