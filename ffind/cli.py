@@ -168,9 +168,10 @@ def run(inv: Invocation) -> int:
 
     stdout = sys.stdout.buffer
     on_tty = sys.stdout.isatty()
-    color = not inv.json and output.use_color(inv.color, on_tty)
     options = inv.options
-    if color and inv.pattern and not options.compute_indices:
+    style = None if inv.json else output.highlight_style(
+        inv.color, on_tty, compute_indices=options.compute_indices)
+    if style and inv.pattern and not options.compute_indices:
         from dataclasses import replace
 
         options = replace(options, compute_indices=True)
@@ -189,7 +190,7 @@ def run(inv: Invocation) -> int:
         data = output.format_json(matches, total_match_count=results.total_match_count,
                                   limit=options.limit, compute_indices=inv.options.compute_indices)
     else:
-        data = output.format_plain(matches, print0=inv.print0, color=color, escape=on_tty)
+        data = output.format_plain(matches, print0=inv.print0, style=style, escape=on_tty)
     output.write(stdout, data)
     shown = len(matches)
     if (not inv.json and options.limit is not None and results.total_match_count > shown
@@ -207,7 +208,7 @@ def _parse(args: list[str]) -> Invocation | int:
         return ExitCode.INTERRUPTED
     except click.ClickException as e:
         _error(e.format_message())
-        return ExitCode.ERROR if isinstance(e, click.UsageError) else e.exit_code or 2
+        return ExitCode.ERROR
     if isinstance(rv, Invocation):
         return rv
     return int(rv or 0)  # --help / --version: click printed it

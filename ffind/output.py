@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 HIGHLIGHT = "\x1b[1;31m"
 """Matched characters: bold red, like ripgrep's matches."""
+BOLD = "\x1b[1m"
+"""Matched characters when ``--compute-indices`` asks for them but ``NO_COLOR`` forbids colour
+(no-color.org allows bold)."""
 RESET = "\x1b[0m"
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
@@ -40,6 +43,21 @@ def use_color(choice: str, isatty: bool, environ: Mapping[str, str] | None = Non
         return False
     env = os.environ if environ is None else environ
     return isatty and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+
+
+def highlight_style(
+    choice: str, isatty: bool, *, compute_indices: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """How to mark matched characters in plain output: colour (see :func:`use_color`), bold
+    on a terminal when colour is off by ``NO_COLOR`` but ``--compute-indices`` was given, or
+    not at all (``--color never``, piped, ``TERM=dumb``)."""
+    env = os.environ if environ is None else environ
+    if use_color(choice, isatty, env):
+        return HIGHLIGHT
+    if compute_indices and choice == "auto" and isatty and env.get("TERM") != "dumb":
+        return BOLD
+    return None
 
 
 def _escape_char(ch: str) -> str:
@@ -62,15 +80,17 @@ def terminal_safe(text: str) -> str:
     return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
 
 
-def highlight(text: str, indices: Iterable[int], *, escape: bool) -> str:
-    """``text`` with the characters at ``indices`` wrapped in ANSI bold colour."""
+def highlight(
+    text: str, indices: Iterable[int], *, escape: bool, style: str = HIGHLIGHT
+) -> str:
+    """``text`` with the characters at ``indices`` wrapped in ``style`` (an ANSI escape)."""
     marked = set(indices)
     out: list[str] = []
     inside = False
     for i, ch in enumerate(text):
         on = i in marked
         if on != inside:
-            out.append(HIGHLIGHT if on else RESET)
+            out.append(style if on else RESET)
             inside = on
         out.append(terminal_safe(ch) if escape else ch)
     if inside:
@@ -89,18 +109,19 @@ def display_path(m: FileMatch) -> tuple[str, list[int] | None]:
 
 
 def format_plain(
-    matches: Iterable[FileMatch], *, print0: bool = False, color: bool = False,
+    matches: Iterable[FileMatch], *, print0: bool = False, style: str | None = None,
     escape: bool = False,
 ) -> bytes:
-    """Plain output as bytes: one path a line (or NUL-terminated with ``print0``)."""
+    """Plain output as bytes: one path a line (or NUL-terminated with ``print0``); matched
+    characters wrapped in ``style`` (see :func:`highlight_style`) when it is given."""
     end = b"\0" if print0 else b"\n"
-    if not color and not escape:
+    if not style and not escape:
         return b"".join(os.fsencode(display_path(m)[0]) + end for m in matches)
     lines: list[bytes] = []
     for m in matches:
         path, indices = display_path(m)
-        if color and indices:
-            text = highlight(path, indices, escape=escape)
+        if style and indices:
+            text = highlight(path, indices, escape=escape, style=style)
         else:
             text = terminal_safe(path) if escape else path
         # Escaped text holds no surrogates; unescaped (colour while piped) keeps the raw bytes.

@@ -369,6 +369,9 @@ def test_color_on_a_terminal_and_no_color(tree: Path) -> None:
     rc, shown = run_tty("deep", cwd=tree, env={"NO_COLOR": "1"})
     assert (rc, shown) == (0, b"one/two/three/deep.txt\n")
     assert run_tty("--color", "never", "deep", cwd=tree)[1] == b"one/two/three/deep.txt\n"
+    # --compute-indices under NO_COLOR: bold only (no-color.org allows it)
+    rc, shown = run_tty("--compute-indices", "deep", cwd=tree, env={"NO_COLOR": "1"})
+    assert shown == b"one/two/three/\x1b[1mdeep\x1b[0m.txt\n"
     assert b"\x1b[" in run_tty("--color", "always", "deep", cwd=tree,
                                env={"NO_COLOR": "1"})[1]
 

@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 
 from ffind.match import FileMatch
 from ffind.output import (
+    BOLD,
     HIGHLIGHT,
     RESET,
     format_json,
     format_plain,
     highlight,
+    highlight_style,
     json_text,
     terminal_safe,
     use_color,
@@ -29,6 +31,16 @@ def test_use_color() -> None:
     assert not use_color("auto", True, {"NO_COLOR": "1"})
     assert use_color("auto", True, {"NO_COLOR": ""})  # no-color.org: only a non-empty value
     assert not use_color("auto", True, {"TERM": "dumb"})
+
+
+def test_highlight_style() -> None:
+    assert highlight_style("auto", True, environ={}) == HIGHLIGHT
+    assert highlight_style("always", False, environ={}) == HIGHLIGHT
+    assert highlight_style("auto", True, environ={"NO_COLOR": "1"}) is None
+    assert highlight_style("auto", True, compute_indices=True, environ={"NO_COLOR": "1"}) == BOLD
+    assert highlight_style("auto", False, compute_indices=True, environ={}) is None
+    assert highlight_style("never", True, compute_indices=True, environ={}) is None
+    assert highlight_style("auto", True, compute_indices=True, environ={"TERM": "dumb"}) is None
 
 
 def test_terminal_safe() -> None:
@@ -56,8 +68,9 @@ def test_format_plain_bytes() -> None:
 def test_format_plain_colour_and_root() -> None:
     m = FileMatch(10, "a/b.py", [2], root="r")
     assert format_plain([m]) == b"r/a/b.py\n"
-    assert format_plain([m], color=True) == f"r/a/{HIGHLIGHT}b{RESET}.py\n".encode()
-    assert format_plain([FileMatch(1, "x", None)], color=True) == b"x\n"
+    assert format_plain([m], style=HIGHLIGHT) == f"r/a/{HIGHLIGHT}b{RESET}.py\n".encode()
+    assert format_plain([m], style=BOLD) == f"r/a/{BOLD}b{RESET}.py\n".encode()
+    assert format_plain([FileMatch(1, "x", None)], style=HIGHLIGHT) == b"x\n"
 
 
 def test_format_json_keys() -> None:
