@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -247,9 +246,28 @@ class Rules:
             return fm
 
     def match(self, path: str, name: str, is_dir: bool) -> bool | None:
-        bname = name + "/" if is_dir else name
+        depth = -1
         for p in reversed(self.patterns):
-            if p.regex.fullmatch(bname if p.base else path) is not None:
+            if p.base:
+                if p.dir_only and not is_dir:
+                    continue
+                kind = p.kind
+                if kind == "name":
+                    hit = name == p.text
+                elif kind == "suffix":
+                    hit = name.endswith(p.text)
+                elif kind == "prefix":
+                    hit = name.startswith(p.text)
+                else:
+                    hit = p.regex.fullmatch(name + "/" if is_dir else name) is not None
+            else:
+                if p.depth is not None:
+                    if depth < 0:
+                        depth = path.count("/") + (0 if is_dir else 1)
+                    if p.depth != depth:
+                        continue
+                hit = p.regex.fullmatch(path) is not None
+            if hit:
                 return p.ignores
         return None
 
@@ -414,6 +432,8 @@ def excludes_file(cwd: str, git_common_dir: str | None) -> str | None:
     default = default_excludes_file()
     if not _config_may_set_excludes(git_common_dir):
         return default
+    import subprocess
+
     try:
         proc = subprocess.run(
             ["git", "config", "--path", "--get", "core.excludesFile"],

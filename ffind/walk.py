@@ -461,7 +461,7 @@ def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: li
             last = time.monotonic()
             while stack:
                 scan(stack.pop(), out, stack, warn)
-                if want.value and len(stack) > 1:
+                if want[0] and len(stack) > 1:
                     k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
                     send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
                     del stack[:k]
@@ -494,7 +494,12 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     mp: Any = multiprocessing.get_context(method)
-    want = mp.RawValue("b", 0)
+    if method == "fork":  # one shared byte: "a worker is idle, give work away"
+        import mmap
+
+        want: Any = mmap.mmap(-1, 1)
+    else:
+        want = mp.RawArray("b", 1)
     procs: list[Any] = []
     task_conns: list[Any] = []
     result_conns: list[Any] = []
@@ -522,7 +527,7 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                 give = queue[-share:]
                 del queue[-share:]
                 task_conns[idle.pop()].send_bytes(pickle.dumps(give, pickle.HIGHEST_PROTOCOL))
-            want.value = 1 if idle else 0
+            want[0] = 1 if idle else 0
             if len(idle) == n:
                 finished = True
                 return
