@@ -630,7 +630,8 @@ class CachedTree:
         if self._cancel.is_set():
             return
         old = self._snap
-        if old is None or new.paths != old.paths:
+        # The parallel walk's order varies from walk to walk: compare the sets.
+        if old is None or len(new.paths) != len(old.paths) or set(new.paths) != set(old.paths):
             self._snap = new
         self.refreshes += 1
 

@@ -423,7 +423,7 @@ def test_refresh_without_changes_keeps_the_snapshot(tmp_path: Path) -> None:
 
     def walker(directory: str, cancel: object = None) -> list[list[str]]:
         calls.append(directory)
-        return [["a/b.py", "c/d.py"]]
+        return [["a/b.py", "c/d.py"][:: (-1) ** len(calls)]]  # same paths, another order
 
     cached = CachedTree(str(tmp_path), walker, min_interval=0)
     first = cached.get()
