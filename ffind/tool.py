@@ -41,7 +41,7 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
-    from ffind.index import Index
+    from ffind.index import Index, MatchSet
     from ffind.match import FileMatch
 
 DEFAULT_LIMIT = 20
@@ -49,6 +49,7 @@ MAX_LIMIT = 200
 GLOB_LIMIT = 100
 MAX_SUGGESTIONS = 5
 ANSWER_CACHE = 32
+MATCHSET_CACHE = 8
 REFRESH_INTERVAL = 2.0
 """Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
 
@@ -223,6 +224,9 @@ class Snapshot:
     secret: Index
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: dict[tuple[str, int], str] = field(default_factory=dict)
+    matchsets: dict[str, MatchSet] = field(default_factory=dict)
+    """Recent queries' match sets: a query that narrows one (a longer word, one more word)
+    only re-filters its matches, as the session does while the user types."""
 
     @classmethod
     def build(cls, batches: Iterable[list[str]]) -> Snapshot:
@@ -294,7 +298,11 @@ def search_snapshot(snap: Snapshot, query: str, limit: int = DEFAULT_LIMIT) -> s
 
 
 def _search(snap: Snapshot, query: str, limit: int) -> str:
-    ms = snap.main.run(query)
+    base = min((m for m in snap.matchsets.values() if m.can_narrow(query)), key=len, default=None)
+    ms = snap.main.run(query, within=base)
+    if len(snap.matchsets) >= MATCHSET_CACHE:
+        del snap.matchsets[next(iter(snap.matchsets))]
+    snap.matchsets[query] = ms
     total = len(ms)
     page = snap.main.top(ms, limit) if total else []
     kinds = wants_secrets(query)

@@ -28,6 +28,7 @@ from ffind.tool import (
     search_snapshot,
     secret_kind,
     stem,
+    walk_batches,
     wants_secrets,
 )
 
@@ -456,3 +457,12 @@ def test_refreshes_are_throttled(tmp_path: Path) -> None:
     assert len(calls) == 2
     assert cached.get().paths == ["f2.py"]
     cached.close()
+
+
+def test_narrowing_a_recent_query_answers_like_a_fresh_search(tree: Path) -> None:
+    paths = [p for batch in walk_batches(str(tree)) for p in batch]
+    warm = Snapshot.build([paths])
+    for query in ("s", "se", "ses", "session", "session test", "session test ts", "p", "pr",
+                  "prompt", "prompt !test", "d", "db", "db mig"):
+        assert search_snapshot(warm, query) == search_snapshot(Snapshot.build([paths]), query)
+    assert "session" in warm.matchsets and len(warm.matchsets) <= 8
