@@ -38,7 +38,9 @@ when ``limit`` of them beat the bound of everything else.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from ffind.match import (
     BONUS_NAME,
@@ -51,7 +53,6 @@ from ffind.match import (
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
-    TYPO_BASE,
     WHOLE_DIR,
     WHOLE_NAME,
     FileMatch,
@@ -60,6 +61,7 @@ from ffind.match import (
     name_prefix_score,
     substring,
     term_max,
+    typo_score,
 )
 from ffind.query import Kind, Query, Term, fold, parse, variant
 from ffind.rank import TopK, best, by_bound
@@ -72,6 +74,12 @@ EXACT_BUDGET = 1200
 bound less ``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate
 set, so ``limit=k`` stays the prefix of ``limit=None``."""
 CHEAP_SLACK = 9
+OVERLAP = 120
+"""What a several-term query loses when its terms' best placements share characters, unless
+the folders-then-file reading does better (``workspace workspace.rs`` prefers
+``src/workspace/workspace.rs`` to ``src/util/workspace.rs``)."""
+INITIALS_MAX = 20000
+"""Most candidates whose bound is refined with word starts (a Python pass per candidate)."""
 
 Range = tuple[int, int]
 
@@ -116,6 +124,13 @@ def _lone_term(q: Query) -> Term | None:
     return t
 
 
+@lru_cache(maxsize=64)
+def _aligned_rx(folded_term: str) -> re.Pattern[str]:
+    """Matches paths where ``match.name_prefix_at`` holds for a term with ``/``."""
+    parts = folded_term.split("/")
+    return re.compile("(?:^|/)" + "[^/]*/".join(map(re.escape, parts)) + "[^/]*$")
+
+
 class MatchSet:
     """Every match of one query over some id ranges of an ``Index``.
 
@@ -154,7 +169,7 @@ class MatchSet:
     def __len__(self) -> int:
         n = len(self.ids)
         if _typo_term(parse(self.query)) is not None:
-            n += len(self.typos())
+            n += len(set(self.typos()).difference(self.ids))
         return n
 
     def can_narrow(self, new_query: str) -> bool:
@@ -311,12 +326,11 @@ class Index:
 
         key = t.folded
         names = self._names if "." in key else self._stem_list()
-        exact = set(ms.superset)
         found: list[int] = []
         for s, e in ms.ranges:
             res = process.extract(key, names[s:e], scorer=OSA.distance, score_cutoff=1,
                                   limit=None)
-            found.extend(s + r[2] for r in res if s + r[2] not in exact)
+            found.extend(s + r[2] for r in res if r[1] == 1)
         found.sort()
         return self._refine(found, q.insensitive())
 
@@ -327,10 +341,17 @@ class Index:
             p += HIDDEN
         return p
 
-    def _term_score(self, t: Term, i: int, want: bool) -> tuple[int, list[int] | None] | None:
+    def _term_score(
+        self, t: Term, i: int, want: bool, dirs_only: bool = False
+    ) -> tuple[int, list[int] | None] | None:
         text = self._term_texts(t)[i]
         orig = self.paths[i]
         base = self._base[i]
+        if dirs_only:
+            if base == 0 or t.kind is Kind.SUFFIX or t.kind is Kind.EQUAL:
+                return None
+            text, orig = text[:base - 1], orig[:base - 1]
+            base = text.rfind("/") + 1
         key = t.key
         if t.kind is Kind.FUZZY:
             return fuzzy(key, text, orig, base, want)
@@ -342,12 +363,37 @@ class Index:
 
     def _score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
         total = -self._penalty(i, hidden_ok)
-        for t in q.positive:
-            r = self._term_score(t, i, False)
+        terms = q.positive
+        if len(terms) == 1:
+            r = self._term_score(terms[0], i, False)
+            return None if r is None else total + r[0]
+        scores = []
+        used: set[int] = set()
+        overlap = False
+        for t in terms:
+            r = self._term_score(t, i, True)
             if r is None:
                 return None
-            total += r[0]
-        return total
+            scores.append(r[0])
+            pos = set(r[1] or ())
+            overlap = overlap or not used.isdisjoint(pos)
+            used |= pos
+        best = sum(scores)
+        if overlap:
+            # Terms share characters (``workspace workspace.rs`` on ``util/workspace.rs``):
+            # each term should find its own.
+            best -= OVERLAP
+        # The reading "folders, then the file": every term but the last scored against the
+        # folder path (its last folder counting as the name), the last one anywhere.
+        split = scores[-1]
+        for t in terms[:-1]:
+            d = self._term_score(t, i, False, dirs_only=True)
+            if d is None:
+                break
+            split += d[0]
+        else:
+            best = max(best, split)
+        return total + best
 
     def _indices(self, q: Query, i: int) -> list[int]:
         out: set[int] = set()
@@ -386,14 +432,23 @@ class Index:
         names, folded = self._names, self._folded
         total = [-p for p in self._penalties(ids, hidden_ok)]
         flagged = [False] * len(ids)
-        for t in q.positive:
+        for n, t in enumerate(q.positive):
             fq = t.folded
             m = len(fq)
             top = term_max(m)
+            if n < len(q.positive) - 1:
+                # may score against its folder path (see ``_score``): no file-name bound
+                total = [a + top for a in total]
+                continue
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + WHOLE_DIR - BONUS_NAME * m
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
-            tb = [top if names[i].startswith(fq) else in_name if fq in names[i]
-                  else rest + (CONTIG_PATH if fq in folded[i] else 0) for i in ids]
+            if "/" in fq:
+                aligned = _aligned_rx(fq).search
+                tb = [top if aligned(folded[i]) else rest + (CONTIG_PATH if fq in folded[i]
+                                                             else 0) for i in ids]
+            else:
+                tb = [top if names[i].startswith(fq) else in_name if fq in names[i]
+                      else rest + (CONTIG_PATH if fq in folded[i] else 0) for i in ids]
             loose = [j for j, b in enumerate(tb) if b < in_name]
             if loose and precise:
                 from rapidfuzz import process
@@ -406,7 +461,7 @@ class Index:
                 # Scattered placements: c >= m - bigrams chunks, of which at most w (the
                 # term's LCS with the characters at word starts) start on a boundary.
                 scat = [j for j in loose if fq not in folded[ids[j]]]
-                if scat and m > 1:
+                if scat and m > 1 and len(scat) <= INITIALS_MAX:
                     grams = [fq[k:k + 2] for k in range(m - 1)]
                     inits = self._initials([ids[j] for j in scat])
                     wres = process.extract(fq, inits, scorer=LCSseq.similarity,
@@ -522,11 +577,15 @@ class Index:
             visit(by_bound([i for i, _ in merged], [b for _, b in merged]), None)
         typo_ids: set[int] = set()
         tt = _typo_term(parse(ms.query))
-        if tt is not None and not topk.beats(TYPO_BASE * len(tt.folded) - 1):
-            ts = TYPO_BASE * len(tt.folded)
+        if tt is not None and not topk.beats(typo_score(len(tt.folded)) - 1):
+            ts = typo_score(len(tt.folded))
+            have = dict((i, s) for s, i in pool)
             for i in ms.typos():
-                typo_ids.add(i)
-                pool.append((ts - self._penalty(i, hidden_ok), i))
+                s = ts - self._penalty(i, hidden_ok)
+                if s > have.get(i, s - 1):
+                    typo_ids.add(i)
+                    have[i] = s
+            pool = [(s, i) for i, s in have.items()]
         return self._results(q, best(pool, self.paths, limit), typo_ids, compute_indices)
 
     def _results(
@@ -575,7 +634,7 @@ class Index:
         scattered = term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - LEN_NAME
         tt = _typo_term(q)
         if tt is not None:
-            typo_max = TYPO_BASE * m - 1
+            typo_max = typo_score(len(tt.folded)) - 1
             not_prefix = max(not_prefix, typo_max)
             scattered = max(scattered, typo_max)
         if len(ids) >= limit:

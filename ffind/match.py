@@ -21,8 +21,10 @@ positions where each query character occurs).  Per matched character:
 Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occurs as it is
 (contiguous) in the file name, else ``CONTIG_PATH`` (10) when it occurs as it is in the path
 (contiguous and substring matches beat scattered ones); ``NAME_PREFIX`` (24) when it is a
-prefix of the file name, ``WHOLE_NAME`` (16) more when it is the whole file name or its whole
-stem (``prompt`` for ``prompt.ts``), ``WHOLE_DIR`` (8) when it is a whole folder name.
+prefix of the file name (for a term with ``/``: each part a prefix of the matching one of the
+last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
+when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
+``WHOLE_DIR`` (8) when it is a whole folder name.
 Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
 closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
 and the query does not target hidden files.
@@ -35,8 +37,9 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
                             64+24+42-9 = 121, minus 7
 
-Typo matches (see ``ffind.index``) score ``TYPO_BASE`` per character: above matches scattered
-across folders, below clean matches in the file name.
+Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
+name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
+the file name (``typo_score``).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ CONTIG_PATH = 10
 LEN_NAME = 1
 LEN_NAME_CAP = 40
 HIDDEN = 32
-TYPO_BASE = MATCH + BONUS_NAME + 2
+TYPO_COST = 56
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,17 +115,39 @@ def term_max(m: int) -> int:
     return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME + CONTIG_NAME
 
 
+def typo_score(m: int) -> int:
+    """The score of a typo match of an ``m``-character term (before the per-path terms)."""
+    return term_max(m) - WHOLE_NAME - TYPO_COST
+
+
 def path_penalty(name_len: int, hidden: bool) -> int:
     return LEN_NAME * min(name_len, LEN_NAME_CAP) + (HIDDEN if hidden else 0)
 
 
+def name_prefix_at(key: str, text: str, base: int) -> int:
+    """Where ``key`` starts when it is a prefix of the file name; for a term with ``/``, when
+    each of its parts is a prefix of the matching one of the last path components
+    (``s/p/t`` in ``src/pkg/tools.rs``).  Else -1."""
+    if "/" not in key:
+        return base if text.startswith(key, base) else -1
+    parts = key.split("/")
+    comps = text.rsplit("/", len(parts) - 1)
+    if len(comps) < len(parts):
+        return -1
+    j = comps[0].rfind("/") + 1
+    comps[0] = comps[0][j:]
+    if all(c.startswith(p) for p, c in zip(parts, comps, strict=True)):
+        return j
+    return -1
+
+
 def _extras(key: str, text: str, base: int) -> int:
-    m = len(key)
     extra = 0
-    if text.startswith(key, base):
+    if name_prefix_at(key, text, base) >= 0:
         extra += NAME_PREFIX
-        end = base + m
-        if end == len(text) or (text[end] == "." and "." not in key):
+        tail = key[key.rfind("/") + 1:]
+        end = base + len(tail)
+        if end == len(text) or (text[end] == "." and "." not in tail):
             extra += WHOLE_NAME
     elif base and ("/" + key + "/") in ("/" + text[:base]):
         extra += WHOLE_DIR
