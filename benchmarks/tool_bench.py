@@ -62,6 +62,30 @@ async def one_round(
     return first_ms, times, again, text
 
 
+def in_process(tree: str, repeats: int = 5) -> list[tuple[str, float, float]]:
+    """Per query, side by side: the matcher alone (``Index.match(q, limit=20)``) and the tool's
+    answer (``search_snapshot``: every match counted, the page ranked, formatted), caches
+    cleared; medians of ``repeats``."""
+    from ffind.tool import Snapshot, search_snapshot, walk_batches
+
+    snap = Snapshot.build(walk_batches(tree))
+    rows = []
+    for q in QUERIES:
+        a: list[float] = []
+        b: list[float] = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            snap.main.match(q, limit=20)
+            a.append((time.perf_counter() - t) * 1000)
+            snap.answers.clear()
+            snap.matchsets.clear()
+            t = time.perf_counter()
+            search_snapshot(snap, q, 20)
+            b.append((time.perf_counter() - t) * 1000)
+        rows.append((q, statistics.median(a), statistics.median(b)))
+    return rows
+
+
 def oneshot_ms(tree: str) -> float:
     from ffind.tool import find_files
 
@@ -100,6 +124,15 @@ def main() -> int:
         print(f"{mode:<16} {first:>8.0f} ms {median:>9.1f} ms {worst:>10.1f} ms {again:>8.1f} ms")
     print(f"{'one-shot python':<16} {statistics.median(shots):>8.0f} ms "
           "(ffind.tool.find_files: walk + index + match, no server)")
+    print()
+    print("in process, per query (median of 5): the matcher's top 20 vs the tool's answer")
+    print(f"{'query':<20} {'match(q, 20)':>13} {'find_files':>11} {'ratio':>6}")
+    rows_ip = in_process(args.tree)
+    for q, a, b in rows_ip:
+        print(f"{q:<20} {a:>10.1f} ms {b:>8.1f} ms {b / a:>6.2f}")
+    ma = statistics.median(r[1] for r in rows_ip)
+    mb = statistics.median(r[2] for r in rows_ip)
+    print(f"{'median':<20} {ma:>10.1f} ms {mb:>8.1f} ms {mb / ma:>6.2f}")
     return 0
 
 
