@@ -95,12 +95,22 @@ def run_picker(
             searcher.close()
         for f in (fd, wake_r, wake_w):  # only once no thread can write to the pipe
             os.close(f)
+    _print_warnings(searcher.warnings if searcher is not None else [])
     if picked is None:
         return ExitCode.INTERRUPTED
     if not picked:
         return ExitCode.NOT_FOUND
     _print_selection(picked, print0)
     return ExitCode.FOUND
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    """The walk's warnings (unreadable folders), held back while the picker had the screen."""
+    import sys
+
+    for message in warnings:
+        sys.stderr.write(f"ffind: {' '.join(message.split())}\n")
+    sys.stderr.flush()
 
 
 def _print_selection(picked: list[FileMatch], print0: bool) -> None:
