@@ -49,6 +49,7 @@ def main() -> int:
     with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
         fs.wait()
         walk_ms = (time.perf_counter() - t) * 1000
+        walked_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         n = fs.snapshot().scanned_file_count
         typing: list[float] = []
         backspacing: list[float] = []
@@ -74,7 +75,8 @@ def main() -> int:
             fs.set_query("")
             fs.wait()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms, peak RSS {rss:.0f} MiB"
+    print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms, peak RSS {walked_rss:.0f}"
+          f" MiB after the walk, {rss:.0f} MiB after typing"
           f"{' (no reuse)' if args.no_reuse else ''}")
     print(f"typing      ({len(typing)} keys): median {statistics.median(typing):6.1f} ms"
           f"   p95 {p95(typing):6.1f} ms   max {max(typing):6.1f} ms")
