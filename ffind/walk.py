@@ -522,12 +522,14 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
         queue: list[Item] = [item]
         idle = set(range(n))
         while True:
+            handout = []
             while idle and queue:  # hand out folders: an equal share to each idle worker
                 share = max(1, len(queue) // len(idle))
-                give = queue[-share:]
+                handout.append((idle.pop(), queue[-share:]))
                 del queue[-share:]
-                task_conns[idle.pop()].send_bytes(pickle.dumps(give, pickle.HIGHEST_PROTOCOL))
-            want[0] = 1 if idle else 0
+            want[0] = 1 if idle else 0  # before the hand-out, so a busy worker sees it at once
+            for i, give in handout:
+                task_conns[i].send_bytes(pickle.dumps(give, pickle.HIGHEST_PROTOCOL))
             if len(idle) == n:
                 finished = True
                 return

@@ -462,3 +462,30 @@ def test_module_entry_point(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "ffind.walk", str(tmp_path / "nope")],
                          capture_output=True)
     assert bad.returncode == 2 and bad.stderr.startswith(b"ffind: ")
+
+
+def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """All the work sits below one folder: the workers split it by subfolder (the fork carries
+    this instrumented scan into them; each folder read reports the worker's pid)."""
+    import ffind.walk  # noqa: F401
+
+    walk_module = sys.modules["ffind.walk"]
+    for i in range(40):
+        for j in range(5):
+            make(tmp_path, f"only/sub{i}/d{j}/f.txt")
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
+             stack: list[object], warn: object) -> None:
+        real_scan(self, item, out, stack, warn)
+        if item[1].startswith("only/"):
+            out.append(f"pid:{os.getpid()}")
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    got = list(walk(tmp_path, SearchOptions(threads=2)))
+    pids = {p for p in got if p.startswith("pid:")}
+    assert str(os.getpid()) not in {p[4:] for p in pids}
+    assert len(pids) == 2, "both workers read folders below 'only/'"
+    assert {p for p in got if not p.startswith("pid:")} == {
+        f"only/sub{i}/d{j}/f.txt" for i in range(40) for j in range(5)}
