@@ -177,9 +177,11 @@ class Recorder:
         self.updates: list[Snapshot] = []
         self.completed: list[Snapshot] = []
         self.done = threading.Event()
+        self.updated = threading.Event()
 
     def on_update(self, snapshot: Snapshot) -> None:
         self.updates.append(snapshot)
+        self.updated.set()
 
     def on_complete(self, snapshot: Snapshot) -> None:
         self.completed.append(snapshot)
@@ -189,15 +191,21 @@ class Recorder:
 def test_reporter_sees_updates_and_one_completion_per_query() -> None:
     paths = [f"dir{i % 50}/file{i}.txt" for i in range(3 * FEED_BATCH)]
     rec = Recorder()
-    with FileSearcher(options=SearchOptions(limit=5), reporter=rec,
-                      paths=_slow_feed(paths, 0.05)) as fs:
+
+    def feed() -> Iterator[str]:  # the walk goes on only once an update came
+        yield from paths[:FEED_BATCH]
+        assert rec.updated.wait(30)
+        yield from paths[FEED_BATCH:]
+
+    with FileSearcher(options=SearchOptions(limit=5), reporter=rec, paths=feed()) as fs:
         fs.set_query("file1")
         assert rec.done.wait(30)
         assert fs.wait(30)
         rec.done.clear()
         fs.set_query("file12")
         assert rec.done.wait(30)
-    assert rec.updates, "the walk took three pauses: updates were due"
+    assert not rec.updates[0].walk_complete
+    assert rec.updates[0].scanned_file_count == FEED_BATCH
     assert [s.query for s in rec.completed] == ["file1", "file12"]
     final = rec.completed[-1]
     assert final.walk_complete and final.scanned_file_count == len(paths)
@@ -225,7 +233,9 @@ def test_cancel_stops_an_endless_walk_and_close_leaves_nothing() -> None:
     snap = fs.snapshot()
     assert not snap.walk_complete
     assert snap.scanned_file_count >= 3 * FEED_BATCH
-    assert all("file1" in m.path for m in snap.matches) or snap.query != "file1"
+    fed = [f"folder{i % 100}/file{i}.txt" for i in range(1, snap.scanned_file_count + 1)]
+    assert any(snap.matches == fresh_match(snap.query, fed[:k], limit=5)
+               for k in range(0, len(fed) + 1, FEED_BATCH))
 
 
 def test_close_during_a_real_walk_leaves_no_thread_or_worker(tmp_path: Path) -> None:
