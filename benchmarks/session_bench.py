@@ -37,6 +37,17 @@ def keystroke(fs: FileSearcher, query: str) -> float:
     return (time.perf_counter() - t) * 1000
 
 
+def cancel_latency(tree: str, after: float) -> float:
+    """Milliseconds from ``cancel()`` to ``close()`` returning, ``after`` s into the walk."""
+    fs = FileSearcher(tree, SearchOptions(limit=20))
+    fs.set_query("prompt")
+    time.sleep(after)
+    t = time.perf_counter()
+    fs.cancel()
+    fs.close()
+    return (time.perf_counter() - t) * 1000
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("tree")
@@ -88,6 +99,9 @@ def main() -> int:
           f"   p95 {p95(general):6.1f} ms   (its general path, no narrowing, same run)")
     for word, xs in per_word.items():
         print(f"  {word:12s} typing median {statistics.median(xs):6.1f} ms  max {max(xs):6.1f} ms")
+    cancels = [cancel_latency(args.tree, after) for after in (0.05, 0.2, 0.2, 0.4, 0.4)]
+    print(f"cancel() -> close() returned, mid-walk: median {statistics.median(cancels):.0f} ms,"
+          f" max {max(cancels):.0f} ms (threads joined, workers gone)")
     return 0
 
 
