@@ -694,6 +694,14 @@ class ToolServer:
         finally:
             tree.kick()
 
+    def warm(self) -> threading.Thread:
+        """Walk the root in the background now, so the agent's first call finds it walked
+        (or joins the walk under way)."""
+        tree = self.tree(None)
+        thread = threading.Thread(target=tree.get, name="ffind-warm", daemon=True)
+        thread.start()
+        return thread
+
     def close(self) -> None:
         with self._lock:
             trees = list(self._trees.values())
@@ -769,6 +777,11 @@ def mcp_main(argv: list[str]) -> int:
         "--root", default=None, metavar="DIR",
         help="project folder the tools may search (default: the working directory)",
     )
+    parser.add_argument(
+        "--no-warm", action="store_true",
+        help="do not walk the root at start-up (by default the walk starts at once, so the "
+        "first call is fast)",
+    )
     args = parser.parse_args(argv)
     state = ToolServer(os.getcwd() if args.root is None else args.root)
     try:
@@ -778,6 +791,8 @@ def mcp_main(argv: list[str]) -> int:
             "the MCP server needs the mcp package (ffind's mcp extra): pip install 'mcp>=2'"
         ) from None
     server = build_server(state)
+    if not args.no_warm:
+        state.warm()
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -466,3 +466,15 @@ def test_narrowing_a_recent_query_answers_like_a_fresh_search(tree: Path) -> Non
                   "prompt", "prompt !test", "d", "db", "db mig"):
         assert search_snapshot(warm, query) == search_snapshot(Snapshot.build([paths]), query)
     assert "db mig" in warm.matchsets and len(warm.matchsets) == 8  # the 8 latest
+
+
+def test_warm_walks_the_root_before_the_first_call(tree: Path) -> None:
+    state = ToolServer(tree)
+    try:
+        state.warm().join(30)
+        snap = state.tree(None).get()
+        assert "db/schema.rb" in snap.paths
+        assert state.find_files("schema") == 'Found 1 file matching "schema":\n\ndb/schema.rb'
+        assert state.tree(None).get() is snap  # served from the warm walk
+    finally:
+        state.close()
