@@ -48,6 +48,8 @@ ENTER_WAIT = 1.0
 """Seconds Enter waits for the typed query's results when they are not in yet."""
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
+PREFETCH = 100
+"""Rows ranked with every new state (scrolling further asks the session for more)."""
 MIN_REDRAW = 0.03
 """Seconds between two redraws for new results (keys and resizes redraw at once)."""
 
@@ -83,11 +85,13 @@ def run_picker(
     try:
         with _Terminal(fd, wake_r, wake_w) as term:
             term.write("\x1b[1;1H> " + _printable(query))  # something on screen at once
-            session_options = dataclasses.replace(options, limit=0, compute_indices=False)
-            searcher = FileSearcher(roots or ["."], session_options, _Waker(wake_w), paths=paths)
+            # The session ranks the first PREFETCH rows of every state, with indices.
+            session_options = dataclasses.replace(options, limit=PREFETCH, compute_indices=True)
+            waker = _Waker(wake_w)
+            searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
             try:
                 searcher.set_query(query)
-                picked = _Picker(term, searcher, query).run()
+                picked = _Picker(term, searcher, waker, query).run()
             finally:
                 searcher.cancel()  # the screen is restored while the walk winds down
     finally:
@@ -128,20 +132,27 @@ def _full_path(m: FileMatch) -> str:
 
 
 class _Waker:
-    """The session's reporter: wakes the UI loop through a pipe."""
+    """The session's reporter: keeps the latest snapshot (ranked, counted, with indices: the UI
+    draws it without waiting for the matcher) and wakes the UI loop through a pipe."""
 
     def __init__(self, wake_w: int) -> None:
         self._w = wake_w
+        self.latest: Snapshot | None = None
+        self.complete = False
+        """``latest`` came from ``on_complete``: walked and fully matched."""
+        self.arrived = threading.Event()
 
-    def _poke(self) -> None:
+    def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
+        self.latest, self.complete = snapshot, complete
+        self.arrived.set()
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._w, b".")
 
     def on_update(self, snapshot: Snapshot) -> None:
-        self._poke()
+        self._poke(snapshot)
 
     def on_complete(self, snapshot: Snapshot) -> None:
-        self._poke()
+        self._poke(snapshot, complete=True)
 
 
 class _Terminal:
@@ -271,9 +282,12 @@ def _delete_word(query: str, seps: str) -> str:
 
 
 class _Picker:
-    def __init__(self, term: _Terminal, searcher: FileSearcher, query: str) -> None:
+    def __init__(
+        self, term: _Terminal, searcher: FileSearcher, waker: _Waker, query: str
+    ) -> None:
         self.term = term
         self.searcher = searcher
+        self.waker = waker
         self.query = query
         self.cur = 0
         self.offset = 0
@@ -308,7 +322,7 @@ class _Picker:
                     cost = time.perf_counter() - t
                     next_at = time.monotonic() + max(MIN_REDRAW, 2 * cost)
                     now_due = later_due = False
-                busy = self.snap is None or not self.searcher.wait(0)
+                busy = self.busy()
                 timeout = TICK if busy else None
                 if later_due:
                     wait = max(0.0, next_at - time.monotonic())
@@ -322,6 +336,11 @@ class _Picker:
                         return picked
         except KeyboardInterrupt:
             return None
+
+    def busy(self) -> bool:
+        """The walk or the matching of the typed query is still running."""
+        snap = self.waker.latest
+        return not (self.waker.complete and snap is not None and snap.query == self.query)
 
     def handle(self, key: str) -> tuple[bool, list[FileMatch] | None]:
         rows = self.list_rows()
@@ -364,6 +383,9 @@ class _Picker:
         """The match under the cursor: as drawn, unless the list has not been drawn for it."""
         if self.shown_query == self.query and self.cur < len(self.items):
             return self.items[self.cur]
+        snap = self.waker.latest
+        if snap is not None and snap.query == self.query and self.cur < len(snap.matches):
+            return snap.matches[self.cur]
         items = self.searcher.results(self.cur + 1)
         return items[self.cur] if self.cur < len(items) else None
 
@@ -379,8 +401,12 @@ class _Picker:
             return list(self.marks.values())
         # Enter right after typing: let the typed query's results arrive first.
         deadline = time.monotonic() + ENTER_WAIT
-        while self.searcher.snapshot().query != self.query and time.monotonic() < deadline:
-            self.searcher.wait(0.01)
+        while time.monotonic() < deadline:
+            snap = self.waker.latest
+            if snap is not None and snap.query == self.query:
+                break
+            self.waker.arrived.clear()
+            self.waker.arrived.wait(0.01)
         m = self.current()
         return [] if m is None else [m]
 
@@ -390,9 +416,14 @@ class _Picker:
         return max(self.term.size()[1] - 2, 1)
 
     def draw(self) -> None:
+        from ffind.session import Snapshot
+
         cols, height = self.term.size()
         rows = max(height - 2, 0)
-        snap = self.snap = self.searcher.snapshot()
+        snap = self.waker.latest
+        if snap is None:
+            snap = Snapshot(self.query, [], 0, 0, False)
+        self.snap = snap
         if snap.query != self.shown_query:
             self.shown_query = snap.query
             self.cur = self.offset = 0
@@ -401,7 +432,11 @@ class _Picker:
             self.offset = self.cur
         elif rows and self.cur >= self.offset + rows:
             self.offset = self.cur - rows + 1
-        self.items = self.searcher.results(self.offset + rows, compute_indices=True)
+        need = self.offset + rows
+        if need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count:
+            self.items = snap.matches
+        else:  # scrolled past the prefetched rows: rank more (may wait for the matcher)
+            self.items = self.searcher.results(need, compute_indices=True)
         lines = self.render(cols, height, snap)
         self.flush(lines, cols, height)
 
@@ -434,7 +469,7 @@ class _Picker:
         text = Text(f"  {snap.total_match_count}/{snap.scanned_file_count}", style="yellow")
         if self.marks:
             text.append(f" ({len(self.marks)})", style="magenta")
-        if self.snap is not None and not self.searcher.wait(0):
+        if self.busy():
             text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
         return text
 

@@ -423,6 +423,10 @@ class FileSearcher:
             ms = self._fresh(query, n, gen)
         new = _State(query, ms, n, state.version + 1, tops, count)
         self._remember(new)
+        # Rank before publishing, so readers of the default view (``snapshot``, the picker's
+        # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
+        self._check(gen)
+        self._top(new, None, None)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
                 raise _Cancelled
