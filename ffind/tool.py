@@ -21,9 +21,16 @@ leading out are refused.  The Python function raises ``FfindError`` for that (an
 ``limit``); the MCP server turns it into a tool error (``isError``) with the same one-line
 message.  Nothing here writes to the file system.
 
-The MCP server keeps one walk per searched folder and serves from it; each call also starts a
-background re-walk when none is running (OpenCode's approach), so repeated calls are fast and new
-files show up on the next call.  The ``mcp`` package is only imported by ``mcp_main``.
+When nothing matches exactly, looser forms of the query's words are tried (``loose_queries``:
+``database migration`` -> ``db migrat``), then the matcher's typo matches are offered as
+``Did you mean:`` suggestions (``_typo_suggestions`` extends them to each word of a
+several-word query).
+
+The MCP server walks its root at start-up, keeps one walk per searched folder (``CachedTree``)
+and answers from it; after answering, a call starts a background re-walk unless one is running
+or the last ended under ``REFRESH_INTERVAL`` seconds ago (OpenCode's approach, throttled), so
+repeated calls are fast and new files show up.  The ``mcp`` package is only imported by
+``build_server``/``mcp_main``.
 """
 
 from __future__ import annotations
