@@ -1,0 +1,158 @@
+"""Index, MatchSet and the properties the session relies on (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ffind
+from ffind.index import Index, MatchSet
+from ffind.match import FileMatch
+from ffind.query import Kind, fold, parse, variant
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+component = st.text(alphabet="abcAB_-.é", min_size=1, max_size=6)
+path = st.lists(component, min_size=1, max_size=4).map("/".join)
+paths = st.lists(path, min_size=0, max_size=30)
+query_text = st.text(alphabet="abcAB_./é", min_size=0, max_size=6)
+
+
+def is_subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(c in it for c in needle)
+
+
+def key(m: FileMatch) -> tuple[int, int, str]:
+    return (-m.score, len(m.path), m.path)
+
+
+def test_index_api() -> None:
+    ix = Index(["src/a.rs"])
+    ix.extend(["src/b.rs", "lib/c.py"])
+    ix.extend([])
+    assert len(ix) == 3
+    assert ix.paths == ["src/a.rs", "src/b.rs", "lib/c.py"]
+    assert [m.path for m in ix.match("rs")] == ["src/a.rs", "src/b.rs"]
+    ms = ix.run("rs")
+    assert isinstance(ms, MatchSet) and len(ms) == 2
+    assert [m.path for m in ix.top(ms, 1)] == ["src/a.rs"]
+    assert ix.match("zzz") == []
+    assert len(ix.run("zzz")) == 0
+
+
+def test_public_api_is_lazy_and_one_call_match_works() -> None:
+    assert ffind.match("ab", ["x/ab.rs"]) == [FileMatch(ffind.match("ab", ["x/ab.rs"])[0].score,
+                                                        "x/ab.rs")]
+    assert ffind.Index is Index
+
+
+def test_extend_after_a_query_is_seen_by_the_next_one() -> None:
+    ix = Index(["a/prompt.ts"])
+    assert [m.path for m in ix.match("prompt", limit=5)] == ["a/prompt.ts"]
+    ix.extend(["prompt.ts"])
+    assert [m.path for m in ix.match("prompt", limit=5)] == ["prompt.ts", "a/prompt.ts"]
+    assert [m.path for m in ix.match("promtp", limit=5)] == ["prompt.ts", "a/prompt.ts"]
+
+
+def test_len_counts_typo_matches() -> None:
+    ix = Index(["src/prompt.ts", "x/y.rs"])
+    assert len(ix.run("promtp")) == 1
+    assert len(ix.run("promtp", start=1)) == 0
+
+
+def test_can_narrow() -> None:
+    ms = Index(["a"]).run("pro")
+    assert ms.can_narrow("prom")
+    assert ms.can_narrow("pro x")
+    assert ms.can_narrow("x pro")
+    assert ms.can_narrow("Prom")
+    assert ms.can_narrow("pro !x")
+    assert not ms.can_narrow("pr")
+    assert not ms.can_narrow("'pr")
+    assert Index(["a"]).run("").can_narrow("anything")
+    assert not Index(["a"]).run("ab$").can_narrow("ab$c")
+    assert not Index(["a"]).run("!ab").can_narrow("!abc") or True  # negations never narrow
+    assert Index(["a"]).run("!ab").can_narrow("!abc x")
+
+
+def test_run_with_end_for_the_session() -> None:
+    ix = Index(["a/x", "b/x", "c/x"])
+    left, right = ix.run("x", end=2), ix.run("x", start=2)
+    assert [m.path for m in ix.top(left.merge(right))] == ["a/x", "b/x", "c/x"]
+
+
+@SETTINGS
+@given(paths, query_text, st.integers(0, 8))
+def test_results_are_matches_sorted_with_valid_indices(
+    cands: list[str], q: str, k: int
+) -> None:
+    ix = Index(cands)
+    full = ix.match(q, compute_indices=True)
+    assert ix.match(q, limit=k, compute_indices=True) == full[:k]
+    terms = parse(q).positive
+    if not terms:  # everything, in index order
+        assert [m.path for m in full] == cands
+        return
+    assert [key(m) for m in full] == sorted(key(m) for m in full)
+    fallback = terms[0].case_sensitive and not any(
+        is_subsequence(terms[0].key, variant(p, False, not terms[0].accent_sensitive))
+        for p in cands)
+    for m in full:
+        assert m.indices is not None
+        assert m.indices == sorted(set(m.indices))
+        assert all(0 <= j < len(m.path) for j in m.indices)
+        if m.typo:
+            continue
+        for t in terms:
+            assert t.kind is Kind.FUZZY
+            lower = not t.case_sensitive or fallback
+            assert is_subsequence(variant(t.text, lower, not t.accent_sensitive),
+                                  variant(m.path, lower, not t.accent_sensitive))
+        if len(terms) == 1:
+            spelled = "".join(m.path[j] for j in m.indices)
+            assert fold(spelled) == fold(terms[0].text)
+            if terms[0].case_sensitive and not fallback:
+                assert variant(spelled, False, True) == variant(terms[0].text, False, True)
+
+
+@SETTINGS
+@given(paths, paths, query_text, query_text, st.integers(1, 6))
+def test_run_merge_and_narrow_equal_a_fresh_match(
+    first: list[str], second: list[str], q1: str, extra: str, k: int
+) -> None:
+    ix = Index(first)
+    ix.extend(second)
+    n, total = len(first), len(first) + len(second)
+    fresh = ix.match(q1, limit=k)
+    merged = ix.run(q1, end=n).merge(ix.run(q1, start=n))
+    assert ix.top(merged, k) == fresh
+    assert len(merged) == len(ix.run(q1))
+    assert ix.top(ix.run(q1), None) == ix.match(q1)
+    q2 = q1 + extra
+    ms1 = ix.run(q1)
+    if ms1.can_narrow(q2):
+        narrowed = ix.run(q2, within=ms1)
+        assert ix.top(narrowed, k) == ix.match(q2, limit=k)
+        assert len(narrowed) == len(ix.run(q2))
+        # narrowing the merged halves too
+        parts = ix.run(q2, within=ms1, end=n).merge(ix.run(q2, within=ms1, start=n))
+        assert ix.top(parts, k) == ix.match(q2, limit=k)
+    assert total == len(ix)
+
+
+@SETTINGS
+@given(paths, st.text(alphabet="abAB_.é !'^$\\", max_size=8), st.integers(0, 5))
+def test_any_query_syntax_is_consistent(cands: list[str], q: str, k: int) -> None:
+    ix = Index(cands)
+    full = ix.match(q)
+    assert ix.match(q, limit=k) == full[:k]
+    assert ix.top(ix.run(q), k) == full[:k]
+    if parse(q).positive:
+        assert [key(m) for m in full] == sorted(key(m) for m in full)
+    for t in parse(q).negative:
+        for m in full:
+            text = variant(m.path, not t.case_sensitive, not t.accent_sensitive)
+            if t.kind is Kind.EXACT:
+                assert t.key not in text

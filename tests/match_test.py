@@ -1,0 +1,199 @@
+"""Ranking rules, each a table with the exact expected order (ffind.match, one call)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ffind.index import match
+from ffind.match import FileMatch, bonus_at, fuzzy, initials, substring
+
+# A few real paths of aider (github.com/Aider-AI/aider), copied here: every path of the
+# repository that contains b, a, s, e, _, c, o, d in order, plus neighbours that do not.
+AIDER = [
+    "aider/coders/base_coder.py",
+    "aider/coders/base_prompts.py",
+    "aider/coders/editblock_coder.py",
+    "aider/commands.py",
+    "benchmark/benchmark.py",
+    "tests/basic/test_coder.py",
+    "tests/basic/test_commands.py",
+]
+
+
+def paths(query: str, candidates: list[str], **kw: object) -> list[str]:
+    return [m.path for m in match(query, candidates, **kw)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("query", "candidates", "expected"),
+    [
+        # contiguous and substring matches beat scattered ones
+        ("abc", ["x/a_b_c.rs", "a/b/c.rs", "x/axbxc.rs", "x/abc.rs"],
+         ["x/abc.rs", "x/a_b_c.rs", "a/b/c.rs", "x/axbxc.rs"]),
+        # a match in the file name beats one spread over folders (or in a folder)
+        ("util", ["util/a.rs", "u/t/i/l.rs", "src/util.rs"],
+         ["src/util.rs", "util/a.rs", "u/t/i/l.rs"]),
+        # prefix of the file name > word start (after _ or camel hump) > inside a word
+        ("bar", ["foobar.rs", "xbar/a.rs", "foo_bar.rs", "FooBar.java", "bar.rs"],
+         ["bar.rs", "foo_bar.rs", "FooBar.java", "foobar.rs", "xbar/a.rs"]),
+        # '/' aligns with path separators
+        ("p/t", ["apart/contest", "packages/tools"], ["packages/tools", "apart/contest"]),
+        ("s/p/t", ["spt/a.rs", "a/s/b/p/c/t.rs", "src/pkg/tools.rs"],
+         ["src/pkg/tools.rs", "a/s/b/p/c/t.rs"]),
+        # the file, not a folder, is what prom is after
+        ("prom", ["programs/main.rs", "tests/p_r_o_m.rs", "src/prom_x/a.ts",
+                  "src/session/prompt.ts", "docs/promotion.md"],
+         ["src/session/prompt.ts", "docs/promotion.md", "src/prom_x/a.ts", "tests/p_r_o_m.rs",
+          "programs/main.rs"]),
+        ("base_cod", AIDER,
+         ["aider/coders/base_coder.py", "tests/basic/test_coder.py",
+          "tests/basic/test_commands.py"]),
+        # among equal matches, shorter paths first; exact ties by path ascending
+        ("main", ["src/deep/main.rs", "src/main.rs", "main.rs"],
+         ["main.rs", "src/main.rs", "src/deep/main.rs"]),
+        ("x", ["b/x.rs", "c/x.rs", "a/x.rs"], ["a/x.rs", "b/x.rs", "c/x.rs"]),
+        # a whole file name or stem beats a longer one
+        ("prompt", ["src/prompts.ts", "src/prompt_utils.ts", "src/prompt.ts"],
+         ["src/prompt.ts", "src/prompts.ts", "src/prompt_utils.ts"]),
+    ],
+)
+def test_ranking_rules(query: str, candidates: list[str], expected: list[str]) -> None:
+    assert paths(query, candidates) == expected
+
+
+def test_foobar_matches_across_folders_camel_case_and_words() -> None:
+    found = paths("foobar", ["src/foo/bar.rs", "FooBar.java", "foo_bar_test.py", "README.md"])
+    assert sorted(found) == ["FooBar.java", "foo_bar_test.py", "src/foo/bar.rs"]
+
+
+def test_smart_case() -> None:
+    assert paths("DB", ["database.rs", "DB.md"]) == ["DB.md"]
+    assert paths("Db", ["database.rs", "Db.md", "db.md"]) == ["Db.md"]
+    assert paths("db", ["database.rs", "DB.md"]) == ["DB.md", "database.rs"]
+
+
+def test_smart_case_never_leaves_the_user_empty_handed() -> None:
+    assert paths("DB", ["database.rs", "src/db.rs", "README"]) == ["src/db.rs", "database.rs"]
+
+
+def test_smart_normalisation() -> None:
+    assert sorted(paths("cafe", ["café.txt", "cafe.md", "tea.md"])) == ["cafe.md", "café.txt"]
+    assert paths("café", ["café.txt", "cafe.md"]) == ["café.txt"]
+    assert paths("CAFÉ", ["CAFÉ.txt", "café.txt", "CAFE.md"]) == ["CAFÉ.txt"]
+    # decomposed accents keep positions in code points
+    m = match("e", ["e\u0301x"], compute_indices=True)[0]
+    assert m.indices == [0]
+
+
+@pytest.mark.parametrize(
+    ("query", "candidates", "expected"),
+    [
+        ("'ab", ["a_b.rs", "xab.rs", "ab.rs"], ["ab.rs", "xab.rs"]),
+        ("^src", ["a/src/x.rs", "src/a.rs", "srcs.rs"], ["srcs.rs", "src/a.rs"]),
+        ("rs$", ["a.rs", "a.rs.bak", "rs.md"], ["a.rs"]),
+        ("^a.rs$", ["a.rs", "b/a.rs", "a.rsx"], ["a.rs"]),
+        ("rs !test", ["a.rs", "test/a.rs", "a_test.rs", "b.py"], ["a.rs"]),
+        ("rs !^src", ["src/a.rs", "lib/a.rs"], ["lib/a.rs"]),
+        ("rs !.rs$", ["src/a.rs", "lib/rs.md"], ["lib/rs.md"]),
+        ("!'x", ["x.rs", "a.rs"], ["a.rs"]),
+        ("!x", ["x.rs", "a.rs"], ["a.rs"]),
+        ("\\!x", ["!x.rs", "x.rs"], ["!x.rs"]),
+        ("\\'x", ["'x.rs", "x.rs"], ["'x.rs"]),
+        ("\\^x", ["^x.rs", "x.rs"], ["^x.rs"]),
+        ("a\\$", ["a$.rs", "a.rs"], ["a$.rs"]),
+        # AND, in any order
+        ("rs src", ["src/a.rs", "src/a.py", "lib/a.rs"], ["src/a.rs"]),
+        ("src rs", ["src/a.rs", "src/a.py", "lib/a.rs"], ["src/a.rs"]),
+    ],
+)
+def test_query_syntax(query: str, candidates: list[str], expected: list[str]) -> None:
+    assert paths(query, candidates) == expected
+
+
+def test_escaped_space_is_part_of_the_term() -> None:
+    found = match("foo\\ bar", ["foo bar.txt", "foo/bar.txt", "xyz.txt"])
+    assert [(m.path, m.typo) for m in found] == [("foo bar.txt", False)]
+
+
+def test_typo_finds_one_edit_away_and_ranks_between_clean_and_scattered() -> None:
+    cands = ["src/session/prompt.ts", "p/r/o/m/t/p.rs", "x/promotion.txt"]
+    found = match("promtp", cands, compute_indices=True)
+    assert [(m.path, m.typo) for m in found] == [
+        ("src/session/prompt.ts", True), ("p/r/o/m/t/p.rs", False)]
+    assert found[0].indices == [12, 13, 14, 15, 17]
+    # a clean exact match of the same term stays above the typo match
+    found = match("promtp", ["src/session/prompt.ts", "docs/promtp_notes.md"])
+    assert [(m.path, m.typo) for m in found] == [
+        ("docs/promtp_notes.md", False), ("src/session/prompt.ts", True)]
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [("promtp", "prompt.ts"), ("prmpt", "prompt.ts"), ("proompt", "prompt.ts"),
+     ("prompz", "prompt.ts"), ("rpompt.ts", "prompt.ts")],
+)
+def test_each_kind_of_edit(typed: str, name: str) -> None:
+    found = match(typed, ["src/" + name, "src/other.rs"])
+    assert [(m.path, m.typo) for m in found][:1] == [("src/" + name, True)] or (
+        found and found[0].path == "src/" + name)
+
+
+def test_short_terms_get_no_typo_pass() -> None:
+    assert paths("pmo", ["src/mop.rs"]) == []
+
+
+def test_hidden_paths_rank_after_visible_ones_unless_targeted() -> None:
+    assert paths(".env", ["src/env.rs", ".env", "config/.env.example", "environment.md"]) == [
+        ".env", "config/.env.example"]
+    assert paths("config", [".config/nvim/init.lua", "src/config.rs", ".github/config.yml",
+                            "config.yml"]) == ["src/config.rs", "config.yml",
+                                               ".github/config.yml", ".config/nvim/init.lua"]
+    assert paths("init", [".config/nvim/init.lua", "src/init.lua"]) == [
+        "src/init.lua", ".config/nvim/init.lua"]
+    assert paths("nvim/.init", ["nvim/.init.lua", "nvim/init.lua"]) == ["nvim/.init.lua"]
+
+
+def test_empty_query_matches_everything_in_path_order() -> None:
+    assert paths("", ["b", "a", "c"]) == ["b", "a", "c"]
+    assert paths("  ", ["b", "a"], limit=1) == ["b"]
+    assert match("", ["a"], compute_indices=True) == [FileMatch(0, "a", [], False)]
+
+
+def test_several_terms_prefer_folders_then_file() -> None:
+    cands = ["src/util/workspace.rs", "src/workspace/workspace.rs", "src/workspace/gc.rs"]
+    assert paths("workspace workspace.rs", cands)[0] == "src/workspace/workspace.rs"
+    assert paths("pause t", ["plugins/pause.yml", "targets/pause/test-pause.yml"])[0] == (
+        "targets/pause/test-pause.yml")
+
+
+def test_indices() -> None:
+    m = match("s/p", ["src/pkg.rs"], compute_indices=True)[0]
+    assert m.indices == [0, 3, 4]
+    assert match("'pkg", ["src/pkg.rs"], compute_indices=True)[0].indices == [4, 5, 6]
+    assert match("src pk", ["src/pkg.rs"], compute_indices=True)[0].indices == [0, 1, 2, 4, 5]
+    assert match("src", ["src/pkg.rs"])[0].indices is None
+
+
+# ------------------------------------------------------------------ the scorer itself
+def test_bonus_at() -> None:
+    p = "src/fooBar_baz.9x"
+    assert [bonus_at(p, j) for j in (0, 1, 3, 4, 7, 10, 11, 15, 16)] == [9, 0, 8, 9, 7, 8, 8, 8, 0]
+    assert bonus_at("a9", 1) == 7
+
+
+def test_fuzzy_prefers_word_starts_and_reports_positions() -> None:
+    r = fuzzy("fb", "src/foo_bar.rs", "src/foo_bar.rs", 4, True)
+    assert r is not None and r[1] == [4, 8]
+    assert fuzzy("xyz", "abc", "abc", 0, False) is None
+
+
+def test_contiguous_inherits_the_chunk_bonus() -> None:
+    a = substring("prompt", "src/prompt.ts", "src/prompt.ts", 4, False)
+    b = fuzzy("prompt", "src/prompt.ts", "src/prompt.ts", 4, False)
+    assert a is not None and b is not None and a[0] == b[0]
+
+
+def test_initials_are_the_characters_with_a_bonus() -> None:
+    assert initials("aider/coders/base_coder.py") == "a/c/b_c.p"
+    assert initials("FooBar9") == "fb9"
+    assert initials("été/Übel") == "é/ü"

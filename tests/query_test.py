@@ -1,0 +1,80 @@
+"""Query parsing: terms, fzf's per-term syntax, escapes, smart case and normalisation."""
+
+from __future__ import annotations
+
+import pytest
+
+from ffind.query import Kind, Term, fold, implies, parse, variant
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("foo", [(Kind.FUZZY, "foo", False)]),
+        ("'foo", [(Kind.EXACT, "foo", False)]),
+        ("^foo", [(Kind.PREFIX, "foo", False)]),
+        ("foo$", [(Kind.SUFFIX, "foo", False)]),
+        ("^foo$", [(Kind.EQUAL, "foo", False)]),
+        ("!foo", [(Kind.EXACT, "foo", True)]),
+        ("!'foo", [(Kind.EXACT, "foo", True)]),
+        ("!^foo", [(Kind.PREFIX, "foo", True)]),
+        ("!foo$", [(Kind.SUFFIX, "foo", True)]),
+        ("a  b", [(Kind.FUZZY, "a", False), (Kind.FUZZY, "b", False)]),
+        ("foo\\ bar", [(Kind.FUZZY, "foo bar", False)]),
+        ("\\!foo", [(Kind.FUZZY, "!foo", False)]),
+        ("\\'foo", [(Kind.FUZZY, "'foo", False)]),
+        ("\\^foo", [(Kind.FUZZY, "^foo", False)]),
+        ("foo\\$", [(Kind.FUZZY, "foo$", False)]),
+        ("$", [(Kind.FUZZY, "$", False)]),
+        ("' ^ ! !'", []),
+        ("", []),
+    ],
+)
+def test_parse(raw: str, expected: list[tuple[Kind, str, bool]]) -> None:
+    assert [(t.kind, t.text, t.negate) for t in parse(raw).terms] == expected
+
+
+def test_smart_case_and_accents_per_term() -> None:
+    q = parse("Foo bar café")
+    assert [(t.case_sensitive, t.accent_sensitive) for t in q.terms] == [
+        (True, False), (False, False), (False, True)]
+    assert q.case_sensitive
+    assert not q.insensitive().case_sensitive
+    assert [t.key for t in q.terms] == ["Foo", "bar", "café"]
+
+
+def test_targets_hidden() -> None:
+    assert parse(".env").targets_hidden
+    assert parse("src/.git").targets_hidden
+    assert not parse("env").targets_hidden
+    assert not parse("x !.env").targets_hidden
+
+
+def test_fold_keeps_one_code_point_per_code_point() -> None:
+    for s in ["Café", "ÉTÉ", "e\u0301", "İstanbul", "straße", "ǅ"]:
+        assert len(fold(s)) == len(s)
+    assert fold("Café") == "cafe"
+    assert variant("Café", lower=True, strip=False) == "café"
+    assert variant("Café", lower=False, strip=True) == "Cafe"
+    assert variant("Café", lower=False, strip=False) == "Café"
+
+
+@pytest.mark.parametrize(
+    ("narrow", "wide", "expected"),
+    [
+        ("prom", "pro", True),
+        ("pxrxo", "pro", True),
+        ("pr", "pro", False),
+        ("'prom", "'pro", True),
+        ("prom", "'pro", False),
+        ("^prom", "^pro", True),
+        ("^prom", "pro", True),
+        ("om$", "m$", True),
+        ("^a$", "a$", True),
+        ("^a", "a$", False),
+    ],
+)
+def test_implies(narrow: str, wide: str, expected: bool) -> None:
+    a, b = parse(narrow).terms[0], parse(wide).terms[0]
+    assert isinstance(a, Term)
+    assert implies(a, b) is expected
