@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,21 @@ def test_bad_arguments_are_tool_errors_not_crashes(
     assert "limit must be an integer from 1 to 200" in _text(out["bad_limit"])
     # ...and the server keeps answering.
     assert _text(out["after_errors"]) == 'Found 1 file matching "schema":\n\ndb/schema.rb'
+
+
+def test_server_exits_cleanly_when_stdin_closes(session: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = session
+    done = subprocess.run(
+        [sys.executable, "-m", "ffind", "mcp", "--root", str(root)],
+        stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT, timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, b"")  # stdout carries JSON-RPC only
+
+
+def test_bad_root_is_a_one_line_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ffind", "mcp", "--root", "/nonexistent/ffind"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "ffind: search root is not a folder: /nonexistent/ffind\n"
