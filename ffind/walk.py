@@ -450,6 +450,7 @@ def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: li
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
     scan = walker.scan
+    limit = _FIRST_BATCH  # small first batches, so the first paths arrive at once
     try:
         while True:
             msg = tasks.recv_bytes()
@@ -457,7 +458,6 @@ def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: li
                 return
             stack: list[Item] = pickle.loads(msg)
             out: list[str] = []
-            limit = _FIRST_BATCH
             last = time.monotonic()
             while stack:
                 scan(stack.pop(), out, stack, warn)
