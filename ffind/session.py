@@ -35,6 +35,7 @@ import inspect
 import os
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -171,6 +172,9 @@ class FileSearcher:
             target=self._walk_main, args=(source,), name="ffind-walk", daemon=True
         )
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
+        # A searcher never closed still stops its walk and its workers at exit (before
+        # multiprocessing's own exit handler, which would race the walk's clean-up).
+        weakref.finalize(self, _shutdown, self._cancel, (self._walker, self._matcher))
         self._walker.start()
         self._matcher.start()
 
@@ -497,6 +501,13 @@ class FileSearcher:
             self._report_due = False
             self._last_report = now
             self._reporter.on_update(self.snapshot())
+
+
+def _shutdown(cancel: threading.Event, threads: tuple[threading.Thread, ...]) -> None:
+    cancel.set()
+    for t in threads:
+        if t.is_alive() and t is not threading.current_thread():
+            t.join(timeout=2)
 
 
 def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
