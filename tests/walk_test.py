@@ -489,3 +489,18 @@ def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
     assert len(pids) == 2, "both workers read folders below 'only/'"
     assert {p for p in got if not p.startswith("pid:")} == {
         f"only/sub{i}/d{j}/f.txt" for i in range(40) for j in range(5)}
+
+
+def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS and Windows have no (safe) fork: the workers are spawned and get everything by
+    pickle (the walker, ignore rules, folders to read)."""
+    import multiprocessing
+
+    git_init(tmp_path)
+    make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log")
+    write(tmp_path / ".gitignore", "*.log\n!keep.log\n")
+    write(tmp_path / "b" / ".gitignore", "c/z.txt\n")
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    got = files(tmp_path, threads=2, exclude=("y.*",))
+    assert got == {"keep.log"}
