@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -257,3 +259,13 @@ def test_exported_lazily_from_the_package() -> None:
     assert ffind.FileSearcher is FileSearcher
     assert ffind.Snapshot is Snapshot
     assert Index  # the session matches through the public Index
+
+
+def test_a_searcher_never_closed_lets_the_program_exit_cleanly(tmp_path: Path) -> None:
+    _tree(tmp_path, 3000)
+    code = ("import sys; from ffind.session import FileSearcher; from ffind import SearchOptions;"
+            " fs = FileSearcher(sys.argv[1], SearchOptions(threads=2)); fs.set_query('file')")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stderr == ""
