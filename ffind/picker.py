@@ -48,8 +48,8 @@ ENTER_WAIT = 1.0
 """Seconds Enter waits for the typed query's results when they are not in yet."""
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
-PREFETCH = 100
-"""Rows ranked with every new state (scrolling further asks the session for more)."""
+PREFETCH_PAGES = 2
+"""Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 MIN_REDRAW = 0.03
 """Seconds between two redraws for new results (keys and resizes redraw at once)."""
 
@@ -85,8 +85,9 @@ def run_picker(
     try:
         with _Terminal(fd, wake_r, wake_w) as term:
             term.write("\x1b[1;1H> " + _printable(query))  # something on screen at once
-            # The session ranks the first PREFETCH rows of every state, with indices.
-            session_options = dataclasses.replace(options, limit=PREFETCH, compute_indices=True)
+            # The session ranks the first screenfuls of every state, with indices.
+            prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
+            session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = _Waker(wake_w)
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
             try:
