@@ -197,3 +197,17 @@ def test_delete_word() -> None:
     assert _delete_word("foo bar ", " ") == "foo "
     assert _delete_word("src/ses", " /_-.") == "src/"
     assert _delete_word("src/", " /_-.") == ""
+
+
+def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]) -> None:
+    pane = start()
+    pane.wait_for(_ready)
+    pane.send("PageDown")  # one page is more than the 9 files: the last one
+    lines = pane.wait_for(lambda s: len(s) > 10 and s[10].startswith(">"))
+    assert sum(line.startswith(">") for line in lines[2:]) == 1
+    pane.send("PageUp")
+    pane.wait_for(lambda s: s[2].startswith(">") and not s[10].startswith(">"))
+    pane.send("C-n", "C-n", "C-p")
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    pane.send("Escape")
+    assert pane.exit_code() == 130
