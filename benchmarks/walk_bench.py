@@ -36,8 +36,8 @@ def commands() -> dict[str, list[str]]:
     }
 
 
-def run(cmd: list[str], cwd: str) -> tuple[float, int, float]:
-    """(wall seconds, lines printed, peak RSS MiB) of one run."""
+def run(cmd: list[str], cwd: str) -> tuple[float, int, float, float]:
+    """(wall seconds, lines printed, peak RSS MiB, CPU seconds user + sys) of one run."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE)
     assert proc.stdout is not None
@@ -47,7 +47,7 @@ def run(cmd: list[str], cwd: str) -> tuple[float, int, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise SystemExit(f"{cmd} exited with {proc.returncode}")
-    return wall, data.count(b"\n"), usage.ru_maxrss / 1024
+    return wall, data.count(b"\n"), usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def side_by_side(tree: str, rounds: int) -> None:
@@ -56,6 +56,7 @@ def side_by_side(tree: str, rounds: int) -> None:
     ratios: dict[str, list[float]] = {k: [] for k in cmds}
     counts: dict[str, int] = {}
     rss: dict[str, float] = {k: 0.0 for k in cmds}
+    cpu: dict[str, list[float]] = {k: [] for k in cmds}
     for cmd in cmds.values():  # warm-up: page cache, pyc files
         run(cmd, tree)
     for _ in range(rounds):
@@ -63,20 +64,23 @@ def side_by_side(tree: str, rounds: int) -> None:
         random.shuffle(order)
         this: dict[str, float] = {}
         for name in order:
-            wall, lines, peak = run(cmds[name], tree)
+            wall, lines, peak, used = run(cmds[name], tree)
             this[name] = wall
+            cpu[name].append(used)
             counts[name] = lines
             rss[name] = max(rss[name], peak)
         for name in cmds:
             walls[name].append(this[name])
             ratios[name].append(this[name] / this["fd"])
     print(f"tree {tree}, {rounds} rounds, load average {os.getloadavg()[0]:.1f}")
-    print("| command | median wall | ratio to fd (median per round) | files | peak RSS |")
-    print("|---|---|---|---|---|")
+    print("| command | median wall | ratio to fd (median per round) | CPU user+sys | files "
+          "| peak RSS |")
+    print("|---|---|---|---|---|---|")
     for name in cmds:
         print(f"| `{' '.join(cmds[name]).replace(sys.executable, 'python')}` "
               f"| {statistics.median(walls[name]) * 1000:.0f} ms "
-              f"| {statistics.median(ratios[name]):.2f} | {counts[name]} "
+              f"| {statistics.median(ratios[name]):.2f} "
+              f"| {statistics.median(cpu[name]) * 1000:.0f} ms | {counts[name]} "
               f"| {rss[name]:.0f} MiB |")
     t1_t2 = [a / b for a, b in zip(walls["ffind threads=1"], walls["ffind threads=2"],
                                    strict=True)]
