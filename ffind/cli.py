@@ -179,11 +179,12 @@ def run(inv: Invocation) -> int:
     if inv.stdin:
         from ffind.oneshot import search_paths
 
-        results = search_paths(inv.pattern, _stdin_paths(), options)
+        results = search_paths(inv.pattern, _stdin_paths(), options, eager_count=inv.json)
     else:
         from ffind.oneshot import search
 
-        results = search(inv.pattern, inv.root, options, on_warning=_error)
+        results = search(inv.pattern, inv.root, options, on_warning=_error,
+                         eager_count=inv.json)
 
     matches = results.matches
     if inv.json:
@@ -193,8 +194,9 @@ def run(inv: Invocation) -> int:
         data = output.format_plain(matches, print0=inv.print0, style=style, escape=on_tty)
     output.write(stdout, data)
     shown = len(matches)
-    if (not inv.json and options.limit is not None and results.total_match_count > shown
-            and sys.stderr.isatty()):
+    # The count is only read when the limit may have cut (it may cost a pass over the names).
+    if (not inv.json and options.limit is not None and shown == options.limit
+            and sys.stderr.isatty() and results.total_match_count > shown):
         _error(f"showing {shown} of {results.total_match_count} matches; use --limit")
     return ExitCode.FOUND if matches else ExitCode.NOT_FOUND
 

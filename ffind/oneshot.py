@@ -14,8 +14,8 @@ import dataclasses
 import heapq
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
 from ffind.options import SearchOptions
@@ -30,15 +30,60 @@ class Cancel(Protocol):
     def is_set(self) -> bool: ...
 
 
-class FileSearchResults(NamedTuple):
-    """What :func:`search` returns."""
+class FileSearchResults:
+    """What :func:`search` returns: ``matches``, ``total_match_count``, ``walk_complete``.
 
-    matches: list[FileMatch]
-    """The best matches, best first (path order when the query is empty), at most ``limit``."""
-    total_match_count: int
-    """How many paths matched before the limit cut (Codex's field)."""
-    walk_complete: bool
-    """False when the search was cancelled before the walk finished."""
+    Unpacks like a tuple (``matches, total, complete = search(...)``) and compares equal to
+    one.  ``total_match_count`` may be computed on first access: counting typo-tolerant matches
+    costs a pass over every file name, which ``ffind -l 20 QUERY | ...`` never needs.
+    """
+
+    __slots__ = ("_count", "_total", "matches", "walk_complete")
+
+    def __init__(
+        self, matches: list[FileMatch], total_match_count: int | Callable[[], int],
+        walk_complete: bool,
+    ) -> None:
+        self.matches = matches
+        """The best matches, best first (path order when the query is empty), at most
+        ``limit``."""
+        self.walk_complete = walk_complete
+        """False when the search was cancelled before the walk finished."""
+        self._total: int | None = None
+        self._count: Callable[[], int] | None = None
+        if isinstance(total_match_count, int):
+            self._total = total_match_count
+        else:
+            self._count = total_match_count
+
+    @property
+    def total_match_count(self) -> int:
+        """How many paths matched before the limit cut, typo matches included (Codex's field)."""
+        if self._total is None:
+            assert self._count is not None
+            self._total = self._count()
+            self._count = None
+        return self._total
+
+    def _astuple(self) -> tuple[list[FileMatch], int, bool]:
+        return (self.matches, self.total_match_count, self.walk_complete)
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self._astuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FileSearchResults):
+            return self._astuple() == other._astuple()
+        if isinstance(other, tuple):
+            return self._astuple() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"FileSearchResults(matches={self.matches!r}, "
+                f"total_match_count={self.total_match_count!r}, "
+                f"walk_complete={self.walk_complete!r})")
 
 
 class _Cancel:
@@ -66,10 +111,18 @@ def _check_root(root: str) -> None:
         raise FfindError(f"cannot search {root!r}: permission denied")
 
 
+Total = int | Callable[[], int]
+
+
 def _match_batches(
-    query: str, batches: Iterable[list[str]], options: SearchOptions, cancel: _Cancel
-) -> tuple[list[FileMatch], int, bool]:
-    """Match every batch as it arrives; return (top matches, total count, complete)."""
+    query: str, batches: Iterable[list[str]], options: SearchOptions, cancel: _Cancel,
+    eager_count: bool = False,
+) -> tuple[list[FileMatch], Total, bool]:
+    """Match every batch as it arrives; return (top matches, total count, complete).
+
+    The total is a callable when counting would cost more work (typo matches); with
+    ``eager_count`` each batch is counted as it arrives, overlapping with the walk.
+    """
     limit = options.limit
     if not query:
         # No query: every path, in path order; no matcher (and no rapidfuzz import) needed.
@@ -89,22 +142,30 @@ def _match_batches(
         start = len(index)
         index.extend(batch)
         part = index.run(query, start=start)
+        if eager_count:
+            len(part)  # finds this batch's typo matches now, while the walk goes on
         matchset = part if matchset is None else matchset.merge(part)
     if matchset is None:
         matchset = index.run(query)
     top = index.top(matchset, limit, options.compute_indices)
-    return top, len(matchset), not cancel.is_set()
+    return top, matchset.__len__, not cancel.is_set()
+
+
+def _sum(totals: list[Total]) -> Total:
+    if all(isinstance(t, int) for t in totals):
+        return sum(t for t in totals if isinstance(t, int))
+    return lambda: sum(t if isinstance(t, int) else t() for t in totals)
 
 
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
-    on_warning: Callable[[str], None] | None,
-) -> tuple[list[FileMatch], int, bool]:
+    on_warning: Callable[[str], None] | None, eager_count: bool,
+) -> tuple[list[FileMatch], Total, bool]:
     from ffind.walk import walk_batches
 
     batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning)
     try:
-        return _match_batches(query, batches, options, cancel)
+        return _match_batches(query, batches, options, cancel, eager_count)
     except BaseException:
         cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind
         raise
@@ -121,6 +182,7 @@ def search(
     *,
     cancel: Cancel | None = None,
     on_warning: Callable[[str], None] | None = None,
+    eager_count: bool = False,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -128,7 +190,9 @@ def search(
     them are ranked together and each :class:`~ffind.match.FileMatch` carries its ``root``.
     ``cancel`` (anything with ``is_set()``) stops the walk early; the results then hold what was
     found so far and ``walk_complete`` is False.  ``on_warning`` receives one-line warnings of the
-    walk (unreadable folders); by default they are dropped.
+    walk (unreadable folders); by default they are dropped.  ``total_match_count`` is computed
+    on first access unless ``eager_count`` asks to count while walking (cheaper when you will
+    read it).
 
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
     ``exclude`` glob is invalid.
@@ -146,16 +210,17 @@ def search(
         _check_root(root)
     flag = _Cancel(cancel)
     if len(root_list) == 1:
-        top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning)
+        top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
+                                         eager_count)
         return FileSearchResults(top, total, complete)
 
     merged: list[FileMatch] = []
-    total = 0
+    totals: list[Total] = []
     complete = True
     for root in root_list:
-        top, count, done = _walk_one(query, root, options, flag, on_warning)
+        top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count)
         merged.extend(dataclasses.replace(m, root=root) for m in top)
-        total += count
+        totals.append(count)
         complete = complete and done
         if not done:
             break
@@ -165,12 +230,12 @@ def search(
         merged.sort(key=lambda m: (m.root or "", m.path))
     if options.limit is not None:
         del merged[options.limit :]
-    return FileSearchResults(merged, total, complete)
+    return FileSearchResults(merged, _sum(totals), complete)
 
 
 def search_paths(
     query: str, paths: Iterable[str], options: SearchOptions | None = None,
-    *, batch_size: int = 8192,
+    *, batch_size: int = 8192, eager_count: bool = False,
 ) -> FileSearchResults:
     """Match ``query`` against given paths instead of walking (``ffind --stdin``).
 
@@ -188,5 +253,5 @@ def search_paths(
         if batch:
             yield batch
 
-    top, total, complete = _match_batches(query, batches(), options, _Cancel(None))
+    top, total, complete = _match_batches(query, batches(), options, _Cancel(None), eager_count)
     return FileSearchResults(top, total, complete)

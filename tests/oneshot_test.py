@@ -107,3 +107,15 @@ def test_search_paths() -> None:
     assert {m.path for m in r.matches} == {"a/prompt.ts", "c/prompt.md"}
     assert r.total_match_count == 2 and r.walk_complete
     assert [m.path for m in search_paths("", ["b", "a"]).matches] == ["a", "b"]
+
+
+def test_lazy_and_eager_counts_agree(roots: tuple[Path, Path]) -> None:
+    a, b = roots
+    for query in ["prompt", "promtp", "r", ""]:
+        lazy = search(query, [a, b], SearchOptions(limit=1))
+        eager = search(query, [a, b], SearchOptions(limit=1), eager_count=True)
+        assert lazy == eager
+        matches, total, complete = lazy
+        assert (matches, total, complete) == (eager.matches, eager.total_match_count, True)
+        assert lazy == (eager.matches, eager.total_match_count, True)
+        assert "total_match_count=" in repr(lazy)
