@@ -47,13 +47,13 @@ from ffind.match import (
     BONUS_SEP,
     CONTIG_NAME,
     CONTIG_PATH,
+    DIR_EXTRAS,
     GAP_START,
     HIDDEN,
     LEN_NAME,
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
-    WHOLE_DIR,
     WHOLE_NAME,
     FileMatch,
     fuzzy,
@@ -440,7 +440,7 @@ class Index:
                 # may score against its folder path (see ``_score``): no file-name bound
                 total = [a + top for a in total]
                 continue
-            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + WHOLE_DIR - BONUS_NAME * m
+            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + DIR_EXTRAS - BONUS_NAME * m
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
             if "/" in fq:
                 aligned = _aligned_rx(fq).search
@@ -630,7 +630,7 @@ class Index:
         m = len(key)
         hidden_ok = q.targets_hidden
         scored = self._prefix_scored(t, ids, hidden_ok)
-        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + WHOLE_DIR - LEN_NAME
+        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + DIR_EXTRAS - LEN_NAME
         scattered = term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - LEN_NAME
         tt = _typo_term(q)
         if tt is not None:

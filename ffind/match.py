@@ -24,7 +24,8 @@ Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occur
 prefix of the file name (for a term with ``/``: each part a prefix of the matching one of the
 last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
 when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
-``WHOLE_DIR`` (8) when it is a whole folder name.
+``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (16) when it is a prefix
+of the file's own folder (``printing`` for ``sympy/printing/c.py``).
 Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
 closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
 and the query does not target hidden files.
@@ -61,6 +62,8 @@ BONUS_NAME = 6
 NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
+PARENT_PREFIX = 16
+DIR_EXTRAS = WHOLE_DIR + PARENT_PREFIX
 CONTIG_NAME = 20
 CONTIG_PATH = 10
 LEN_NAME = 1
@@ -152,8 +155,12 @@ def _extras(key: str, text: str, base: int) -> int:
         end = base + len(tail)
         if end == len(text) or (text[end] == "." and "." not in tail):
             extra += WHOLE_NAME
-    elif base and ("/" + key + "/") in ("/" + text[:base]):
-        extra += WHOLE_DIR
+    elif base:
+        if ("/" + key + "/") in ("/" + text[:base]):
+            extra += WHOLE_DIR
+        parent = text.rfind("/", 0, base - 1) + 1
+        if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
+            extra += PARENT_PREFIX
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
     elif key in text:
