@@ -406,18 +406,20 @@ def stem(word: str) -> str | None:
 def loose_queries(query: str) -> list[str]:
     """Looser forms of a query, tried when it matched nothing exactly (at most 12).
 
-    Each plain lower-case word (no fzf operators) may be replaced by its stem or a common
-    abbreviation: ``database migration`` -> ``db migrat``, ``database migrat``, ``db migration``.
+    Each plain word (letters only, no fzf operators) may be replaced by its lower-case stem or
+    a common abbreviation: ``database migration`` -> ``db migrat``, ``database migrat``,
+    ``db migration``.
     """
     import itertools
 
     options: list[list[str]] = []
     for word in query.split():
         alts = [word]
-        if word.isalpha() and word.islower():
-            st = stem(word)
-            singular = word[:-1] if word.endswith("s") else word
-            for alt in (*ABBREVIATIONS.get(word, ()), *ABBREVIATIONS.get(singular, ()), st,
+        if word.isalpha():
+            low = word.lower()
+            st = stem(low)
+            singular = low[:-1] if low.endswith("s") else low
+            for alt in (*ABBREVIATIONS.get(low, ()), *ABBREVIATIONS.get(singular, ()), st,
                         *(ABBREVIATIONS.get(st, ()) if st else ())):
                 if alt and alt not in alts:
                     alts.append(alt)

@@ -159,6 +159,7 @@ def test_loose_queries() -> None:
     assert loose_queries("database migration") == ["db migrat", "database migrat", "db migration"]
     assert loose_queries("controllers") == ["ctrl", "controll"]
     assert loose_queries("promtp") == []
+    assert loose_queries("Database") == ["db"]
     assert loose_queries("^data !base .py$") == []
     assert [stem(w) for w in ("files", "testing", "users", "migrations", "user", "css")] == [
         "file", "test", "user", "migrat", None, None
