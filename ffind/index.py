@@ -78,8 +78,9 @@ OVERLAP = 120
 """What a several-term query loses when its terms' best placements share characters, unless
 the folders-then-file reading does better (``workspace workspace.rs`` prefers
 ``src/workspace/workspace.rs`` to ``src/util/workspace.rs``)."""
-INITIALS_MAX = 20000
-"""Most candidates whose bound is refined with word starts (a Python pass per candidate)."""
+PRECISE_MAX = 20000
+"""Most candidates whose bound is refined (LCS with the name, word starts); beyond, the
+optimistic bound is kept and ``EXACT_BUDGET`` does the rest."""
 
 Range = tuple[int, int]
 
@@ -126,9 +127,10 @@ def _lone_term(q: Query) -> Term | None:
 
 @lru_cache(maxsize=64)
 def _aligned_rx(folded_term: str) -> re.Pattern[str]:
-    """Matches paths where ``match.name_prefix_at`` holds for a term with ``/``."""
-    parts = folded_term.split("/")
-    return re.compile("(?:^|/)" + "[^/]*/".join(map(re.escape, parts)) + "[^/]*$")
+    """Matches the *reversed* paths where ``match.name_prefix_at`` holds for a term with
+    ``/`` (reversed, the last components come first and ``re.match`` stays anchored)."""
+    parts = [re.escape(p[::-1]) for p in reversed(folded_term.split("/"))]
+    return re.compile("[^/]*" + "/[^/]*".join(parts) + "(?:/|$)")
 
 
 class MatchSet:
@@ -208,6 +210,7 @@ class Index:
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         self._stems: list[str] = []
         self._inits: list[str | None] = []
+        self._rev: list[str] = []
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -443,14 +446,15 @@ class Index:
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + DIR_EXTRAS - BONUS_NAME * m
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
             if "/" in fq:
-                aligned = _aligned_rx(fq).search
-                tb = [top if aligned(folded[i]) else rest + (CONTIG_PATH if fq in folded[i]
-                                                             else 0) for i in ids]
+                aligned = _aligned_rx(fq).match
+                rev = self._reversed()
+                tb = [top if aligned(rev[i]) else rest + (CONTIG_PATH if fq in folded[i]
+                                                          else 0) for i in ids]
             else:
                 tb = [top if names[i].startswith(fq) else in_name if fq in names[i]
                       else rest + (CONTIG_PATH if fq in folded[i] else 0) for i in ids]
             loose = [j for j, b in enumerate(tb) if b < in_name]
-            if loose and precise:
+            if loose and precise and len(loose) <= PRECISE_MAX:
                 from rapidfuzz import process
                 from rapidfuzz.distance import LCSseq
 
@@ -461,7 +465,7 @@ class Index:
                 # Scattered placements: c >= m - bigrams chunks, of which at most w (the
                 # term's LCS with the characters at word starts) start on a boundary.
                 scat = [j for j in loose if fq not in folded[ids[j]]]
-                if scat and m > 1 and len(scat) <= INITIALS_MAX:
+                if scat and m > 1:
                     grams = [fq[k:k + 2] for k in range(m - 1)]
                     inits = self._initials([ids[j] for j in scat])
                     wres = process.extract(fq, inits, scorer=LCSseq.similarity,
@@ -480,6 +484,13 @@ class Index:
                     flagged[j] = True
             total = [a + b for a, b in zip(total, tb, strict=True)]
         return total, flagged
+
+    def _reversed(self) -> list[str]:
+        """The folded paths reversed (for terms with ``/``; built on first use)."""
+        rev = self._rev
+        if len(rev) < len(self.paths):
+            rev.extend(f[::-1] for f in self._folded[len(rev):])
+        return rev
 
     def _initials(self, ids: list[int]) -> list[str]:
         """Per id, the folded characters that earn a word-start bonus (cached)."""
@@ -572,7 +583,10 @@ class Index:
             left = [i for _, g in groups[done:] for i in g]
             lb = [b for b, g in groups[done:] for _ in g]
             oids = [ids[j] for j in opt]
-            ob, _ = self._bounds(q, oids, hidden_ok, precise=True)
+            if len(opt) > PRECISE_MAX:
+                ob = [bounds[j] for j in opt]
+            else:
+                ob, _ = self._bounds(q, oids, hidden_ok, precise=True)
             merged = sorted(zip(left + oids, lb + ob, strict=True))
             visit(by_bound([i for i, _ in merged], [b for _, b in merged]), None)
         typo_ids: set[int] = set()
