@@ -39,6 +39,7 @@ import pickle
 import stat
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -362,10 +363,6 @@ def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
             if rules is not None:
                 ignores.append((rules, lead_p, 0, lead_p.count("/")))
             folder = parent
-        if gits or git_tail or ignores or any(
-            os.path.exists(os.path.join(root, f)) for f in (GITIGNORE_FILE, IGNORE_FILE)
-        ):
-            import pathspec  # noqa: F401  # once here, not in each forked worker
     walker = _Walker(options, exclude, tuple(git_tail), global_rules)
     ctx = _Scope(tuple(ignores), (*gits, *git_tail), git_on)
     chain: tuple[tuple[int, int], ...] = ((st.st_dev, st.st_ino),) if options.follow_links else ()
@@ -492,6 +489,10 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
     import multiprocessing
     from multiprocessing.connection import wait
 
+    if walker.respect or walker.exclude is not None:
+        # Import once here, not in each worker, and never in a child forked from threads.
+        import pathspec.patterns.gitignore.spec  # noqa: F401
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     mp: Any = multiprocessing.get_context(method)
     if method == "fork":  # one shared byte: "a worker is idle, give work away"
@@ -514,7 +515,13 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
             inherited = [*task_conns, *result_conns] if method == "fork" else []
             proc = mp.Process(target=_worker_main, name="ffind-walk",
                               args=(walker, task_r, res_w, want, inherited), daemon=True)
-            proc.start()
+            with warnings.catch_warnings():
+                # Python >= 3.12 warns about fork() in a process with threads (the session
+                # walks from a thread).  The worker only reads folders and writes to its pipe;
+                # everything it uses (pathspec, re, pickle) is imported before the fork.
+                warnings.filterwarnings("ignore", "This process .* is multi-threaded",
+                                        DeprecationWarning)
+                proc.start()
             procs.append(proc)
             task_r.close()
             res_w.close()
