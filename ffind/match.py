@@ -32,11 +32,12 @@ and the query does not target hidden files.
 
 Worked examples (query ``prom``; 16*4 = 64 for the characters)::
 
-    src/session/prompt.ts   p at a name start: 2*9, r o m inherit 9 each: 45, name 4*6,
-                            NAME_PREFIX 24 -> 64+45+24+24 = 157, minus 9 (name length) = 148
-    src/prom_x/a.ts         same placement in a folder: no name bonuses -> 64+45 = 109, -4
+    src/session/prompt.ts   p at a name start 2*9, r o m inherit 9 each: 45; in the name 4*6;
+                            NAME_PREFIX 24, CONTIG_NAME 20 -> 177, minus 9 (name length) = 168
+    src/prom_x/a.ts         the same placement in a folder: 64+45, CONTIG_PATH 10,
+                            PARENT_PREFIX 16 -> 135, minus 4 = 131
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
-                            64+24+42-9 = 121, minus 7
+                            64+24+42-9 = 121, minus 10 = 111
 
 Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
 name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
