@@ -503,10 +503,11 @@ def glob_snapshot(paths: Iterable[str], directory: str, pattern: str, limit: int
             and ((kind := secret_kind(p)) is None or kind in kinds)]
     if not hits:
         return f"No files found matching glob {_quote(pattern)}."
-    stamped = sorted(((_mtime(os.path.join(directory, p)), p) for p in hits),
-                     key=lambda t: (-t[0], t[1]))
-    return format_found(pattern, [p for _, p in stamped[:limit]], len(hits),
-                        what=" (newest first)")
+    import heapq
+
+    prefix = os.path.join(directory, "")
+    newest = heapq.nsmallest(limit, ((-_mtime(prefix + p), p) for p in hits))
+    return format_found(pattern, [p for _, p in newest], len(hits), what=" (newest first)")
 
 
 def _mtime(path: str) -> float:
