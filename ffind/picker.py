@@ -317,7 +317,8 @@ class _Picker:
             now_due, later_due, next_at = True, False, 0.0
             while True:
                 now = time.monotonic()
-                if now_due or self.term.resized or (later_due and now >= next_at):
+                first = later_due and not self.items and self.waker.latest is not None
+                if now_due or self.term.resized or first or (later_due and now >= next_at):
                     t = time.perf_counter()
                     self.draw()
                     cost = time.perf_counter() - t

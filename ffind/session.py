@@ -147,6 +147,9 @@ class FileSearcher:
         self._cond = threading.Condition(threading.Lock())
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
         self._cancel = threading.Event()
+        self._walk_imported = threading.Event()  # the walk's modules are loaded
+        if paths is not None:
+            self._walk_imported.set()
         # Guarded by _cond:
         self._pending: list[tuple[int, list[str]]] = []
         self._scanned = 0
@@ -298,6 +301,7 @@ class FileSearcher:
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
         from ffind.walk import walk_batches
 
+        self._walk_imported.set()
         for i, root in enumerate(self.roots):
             batches = walk_batches(root, self.options, cancel=self._cancel,
                                    on_warning=self._warn)
@@ -345,6 +349,9 @@ class FileSearcher:
 
     def _match_main(self) -> None:
         try:
+            # Let the walk import its modules first (the GIL serialises imports) so that its
+            # worker processes start scanning while the matcher is imported.
+            self._walk_imported.wait(0.2)
             from ffind.index import Index
 
             self._index = Index()
@@ -488,6 +495,8 @@ class FileSearcher:
         if self._reporter is None:
             self._completed_version = version if complete else self._completed_version
             return
+        if not complete and self._state.covered == 0:
+            return  # nothing to show yet: keep the throttle window for the first paths
         now = time.monotonic()
         if complete and self._completed_version != version:
             self._completed_version = version
