@@ -16,9 +16,11 @@ character classes, directory-only patterns).  pathspec matches a *file path* and
 that matches one of its folders match the file too; the walk instead asks about one entry at a
 time (its folders were already accepted), so each pattern's regular expression is turned into
 one that must match the whole entry path, folders written with a trailing ``/``
-(:func:`_entry_regex`).  Each file's patterns are also joined into one regular expression, so the
-common case, "no pattern matches", costs one regex call per file; the ordered last-match-wins
-scan only runs when something matched.
+(:func:`_entry_regex`).  For the common case, "no pattern matches", the walk pre-checks each
+entry against all ignore files in scope at once: literal names, ``*.ext`` suffixes and
+``prefix*`` in merged sets, the other name patterns in one regex per file, and path patterns in
+one regex per file and depth (an anchored ``/dist/`` cannot match three levels down).  The
+ordered last-match-wins decision only runs when a pre-check hits.
 
 Deviations from pathspec that work around differences with git (checked by
 ``tests/conformance_test.py`` against ``git ls-files``):
@@ -27,10 +29,10 @@ Deviations from pathspec that work around differences with git (checked by
   pathspec sees the line: pathspec strips every trailing space, so ``a\\  `` became invalid;
 - ``dir/**/`` (folders strictly inside ``dir``) is passed to pathspec as ``dir/**/*/``: pathspec
   collapses it to ``dir/`` and so ignored ``dir`` itself;
+- a trailing tab (git trims spaces only; pathspec strips all whitespace) is passed as ``[\t]``;
 - a pattern pathspec rejects (``a\\`` with a trailing backslash, a reversed range ``[z-a]``) is
-  dropped, as git never matches it; a UTF-8 byte order mark at the top of a file is skipped.
-
-Known difference left alone: pathspec strips trailing tabs; git keeps them.
+  dropped, as git never matches it; a UTF-8 byte order mark at the top of a file is skipped, and
+  the ``\r`` of CRLF line ends dropped, as git does.
 """
 
 from __future__ import annotations
@@ -137,6 +139,11 @@ def _compile_pattern(line: str) -> Pattern | None:
     line = _git_trim(line)
     if not line or line[0] == "#":
         return None
+    if line[-1] != " " and line[-1].isspace():
+        # git keeps a trailing tab (it trims spaces only); pathspec would strip it: write the
+        # trailing whitespace as one-character classes, which pathspec keeps.
+        kept = line.rstrip()
+        line = kept + "".join(f"[{c}]" for c in line[len(kept) :])
     body = line[1:] if line[0] == "!" else line
     if body.endswith("/**/") and body != "/**/":
         line = line + "*/"  # pathspec collapses 'dir/**/' to 'dir/'; git means folders inside
@@ -310,7 +317,8 @@ def read_lines(path: str) -> list[str] | None:
         return None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    return data.decode("utf-8", "surrogateescape").split("\n")
+    # git drops the '\r' of a CRLF line end.
+    return [line.removesuffix("\r") for line in data.decode("utf-8", "surrogateescape").split("\n")]
 
 
 def load_file(path: str) -> Rules | None:

@@ -51,7 +51,7 @@ DIR_NAMES = ["a", "b", "src", "lib", "doc", "build", "test", "tmp", "dist", "tar
 FILE_NAMES = ["a", "b", "foo", "bar", "x.py", "y.pyc", "main.rs", "test.log", "debug.log.1",
               "README.md", ".env", ".gitignore_not", "keep.txt", "a.tar.gz", "#hash", "!bang",
               "trail ", "sp ace.txt", "[x]", "q?", "star*", "Ω.txt", "x.d", "back\\slash",
-              "doc", "build", "a.o", "z.TXT", "foo.rs.bk"]
+              "doc", "build", "a.o", "z.TXT", "foo.rs.bk", "tab\t"]
 EXTS = [".py", ".pyc", ".txt", ".log", ".rs", ".md", ".o", ".gz", ".d", ".TXT"]
 
 EDGE_RULES = [
@@ -62,6 +62,7 @@ EDGE_RULES = [
     "[z-a]x", "[a-", "**/*{e}", "{d}/*/", "*{e}/", "a**", "**o", "{n}*", "*a*", "\\[x\\]",
     "q\\?", "star\\*", "{d}/**/*{e}", "!{n}/", "*.log*", "Ω*", "back\\\\slash", "sp ace*",
     "/{d}/*", "!/{d}/{n}", "{d}/[!k]*", "**/{d}/**", "*/{n}", "/**/{n}", "!**/{n}",
+    "tab\t", "tab \t", "{n}\t",
 ]
 
 
@@ -132,7 +133,8 @@ def build(case: Case, tmp: Path) -> tuple[Path, dict[str, str]]:
         p.write_text("")
     for path, lines in case.ignore_files.items():
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text("\n".join(lines) + "\n")
+        end = "\r\n" if case.seed % 7 == 3 else "\n"  # some files with CRLF line ends
+        (repo / path).write_bytes((end.join(lines) + end).encode("utf-8", "surrogateescape"))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_") and k != "XDG_CONFIG_HOME"}
     env["HOME"] = str(home)

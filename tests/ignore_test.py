@@ -81,6 +81,9 @@ def ignored(lines: list[str], path: str) -> bool | None:
     (["trail\\ "], "trail ", True),
     (["trail\\  "], "trail ", True),
     (["trail\\ "], "trail", None),
+    # ...but a trailing tab is kept (git trims spaces only)
+    (["tab\t"], "tab\t", True),
+    (["tab\t"], "tab", None),
     # character classes
     (["[abc]x"], "bx", True),
     (["[abc]x"], "dx", None),
@@ -170,14 +173,15 @@ def test_exclude_globs() -> None:
     assert compile_globs(["", "  "]) is None
 
 
-def test_load_file_keeps_non_utf8_and_skips_bom(tmp_path: Path) -> None:
+def test_load_file_keeps_non_utf8_and_skips_bom_and_cr(tmp_path: Path) -> None:
     f = tmp_path / ".gitignore"
-    f.write_bytes(b"\xef\xbb\xbffoo\n\xff.bin\n")
+    f.write_bytes(b"\xef\xbb\xbffoo\r\n\xff.bin\r\nbar \r\n")
     rules = load_file(str(f))
     assert rules is not None
     assert rules.match("foo", "foo", False)
     name = os.fsdecode(b"\xff.bin")
     assert rules.match(name, name, False)
+    assert rules.match("bar", "bar", False)
     assert load_file(str(tmp_path / "missing")) is None
     (tmp_path / "empty").write_text("# only a comment\n")
     assert load_file(str(tmp_path / "empty")) is None
