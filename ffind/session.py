@@ -12,9 +12,11 @@ Two background threads, both ended by ``close()``:
 
 - the *walk* thread consumes ``walk_batches`` (whose workers are child processes) for each root
   and queues the batches;
-- the *match* thread owns the ``Index``: it appends the queued paths, matches them against the
-  current query (``Index.run(q, start=old_len)``, merged into the current ``MatchSet``), and
-  rematches when the query changes.
+- the *match* thread owns the ``Index`` (built there, so importing the matcher overlaps the
+  walk's start): it appends the queued paths, matches them against the current query
+  (``Index.run(q, start=old_len)``, merged into the current ``MatchSet``; at most every
+  ``WALK_INTERVAL`` while walking), rematches when the query changes, ranks the default view
+  (``options.limit``) and only then publishes the new state and calls the reporter.
 
 A query change is matched from the cheapest known starting point: a cached ``MatchSet`` of the
 same query (backspacing back to a query typed before costs only the ranking), else the smallest
