@@ -24,7 +24,7 @@ Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occur
 prefix of the file name (for a term with ``/``: each part a prefix of the matching one of the
 last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
 when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
-``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (16) when it is a prefix
+``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28) when it is a prefix
 of the file's own folder (``printing`` for ``sympy/printing/c.py``).
 Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
 closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
@@ -35,7 +35,7 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
     src/session/prompt.ts   p at a name start 2*9, r o m inherit 9 each: 45; in the name 4*6;
                             NAME_PREFIX 24, CONTIG_NAME 20 -> 177, minus 9 (name length) = 168
     src/prom_x/a.ts         the same placement in a folder: 64+45, CONTIG_PATH 10,
-                            PARENT_PREFIX 16 -> 135, minus 4 = 131
+                            PARENT_PREFIX 28 -> 147, minus 4 = 143
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
                             64+24+42-9 = 121, minus 10 = 111
 
@@ -63,7 +63,7 @@ BONUS_NAME = 6
 NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
-PARENT_PREFIX = 16
+PARENT_PREFIX = 28
 DIR_EXTRAS = WHOLE_DIR + PARENT_PREFIX
 CONTIG_NAME = 20
 CONTIG_PATH = 10
