@@ -182,14 +182,14 @@ class _Terminal:
             self._handlers[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, self._on_winch)
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 self._handlers[sig] = signal.signal(sig, _interrupt)
-        self.write("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J")
+        self.write("\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[H\x1b[2J")
         return self
 
     def __exit__(self, *exc: object) -> None:
         import termios
 
         with contextlib.suppress(OSError):
-            self.write("\x1b[0m\x1b[2J\x1b[?25h\x1b[?1049l")
+            self.write("\x1b[0m\x1b[2J\x1b[?25h\x1b[?2004l\x1b[?1049l")
         if self._saved is not None:
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
@@ -237,8 +237,12 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def parse_keys(text: str) -> Iterator[str]:
-    """Split terminal input into key names (``KEYS`` values) and typed characters."""
+    """Split terminal input into key names (``KEYS`` values) and typed characters.
+
+    Text pasted in bracketed-paste mode is typed, its control characters (newlines) dropped.
+    """
     i = 0
+    pasting = False
     while i < len(text):
         ch = text[i]
         if ch == "\x1b" and i + 1 < len(text):
@@ -249,8 +253,9 @@ def parse_keys(text: str) -> Iterator[str]:
                     j += 1
                 seq = text[i : j + 1]
                 i = j + 1
-                if seq == "\x1b[200~" or seq == "\x1b[201~":
-                    continue  # bracketed paste markers: the text in between is typed
+                if seq in ("\x1b[200~", "\x1b[201~"):
+                    pasting = seq == "\x1b[200~"
+                    continue
                 yield KEYS.get(seq, "ignore")
                 continue
             seq = text[i : i + 2]
@@ -259,10 +264,10 @@ def parse_keys(text: str) -> Iterator[str]:
             continue
         i += 1
         key = KEYS.get(ch)
-        if key is not None:
-            yield key
-        elif ch >= " ":
+        if ch >= " " and ch != "\x7f":
             yield "char:" + ch
+        elif key is not None and not pasting:
+            yield key
 
 
 def _printable(text: str) -> str:

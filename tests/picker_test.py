@@ -189,7 +189,8 @@ def test_parse_keys() -> None:
     assert list(parse_keys("\x10\x0e\x15\x17\x03\x1b")) == [
         "up", "down", "ctrl-u", "ctrl-w", "abort", "abort"]
     assert list(parse_keys("é\x1b[1;5C\x1b\x7f")) == ["char:é", "ignore", "alt-bs"]
-    assert list(parse_keys("\x1b[200~a b\x1b[201~")) == ["char:a", "char: ", "char:b"]
+    assert list(parse_keys("\x1b[200~a b\n\x1b[201~\r")) == [
+        "char:a", "char: ", "char:b", "enter"]
 
 
 def test_delete_word() -> None:
