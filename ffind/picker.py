@@ -346,6 +346,7 @@ class _Picker:
 
     def busy(self) -> bool:
         """The walk or the matching of the typed query is still running."""
+        self.searcher.wait(0)  # raises the walk's error, if any
         snap = self.waker.latest
         return not (self.waker.complete and snap is not None and snap.query == self.query)
 
