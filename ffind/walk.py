@@ -39,6 +39,7 @@ import pickle
 import stat
 import sys
 import time
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
@@ -579,6 +580,18 @@ def _stop(procs: list[Any], task_conns: list[Any], result_conns: list[Any],
         proc.close()
     for conn in (*task_conns, *result_conns):
         conn.close()
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``ffind.walk`` binds this module to the package attribute ``ffind.walk``,
+    shadowing the public function of the same name; calling the module calls it."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Iterator[str]:
+        return walk(*args, **kwargs)
+
+
+if __name__ == "ffind.walk":
+    sys.modules[__name__].__class__ = _CallableModule
 
 
 def _main(argv: list[str]) -> int:

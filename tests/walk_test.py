@@ -504,3 +504,14 @@ def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     got = files(tmp_path, threads=2, exclude=("y.*",))
     assert got == {"keep.log"}
+
+
+def test_package_attribute_stays_callable(tmp_path: Path) -> None:
+    """``from ffind.walk import ...`` binds the module to ``ffind.walk``; it still walks."""
+    import ffind
+    from ffind.walk import walk_batches as batches  # noqa: F401
+
+    make(tmp_path, "a.txt")
+    assert list(ffind.walk(tmp_path)) == ["a.txt"]
+    assert ffind.DEFAULT_EXCLUDES == DEFAULT_EXCLUDES
+    assert list(ffind.walk_batches(tmp_path)) == [["a.txt"]]
