@@ -19,7 +19,6 @@ import ffind
 from ffind import session
 from ffind.errors import FfindError
 from ffind.index import Index
-from ffind.index import match as fresh_match
 from ffind.options import SearchOptions
 from ffind.session import FEED_BATCH, FileSearcher, Snapshot
 
@@ -84,14 +83,14 @@ def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str
         for key in keys:
             if key == "wait":
                 assert fs.wait(10)
-                assert fs.results() == fresh_match(query, PATHS)
+                assert fs.results() == ffind.match(query, PATHS)
                 continue
             query = query[:-1] if key == "\b" else query + key
             fs.set_query(query)
         assert fs.wait(10)
         assert fs.snapshot().query == query
-        assert fs.results() == fresh_match(query, PATHS)
-        assert fs.results(3) == fresh_match(query, PATHS, limit=3)
+        assert fs.results() == ffind.match(query, PATHS)
+        assert fs.results(3) == ffind.match(query, PATHS, limit=3)
     _assert_nothing_left()
 
 
@@ -103,11 +102,11 @@ def test_walked_tree_matches_like_a_fresh_match(tmp_path: Path) -> None:
             assert fs.wait(30)
             walked = fs._index.paths  # the walk's order (parallel: not fixed), what "" keeps
             assert sorted(walked) == sorted(paths)
-            assert fs.results() == fresh_match(query, walked)
+            assert fs.results() == ffind.match(query, walked)
             snap = fs.snapshot()
             assert snap.walk_complete
             assert snap.scanned_file_count == len(paths)
-            assert snap.total_match_count == len(fresh_match(query, paths))
+            assert snap.total_match_count == len(ffind.match(query, paths))
 
 
 def test_several_roots_set_root_on_each_match(tmp_path: Path) -> None:
@@ -120,8 +119,8 @@ def test_several_roots_set_root_on_each_match(tmp_path: Path) -> None:
         fs.set_query("file_1")
         assert fs.wait(30)
         found = {(m.root, m.path) for m in fs.results()}
-    expected = {(roots[0], m.path) for m in fresh_match("file_1", _paths_of(tmp_path / "one"))}
-    expected |= {(roots[1], m.path) for m in fresh_match("file_1", _paths_of(tmp_path / "two"))}
+    expected = {(roots[0], m.path) for m in ffind.match("file_1", _paths_of(tmp_path / "one"))}
+    expected |= {(roots[1], m.path) for m in ffind.match("file_1", _paths_of(tmp_path / "two"))}
     assert found == expected
     assert (roots[1], "d1/sub1/file_1.py") in found
     assert (roots[0], "d1/sub1/file_1.py") in found
@@ -155,8 +154,8 @@ def test_results_during_the_walk_belong_to_one_query() -> None:
         seen.append(fs.snapshot())
     for snap in seen:
         assert any(
-            snap.matches == fresh_match(snap.query, paths[:k], limit=10)
-            and snap.total_match_count == len(fresh_match(snap.query, paths[:k]))
+            snap.matches == ffind.match(snap.query, paths[:k], limit=10)
+            and snap.total_match_count == len(ffind.match(snap.query, paths[:k]))
             for k in edges
         ), snap.query
     assert seen[-1].walk_complete
@@ -171,7 +170,7 @@ def test_set_query_from_another_thread_while_walking(tmp_path: Path) -> None:
         typer.join()
         assert fs.wait(30)
         assert fs.snapshot().query == "file_3"
-        assert fs.results() == fresh_match("file_3", paths)
+        assert fs.results() == ffind.match("file_3", paths)
 
 
 class Recorder:
@@ -211,8 +210,8 @@ def test_reporter_sees_updates_and_one_completion_per_query() -> None:
     assert [s.query for s in rec.completed] == ["file1", "file12"]
     final = rec.completed[-1]
     assert final.walk_complete and final.scanned_file_count == len(paths)
-    assert final.matches == fresh_match("file12", paths, limit=5)
-    assert final.total_match_count == len(fresh_match("file12", paths))
+    assert final.matches == ffind.match("file12", paths, limit=5)
+    assert final.total_match_count == len(ffind.match("file12", paths))
 
 
 def _endless() -> Iterator[str]:
@@ -236,7 +235,7 @@ def test_cancel_stops_an_endless_walk_and_close_leaves_nothing() -> None:
     assert not snap.walk_complete
     assert snap.scanned_file_count >= 3 * FEED_BATCH
     fed = [f"folder{i % 100}/file{i}.txt" for i in range(1, snap.scanned_file_count + 1)]
-    assert any(snap.matches == fresh_match(snap.query, fed[:k], limit=5)
+    assert any(snap.matches == ffind.match(snap.query, fed[:k], limit=5)
                for k in range(0, len(fed) + 1, FEED_BATCH))
 
 
