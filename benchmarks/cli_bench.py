@@ -6,6 +6,7 @@ Usage: ``python benchmarks/cli_bench.py [--tree /tmp/tree100k] [--runs 5] [--rou
 Everything runs in one hyperfine invocation (so machine load hits both sides alike); the
 ratio is ffind's median over the pipeline's median, per query.  ``--rounds R`` repeats the whole
 run R times and pools the times, so drifting load from other processes hits both sides alike;
+"paired" is the median over rounds of the ratio within each round (commands shuffled per round).
 CPU time (user + system, children included) is shown too, being less sensitive to load.
 The ``ffind`` measured is the console script next to this interpreter, not a pyenv shim (a
 shim adds ~60 ms per call).
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shlex
 import shutil
 import statistics
@@ -55,32 +57,41 @@ def main() -> int:
                          f"fdfind -t f | fzf --filter {qq} --scheme=path | head -20"))
     times: dict[str, list[float]] = {name: [] for name, _ in commands}
     cpu: dict[str, list[float]] = {name: [] for name, _ in commands}
+    paired: dict[str, list[float]] = {q: [] for q in args.queries}
+    rng = random.Random(4)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "bench.json")
-        cmd = ["hyperfine", "--style", "none", "--shell=bash", "--warmup", str(args.warmup),
-               "--runs", str(args.runs), "--export-json", out, "--ignore-failure"]
-        for name, command in commands:
-            cmd += ["-n", name, command]
         for _ in range(args.rounds):  # several rounds interleave the commands under drifting load
+            cmd = ["hyperfine", "--style", "none", "--shell=bash", "--warmup", str(args.warmup),
+                   "--runs", str(args.runs), "--export-json", out, "--ignore-failure"]
+            order = commands[:] if args.rounds == 1 else rng.sample(commands, len(commands))
+            for name, command in order:
+                cmd += ["-n", name, command]
             subprocess.run(cmd, cwd=args.tree, check=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
             with open(out) as f:
-                for r in json.load(f)["results"]:
-                    times[r["command"]] += r["times"]
-                    cpu[r["command"]].append(r["user"] + r["system"])
+                results = {r["command"]: r for r in json.load(f)["results"]}
+            for name, r in results.items():
+                times[name] += r["times"]
+                cpu[name].append(r["user"] + r["system"])
+            for q in args.queries:  # the ratio within this round
+                paired[q].append(statistics.median(results[f"ffind {q}"]["times"])
+                                 / statistics.median(results[f"fd|fzf {q}"]["times"]))
 
     def median_ms(name: str, table: dict[str, list[float]] = times) -> float:
         return statistics.median(table[name]) * 1000
 
     print(f"tree: {args.tree}; {args.rounds} round(s) of {args.runs} runs each; medians")
-    print(f"{'query':<10} {'ffind ms':>9} {'fd|fzf ms':>10} {'ratio':>6} "
+    print(f"{'query':<10} {'ffind ms':>9} {'fd|fzf ms':>10} {'ratio':>6} {'paired':>7} "
           f"{'cpu ffind':>10} {'cpu fd|fzf':>11} {'ratio':>6}")
     ratios = []
     for q in args.queries:
         a, b = median_ms(f"ffind {q}"), median_ms(f"fd|fzf {q}")
         ca, cb = median_ms(f"ffind {q}", cpu), median_ms(f"fd|fzf {q}", cpu)
         ratios.append(a / b)
-        print(f"{q:<10} {a:>9.0f} {b:>10.0f} {a / b:>6.2f} {ca:>10.0f} {cb:>11.0f} {ca / cb:>6.2f}")
+        pr = statistics.median(paired[q])
+        print(f"{q:<10} {a:>9.0f} {b:>10.0f} {a / b:>6.2f} {pr:>7.2f} "
+              f"{ca:>10.0f} {cb:>11.0f} {ca / cb:>6.2f}")
     print(f"median wall ratio {statistics.median(ratios):.2f} (target <= 1.0), "
           f"worst {max(ratios):.2f}")
     # Start-up, without a shell in between: ffind --version next to a bare interpreter.
