@@ -21,8 +21,11 @@ Order: the same tree gives the same order with ``threads=1`` (depth first, in th
 file system lists each folder); with several workers the set is the same but batches interleave.
 
 How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each ignore file is
-compiled once into one regular expression per file (``ffind.ignore.Rules``), so an entry that no
-pattern matches costs one regex call per ignore file in scope; an excluded folder is never read.
+compiled once per process (``ffind.ignore.Rules``, cached by content), and each folder's scope
+(``_Scope``) merges the pre-checks of every ignore file in force, so an entry that no pattern
+matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
+file holding other name patterns or path patterns that can match at its depth; an excluded
+folder is never read.
 With ``threads >= 2`` the walk runs in that many forked worker processes (``spawn`` where ``fork``
 is unavailable).  Each worker walks depth first from its own stack; when another worker is idle
 (a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
