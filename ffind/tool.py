@@ -70,8 +70,9 @@ FIND_FILES_DESCRIPTION = (
     "'database migration' or 'prompt test'. Honours .gitignore and .ignore; hidden files such "
     "as .github/workflows/ci.yml are searched, .git/ never. Files that usually hold secrets "
     "(.env, .env.*, *.pem, *.key, id_rsa*) are listed only when the query names them, and last. "
-    "When more files match than `limit`, the last line says how many matched. To search inside "
-    "files use a grep tool instead."
+    "When more files match than `limit`, the last line says how many matched. When nothing "
+    "matches exactly, it says so and tries looser word forms (database -> db, migration -> "
+    "migrat) or suggests near misses. To search inside files use a grep tool instead."
 )
 
 FIND_FILES_SCHEMA: dict[str, Any] = {
