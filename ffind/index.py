@@ -47,15 +47,18 @@ from ffind.match import (
     BONUS_SEP,
     CONTIG_NAME,
     CONTIG_PATH,
-    DIR_EXTRAS,
     GAP_START,
     HIDDEN,
     LEN_NAME,
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
+    PARENT_MIN,
+    PARENT_PREFIX,
+    WHOLE_DIR,
     WHOLE_NAME,
     FileMatch,
+    dir_extras_max,
     fuzzy,
     initials,
     name_prefix_score,
@@ -131,6 +134,15 @@ def _aligned_rx(folded_term: str) -> re.Pattern[str]:
     ``/`` (reversed, the last components come first and ``re.match`` stays anchored)."""
     parts = [re.escape(p[::-1]) for p in reversed(folded_term.split("/"))]
     return re.compile("[^/]*" + "/[^/]*".join(parts) + "(?:/|$)")
+
+
+def _dir_extras(fq: str, mid: str, f: str, b: int) -> int:
+    """An upper bound of ``match._extras``' folder part (``fq`` occurs in ``f[:b]``)."""
+    e = (PARENT_PREFIX if len(fq) >= PARENT_MIN and f.startswith(fq, f.rfind("/", 0, b - 1) + 1)
+         else 0)
+    if mid in f or f.startswith(mid[1:]):
+        e += WHOLE_DIR
+    return e
 
 
 class MatchSet:
@@ -443,17 +455,25 @@ class Index:
                 # may score against its folder path (see ``_score``): no file-name bound
                 total = [a + top for a in total]
                 continue
-            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + DIR_EXTRAS - BONUS_NAME * m
+            # not contiguous anywhere: no contiguity or folder extras
+            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
+            in_path = rest + CONTIG_PATH
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
+            base = self._base
             if "/" in fq:
                 aligned = _aligned_rx(fq).match
                 rev = self._reversed()
-                tb = [top if aligned(rev[i]) else rest + (CONTIG_PATH if fq in folded[i]
-                                                          else 0) for i in ids]
+                tb = [top if aligned(rev[i])
+                      else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
             else:
-                tb = [top if names[i].startswith(fq) else in_name if fq in names[i]
-                      else rest + (CONTIG_PATH if fq in folded[i] else 0) for i in ids]
-            loose = [j for j, b in enumerate(tb) if b < in_name]
+                # the folder extras need the term as it is inside the folders
+                mid = "/" + fq + "/"
+                tb = [top if names[i].startswith(fq)
+                      else (in_name if fq in names[i] else in_path if fq in folded[i] else rest)
+                      + (_dir_extras(fq, mid, folded[i], base[i])
+                         if folded[i].find(fq, 0, base[i]) >= 0 else 0)
+                      for i in ids]
+            loose = [j for j, i in enumerate(ids) if tb[j] != top and fq not in names[i]]
             if loose and precise and len(loose) <= PRECISE_MAX:
                 from rapidfuzz import process
                 from rapidfuzz.distance import LCSseq
@@ -473,11 +493,12 @@ class Index:
                     w = [0] * len(scat)
                     for _, v, j in wres:
                         w[j] = v
-                    for j, wj in zip(scat, w, strict=True):
-                        f = folded[ids[j]]
-                        chunks = m - sum(g in f for g in grams)
-                        tb[j] -= (BONUS_SEP * max(0, chunks - wj)
-                                  + GAP_START * max(0, chunks - 1))
+                    texts = [folded[ids[j]] for j in scat]
+                    chunks = [m] * len(scat)
+                    for g in grams:
+                        chunks = [c - (g in f) for c, f in zip(chunks, texts, strict=True)]
+                    for j, wj, c in zip(scat, w, chunks, strict=True):
+                        tb[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
             else:
                 for j in loose:
                     tb[j] += BONUS_NAME * m
@@ -644,7 +665,7 @@ class Index:
         m = len(key)
         hidden_ok = q.targets_hidden
         scored = self._prefix_scored(t, ids, hidden_ok)
-        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + DIR_EXTRAS - LEN_NAME
+        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + dir_extras_max(m) - LEN_NAME
         scattered = term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - LEN_NAME
         tt = _typo_term(q)
         if tt is not None:
@@ -658,16 +679,18 @@ class Index:
         # Second try: every path holding the term as it is (contiguous).
         prefix = set(ids)
         contig = [i for i, f in enumerate(texts) if key in f and i not in prefix]
-        if len(contig) > EXACT_BUDGET:
-            return None
         topk = TopK(limit)
         for s, _ in scored:
             topk.add(s)
         bounds, _ = self._bounds(q, contig, hidden_ok, precise=False)
+        budget = EXACT_BUDGET
         for bound, group in by_bound(contig, bounds):
             if topk.beats(bound):
                 break
             for i in group:
+                budget -= 1
+                if budget < 0:  # the full ranking would use cheap scores: let it decide
+                    return None
                 sc = self._score(q, i, hidden_ok)
                 if sc is not None:
                     scored.append((sc, i))

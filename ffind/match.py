@@ -25,7 +25,8 @@ prefix of the file name (for a term with ``/``: each part a prefix of the matchi
 last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
 when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
 ``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28) when it is a prefix
-of the file's own folder (``printing`` for ``sympy/printing/c.py``).
+of the file's own folder and has three characters or more (``printing`` for
+``sympy/printing/c.py``).
 Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
 closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
 and the query does not target hidden files.
@@ -64,7 +65,7 @@ NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
 PARENT_PREFIX = 28
-DIR_EXTRAS = WHOLE_DIR + PARENT_PREFIX
+PARENT_MIN = 3
 CONTIG_NAME = 20
 CONTIG_PATH = 10
 LEN_NAME = 1
@@ -117,6 +118,11 @@ def initials(path: str) -> str:
     return "".join(c for j, c in enumerate(path) if bonus_at(path, j)).lower()
 
 
+def dir_extras_max(m: int) -> int:
+    """The most a term of ``m`` characters can get from the folder extras."""
+    return WHOLE_DIR + (PARENT_PREFIX if m >= PARENT_MIN else 0)
+
+
 def term_max(m: int) -> int:
     """The highest score a term of ``m`` characters can get (before the per-path terms)."""
     return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME + CONTIG_NAME
@@ -160,7 +166,8 @@ def _extras(key: str, text: str, base: int) -> int:
         if ("/" + key + "/") in ("/" + text[:base]):
             extra += WHOLE_DIR
         parent = text.rfind("/", 0, base - 1) + 1
-        if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
+        if (len(key) >= PARENT_MIN and "/" not in key and base - 1 - parent >= len(key)
+                and text.startswith(key, parent)):
             extra += PARENT_PREFIX
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
