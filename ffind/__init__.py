@@ -49,9 +49,24 @@ _LAZY: dict[str, str] = {
     "Snapshot": "ffind.session",
 }
 
-__all__ = ["ExitCode", "FfindError", "SearchOptions", "__version__", *_LAZY]
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "ExitCode",
+    "FfindError",
+    "FileMatch",
+    "FileSearchResults",
+    "FileSearcher",
+    "Index",
+    "SearchOptions",
+    "Snapshot",
+    "__version__",
+    "match",
+    "search",
+    "walk",
+    "walk_batches",
+]
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the lazy attributes, for type checkers
     from ffind.index import Index, match
     from ffind.match import FileMatch
     from ffind.oneshot import FileSearchResults, search

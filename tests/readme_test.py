@@ -17,10 +17,20 @@ def test_readme_starts_with_install_and_test_commands() -> None:
     install, test = _readme_commands()
     assert install.startswith("pip install . && ffind ")
     assert test.startswith("pip install '.[test]' && ")
-    assert "pip install ffind" not in (ROOT / "README.md").read_text()
+    # The registry's "ffind" is an unrelated project: no command block may install it.
+    blocks = re.findall(r"```(?:sh|console|bash)?\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
+    assert not any(re.search(r"pip install ffind\b", b) for b in blocks)
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     _, test = _readme_commands()
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test in ci_lines
+
+
+def test_public_api_resolves() -> None:
+    import ffind
+
+    for name in ffind.__all__:
+        assert getattr(ffind, name) is not None, name
+    assert callable(ffind.walk) and callable(ffind.match) and callable(ffind.search)
