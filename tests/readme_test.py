@@ -18,7 +18,8 @@ def test_readme_starts_with_install_and_test_commands() -> None:
     assert install.startswith("pip install . && ffind ")
     assert test.startswith("pip install '.[test]' && ")
     # The registry's "ffind" is an unrelated project: no command block may install it.
-    blocks = re.findall(r"```(?:sh|console|bash)?\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```(?:sh|console|bash)?\n(.*?)\n```", readme, re.S)
     assert not any(re.search(r"pip install ffind\b", b) for b in blocks)
 
 
