@@ -201,7 +201,8 @@ class _Walker:
                     if name == IGNORE_FILE:
                         new_ignore = load_file(e.path)
                     elif name == GITIGNORE_FILE:
-                        new_git = e.path
+                        if not e.is_symlink():  # git (>= 2.32) refuses a symlinked .gitignore
+                            new_git = e.path
                     elif depth:  # '.git' below the root: a nested repository
                         nested = True
             cut = len(prefix)

@@ -515,3 +515,12 @@ def test_package_attribute_stays_callable(tmp_path: Path) -> None:
     assert list(ffind.walk(tmp_path)) == ["a.txt"]
     assert ffind.DEFAULT_EXCLUDES == DEFAULT_EXCLUDES
     assert list(ffind.walk_batches(tmp_path)) == [["a.txt"]]
+
+
+def test_symlinked_gitignore_is_not_read(tmp_path: Path) -> None:
+    """git refuses to follow a symlinked .gitignore inside the work tree."""
+    git_init(tmp_path)
+    write(tmp_path / "rules", "x.log\n")
+    (tmp_path / ".gitignore").symlink_to(tmp_path / "rules")
+    make(tmp_path, "x.log", "y")
+    assert files(tmp_path) == {"rules", "x.log", "y"}
