@@ -238,10 +238,6 @@ class Rules:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_load_rules, (self.lines, self.source))
 
-    @property
-    def has_path_patterns(self) -> bool:
-        return any(not p.base for p in self.patterns)
-
     def path_any_at(self, depth: int) -> Callable[[str], re.Match[str] | None] | None:
         try:
             return self._at[depth]
@@ -279,6 +275,7 @@ class Rules:
         return None
 
 
+_CACHE_SIZE = 4096
 _ANY: dict[str, Callable[[str], re.Match[str] | None]] = {}
 
 
@@ -290,6 +287,8 @@ def _any(patterns: Iterable[Pattern]) -> Callable[[str], re.Match[str] | None] |
     joined = "|".join(f"(?:{r})" for r in regexes)
     fm = _ANY.get(joined)
     if fm is None:
+        if len(_ANY) >= _CACHE_SIZE:  # a long-lived process walking many trees
+            _ANY.clear()
         fm = _ANY[joined] = re.compile(joined).fullmatch
     return fm
 
@@ -304,6 +303,8 @@ def _load_rules(lines: tuple[str, ...], source: str) -> Rules:
     if cached is not None:
         return cached
     rules = Rules(lines, source)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
     _CACHE[lines] = rules
     return rules
 
