@@ -623,10 +623,12 @@ def _main(argv: list[str]) -> int:
         for batch in walk_batches(root, options,
                                   on_warning=lambda m: print(f"ffind: {m}", file=sys.stderr)):
             write((end.join(batch) + end).encode("utf-8", "surrogateescape"))
+        sys.stdout.flush()
     except FfindError as exc:
         print(f"ffind: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
