@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ESC_TIMEOUT = 0.03
 """Seconds to wait after a lone ESC byte for the rest of an escape sequence."""
+CLOSE_WAIT = 0.2
+"""Seconds to wait on exit for the match thread to leave an ``Index`` call."""
 ENTER_WAIT = 1.0
 """Seconds Enter waits for the typed query's results when they are not in yet."""
 TICK = 0.1
@@ -96,9 +98,10 @@ def run_picker(
             finally:
                 searcher.cancel()  # the screen is restored while the walk winds down
     finally:
-        if searcher is not None:
-            searcher.close()
-        for f in (fd, wake_r, wake_w):  # only once no thread can write to the pipe
+        # The walk's workers are always waited for; a matcher stuck in a long ranking is not
+        # (the process is about to exit), and then the wake-up pipe it may write to stays open.
+        ended = searcher is None or searcher.close(timeout=CLOSE_WAIT)
+        for f in (fd, wake_r, wake_w) if ended else (fd,):
             os.close(f)
     _print_warnings(searcher.warnings if searcher is not None else [])
     if picked is None:

@@ -179,7 +179,7 @@ class FileSearcher:
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
         # A searcher never closed still stops its walk and its workers at exit (before
         # multiprocessing's own exit handler, which would race the walk's clean-up).
-        weakref.finalize(self, _shutdown, self._cancel, (self._walker, self._matcher))
+        weakref.finalize(self, _shutdown, self._cancel, self._walker)
         self._walker.start()
         self._matcher.start()
 
@@ -243,13 +243,20 @@ class FileSearcher:
         with self._cond:
             self._cond.notify_all()
 
-    def close(self) -> None:
-        """Cancel and wait for the threads (and so the walk's workers) to end."""
+    def close(self, timeout: float | None = None) -> bool:
+        """Cancel and wait for the threads (and so the walk's workers) to end; True if they did.
+
+        The walk thread (which owns the worker processes) is always waited for; ``timeout``
+        bounds the wait for the match thread, which cannot leave an ``Index`` call midway (a
+        program about to exit need not wait for it: it is a daemon thread holding nothing).
+        """
         self.cancel()
-        for t in (self._walker, self._matcher):
-            if t is not threading.current_thread():
-                t.join()
-        self._closed = True
+        if self._walker is not threading.current_thread():
+            self._walker.join()
+        if self._matcher is not threading.current_thread():
+            self._matcher.join(timeout)
+        self._closed = not self._walker.is_alive() and not self._matcher.is_alive()
+        return self._closed
 
     def __enter__(self) -> FileSearcher:
         return self
@@ -514,11 +521,10 @@ class FileSearcher:
             self._reporter.on_update(self.snapshot())
 
 
-def _shutdown(cancel: threading.Event, threads: tuple[threading.Thread, ...]) -> None:
+def _shutdown(cancel: threading.Event, walker: threading.Thread) -> None:
     cancel.set()
-    for t in threads:
-        if t.is_alive() and t is not threading.current_thread():
-            t.join(timeout=2)
+    if walker.is_alive() and walker is not threading.current_thread():
+        walker.join(timeout=2)
 
 
 def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
