@@ -229,7 +229,7 @@ def test_cancel_stops_an_endless_walk_and_close_leaves_nothing() -> None:
         time.sleep(0.01)
     fs.cancel()
     assert not fs.wait(5)
-    fs.close()
+    assert fs.close(timeout=30)
     _assert_nothing_left()
     snap = fs.snapshot()
     assert not snap.walk_complete
