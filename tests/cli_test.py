@@ -459,12 +459,12 @@ def test_ctrl_c_while_reading_stdin() -> None:
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("big")
-    for a in range(60):
-        for b in range(60):
-            sub = root / f"d{a}" / f"e{b}"
-            sub.mkdir(parents=True)
-            for c in range(8):
-                (sub / f"f{c}.txt").touch()
+    for a in range(50):
+        for b in range(50):
+            sub = f"{root}/d{a}/e{b}"
+            os.makedirs(sub)
+            for c in range(6):
+                os.close(os.open(f"{sub}/f{c}.txt", os.O_CREAT | os.O_WRONLY, 0o644))
     yield root
 
 
@@ -473,15 +473,16 @@ def test_ctrl_c_during_walk_stops_workers(big_tree: Path) -> None:
         proc = subprocess.Popen([FFIND, "--threads", "2", "-l", "0", "zzzz"], cwd=big_tree,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
-        deadline = time.monotonic() + 0.15
+        # Wait for the walk's worker processes: then the walk is surely running (a signal
+        # during interpreter start-up would kill the process before Python handles it).
+        deadline = time.monotonic() + 10
         kids: set[int] = set()
-        while time.monotonic() < deadline and proc.poll() is None:
-            kids |= _children(proc.pid)
-            time.sleep(0.01)
-        if proc.poll() is not None:
+        while not kids and time.monotonic() < deadline and proc.poll() is None:
+            kids = _children(proc.pid)
+            time.sleep(0.005)
+        if not kids or proc.poll() is not None:
             proc.communicate()
             continue  # the walk was faster than the signal: try again
-        kids |= _children(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
