@@ -34,8 +34,9 @@ class FileSearchResults:
     """What :func:`search` returns: ``matches``, ``total_match_count``, ``walk_complete``.
 
     Unpacks like a tuple (``matches, total, complete = search(...)``) and compares equal to
-    one.  ``total_match_count`` may be computed on first access: counting typo-tolerant matches
-    costs a pass over every file name, which ``ffind -l 20 QUERY | ...`` never needs.
+    one.  With ``search(..., eager_count=False)`` ``total_match_count`` is computed on first
+    access: counting typo-tolerant matches costs a pass over every file name, which
+    ``ffind -l 20 QUERY | ...`` never needs.
     """
 
     __slots__ = ("_count", "_total", "matches", "walk_complete")
@@ -182,7 +183,7 @@ def search(
     *,
     cancel: Cancel | None = None,
     on_warning: Callable[[str], None] | None = None,
-    eager_count: bool = False,
+    eager_count: bool = True,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -190,9 +191,10 @@ def search(
     them are ranked together and each :class:`~ffind.match.FileMatch` carries its ``root``.
     ``cancel`` (anything with ``is_set()``) stops the walk early; the results then hold what was
     found so far and ``walk_complete`` is False.  ``on_warning`` receives one-line warnings of the
-    walk (unreadable folders); by default they are dropped.  ``total_match_count`` is computed
-    on first access unless ``eager_count`` asks to count while walking (cheaper when you will
-    read it).
+    walk (unreadable folders); by default they are dropped.  ``eager_count=False`` leaves
+    ``total_match_count`` to be computed on first access (saving a pass over every file name
+    for a query with typo tolerance when you never read it; until then the results keep the
+    index alive).
 
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
     ``exclude`` glob is invalid.
@@ -235,7 +237,7 @@ def search(
 
 def search_paths(
     query: str, paths: Iterable[str], options: SearchOptions | None = None,
-    *, batch_size: int = 8192, eager_count: bool = False,
+    *, batch_size: int = 8192, eager_count: bool = True,
 ) -> FileSearchResults:
     """Match ``query`` against given paths instead of walking (``ffind --stdin``).
 

@@ -112,8 +112,8 @@ def test_search_paths() -> None:
 def test_lazy_and_eager_counts_agree(roots: tuple[Path, Path]) -> None:
     a, b = roots
     for query in ["prompt", "promtp", "r", ""]:
-        lazy = search(query, [a, b], SearchOptions(limit=1))
-        eager = search(query, [a, b], SearchOptions(limit=1), eager_count=True)
+        lazy = search(query, [a, b], SearchOptions(limit=1), eager_count=False)
+        eager = search(query, [a, b], SearchOptions(limit=1))
         assert lazy == eager
         matches, total, complete = lazy
         assert (matches, total, complete) == (eager.matches, eager.total_match_count, True)
