@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import operator
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -148,7 +149,16 @@ def _match_batches(
         matchset = part if matchset is None else matchset.merge(part)
     if matchset is None:
         matchset = index.run(query)
-    top = index.top(matchset, limit, options.compute_indices)
+    from ffind.query import parse
+
+    if parse(query).positive:
+        top = index.top(matchset, limit, options.compute_indices)
+    else:
+        # Only negations (``!test``): every match scores alike; list them in path order, like
+        # an empty query, not in the walk's (thread-dependent) order.
+        every = index.top(matchset, None, options.compute_indices)
+        key = operator.attrgetter("path")
+        top = sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
     return top, matchset.__len__, not cancel.is_set()
 
 

@@ -134,6 +134,12 @@ def test_pattern_finds_best_match_first(tree: Path) -> None:
     assert set(prompt) <= set(VISIBLE)
 
 
+def test_negation_only_lists_in_path_order(tree: Path) -> None:
+    assert lines(run("!prompt", cwd=tree)) == sorted(p for p in VISIBLE if "prompt" not in p)
+    assert lines(run("-l", "2", "!prompt", cwd=tree)) == sorted(
+        p for p in VISIBLE if "prompt" not in p)[:2]
+
+
 def test_nothing_found_exits_1(tree: Path) -> None:
     proc = run("qqqqzzzz", cwd=tree)
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, b"", b"")
