@@ -53,8 +53,6 @@ from ffind.match import (
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
-    PARENT_MIN,
-    PARENT_PREFIX,
     WHOLE_DIR,
     WHOLE_NAME,
     FileMatch,
@@ -62,6 +60,7 @@ from ffind.match import (
     fuzzy,
     initials,
     name_prefix_score,
+    parent_prefix,
     substring,
     term_max,
     typo_score,
@@ -138,8 +137,7 @@ def _aligned_rx(folded_term: str) -> re.Pattern[str]:
 
 def _dir_extras(fq: str, mid: str, f: str, b: int) -> int:
     """An upper bound of ``match._extras``' folder part (``fq`` occurs in ``f[:b]``)."""
-    e = (PARENT_PREFIX if len(fq) >= PARENT_MIN and f.startswith(fq, f.rfind("/", 0, b - 1) + 1)
-         else 0)
+    e = parent_prefix(len(fq)) if f.startswith(fq, f.rfind("/", 0, b - 1) + 1) else 0
     if mid in f or f.startswith(mid[1:]):
         e += WHOLE_DIR
     return e

@@ -25,20 +25,20 @@ prefix of the file name (for a term with ``/``: each part a prefix of the matchi
 last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
 when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
 ``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28) when it is a prefix
-of the file's own folder and has three characters or more (``printing`` for
-``sympy/printing/c.py``).
-Per path: ``-LEN_NAME`` (1) per character of the file name (capped at 40; so shorter names,
-closer to what was typed, come first), ``-HIDDEN`` (32) when a component starts with ``.``
-and the query does not target hidden files.
+of the file's own folder (``printing`` for ``sympy/printing/c.py``).
+Per path: ``-HIDDEN`` (32) when a component starts with ``.`` and the query does not target
+hidden files; ``-LEN_NAME`` per character of the file name (0: measured over three seeds of
+``rank_eval.py``, letting ties fall to the shorter path ranks better than preferring the
+shorter name).
 
 Worked examples (query ``prom``; 16*4 = 64 for the characters)::
 
     src/session/prompt.ts   p at a name start 2*9, r o m inherit 9 each: 45; in the name 4*6;
-                            NAME_PREFIX 24, CONTIG_NAME 20 -> 177, minus 9 (name length) = 168
+                            NAME_PREFIX 24, CONTIG_NAME 20 -> 177
     src/prom_x/a.ts         the same placement in a folder: 64+45, CONTIG_PATH 10,
-                            PARENT_PREFIX 28 -> 147, minus 4 = 143
+                            PARENT_PREFIX 28 -> 147
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
-                            64+24+42-9 = 121, minus 10 = 111
+                            64+24+42-9 = 121
 
 Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
 name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
@@ -65,10 +65,16 @@ NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
 PARENT_PREFIX = 28
-PARENT_MIN = 3
+PARENT_STEP = 28
+
+
+def parent_prefix(m: int) -> int:
+    """PARENT_PREFIX for a term of ``m`` characters: PARENT_STEP per character up to it
+    (measured: the full bonus from one character ranks best)."""
+    return min(PARENT_PREFIX, PARENT_STEP * m)
 CONTIG_NAME = 20
 CONTIG_PATH = 10
-LEN_NAME = 1
+LEN_NAME = 0
 LEN_NAME_CAP = 40
 HIDDEN = 32
 TYPO_COST = 56
@@ -120,7 +126,7 @@ def initials(path: str) -> str:
 
 def dir_extras_max(m: int) -> int:
     """The most a term of ``m`` characters can get from the folder extras."""
-    return WHOLE_DIR + (PARENT_PREFIX if m >= PARENT_MIN else 0)
+    return WHOLE_DIR + parent_prefix(m)
 
 
 def term_max(m: int) -> int:
@@ -166,9 +172,8 @@ def _extras(key: str, text: str, base: int) -> int:
         if ("/" + key + "/") in ("/" + text[:base]):
             extra += WHOLE_DIR
         parent = text.rfind("/", 0, base - 1) + 1
-        if (len(key) >= PARENT_MIN and "/" not in key and base - 1 - parent >= len(key)
-                and text.startswith(key, parent)):
-            extra += PARENT_PREFIX
+        if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
+            extra += parent_prefix(len(key))
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
     elif key in text:

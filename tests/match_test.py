@@ -42,8 +42,8 @@ def paths(query: str, candidates: list[str], **kw: object) -> list[str]:
          ["src/pkg/tools.rs", "a/s/b/p/c/t.rs"]),
         # the file, not a folder, is what prom is after
         ("prom", ["programs/main.rs", "tests/p_r_o_m.rs", "src/prom_x/a.ts",
-                  "src/session/prompt.ts", "docs/promotion.md"],
-         ["src/session/prompt.ts", "docs/promotion.md", "src/prom_x/a.ts", "tests/p_r_o_m.rs",
+                  "src/session/prompt.ts", "docs/promo/index.md"],
+         ["src/session/prompt.ts", "src/prom_x/a.ts", "docs/promo/index.md", "tests/p_r_o_m.rs",
           "programs/main.rs"]),
         ("base_cod", AIDER,
          ["aider/coders/base_coder.py", "tests/basic/test_coder.py",
@@ -53,8 +53,10 @@ def paths(query: str, candidates: list[str], **kw: object) -> list[str]:
          ["main.rs", "src/main.rs", "src/deep/main.rs"]),
         ("x", ["b/x.rs", "c/x.rs", "a/x.rs"], ["a/x.rs", "b/x.rs", "c/x.rs"]),
         # a whole file name or stem beats a longer one
-        ("prompt", ["src/prompts.ts", "src/prompt_utils.ts", "src/prompt.ts"],
+        ("prompt", ["src/prompt_utils.ts", "src/prompts.ts", "src/prompt.ts"],
          ["src/prompt.ts", "src/prompts.ts", "src/prompt_utils.ts"]),
+        # a prefix of the file's own folder beats one of a folder further up
+        ("sess", ["session/x/a.ts", "src/session/b.ts"], ["src/session/b.ts", "session/x/a.ts"]),
     ],
 )
 def test_ranking_rules(query: str, candidates: list[str], expected: list[str]) -> None:
@@ -146,7 +148,7 @@ def test_hidden_paths_rank_after_visible_ones_unless_targeted() -> None:
     assert paths(".env", ["src/env.rs", ".env", "config/.env.example", "environment.md"]) == [
         ".env", "config/.env.example"]
     assert paths("config", [".config/nvim/init.lua", "src/config.rs", ".github/config.yml",
-                            "config.yml"]) == ["src/config.rs", "config.yml",
+                            "config.yml"]) == ["config.yml", "src/config.rs",
                                                ".github/config.yml", ".config/nvim/init.lua"]
     assert paths("init", [".config/nvim/init.lua", "src/init.lua"]) == [
         "src/init.lua", ".config/nvim/init.lua"]
