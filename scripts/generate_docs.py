@@ -70,6 +70,8 @@ def man_page() -> str:
     out.append(roff(MCP_NOTE.replace("`", "")))
     out.append(".SH OPTIONS")
     for param in cmd.get_params(ctx):
+        if not isinstance(param, click.Option):
+            continue  # PATTERN is in the synopsis and the description
         record = param.get_help_record(ctx)
         if record is None:
             continue
