@@ -275,6 +275,14 @@ def test_json_indices(tree: Path) -> None:
     assert "".join(str(row["path"])[i] for i in indices) == "deep"
 
 
+def test_json_typo_key(tree: Path) -> None:
+    rows = json_lines(run("--json", "--compute-indices", "deeq", cwd=tree))  # one letter off
+    assert rows and rows[0]["path"] == "one/two/three/deep.txt"
+    assert rows[0]["typo"] is True
+    assert list(rows[0]) == ["score", "path", "indices", "typo"]
+    assert all(r.get("typo", True) is True for r in rows)  # never "typo": false
+
+
 def test_json_truncation_record(tree: Path) -> None:
     rows = json_lines(run("--json", "-l", "2", cwd=tree))
     assert rows[:2] == [{"score": 0, "path": p} for p in sorted(VISIBLE)[:2]]
