@@ -32,7 +32,8 @@ import time
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 
-PICKER = ("import sys; from ffind.picker import run_picker; from ffind.options import SearchOptions;"
+PICKER = ("import sys; from ffind.picker import run_picker;"
+          " from ffind.options import SearchOptions;"
           " sys.exit(run_picker(sys.argv[1], [], SearchOptions()))")
 PT_FLOOR = """
 from prompt_toolkit.application import Application
