@@ -9,7 +9,7 @@ ever receives the selection), in the alternate screen (nothing is left behind on
      *src/session/prompt_test.ts  <- marked with Tab
 
 Keys: typing, Backspace, Ctrl-U (clear), Ctrl-W (delete a word), Alt-Backspace (delete to a path
-boundary), Up/Down or Ctrl-P/Ctrl-N (Ctrl-K/Ctrl-J too), PageUp/PageDown, Home/End, Tab /
+boundary), Up/Down or Ctrl-P/Ctrl-N (Ctrl-K up too), PageUp/PageDown, Home/End, Tab /
 Shift-Tab (mark and move), Enter (print the marked paths, or the one under the cursor, exit 0),
 Esc / Ctrl-C / Ctrl-G (exit 130, print nothing), Ctrl-L (redraw).
 
