@@ -55,6 +55,7 @@ from ffind.match import (
     NAME_PREFIX,
     WHOLE_DIR,
     WHOLE_NAME,
+    WHOLE_PARENT,
     FileMatch,
     dir_extras_max,
     fuzzy,
@@ -137,7 +138,10 @@ def _aligned_rx(folded_term: str) -> re.Pattern[str]:
 
 def _dir_extras(fq: str, mid: str, f: str, b: int) -> int:
     """An upper bound of ``match._extras``' folder part (``fq`` occurs in ``f[:b]``)."""
-    e = parent_prefix(len(fq)) if f.startswith(fq, f.rfind("/", 0, b - 1) + 1) else 0
+    p = f.rfind("/", 0, b - 1) + 1
+    e = 0
+    if f.startswith(fq, p):
+        e = parent_prefix(len(fq)) + (WHOLE_PARENT if b - 1 - p == len(fq) else 0)
     if mid in f or f.startswith(mid[1:]):
         e += WHOLE_DIR
     return e
@@ -612,7 +616,7 @@ class Index:
         tt = _typo_term(parse(ms.query))
         if tt is not None and not topk.beats(typo_score(len(tt.folded)) - 1):
             ts = typo_score(len(tt.folded))
-            have = dict((i, s) for s, i in pool)
+            have = {i: s for s, i in pool}
             for i in ms.typos():
                 s = ts - self._penalty(i, hidden_ok)
                 if s > have.get(i, s - 1):

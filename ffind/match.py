@@ -24,8 +24,9 @@ Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occur
 prefix of the file name (for a term with ``/``: each part a prefix of the matching one of the
 last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
 when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
-``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28) when it is a prefix
-of the file's own folder (``printing`` for ``sympy/printing/c.py``).
+``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28; 20 for a single
+character, which must not beat a file-name prefix) when it is a prefix of the file's own folder
+(``printing`` for ``sympy/printing/c.py``), ``WHOLE_PARENT`` (16) more when it is all of it.
 Per path: ``-HIDDEN`` (32) when a component starts with ``.`` and the query does not target
 hidden files; ``-LEN_NAME`` per character of the file name (0: measured over three seeds of
 ``rank_eval.py``, letting ties fall to the shorter path ranks better than preferring the
@@ -65,12 +66,12 @@ NAME_PREFIX = 24
 WHOLE_NAME = 16
 WHOLE_DIR = 8
 PARENT_PREFIX = 28
-PARENT_STEP = 28
+PARENT_STEP = 20
+WHOLE_PARENT = 16
 
 
 def parent_prefix(m: int) -> int:
-    """PARENT_PREFIX for a term of ``m`` characters: PARENT_STEP per character up to it
-    (measured: the full bonus from one character ranks best)."""
+    """PARENT_PREFIX for a term of ``m`` characters: PARENT_STEP per character up to it."""
     return min(PARENT_PREFIX, PARENT_STEP * m)
 CONTIG_NAME = 20
 CONTIG_PATH = 10
@@ -126,7 +127,7 @@ def initials(path: str) -> str:
 
 def dir_extras_max(m: int) -> int:
     """The most a term of ``m`` characters can get from the folder extras."""
-    return WHOLE_DIR + parent_prefix(m)
+    return WHOLE_DIR + parent_prefix(m) + WHOLE_PARENT
 
 
 def term_max(m: int) -> int:
@@ -174,6 +175,8 @@ def _extras(key: str, text: str, base: int) -> int:
         parent = text.rfind("/", 0, base - 1) + 1
         if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
             extra += parent_prefix(len(key))
+            if base - 1 - parent == len(key):
+                extra += WHOLE_PARENT
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
     elif key in text:
