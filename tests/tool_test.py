@@ -248,7 +248,7 @@ class FakeIndex(Index):
     def run(self, query: str, *, within: object = None, start: int = 0) -> object:  # type: ignore[override]
         return self.fixed
 
-    def top(self, ms: object, limit: int | None = None,  # type: ignore[override]
+    def top(self, ms: object, limit: int | None = None,
             compute_indices: bool = False) -> list[FileMatch]:
         return self.fixed[:limit]
 
