@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ffind.errors import FfindError
 from ffind.options import SearchOptions
@@ -780,7 +780,11 @@ def mcp_main(argv: list[str]) -> int:
     """``ffind mcp [--root DIR]``: serve the MCP tools over stdio; return the exit code."""
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line, like the rest of the command
+            raise FfindError(f"mcp: {message}")
+
+    parser = Parser(
         prog="ffind mcp",
         description="Serve ffind's find_files and glob tools to an AI agent over MCP (stdio).",
     )

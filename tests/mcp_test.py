@@ -108,3 +108,16 @@ def test_bad_root_is_a_one_line_error() -> None:
     )
     assert done.returncode == 2
     assert done.stderr == "ffind: search root is not a folder: /nonexistent/ffind\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bogus"], "ffind: mcp: unrecognized arguments: --bogus\n"),
+    (["--root"], "ffind: mcp: argument --root: expected one argument\n"),
+    (["stray"], "ffind: mcp: unrecognized arguments: stray\n"),
+])
+def test_bad_flags_are_one_line_errors(args: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ffind", "mcp", *args],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
