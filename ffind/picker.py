@@ -69,11 +69,13 @@ KEYS: dict[str, str] = {
 
 def run_picker(
     query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
-    paths: Iterable[str] | None = None,
+    paths: Iterable[str] | None = None, color: bool | None = None,
 ) -> int:
     """Run the full-screen picker; print the selection to stdout; return the exit code.
 
-    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).
+    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: draw
+    in colour (True, even with ``NO_COLOR`` or ``TERM=dumb``) or without (False: bold and
+    underline only); None decides from the environment (``NO_COLOR``, ``TERM=dumb``).
     """
     from ffind.session import FileSearcher
 
@@ -94,7 +96,7 @@ def run_picker(
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
             try:
                 searcher.set_query(query)
-                picked = _Picker(term, searcher, waker, query).run()
+                picked = _Picker(term, searcher, waker, query, color).run()
             finally:
                 searcher.cancel()  # the screen is restored while the walk winds down
     finally:
@@ -292,9 +294,13 @@ def _delete_word(query: str, seps: str) -> str:
 
 class _Picker:
     def __init__(
-        self, term: _Terminal, searcher: FileSearcher, waker: _Waker, query: str
+        self, term: _Terminal, searcher: FileSearcher, waker: _Waker, query: str,
+        color: bool | None = None,
     ) -> None:
         self.term = term
+        self.color = color
+        self.plain = False
+        """Drawing without colour: the prompt is bold, matched characters bold and underlined."""
         self.searcher = searcher
         self.waker = waker
         self.query = query
@@ -315,10 +321,15 @@ class _Picker:
         try:
             from rich.console import Console
 
+            # no_color=None: rich reads NO_COLOR; its colour system is None for TERM=dumb.
+            dumb = os.environ.get("TERM") == "dumb"
             self.console = Console(
                 force_terminal=True, highlight=False, markup=False, emoji=False,
                 legacy_windows=False, width=self.term.size()[0],
+                no_color=None if self.color is None else not self.color,
+                color_system="standard" if self.color and dumb else "auto",
             )
+            self.plain = self.console.no_color or self.console.color_system is None
             # Keys and resizes redraw at once.  New results (the session's wake-ups, the spinner)
             # redraw at most every ``2 x`` the last draw's cost: a draw ranks the new state, and
             # drawing every state while walking would starve the walk.
@@ -472,7 +483,8 @@ class _Picker:
         shown = _printable(self.query)
         while shown and cell_len(shown) > cols - 3:
             shown = shown[1:]
-        return "\x1b[1;36m>\x1b[0m " + shown, 3 + cell_len(shown)
+        arrow = "\x1b[1m>\x1b[0m " if self.plain else "\x1b[1;36m>\x1b[0m "
+        return arrow + shown, 3 + cell_len(shown)
 
     def info_line(self, snap: Snapshot) -> Text:
         from rich.text import Text
@@ -506,7 +518,8 @@ class _Picker:
         for i in m.indices or ():
             j = i + shift
             if 0 <= j < len(shown) and (shift >= 0 or j >= 2):
-                line.stylize("bold green", start + j, start + j + 1)
+                line.stylize("bold underline" if self.plain else "bold green",
+                             start + j, start + j + 1)
         if is_cur:
             pad = cols - cell_len(line.plain)
             if pad > 0:

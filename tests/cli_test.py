@@ -253,6 +253,10 @@ def test_interactive_is_wired_to_the_picker(tree: Path) -> None:
     proc = subprocess.run([FFIND, "-i", "prompt"], cwd=tree, stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=60, start_new_session=True)
     assert_error(proc, "terminal")
+    # --stdin -i: the candidates are read from the pipe, then the picker wants the terminal.
+    proc = subprocess.run([FFIND, "--stdin", "-i"], cwd=tree, input=b"a/b.py\n",
+                          capture_output=True, timeout=60, start_new_session=True)
+    assert_error(proc, "terminal")
 
 
 # --- JSON contract ----------------------------------------------------------------------------
@@ -306,7 +310,6 @@ def test_json_truncation_record(tree: Path) -> None:
     (["--bogus"], "--bogus"),
     (["a", "b"], "b"),
     (["--json", "-0"], "--print0"),
-    (["--stdin", "-i"], "--interactive"),
 ])
 def test_usage_errors(tree: Path, args: list[str], fragment: str) -> None:
     assert_error(run(*args, cwd=tree), fragment)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -26,6 +27,30 @@ LAUNCH = (
     "import sys; from ffind.picker import run_picker; from ffind.options import SearchOptions; "
     "sys.exit(run_picker(sys.argv[1], [], SearchOptions(), print0=sys.argv[2] == '0'))"
 )
+SGR = re.compile(r"\x1b\[([0-9;:]*)m")
+
+
+def _ffind() -> str:
+    """The installed ``ffind`` command next to this interpreter (else the one on PATH)."""
+    here = Path(sys.executable).parent / "ffind"
+    found = str(here) if here.exists() else shutil.which("ffind")
+    assert found is not None, "the ffind command is not installed"
+    return found
+
+
+FFIND = shlex.quote(_ffind())
+
+
+def colours(lines: list[str]) -> set[str]:
+    """The SGR colour parameters (foreground/background) in ``capture-pane -e`` output."""
+    found: set[str] = set()
+    for line in lines:
+        for params in SGR.findall(line):
+            for p in params.replace(":", ";").split(";"):
+                if p.isdigit() and (30 <= int(p) <= 49 or 90 <= int(p) <= 107) \
+                        and int(p) not in (39, 49):
+                    found.add(p)
+    return found
 
 
 @dataclass
@@ -40,8 +65,9 @@ class Pane:
     def type(self, text: str) -> None:
         subprocess.run([*self.tmux, "send-keys", "-t", "picker", "-l", text], check=True)
 
-    def screen(self) -> list[str]:
-        got = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "picker"],
+    def screen(self, escapes: bool = False) -> list[str]:
+        flags = ["-p", "-e"] if escapes else ["-p"]
+        got = subprocess.run([*self.tmux, "capture-pane", *flags, "-t", "picker"],
                              check=True, capture_output=True, text=True)
         return got.stdout.splitlines()
 
@@ -86,10 +112,14 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
         (tree / rel).write_text("")
     tmux = ["tmux", "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
 
-    def launch(query: str = "", print0: bool = False) -> Pane:
+    def launch(query: str = "", print0: bool = False, command: str | None = None) -> Pane:
+        """Run ``run_picker`` through ``python -c``, or the shell ``command`` (its stdout is
+        captured; ``NO_COLOR`` is unset unless the command sets it)."""
         out, rc = tmp_path / "out", tmp_path / "rc"
-        cmd = (f"cd {shlex.quote(str(tree))} && {shlex.quote(sys.executable)} -c "
-               f"{shlex.quote(LAUNCH)} {shlex.quote(query)} {'0' if print0 else 'n'} "
+        if command is None:
+            command = (f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} "
+                       f"{shlex.quote(query)} {'0' if print0 else 'n'}")
+        cmd = (f"cd {shlex.quote(str(tree))} && unset NO_COLOR && {{ {command}; }} "
                f"> {shlex.quote(str(out))}; echo $? > {shlex.quote(str(rc))}; sleep 60")
         subprocess.run([*tmux, "new-session", "-d", "-s", "picker", "-x", "80", "-y", "24",
                         cmd], check=True)
@@ -210,5 +240,70 @@ def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]
     pane.wait_for(lambda s: s[2].startswith(">") and not s[10].startswith(">"))
     pane.send("C-n", "C-n", "C-p")
     pane.wait_for(lambda s: s[3].startswith(">"))
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
+# --- the real command: ffind -i, --stdin -i, --color
+
+
+def test_ffind_i_with_a_pattern_type_and_enter(start: Callable[..., Pane]) -> None:
+    pane = start(command=f"{FFIND} -i prom")
+    lines = pane.wait_for(settled("prom"))
+    assert lines[1].strip().startswith("2/")
+    pane.type("pt_t")
+    lines = pane.wait_for(settled("prompt_t"))
+    assert lines[2] == "> src/session/prompt_test.ts"
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == "src/session/prompt_test.ts\n"
+    assert not any("prompt" in line for line in pane.screen()), "the screen is restored"
+
+
+def test_stdin_piped_into_the_picker(start: Callable[..., Pane]) -> None:
+    # The candidates come from the pipe, not from the tree the command runs in.
+    pane = start(command=f"printf 'a/b.py\\nc/d.ts\\nlib/util.py\\n' | {FFIND} --stdin -i")
+    pane.wait_for(lambda s: len(s) > 4 and s[1].strip() == "3/3")
+    pane.type("dts")
+    lines = pane.wait_for(lambda s: s[0] == "> dts" and s[1].strip() == "1/3")
+    assert lines[2] == "> c/d.ts"
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == "c/d.ts\n"
+
+
+def test_stdin_from_a_file_mark_two_print0(start: Callable[..., Pane], tmp_path: Path) -> None:
+    listing = tmp_path / "list.txt"
+    listing.write_bytes(b"x/one.py\nx/two.py\ny/three.rs\n\n")
+    pane = start(command=f"{FFIND} --stdin -i -0 py < {shlex.quote(str(listing))}")
+    lines = pane.wait_for(lambda s: len(s) > 3 and s[0] == "> py" and s[1].strip() == "2/3")
+    shown = [x[2:] for x in lines[2:4]]
+    assert sorted(shown) == ["x/one.py", "x/two.py"]
+    pane.send("Tab", "Tab")
+    pane.wait_for(lambda s: "(2)" in s[1])
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_bytes() == b"".join(p.encode() + b"\0" for p in shown)
+
+
+@pytest.mark.parametrize(("command", "coloured"), [
+    ("{ffind} -i util", True),
+    ("NO_COLOR=1 {ffind} -i util", False),
+    ("{ffind} -i --color never util", False),
+    ("NO_COLOR=1 {ffind} -i --color always util", True),
+])
+def test_color_choice_reaches_the_picker(
+    start: Callable[..., Pane], command: str, coloured: bool,
+) -> None:
+    pane = start(command=command.format(ffind=FFIND))
+    pane.wait_for(settled("util"))
+    lines = pane.screen(escapes=True)
+    found = colours(lines)
+    if coloured:
+        assert "32" in found, lines  # matched characters in green
+    else:
+        assert not found, lines
+        assert any("\x1b[4m" in line or ";4m" in line or ";4;" in line for line in lines), \
+            "without colour, matched characters are underlined"
     pane.send("Escape")
     assert pane.exit_code() == 130

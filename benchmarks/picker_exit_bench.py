@@ -1,0 +1,103 @@
+"""Time from Enter to the end of the process when leaving the picker, in a pseudo-terminal.
+
+    python benchmarks/picker_exit_bench.py /tmp/tree1m [--query prompt] [--runs 5]
+
+Each system is started in a fresh pty (80x24) in the tree; the query is given as PATTERN.
+Once the walk and the matching are over (the counter line has no spinner and the screen has
+been quiet for ``--settle`` seconds), Enter is sent; the clock runs from that write until the
+terminal is restored (the alternate screen left: ``ESC[?1049l``) and until the process has
+exited (``waitpid``).  Systems, measured interleaved, median of ``--runs``:
+
+- ``ffind -i``: the installed command, which ends with ``os._exit`` after the picker;
+- ``main() + teardown``: the same ``ffind.cli.main`` called in-process (``python -c``), which
+  returns normally, so the interpreter frees the index and the rest before exiting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import select
+import shutil
+import statistics
+import struct
+import sys
+import termios
+import time
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+IN_PROCESS = "import sys; from ffind.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def one(argv: list[str], cwd: str, settle: float, timeout: float = 300) -> tuple[float, float]:
+    """(Enter -> terminal restored, Enter -> process exited) in seconds."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: its controlling terminal is the pty
+        os.chdir(cwd)
+        os.execvp(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    out = b""
+    quiet_since = time.monotonic()
+    deadline = time.monotonic() + timeout
+    while True:  # wait until the walk and the matching are done and the screen is quiet
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{argv}: the picker never settled")
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            out = (out + os.read(fd, 65536))[-4096:]
+            quiet_since = time.monotonic()
+            continue
+        at = out.rfind(b"\x1b[2;1H")  # the counter line, as last redrawn
+        tail = out[at:].decode("utf-8", "replace") if at >= 0 else ""
+        spinning = any(c in tail for c in SPINNER)
+        if "/" in tail and not spinning and time.monotonic() - quiet_since > settle:
+            break
+    out = b""
+    t0 = time.perf_counter()
+    os.write(fd, b"\r")
+    restored = None
+    while True:
+        try:
+            ready, _, _ = select.select([fd], [], [], 0.01)
+            if ready:
+                out += os.read(fd, 65536)
+        except OSError:  # EIO: the child is gone and the pty closed
+            ready = []
+        if restored is None and b"\x1b[?1049l" in out:
+            restored = time.perf_counter() - t0
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            exited = time.perf_counter() - t0
+            break
+    os.close(fd)
+    return restored if restored is not None else exited, exited
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tree")
+    ap.add_argument("--query", default="prompt")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--settle", type=float, default=1.0)
+    args = ap.parse_args()
+    ffind = shutil.which("ffind") or sys.exit("ffind is not on PATH")
+    systems = {
+        "ffind -i (os._exit)": [ffind, "-i", args.query],
+        "main() + teardown": [sys.executable, "-c", IN_PROCESS, "-i", args.query],
+    }
+    got: dict[str, list[tuple[float, float]]] = {name: [] for name in systems}
+    for _ in range(args.runs):
+        for name, argv in systems.items():
+            got[name].append(one(argv, args.tree, args.settle))
+    print(f"{args.tree}, query {args.query!r}, median of {args.runs}:")
+    print(f"{'system':<24}{'Enter->restored':>18}{'Enter->exited':>16}")
+    for name, runs in got.items():
+        restored = statistics.median(r for r, _ in runs) * 1000
+        exited = statistics.median(e for _, e in runs) * 1000
+        print(f"{name:<24}{restored:>15.0f} ms{exited:>13.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
