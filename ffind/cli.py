@@ -36,6 +36,7 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ffind -0 test | xargs -0 wc -l", "NUL-separated, safe for any file name"),
     ("git ls-files | ffind --stdin prom", "match paths from another command"),
     ("ffind -i", "pick interactively"),
+    ("git ls-files | ffind --stdin -i", "pick among another command's paths"),
 ]
 EXIT_STATUS: list[tuple[int, str]] = [
     (ExitCode.FOUND, "something was found"),
@@ -115,7 +116,8 @@ def build_command() -> click.Command:
     @click.option("-0", "--print0", is_flag=True,
                   help="End each path with NUL instead of newline (for xargs -0).")
     @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
-                  show_default=True, help="Highlight matches; auto = on a terminal, no NO_COLOR.")
+                  show_default=True,
+                  help="Highlight matches (in the picker too); auto = on a terminal, no NO_COLOR.")
     @click.option("--no-require-git", is_flag=True,
                   help="Honour .gitignore files outside git repositories too.")
     @click.option("--stdin", "read_stdin", is_flag=True,
