@@ -37,10 +37,13 @@ and joins them within one poll interval (50 ms).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
+import signal
 import stat
 import sys
+import threading
 import time
 import types
 import warnings
@@ -432,20 +435,52 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
 
 # ----------------------------------------------------------------------------------------------
 # Worker processes.  Messages from a worker start with one tag byte:
-# P paths (NUL-joined UTF-8), W folders given away (pickled Items), I idle, E a warning.
-_P, _W, _I, _E = 80, 87, 73, 69
+# P paths (NUL-joined UTF-8), W folders given away (pickled Items), I idle, E a warning,
+# X the worker failed (its last message: one line).
+#
+# Forking from a process with threads (the session and the MCP server walk from a thread).
+# The child of fork() holds only the forking thread; any lock another thread held at that moment
+# stays locked for ever in the child.  So where fork exists the workers are started with a bare
+# ``os.fork()`` (not ``multiprocessing.Process``, whose child code closes ``sys.stdin``, flushes
+# ``sys.stdout``/``sys.stderr`` at exit and runs after-fork and exit hooks: the buffered
+# streams' locks, and the flush could print the parent's unflushed output a second time), and
+# the child runs only ``_child_main``:
+# - no I/O but ``os.scandir``/``os.stat``/reading ignore files and ``os.read``/``os.write`` on its
+#   two pipes; no ``print``, no logging, no ``sys.std*``; it never raises a traceback (that would
+#   write to ``sys.stderr``): a failure goes to the parent as one ``X`` message;
+# - nothing imported after the fork: ``pickle``, ``re``, ``signal``, ``gc`` are imported at the
+#   top of this module and pathspec in ``_walk_parallel`` before the first fork (a ``from x
+#   import y`` of a module already loaded takes no import lock);
+# - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
+#   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` (say, of another
+#   walk's generator) can run there, and ``_Workers.end`` acts only in the process that made it;
+# - SIGINT is blocked in the forking thread around ``fork()``, so the child is born with it
+#   blocked (Ctrl-C reaches the whole process group; the parent handles it and kills the workers);
+#   the child never unblocks it.  A child that got KeyboardInterrupt before it could ignore the
+#   signal died with a traceback, and the parent reported a dead worker.
+# - ``_FORK_LOCK`` serialises starting workers across threads, and each child closes the
+#   parent's ends of the pipes of every walk in flight in this process, not only its own: a
+#   worker of one walk holding a copy of another walk's pipe would hide that walk's end of file
+#   (a dead worker would go unnoticed) and could leave workers waiting for each other.
+# ``spawn`` (where there is no fork) starts fresh interpreters through multiprocessing.
+#
+# At exit: an ``atexit`` handler, registered after ``multiprocessing.util``'s (so it runs first),
+# kills and reaps the workers of every walk still running (a generator left open, a walk in a
+# daemon thread); the walk then ends quietly.  multiprocessing's own exit handler never sees our
+# forked workers, and ``Process`` objects (spawn) are never closed, so it cannot trip on them.
+_P, _W, _I, _E, _X = 80, 87, 73, 69, 88
+
+_FORK_LOCK = threading.Lock()
+_LIVE: set[_Workers] = set()  # walks with workers in this process (under _FORK_LOCK)
+_exiting = False  # set by the exit handler: no new workers
+_exit_hook = False  # the exit handler is registered
 
 
 def _encode(paths: list[str]) -> bytes:
     return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
 
 
-def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: list[Any]) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
-    for conn in close:  # the parent's ends of every pipe, inherited through fork
-        conn.close()
+def _worker_loop(walker: _Walker, tasks: Any, results: Any, want: Any) -> None:
     send = results.send_bytes
 
     def warn(message: str) -> None:
@@ -479,6 +514,37 @@ def _worker_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: li
         return  # the parent went away
 
 
+def _report_failure(results: Any, exc: BaseException) -> None:
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    with contextlib.suppress(BaseException):
+        results.send_bytes(b"X" + text.encode("utf-8", "replace"))
+
+
+def _child_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: list[Any]) -> None:
+    """A forked worker: see the comment above on what it may touch.  Never returns."""
+    code = 0
+    try:
+        gc.disable()
+        for conn in close:
+            conn.close()
+        _worker_loop(walker, tasks, results, want)
+    except BaseException as exc:  # reported to the parent, never printed here
+        code = 1
+        _report_failure(results, exc)
+    finally:
+        os._exit(code)
+
+
+def _spawn_main(walker: _Walker, tasks: Any, results: Any, want: Any) -> None:
+    """A spawned worker (a fresh interpreter, no fork hazards)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
+    try:
+        _worker_loop(walker, tasks, results, want)
+    except BaseException as exc:
+        _report_failure(results, exc)
+        raise SystemExit(1) from None
+
+
 def _set_pipe_size(conn: Any) -> None:
     """A bigger pipe (Linux) lets a worker run ahead of a busy consumer for longer."""
     try:
@@ -487,6 +553,160 @@ def _set_pipe_size(conn: Any) -> None:
         fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
     except (ImportError, OSError):
         pass
+
+
+class _Forked:
+    """A worker started with ``os.fork``: kill and reap it by pid."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.exitcode: int | None = None  # as multiprocessing: -N when killed by signal N
+        self.reaped = False
+
+    def kill(self) -> None:
+        if not self.reaped:  # never signal a pid that may have been reused
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def join(self, timeout: float | None = None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.reaped:
+            try:
+                pid, status = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): code unknown
+                self.reaped = True
+                return
+            if pid:
+                self.reaped = True
+                self.exitcode = os.waitstatus_to_exitcode(status)
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            time.sleep(0.002)
+
+    def is_alive(self) -> bool:
+        self.join(0)
+        return not self.reaped
+
+
+class _Workers:
+    """One parallel walk's worker processes and the parent's ends of their pipes."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.procs: list[Any] = []  # _Forked, or multiprocessing.Process (spawn; never closed)
+        self.tasks: list[Any] = []
+        self.results: list[Any] = []
+        self.stopped = False
+        self.owner = os.getpid()
+
+    def end(self, *, graceful: bool) -> None:
+        """Stop the workers (idempotent, from any thread): ask them to finish when
+        ``graceful``, kill the rest, and reap them all.  The pipes stay open (the walking
+        thread may be waiting on them); ``close`` closes them."""
+        with self.lock:
+            if self.stopped:
+                return
+            self.stopped = True
+            if os.getpid() != self.owner:
+                return  # a copy inherited by a child process: not ours to stop
+            if graceful:
+                for conn in self.tasks:
+                    with contextlib.suppress(OSError):
+                        conn.send_bytes(b"")
+                for proc in self.procs:
+                    proc.join(1.0)
+            for proc in self.procs:
+                if proc.is_alive():
+                    proc.kill()
+            for proc in self.procs:
+                proc.join()
+
+    def close(self, *, graceful: bool) -> None:
+        """``end``, then forget the walk and close its pipes (the walking thread only)."""
+        self.end(graceful=graceful)
+        if os.getpid() != self.owner:
+            return
+        with _FORK_LOCK:
+            _LIVE.discard(self)
+        for conn in (*self.tasks, *self.results):
+            conn.close()
+
+    def died(self, i: int) -> str:
+        """Why worker ``i``'s pipe ended: one line."""
+        proc = self.procs[i]
+        proc.join(2.0)  # the pipe closes a moment before the process can be reaped
+        code = proc.exitcode
+        if code is None:
+            how = "still running" if proc.is_alive() else "exit status unknown"
+        elif code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        return f"a walk worker process ended unexpectedly ({how})"
+
+
+def _at_exit() -> None:
+    """Kill and reap every walk's workers before the interpreter (and multiprocessing's exit
+    handler, which would terminate spawned daemon workers under a running walk) goes on."""
+    global _exiting
+    with _FORK_LOCK:
+        _exiting = True
+        live = list(_LIVE)
+    for workers in live:
+        workers.end(graceful=False)
+
+
+def _install_exit_hook() -> None:
+    global _exit_hook
+    if not _exit_hook:
+        import atexit
+        import multiprocessing.util  # noqa: F401 - registers its atexit handler before ours
+
+        atexit.register(_at_exit)  # atexit runs handlers last in, first out
+        _exit_hook = True
+
+
+def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want: Any) -> bool:
+    """Start ``n`` workers; False if the interpreter is exiting (no workers then)."""
+    for _ in range(n):
+        with _FORK_LOCK:
+            if _exiting:
+                return False
+            task_r, task_w = mp.Pipe(duplex=False)
+            res_r, res_w = mp.Pipe(duplex=False)
+            _set_pipe_size(res_w)
+            workers.tasks.append(task_w)
+            workers.results.append(res_r)
+            if fork:
+                close = [c for w in _LIVE for c in (*w.tasks, *w.results)]
+                blocked = hasattr(signal, "pthread_sigmask")
+                if blocked:
+                    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    with warnings.catch_warnings():
+                        # Python >= 3.12 warns about fork() in a process with threads; see the
+                        # comment above for why this child is safe.
+                        warnings.filterwarnings("ignore", ".* is multi-threaded",
+                                                DeprecationWarning)
+                        pid = os.fork()
+                    if pid == 0:
+                        _child_main(walker, task_r, res_w, want, close)  # never returns
+                finally:
+                    if blocked:
+                        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+                workers.procs.append(_Forked(pid))
+            else:
+                proc = mp.Process(target=_spawn_main, name="ffind-walk",
+                                  args=(walker, task_r, res_w, want), daemon=True)
+                proc.start()
+                workers.procs.append(proc)
+            task_r.close()
+            res_w.close()
+    return True
 
 
 def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
@@ -498,39 +718,24 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
         # Import once here, not in each worker, and never in a child forked from threads.
         import pathspec.patterns.gitignore.spec  # noqa: F401
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    mp: Any = multiprocessing.get_context(method)
-    if method == "fork":  # one shared byte: "a worker is idle, give work away"
+    _install_exit_hook()
+    fork = "fork" in multiprocessing.get_all_start_methods() and hasattr(os, "fork")
+    mp: Any = multiprocessing.get_context("spawn") if not fork else multiprocessing
+    if fork:  # one shared byte: "a worker is idle, give work away"
         import mmap
 
         want: Any = mmap.mmap(-1, 1)
     else:
         want = mp.RawArray("b", 1)
-    procs: list[Any] = []
-    task_conns: list[Any] = []
-    result_conns: list[Any] = []
+    workers = _Workers()
+    with _FORK_LOCK:
+        _LIVE.add(workers)
     finished = False
     try:
-        for _ in range(n):
-            task_r, task_w = mp.Pipe(duplex=False)
-            res_r, res_w = mp.Pipe(duplex=False)
-            _set_pipe_size(res_w)
-            task_conns.append(task_w)
-            result_conns.append(res_r)
-            inherited = [*task_conns, *result_conns] if method == "fork" else []
-            proc = mp.Process(target=_worker_main, name="ffind-walk",
-                              args=(walker, task_r, res_w, want, inherited), daemon=True)
-            with warnings.catch_warnings():
-                # Python >= 3.12 warns about fork() in a process with threads (the session
-                # walks from a thread).  The worker only reads folders and writes to its pipe;
-                # everything it uses (pathspec, re, pickle) is imported before the fork.
-                warnings.filterwarnings("ignore", "This process .* is multi-threaded",
-                                        DeprecationWarning)
-                proc.start()
-            procs.append(proc)
-            task_r.close()
-            res_w.close()
-        which = {conn: i for i, conn in enumerate(result_conns)}
+        if not _start(workers, walker, n, mp, fork, want):
+            return
+        task_conns = workers.tasks
+        which = {conn: i for i, conn in enumerate(workers.results)}
         queue: list[Item] = [item]
         idle = set(range(n))
         while True:
@@ -551,9 +756,10 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                 i = which[conn]
                 try:
                     msg = conn.recv_bytes()  # type: ignore[union-attr]
-                except EOFError:
-                    code = procs[i].exitcode
-                    raise RuntimeError(f"ffind walk worker {i} died (exit code {code})") from None
+                except (EOFError, OSError):
+                    if workers.stopped or (cancel is not None and cancel.is_set()):
+                        return  # stopped on purpose (cancel, or the interpreter is exiting)
+                    raise FfindError(workers.died(i)) from None
                 tag = msg[0]
                 if tag == _P:
                     yield msg[1:].decode("utf-8", "surrogateescape").split("\0")
@@ -563,27 +769,13 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                     idle.add(i)
                 elif tag == _E and warn is not None:
                     warn(msg[1:].decode("utf-8", "surrogateescape"))
+                elif tag == _X:
+                    text = msg[1:].decode("utf-8", "replace")
+                    raise FfindError(f"a walk worker process failed: {text}")
                 if cancel is not None and cancel.is_set():
                     return
     finally:
-        _stop(procs, task_conns, result_conns, graceful=finished)
-
-
-def _stop(procs: list[Any], task_conns: list[Any], result_conns: list[Any],
-          *, graceful: bool) -> None:
-    if graceful:
-        for conn in task_conns:
-            with contextlib.suppress(OSError):
-                conn.send_bytes(b"")
-    for proc in procs:
-        if graceful:
-            proc.join(timeout=1.0)
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        proc.close()
-    for conn in (*task_conns, *result_conns):
-        conn.close()
+        workers.close(graceful=finished)
 
 
 class _CallableModule(types.ModuleType):
