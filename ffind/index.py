@@ -221,6 +221,7 @@ class Index:
         self._names: list[str] = []  # folded file names
         self._hidden: bytearray = bytearray()
         self._first: dict[str, list[int]] = {}
+        self._parent_first: dict[str, list[int]] = {}
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         self._stems: list[str] = []
         self._inits: list[str | None] = []
@@ -251,6 +252,15 @@ class Index:
                 first[c] = [i]
             else:
                 lst.append(i)
+        parent_first = self._parent_first
+        for i, (f, b) in enumerate(zip(folded, base, strict=True), n0):
+            if b:
+                c = f[f.rfind("/", 0, b - 1) + 1]
+                lst = parent_first.get(c)
+                if lst is None:
+                    parent_first[c] = [i]
+                else:
+                    lst.append(i)
 
     # ------------------------------------------------------------------ texts
     def _texts(self, lower: bool, strip: bool) -> list[str]:
@@ -678,9 +688,20 @@ class Index:
             chosen = best(scored, paths, limit)
             if chosen[-1][0] > not_prefix:
                 return self._results(q, chosen, set(), ci)
-        # Second try: every path holding the term as it is (contiguous).
+        # Second try: every path holding the term as it is (contiguous).  When the name
+        # prefixes already beat what a term found only in the folders can score (unless it
+        # starts the file's own folder), only names holding it and that folder are needed.
         prefix = set(ids)
-        contig = [i for i, f in enumerate(texts) if key in f and i not in prefix]
+        only_dirs = (term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + CONTIG_PATH
+                     + WHOLE_DIR)
+        if len(ids) >= limit and best(scored, paths, limit)[-1][0] > only_dirs:
+            names = self._names
+            near = {i for i, nm in enumerate(names) if fq in nm}
+            near.update(self._parent_first.get(fq[0], ()))
+            contig = sorted(i for i in near if i not in prefix and key in texts[i])
+        else:
+            only_dirs = -(1 << 30)
+            contig = [i for i, f in enumerate(texts) if key in f and i not in prefix]
         topk = TopK(limit)
         for s, _ in scored:
             topk.add(s)
@@ -697,7 +718,7 @@ class Index:
                 if sc is not None:
                     scored.append((sc, i))
                     topk.add(sc)
-        if not topk.beats(scattered):
+        if not topk.beats(max(scattered, only_dirs)):
             return None
         return self._results(q, best(scored, paths, limit), set(), ci)
 
