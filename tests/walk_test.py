@@ -4,9 +4,11 @@ unreadable and vanishing folders, depth, types, threads and cancellation."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -524,3 +526,208 @@ def test_symlinked_gitignore_is_not_read(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").symlink_to(tmp_path / "rules")
     make(tmp_path, "x.log", "y")
     assert files(tmp_path) == {"rules", "x.log", "y"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker processes: exit, death, signals, fork from threads
+
+_EXIT_SCRIPT = """
+import os, sys, threading, time
+from ffind.options import SearchOptions
+from ffind.walk import walk, walk_batches
+
+root, mode = sys.argv[1], sys.argv[2]
+walker = sys.modules["ffind.walk"]._Walker
+real_scan = walker.scan
+
+
+def slow_scan(self, *args):  # the walk lasts longer than the program (fork copies the patch)
+    time.sleep(0.02)
+    real_scan(self, *args)
+
+
+walker.scan = slow_scan
+
+
+def kids():
+    out = set()
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/children") as f:
+            out.update(int(x) for x in f.read().split())
+    return out
+
+
+if mode == "open":  # a generator left un-exhausted until the interpreter exits
+    it = walk(root, SearchOptions(threads=2))
+    next(it)
+else:  # a daemon thread still walking (slowly) when the main thread ends
+    started = threading.Event()
+
+    def run():
+        for batch in walk_batches(root, SearchOptions(threads=2)):
+            started.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    started.wait(30)
+print(" ".join(map(str, kids())), flush=True)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie is dead too
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+@pytest.mark.parametrize("mode", ["open", "thread", "thread", "thread"])
+def test_exit_during_a_parallel_walk_is_clean(tmp_path: Path, mode: str) -> None:
+    """A program that exits while a threads=2 walk runs: no traceback from multiprocessing's
+    exit handler (which used to race the walk's clean-up: "process object is closed", or a
+    "worker died" error in the walking thread), and no worker left behind."""
+    root = _big_tree(tmp_path / "tree")
+    done = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT, str(root), mode],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stderr == ""
+    assert done.returncode == 0
+    pids = [int(x) for x in done.stdout.split()]
+    assert len(pids) == 2, "the walk was still running at exit"
+    deadline = time.monotonic() + 5
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert all(_gone(p) for p in pids)
+
+
+def _slow_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Each folder read takes ``seconds`` (the fork carries the patch into the workers)."""
+    walk_module = sys.modules["ffind.walk"]
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, *args: object) -> None:
+        time.sleep(seconds)
+        real_scan(self, *args)
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+
+
+def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _big_tree(tmp_path)
+    _slow_scan(monkeypatch, 0.01)
+    before = _children()
+    killed: list[int] = []
+    with pytest.raises(FfindError) as info:
+        for _ in walk_batches(root, SearchOptions(threads=2)):
+            kids = _children() - before
+            if kids and not killed:
+                killed.append(min(kids))
+                os.kill(killed[0], signal.SIGKILL)
+    assert killed
+    assert str(info.value) == "a walk worker process ended unexpectedly (killed by SIGKILL)"
+    assert _children() == before
+
+
+def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:
+    walk_module = sys.modules["ffind.walk"]
+    root = _big_tree(tmp_path)
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, item: tuple[str, str, int, object, object], *args: object) -> None:
+        if item[1] == "huge/":
+            raise RuntimeError("boom\nsecond line")
+        real_scan(self, item, *args)
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    before = _children()
+    with pytest.raises(FfindError, match=r"^a walk worker process failed: "
+                                         r"RuntimeError: boom second line$"):
+        list(walk(root, SearchOptions(threads=2)))
+    assert _children() == before
+    assert capfd.readouterr().err == ""  # the child never writes a traceback
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
+def test_ctrl_c_at_worker_start_up_does_not_kill_the_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C reaches the whole process group, workers included, maybe before a worker could
+    ignore it: a worker is born with SIGINT blocked, so it never dies of it (it used to die
+    with a KeyboardInterrupt traceback, and the parent reported a dead worker)."""
+    walk_module = sys.modules["ffind.walk"]
+    real_loop = walk_module._worker_loop
+
+    def loop(*args: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the earliest moment a patch can reach
+        real_loop(*args)
+
+    monkeypatch.setattr(walk_module, "_worker_loop", loop)
+    root = _big_tree(tmp_path)
+    assert files(root, threads=2) == files(root, threads=1)
+
+
+_STDIN_SCRIPT = """
+import sys, threading, time
+from ffind.options import SearchOptions
+from ffind.walk import walk
+
+threading.Thread(target=sys.stdin.readline, daemon=True).start()  # holds stdin's lock
+time.sleep(0.1)
+print(sum(1 for _ in walk(sys.argv[1], SearchOptions(threads=2))))
+"""
+
+
+def test_fork_while_another_thread_reads_stdin(tmp_path: Path) -> None:
+    """The MCP server reads stdin in one thread and walks in another.  A worker forked then
+    must not touch sys.stdin (multiprocessing's child closes it, and hung on the lock held by
+    the reading thread): the walk used to hang for ever."""
+    root = _big_tree(tmp_path / "tree")
+    stdin_r, stdin_w = os.pipe()  # kept open, nothing written: the reading thread waits
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _STDIN_SCRIPT, str(root)],
+                                stdin=stdin_r, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+            proc.wait()
+    finally:
+        os.close(stdin_r)
+        os.close(stdin_w)
+    assert err == ""
+    assert int(out) == len(files(root, threads=1))
+
+
+def test_unflushed_output_is_not_repeated_by_workers(tmp_path: Path) -> None:
+    """A forked worker ends with os._exit: it never flushes the copy of the parent's stdout
+    buffer it inherited."""
+    root = _big_tree(tmp_path / "tree")
+    code = ("import sys, threading; from ffind.options import SearchOptions;"
+            " from ffind.walk import walk;"
+            " t = threading.Thread(target=lambda: [sys.stdout.write('x\\n') for _ in range(500)]);"
+            " t.start(); n = sum(1 for _ in walk(sys.argv[1], SearchOptions(threads=2)));"
+            " t.join(); print(n)")
+    out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True,
+                         text=True, timeout=60, check=True).stdout.split()
+    assert out.count("x") == 500
+    assert out[-1] == str(len(files(root, threads=1)))
+
+
+def test_parallel_walks_from_several_threads_at_once(tmp_path: Path) -> None:
+    """Each worker closes the pipes of every walk in flight, so walks started together in
+    different threads neither mix up nor keep each other's pipes open."""
+    root = _big_tree(tmp_path)
+    expected = files(root, threads=1)
+    results: list[set[str]] = []
+    threads = [threading.Thread(target=lambda: results.append(files(root, threads=2)))
+               for _ in range(3)]
+    before = _children()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == [expected] * 3
+    assert _children() == before
