@@ -31,7 +31,9 @@ is unavailable).  Each worker walks depth first from its own stack; when another
 (a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
 subtrees, through the parent, which hands them on.  So one huge subtree keeps both workers busy.
 Workers send paths back as NUL-joined UTF-8 batches; cancelling (or closing the iterator) kills
-and joins them within one poll interval (50 ms).
+and reaps them within one poll interval (50 ms), and so does the interpreter's exit for walks left
+running.  A worker that dies (killed, or a bug) raises ``FfindError`` with a one-line message.
+Forking from a process with threads is safe: see "Worker processes" below.
 """
 
 from __future__ import annotations
