@@ -456,10 +456,15 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
 # - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
 #   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` (say, of another
 #   walk's generator) can run there, and ``_Workers.end`` acts only in the process that made it;
-# - SIGINT is blocked in the forking thread around ``fork()``, so the child is born with it
-#   blocked (Ctrl-C reaches the whole process group; the parent handles it and kills the workers);
-#   the child never unblocks it.  A child that got KeyboardInterrupt before it could ignore the
-#   signal died with a traceback, and the parent reported a dead worker.
+# - every signal is blocked in the forking thread around ``fork()``, so the child is born with
+#   them blocked and never unblocks them: no inherited Python handler (the picker's SIGWINCH,
+#   SIGTERM) and no ``signal.set_wakeup_fd`` write (into the parent's event loop) ever runs in a
+#   worker.  Ctrl-C and a terminal resize reach the whole process group; the parent handles them
+#   and ends the workers (SIGKILL, which cannot be blocked; a worker also ends when its pipes
+#   close).  A worker that got KeyboardInterrupt before it could ignore SIGINT used to die with a
+#   traceback, and the parent reported a dead worker (exit code None: not reaped yet);
+# - ``os.fork`` itself runs the interpreter's own after-fork hooks (threading, the import lock,
+#   logging's handler locks, random), which exist to make the child consistent;
 # - ``_FORK_LOCK`` serialises starting workers across threads, and each child closes the
 #   parent's ends of the pipes of every walk in flight in this process, not only its own: a
 #   worker of one walk holding a copy of another walk's pipe would hide that walk's end of file
@@ -687,7 +692,7 @@ def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want
                 close = [c for w in _LIVE for c in (*w.tasks, *w.results)]
                 blocked = hasattr(signal, "pthread_sigmask")
                 if blocked:
-                    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
                 try:
                     with warnings.catch_warnings():
                         # Python >= 3.12 warns about fork() in a process with threads; see the

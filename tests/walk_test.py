@@ -651,21 +651,37 @@ def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
-def test_ctrl_c_at_worker_start_up_does_not_kill_the_worker(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ctrl-C reaches the whole process group, workers included, maybe before a worker could
-    ignore it: a worker is born with SIGINT blocked, so it never dies of it (it used to die
-    with a KeyboardInterrupt traceback, and the parent reported a dead worker)."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, getattr(signal, "SIGWINCH", signal.SIGINT)])
+def test_signals_to_the_process_group_never_reach_a_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int) -> None:
+    """Ctrl-C (and a terminal resize) reach the whole process group, workers included, maybe
+    before a worker could ignore them: a worker is born with every signal blocked, so it neither
+    dies of SIGINT (it used to, with a KeyboardInterrupt traceback, and the parent reported a
+    dead worker) nor runs a handler it inherited (the picker's SIGWINCH)."""
     walk_module = sys.modules["ffind.walk"]
     real_loop = walk_module._worker_loop
+    ran_in: list[int] = []
+    report_r, report_w = os.pipe()
+
+    def handler(signum: int, frame: object) -> None:
+        os.write(report_w, b"x")  # the parent's handler, inherited by fork
 
     def loop(*args: object) -> None:
-        os.kill(os.getpid(), signal.SIGINT)  # the earliest moment a patch can reach
+        os.kill(os.getpid(), signum)  # the earliest moment a patch can reach
         real_loop(*args)
 
     monkeypatch.setattr(walk_module, "_worker_loop", loop)
-    root = _big_tree(tmp_path)
-    assert files(root, threads=2) == files(root, threads=1)
+    old = signal.signal(signum, handler) if signum != signal.SIGINT else None
+    try:
+        root = _big_tree(tmp_path)
+        assert files(root, threads=2) == files(root, threads=1)
+    finally:
+        if old is not None:
+            signal.signal(signum, old)
+        os.close(report_w)
+        ran_in.extend(os.read(report_r, 100))
+        os.close(report_r)
+    assert ran_in == []
 
 
 _STDIN_SCRIPT = """
