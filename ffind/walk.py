@@ -683,36 +683,48 @@ def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want
         with _FORK_LOCK:
             if _exiting:
                 return False
-            task_r, task_w = mp.Pipe(duplex=False)
-            res_r, res_w = mp.Pipe(duplex=False)
+            try:
+                task_r, task_w = mp.Pipe(duplex=False)
+                try:
+                    res_r, res_w = mp.Pipe(duplex=False)
+                except OSError:
+                    task_r.close()
+                    task_w.close()
+                    raise
+            except OSError as exc:  # EMFILE
+                raise FfindError(f"cannot start the walk's workers: {exc}") from None
             _set_pipe_size(res_w)
             workers.tasks.append(task_w)
             workers.results.append(res_r)
-            if fork:
-                close = [c for w in _LIVE for c in (*w.tasks, *w.results)]
-                blocked = hasattr(signal, "pthread_sigmask")
-                if blocked:
-                    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-                try:
-                    with warnings.catch_warnings():
-                        # Python >= 3.12 warns about fork() in a process with threads; see the
-                        # comment above for why this child is safe.
-                        warnings.filterwarnings("ignore", ".* is multi-threaded",
-                                                DeprecationWarning)
-                        pid = os.fork()
-                    if pid == 0:
-                        _child_main(walker, task_r, res_w, want, close)  # never returns
-                finally:
+            try:
+                if fork:
+                    close = [c for w in _LIVE for c in (*w.tasks, *w.results)]
+                    blocked = hasattr(signal, "pthread_sigmask")
                     if blocked:
-                        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-                workers.procs.append(_Forked(pid))
-            else:
-                proc = mp.Process(target=_spawn_main, name="ffind-walk",
-                                  args=(walker, task_r, res_w, want), daemon=True)
-                proc.start()
-                workers.procs.append(proc)
-            task_r.close()
-            res_w.close()
+                        old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+                    try:
+                        with warnings.catch_warnings():
+                            # Python >= 3.12 warns about fork() in a process with threads; see the
+                            # comment above for why this child is safe.
+                            warnings.filterwarnings("ignore", ".* is multi-threaded",
+                                                    DeprecationWarning)
+                            pid = os.fork()
+                        if pid == 0:
+                            _child_main(walker, task_r, res_w, want, close)  # never returns
+                    finally:
+                        if blocked:
+                            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+                    workers.procs.append(_Forked(pid))
+                else:
+                    proc = mp.Process(target=_spawn_main, name="ffind-walk",
+                                      args=(walker, task_r, res_w, want), daemon=True)
+                    proc.start()
+                    workers.procs.append(proc)
+            except OSError as exc:  # fork: EAGAIN, ENOMEM
+                raise FfindError(f"cannot start the walk's workers: {exc}") from None
+            finally:
+                task_r.close()
+                res_w.close()
     return True
 
 

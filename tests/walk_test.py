@@ -747,3 +747,21 @@ def test_parallel_walks_from_several_threads_at_once(tmp_path: Path) -> None:
         t.join(60)
     assert results == [expected] * 3
     assert _children() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_failing_fork_is_a_one_line_error(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    make(tmp_path, "a/b.txt")
+
+    def fork() -> int:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    fds = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+    monkeypatch.setattr(os, "fork", fork)
+    with pytest.raises(FfindError, match=r"^cannot start the walk's workers: .*Resource"):
+        list(walk(tmp_path, SearchOptions(threads=2)))
+    if fds:
+        assert set(os.listdir("/proc/self/fd")) <= fds, "a pipe was left open"
