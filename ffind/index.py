@@ -153,19 +153,54 @@ class MatchSet:
     Keeps the superset a narrower query needs (ids matching every positive term folded), the
     exact matches under the case rules (``strict``) and case-insensitively (``loose``, smart
     case's fallback); typo matches are found lazily over ``ranges``.
+
+    Lazy: ``Index.run`` only records the query, the ranges and the nearest computed set it
+    narrows (``hint``); the sets are computed on first use (``Index.top`` when its fast path is
+    not enough, ``len``, ``merge`` of unrelated sets), from ``hint`` when there is one.
     """
 
     def __init__(
-        self, index: Index, query: str, ranges: list[Range], superset: list[int],
-        strict: list[int], loose: list[int], typos: list[int] | None = None,
+        self, index: Index, query: str, ranges: list[Range], superset: list[int] | None,
+        strict: list[int] | None = None, loose: list[int] | None = None,
+        typos: list[int] | None = None, hint: MatchSet | None = None,
     ) -> None:
         self.index = index
         self.query = query
         self.ranges = ranges
-        self.superset = superset
-        self.strict = strict
-        self.loose = loose
+        self._superset = superset
+        self._strict = strict
+        self._loose = loose
         self._typos = typos
+        self._hint = hint
+        self._count: int | None = None
+
+    @property
+    def computed(self) -> bool:
+        return self._superset is not None
+
+    def _compute(self) -> None:
+        if self._superset is None:
+            self._superset, self._strict, self._loose = self.index._compute(
+                self.query, self.ranges, self._hint)
+            self._hint = None
+
+    @property
+    def superset(self) -> list[int]:
+        self._compute()
+        assert self._superset is not None
+        return self._superset
+
+    @property
+    def strict(self) -> list[int]:
+        self._compute()
+        assert self._strict is not None
+        return self._strict
+
+    @property
+    def loose(self) -> list[int]:
+        self._compute()
+        assert self._loose is not None
+        return self._loose
 
     @property
     def fallback(self) -> bool:
@@ -183,10 +218,15 @@ class MatchSet:
         return self._typos
 
     def __len__(self) -> int:
-        n = len(self.ids)
-        if _typo_term(parse(self.query)) is not None:
-            n += len(set(self.typos()).difference(self.ids))
-        return n
+        if self._count is None:
+            ids = self.ids
+            n = len(ids)
+            if _typo_term(parse(self.query)) is not None:
+                typos = self.typos()
+                if typos:
+                    n += len(set(typos).difference(ids))
+            self._count = n
+        return self._count
 
     def can_narrow(self, new_query: str) -> bool:
         """True when ``new_query``'s matches are a subset of this set's superset (typing more
@@ -197,6 +237,11 @@ class MatchSet:
         return all(any(implies(t2, t1) for t2 in new) for t1 in parse(self.query).positive)
 
     def merge(self, other: MatchSet) -> MatchSet:
+        if (self._superset is None and other._superset is None
+                and self._hint is other._hint):
+            return MatchSet(self.index, self.query, _union(self.ranges, other.ranges), None,
+                            hint=self._hint)
+
         def cat(a: list[int], b: list[int]) -> list[int]:
             return sorted(a + b) if a and b and a[-1] > b[0] else a + b
 
@@ -327,21 +372,42 @@ class Index:
     ) -> MatchSet:
         n = len(self.paths)
         end = n if end is None else min(end, n)
-        q = parse(query)
-        cand: Sequence[int]
         if within is not None:
             ranges = _clip(within.ranges, start, end)
-            cand = [i for i in within.superset if start <= i < end]
+            hint: MatchSet | None = within if within.computed else within._hint
+            if hint is not None and hint is not within and not hint.can_narrow(query):
+                hint = None
         else:
             ranges = [(start, end)] if start < end else []
-            cand = range(start, max(start, end))
-        sup: Sequence[int] = cand
-        for t in sorted(q.positive, key=lambda t: -len(t.text)):
-            sup = self._select(t.kind, t.folded, self._folded, sup)
-        superset = list(sup)
+            hint = None
+        return MatchSet(self, query, ranges, None, hint=hint)
+
+    def _compute(
+        self, query: str, ranges: list[Range], hint: MatchSet | None
+    ) -> tuple[list[int], list[int], list[int]]:
+        """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
+        computed set ``hint`` when given)."""
+        q = parse(query)
+        cands: list[Sequence[int]]
+        if hint is not None:
+            sup0 = hint.superset
+            if ranges == hint.ranges:
+                cands = [sup0]
+            else:
+                from bisect import bisect_left
+
+                cands = [sup0[bisect_left(sup0, s):bisect_left(sup0, e)] for s, e in ranges]
+        else:
+            cands = [range(s, e) for s, e in ranges]
+        superset: list[int] = []
+        for cand in cands:
+            sup: Sequence[int] = cand
+            for t in sorted(q.positive, key=lambda t: -len(t.text)):
+                sup = self._select(t.kind, t.folded, self._folded, sup)
+            superset.extend(sup)
         strict = self._refine(superset, q)
         loose = self._refine(superset, q.insensitive()) if q.case_sensitive else strict
-        return MatchSet(self, query, ranges, superset, strict, loose)
+        return superset, strict, loose
 
     def _typos(self, ms: MatchSet) -> list[int]:
         q = parse(ms.query)
@@ -566,6 +632,10 @@ class Index:
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
+        if limit is not None and ms.ranges == [(0, len(self.paths))]:
+            fast = self._fast(ms.query, limit, compute_indices)
+            if fast is not None:
+                return fast
         q = parse(ms.query)
         if ms.fallback:
             q = q.insensitive()
@@ -652,10 +722,6 @@ class Index:
     def match(
         self, query: str, *, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
-        if limit is not None:
-            fast = self._fast(query, limit, compute_indices)
-            if fast is not None:
-                return fast
         return self.top(self.run(query), limit, compute_indices)
 
     def _fast(self, query: str, limit: int, ci: bool) -> list[FileMatch] | None:
