@@ -605,6 +605,7 @@ class _Workers:
         self.tasks: list[Any] = []
         self.results: list[Any] = []
         self.stopped = False
+        self.exited = False  # stopped by the exit handler: leave the rest to the OS
         self.owner = os.getpid()
 
     def end(self, *, graceful: bool) -> None:
@@ -632,8 +633,8 @@ class _Workers:
     def close(self, *, graceful: bool) -> None:
         """``end``, then forget the walk and close its pipes (the walking thread only)."""
         self.end(graceful=graceful)
-        if os.getpid() != self.owner:
-            return
+        if self.exited or os.getpid() != self.owner:
+            return  # (after the exit handler, this may run as modules are torn down)
         with _FORK_LOCK:
             _LIVE.discard(self)
         for conn in (*self.tasks, *self.results):
@@ -665,6 +666,7 @@ def _at_exit() -> None:
         live = list(_LIVE)
     for workers in live:
         workers.end(graceful=False)
+        workers.exited = True
 
 
 def _install_exit_hook() -> None:

@@ -3,6 +3,7 @@ unreadable and vanishing folders, depth, types, threads and cancellation."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -704,11 +705,12 @@ def test_fork_while_another_thread_reads_stdin(tmp_path: Path) -> None:
     try:
         proc = subprocess.Popen([sys.executable, "-c", _STDIN_SCRIPT, str(root)],
                                 stdin=stdin_r, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             out, err = proc.communicate(timeout=30)
         finally:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # hung workers too, should it fail
             proc.wait()
     finally:
         os.close(stdin_r)
