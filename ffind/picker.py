@@ -28,7 +28,7 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ffind.errors import ExitCode, FfindError
@@ -70,12 +70,16 @@ KEYS: dict[str, str] = {
 def run_picker(
     query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
     paths: Iterable[str] | None = None, color: bool | None = None,
+    on_done: Callable[[int], object] | None = None,
 ) -> int:
     """Run the full-screen picker; print the selection to stdout; return the exit code.
 
     ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: draw
     in colour (True, even with ``NO_COLOR`` or ``TERM=dumb``) or without (False: bold and
     underline only); None decides from the environment (``NO_COLOR``, ``TERM=dumb``).
+    ``on_done(code)``: called last, once the selection is printed and the session closed, while
+    the session is still referenced (the command ends the process there with ``os._exit``:
+    freeing a million paths' index costs more than everything else after Enter).
     """
     from ffind.session import FileSearcher
 
@@ -107,11 +111,15 @@ def run_picker(
             os.close(f)
     _print_warnings(searcher.warnings if searcher is not None else [])
     if picked is None:
-        return ExitCode.INTERRUPTED
-    if not picked:
-        return ExitCode.NOT_FOUND
-    _print_selection(picked, print0)
-    return ExitCode.FOUND
+        code = ExitCode.INTERRUPTED
+    elif not picked:
+        code = ExitCode.NOT_FOUND
+    else:
+        _print_selection(picked, print0)
+        code = ExitCode.FOUND
+    if on_done is not None:
+        on_done(code)
+    return code
 
 
 def _print_warnings(warnings: list[str]) -> None:
