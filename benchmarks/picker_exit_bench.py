@@ -4,7 +4,8 @@
 
 Each system is started in a fresh pty (80x24) in the tree; the query is given as PATTERN.
 Once the walk and the matching are over (the counter line has no spinner and the screen has
-been quiet for ``--settle`` seconds), Enter is sent; the clock runs from that write until the
+been quiet for ``--settle`` seconds), ``--type`` is typed one character at a time (each
+settled), then Enter is sent; the clock runs from that write until the
 terminal is restored (the alternate screen left: ``ESC[?1049l``) and until the process has
 exited (``waitpid``).  Systems, measured interleaved, median of ``--runs``:
 
@@ -31,19 +32,14 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 IN_PROCESS = "import sys; from ffind.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def one(argv: list[str], cwd: str, settle: float, timeout: float = 300) -> tuple[float, float]:
-    """(Enter -> terminal restored, Enter -> process exited) in seconds."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: its controlling terminal is the pty
-        os.chdir(cwd)
-        os.execvp(argv[0], argv)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+def _settle(fd: int, settle: float, timeout: float = 300) -> None:
+    """Wait until the walk and the matching are done and the screen is quiet."""
     out = b""
     quiet_since = time.monotonic()
     deadline = time.monotonic() + timeout
-    while True:  # wait until the walk and the matching are done and the screen is quiet
+    while True:
         if time.monotonic() > deadline:
-            raise SystemExit(f"{argv}: the picker never settled")
+            raise SystemExit("the picker never settled")
         ready, _, _ = select.select([fd], [], [], 0.05)
         if ready:
             out = (out + os.read(fd, 65536))[-4096:]
@@ -53,7 +49,20 @@ def one(argv: list[str], cwd: str, settle: float, timeout: float = 300) -> tuple
         tail = out[at:].decode("utf-8", "replace") if at >= 0 else ""
         spinning = any(c in tail for c in SPINNER)
         if "/" in tail and not spinning and time.monotonic() - quiet_since > settle:
-            break
+            return
+
+
+def one(argv: list[str], cwd: str, settle: float, typed: str) -> tuple[float, float]:
+    """(Enter -> terminal restored, Enter -> process exited) in seconds."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: its controlling terminal is the pty
+        os.chdir(cwd)
+        os.execvp(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    _settle(fd, settle)
+    for ch in typed:  # one keystroke at a time, each fully matched (the session caches them)
+        os.write(fd, ch.encode())
+        _settle(fd, settle / 4)
     out = b""
     t0 = time.perf_counter()
     os.write(fd, b"\r")
@@ -80,6 +89,7 @@ def main() -> None:
     ap.add_argument("tree")
     ap.add_argument("--query", default="prompt")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--type", default="", help="then type this, one character at a time")
     ap.add_argument("--settle", type=float, default=1.0)
     args = ap.parse_args()
     ffind = shutil.which("ffind") or sys.exit("ffind is not on PATH")
@@ -90,8 +100,8 @@ def main() -> None:
     got: dict[str, list[tuple[float, float]]] = {name: [] for name in systems}
     for _ in range(args.runs):
         for name, argv in systems.items():
-            got[name].append(one(argv, args.tree, args.settle))
-    print(f"{args.tree}, query {args.query!r}, median of {args.runs}:")
+            got[name].append(one(argv, args.tree, args.settle, args.type))
+    print(f"{args.tree}, query {args.query!r}, typed {args.type!r}, median of {args.runs}:")
     print(f"{'system':<24}{'Enter->restored':>18}{'Enter->exited':>16}")
     for name, runs in got.items():
         restored = statistics.median(r for r, _ in runs) * 1000
