@@ -107,6 +107,27 @@ def _union(a: list[Range], b: list[Range]) -> list[Range]:
     return out
 
 
+def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
+    """Positions (ascending) of the ``texts`` that hold ``key`` as a subsequence: their
+    longest common subsequence with it is all of it.  rapidfuzz's ``cdist`` into a numpy
+    array when numpy is there (no sorting by score), else ``process.extract``."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import LCSseq
+
+    if not texts:
+        return []
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is optional
+        res = process.extract(key, texts, scorer=LCSseq.similarity, score_cutoff=len(key),
+                              limit=None)
+        return sorted(r[2] for r in res)
+    scores = process.cdist([key], texts, scorer=LCSseq.similarity, score_cutoff=len(key),
+                           dtype=np.int32)
+    hits: list[int] = np.flatnonzero(scores[0]).tolist()
+    return hits
+
+
 def _typo_term(q: Query) -> Term | None:
     """The term a typo pass is for: a lone fuzzy term of TYPO_MIN+ characters, no ``/``."""
     pos = q.positive
@@ -134,17 +155,6 @@ def _aligned_rx(folded_term: str) -> re.Pattern[str]:
     ``/`` (reversed, the last components come first and ``re.match`` stays anchored)."""
     parts = [re.escape(p[::-1]) for p in reversed(folded_term.split("/"))]
     return re.compile("[^/]*" + "/[^/]*".join(parts) + "(?:/|$)")
-
-
-def _dir_extras(fq: str, mid: str, f: str, b: int) -> int:
-    """An upper bound of ``match._extras``' folder part (``fq`` occurs in ``f[:b]``)."""
-    p = f.rfind("/", 0, b - 1) + 1
-    e = 0
-    if f.startswith(fq, p):
-        e = parent_prefix(len(fq)) + (WHOLE_PARENT if b - 1 - p == len(fq) else 0)
-    if mid in f or f.startswith(mid[1:]):
-        e += WHOLE_DIR
-    return e
 
 
 class MatchSet:
@@ -180,8 +190,9 @@ class MatchSet:
 
     def _compute(self) -> None:
         if self._superset is None:
-            self._superset, self._strict, self._loose = self.index._compute(
+            sup, self._strict, self._loose = self.index._compute(
                 self.query, self.ranges, self._hint)
+            self._superset = sup  # last: another thread may be reading ``computed``
             self._hint = None
 
     @property
@@ -271,6 +282,8 @@ class Index:
         self._stems: list[str] = []
         self._inits: list[str | None] = []
         self._rev: list[str] = []
+        self._pen: dict[bool, list[int]] = {False: [], True: []}
+        self._pstart: list[int] = []
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -335,19 +348,10 @@ class Index:
         kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False
     ) -> list[int]:
         if kind is Kind.FUZZY and len(key) > 1 and not negate:
-            from rapidfuzz import process
-            from rapidfuzz.distance import LCSseq
-
             if isinstance(ids, range) and ids.step == 1:
-                sub: Sequence[str] = texts[ids.start:ids.stop]
                 off = ids.start
-                res = process.extract(key, sub, scorer=LCSseq.similarity,
-                                      score_cutoff=len(key), limit=None)
-                return sorted(off + r[2] for r in res)
-            sub = [texts[i] for i in ids]
-            res = process.extract(key, sub, scorer=LCSseq.similarity,
-                                  score_cutoff=len(key), limit=None)
-            return sorted(ids[r[2]] for r in res)
+                return [off + j for j in _subsequence_hits(key, texts[ids.start:ids.stop])]
+            return [ids[j] for j in _subsequence_hits(key, [texts[i] for i in ids])]
         if kind is Kind.FUZZY or kind is Kind.EXACT:
             if negate:
                 return [i for i in ids if key not in texts[i]]
@@ -420,7 +424,18 @@ class Index:
         key = t.folded
         names = self._names if "." in key else self._stem_list()
         found: list[int] = []
+        try:
+            import numpy as np
+
+            have_np = True
+        except ImportError:  # pragma: no cover - numpy is optional
+            have_np = False
         for s, e in ms.ranges:
+            if have_np:
+                d = process.cdist([key], names[s:e], scorer=OSA.distance, score_cutoff=1,
+                                  dtype=np.int32)
+                found.extend((np.flatnonzero(d[0] == 1) + s).tolist())
+                continue
             res = process.extract(key, names[s:e], scorer=OSA.distance, score_cutoff=1,
                                   limit=None)
             found.extend(s + r[2] for r in res if r[1] == 1)
@@ -509,12 +524,25 @@ class Index:
         return out
 
     def _penalties(self, ids: Sequence[int], hidden_ok: bool) -> list[int]:
-        base, paths, hidden = self._base, self.paths, self._hidden
-        return [
-            LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
-            + (HIDDEN if hidden[i] and not hidden_ok else 0)
-            for i in ids
-        ]
+        pen = self._pen[hidden_ok]
+        n = len(self.paths)
+        if len(pen) < n:
+            base, paths, hidden = self._base, self.paths, self._hidden
+            pen.extend(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
+                       + (HIDDEN if hidden[i] and not hidden_ok else 0)
+                       for i in range(len(pen), n))
+        if isinstance(ids, range) and ids.step == 1:
+            return pen[ids.start:ids.stop]
+        return [pen[i] for i in ids]
+
+    def _parent_starts(self) -> list[int]:
+        """Per id, where its file's folder name starts in the path (-1: no folder)."""
+        ps = self._pstart
+        if len(ps) < len(self.paths):
+            folded, base = self._folded, self._base
+            ps.extend(folded[i].rfind("/", 0, base[i] - 1) + 1 if base[i] else -1
+                      for i in range(len(ps), len(self.paths)))
+        return ps
 
     def _bounds(
         self, q: Query, ids: list[int], hidden_ok: bool, precise: bool
@@ -545,10 +573,16 @@ class Index:
                       else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
             else:
                 # the folder extras need the term as it is inside the folders
+                # (bounded inline: a call per id dominated one-letter terms)
                 mid = "/" + fq + "/"
+                mid1 = mid[1:]
+                pst = self._parent_starts()
+                pp = parent_prefix(m)
                 tb = [top if names[i].startswith(fq)
                       else (in_name if fq in names[i] else in_path if fq in folded[i] else rest)
-                      + (_dir_extras(fq, mid, folded[i], base[i])
+                      + ((pp + (WHOLE_PARENT if base[i] - 1 - pst[i] == m else 0)
+                          if folded[i].startswith(fq, pst[i]) else 0)
+                         + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
                          if folded[i].find(fq, 0, base[i]) >= 0 else 0)
                       for i in ids]
             loose = [j for j, i in enumerate(ids) if tb[j] != top and fq not in names[i]]

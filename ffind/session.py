@@ -434,11 +434,11 @@ class FileSearcher:
         tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
         count = None
         if state.query == query and state.ms is not None:
-            ms = state.ms.merge(self._run(query, None, state.covered, n, gen))
+            ms = self._merge(state.ms, self._run(query, None, state.covered, n, gen))
         elif hit is not None and hit.ms is not None and hit.covered == n:  # seen before
             ms, tops, count = hit.ms, hit.tops, hit.count
         elif hit is not None and hit.ms is not None:
-            ms = hit.ms.merge(self._run(query, None, hit.covered, n, gen))
+            ms = self._merge(hit.ms, self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
         new = _State(query, ms, n, state.version + 1, tops, count)
@@ -466,7 +466,7 @@ class FileSearcher:
         narrowed = self._run(query, ms, 0, covered, gen)
         if covered == n:
             return narrowed
-        return narrowed.merge(self._run(query, None, covered, n, gen))
+        return self._merge(narrowed, self._run(query, None, covered, n, gen))
 
     def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int) -> MatchSet:
         """Every match of ``query`` among ids ``[start, end)`` (of ``within``), in chunks."""
@@ -482,10 +482,15 @@ class FileSearcher:
             run: Any = self._index.run  # ``end=``: checked by ``_accepts_end``
             with self._ilock:
                 part = run(query, within=within, start=lo, end=hi)
-            acc = part if acc is None else acc.merge(part)
+            acc = part if acc is None else self._merge(acc, part)
             lo = hi
             if lo >= end:
                 return acc
+
+    def _merge(self, a: MatchSet, b: MatchSet) -> MatchSet:
+        # Under the index lock: a merge may compute a lazy MatchSet, which reads the index.
+        with self._ilock:
+            return a.merge(b)
 
     def _check(self, gen: int) -> None:
         if self._gen != gen or self._cancel.is_set():
