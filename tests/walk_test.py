@@ -697,9 +697,9 @@ print(sum(1 for _ in walk(sys.argv[1], SearchOptions(threads=2))))
 
 
 def test_fork_while_another_thread_reads_stdin(tmp_path: Path) -> None:
-    """The MCP server reads stdin in one thread and walks in another.  A worker forked then
-    must not touch sys.stdin (multiprocessing's child closes it, and hung on the lock held by
-    the reading thread): the walk used to hang for ever."""
+    """A stdio server (``ffind mcp``) reads stdin in one thread and may walk in another.  A
+    worker forked then must not touch sys.stdin (multiprocessing's child closes it, and hung on
+    the lock held by the reading thread): the walk used to hang for ever."""
     root = _big_tree(tmp_path / "tree")
     stdin_r, stdin_w = os.pipe()  # kept open, nothing written: the reading thread waits
     try:
