@@ -38,6 +38,7 @@ when ``limit`` of them beat the bound of everything else.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -692,22 +693,34 @@ class Index:
             ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
         budget = [EXACT_BUDGET]
         slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
+        paths = self.paths
+
+        def tie_key(i: int) -> tuple[int, str]:
+            return (len(paths[i]), paths[i])
 
         def visit(groups: list[tuple[int, list[int]]], stop_at: int | None) -> int:
             """Score groups in order; returns how many groups were consumed."""
             for n, (bound, group) in enumerate(groups):
                 if topk.beats(bound) or (stop_at is not None and bound < stop_at):
                     return n
-                for i in group:
-                    if budget[0] > 0:
-                        budget[0] -= 1
+                cheap = group
+                if budget[0] > 0:
+                    exact, cheap = group[:budget[0]], group[budget[0]:]
+                    budget[0] -= len(exact)
+                    for i in exact:
                         s = self._score(q, i, hidden_ok)
-                        if s is None:
-                            continue
-                    else:
-                        s = bound - slack
-                    pool.append((s, i))
-                    topk.add(s)
+                        if s is not None:
+                            pool.append((s, i))
+                            topk.add(s)
+                if cheap:
+                    s = bound - slack
+                    if limit is not None and len(cheap) > limit:
+                        # one score for the whole group: only its ``limit`` best by the
+                        # tie-breaks can be among the ``limit`` best of all
+                        cheap = heapq.nsmallest(limit, cheap, key=tie_key)
+                    pool.extend([(s, i) for i in cheap])
+                    for _ in cheap:
+                        topk.add(s)
             return len(groups)
 
         bounds, flagged = self._bounds(q, ids, hidden_ok, precise=False)
