@@ -771,6 +771,15 @@ class Index:
     ) -> list[FileMatch]:
         return self.top(self.run(query), limit, compute_indices)
 
+    @staticmethod
+    def _holding(key: str, texts: Sequence[str]) -> list[int]:
+        """Ids (ascending) of the ``texts`` that contain ``key``: its subsequence hits in
+        compiled code, then the substring test on those only."""
+        hits = _subsequence_hits(key, texts)
+        if len(key) == 1:
+            return hits
+        return [i for i in hits if key in texts[i]]
+
     def _fast(self, query: str, limit: int, ci: bool) -> list[FileMatch] | None:
         """One plain term: try the file names that start with it (see the module docstring)."""
         q = parse(query)
@@ -809,12 +818,12 @@ class Index:
                      + WHOLE_DIR)
         if len(ids) >= limit and best(scored, paths, limit)[-1][0] > only_dirs:
             names = self._names
-            near = {i for i, nm in enumerate(names) if fq in nm}
+            near = set(self._holding(fq, names))
             near.update(self._parent_first.get(fq[0], ()))
             contig = sorted(i for i in near if i not in prefix and key in texts[i])
         else:
             only_dirs = -(1 << 30)
-            contig = [i for i, f in enumerate(texts) if key in f and i not in prefix]
+            contig = [i for i in self._holding(key, texts) if i not in prefix]
         topk = TopK(limit)
         for s, _ in scored:
             topk.add(s)
