@@ -31,9 +31,14 @@ How a query is answered (see ``ffind.match`` for the score, ``ffind.rank`` for t
    one edit away (rapidfuzz's ``OSA`` distance: a swap of neighbours, a wrong, missing or
    extra letter), when they could reach the top ``limit``.
 
-``match`` has a fast path for the commonest query, one plain term: file names that start
-with it are found through a first-letter table, scored in closed form, and returned at once
-when ``limit`` of them beat the bound of everything else.
+``top`` (so ``match``, which is ``top(run(q))``) has a fast path for the commonest query, one
+plain term, when the MatchSet covers the whole index: file names that start with it are found
+through a first-letter table, scored in closed form, and returned at once when ``limit`` of
+them beat the bound of everything else.  ``run`` is lazy (it records the query, the ranges and
+the computed set it narrows), so a keystroke answered by the fast path never builds the
+superset; narrowing filters only the previous set's ids; ``len`` computes the sets (and the
+typo pass) only when asked.  The subsequence prefilter and the typo pass go through rapidfuzz's
+``cdist`` into a numpy array when numpy is installed (no sort by score), else ``extract``.
 """
 
 from __future__ import annotations
