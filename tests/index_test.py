@@ -156,3 +156,53 @@ def test_any_query_syntax_is_consistent(cands: list[str], q: str, k: int) -> Non
             text = variant(m.path, not t.case_sensitive, not t.accent_sensitive)
             if t.kind is Kind.EXACT:
                 assert t.key not in text
+
+
+@SETTINGS
+@given(paths, paths, query_text, query_text, query_text, st.integers(1, 6))
+def test_lazy_chains_of_narrowing_equal_a_fresh_match(
+    first: list[str], second: list[str], q1: str, e2: str, e3: str, k: int
+) -> None:
+    """``run`` is lazy: a set narrowed from a set that was never computed (typing fast, the
+    fast path answering every key) still equals a fresh run, merged halves too."""
+    ix = Index(first)
+    ix.extend(second)
+    n = len(first)
+    q2, q3 = q1 + e2, q1 + e2 + e3
+    ms1 = ix.run(q1)
+    if not (ms1.can_narrow(q2) and ix.run(q2).can_narrow(q3)):
+        return
+    if k % 2:
+        ix.top(ms1, k)  # computed or not, depending on the fast path
+    ms2 = ix.run(q2, within=ms1)
+    ms3 = ix.run(q3, within=ms2)
+    assert ix.top(ms3, k) == ix.match(q3, limit=k)
+    assert len(ms3) == len(ix.run(q3))
+    halves = ix.run(q3, within=ms2, end=n).merge(ix.run(q3, within=ms2, start=n))
+    assert ix.top(halves, None) == ix.match(q3)
+    assert ms2.superset == ix.run(q2).superset
+
+
+dense_path = st.lists(st.text(alphabet="abc_.", min_size=1, max_size=5), min_size=1,
+                      max_size=4).map("/".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(dense_path, min_size=5, max_size=60), st.text(alphabet="abc", min_size=1,
+       max_size=3), st.integers(1, 6), st.integers(1, 4))
+def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
+    cands: list[str], q: str, k: int, budget: int
+) -> None:
+    """Past ``EXACT_BUDGET`` candidates share their group's cheap score and only each group's
+    ``limit`` best by the tie-breaks are kept: still the first k of the unlimited ranking."""
+    import ffind.index as index_mod
+
+    saved = index_mod.EXACT_BUDGET
+    index_mod.EXACT_BUDGET = budget
+    try:
+        ix = Index(cands)
+        full = ix.match(q)
+        assert ix.match(q, limit=k) == full[:k]
+        assert ix.top(ix.run(q), k) == full[:k]
+    finally:
+        index_mod.EXACT_BUDGET = saved
