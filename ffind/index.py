@@ -591,8 +591,14 @@ class Index:
                          + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
                          if folded[i].find(fq, 0, base[i]) >= 0 else 0)
                       for i in ids]
-            loose = [j for j, i in enumerate(ids) if tb[j] != top and fq not in names[i]]
-            if loose and precise and len(loose) <= PRECISE_MAX:
+            # "loose": not a name prefix and not in the name as it is (never, with a ``/``)
+            if "/" in fq:
+                is_loose = [b != top for b in tb]
+            else:
+                is_loose = [b != top and fq not in names[i]
+                            for b, i in zip(tb, ids, strict=True)]
+            loose = [j for j, f in enumerate(is_loose) if f] if precise else []
+            if loose and len(loose) <= PRECISE_MAX:
                 from rapidfuzz import process
                 from rapidfuzz.distance import LCSseq
 
@@ -618,9 +624,9 @@ class Index:
                     for j, wj, c in zip(scat, w, chunks, strict=True):
                         tb[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
             else:
-                for j in loose:
-                    tb[j] += BONUS_NAME * m
-                    flagged[j] = True
+                bonus = BONUS_NAME * m
+                tb = [b + bonus if f else b for b, f in zip(tb, is_loose, strict=True)]
+                flagged = is_loose  # only the last term gets here
             total = [a + b for a, b in zip(total, tb, strict=True)]
         return total, flagged
 
@@ -742,8 +748,11 @@ class Index:
                 ob = [bounds[j] for j in opt]
             else:
                 ob, _ = self._bounds(q, oids, hidden_ok, precise=True)
-            merged = sorted(zip(left + oids, lb + ob, strict=True))
-            visit(by_bound([i for i, _ in merged], [b for _, b in merged]), None)
+            # grouped, then each group in id order (as grouping the id-sorted pairs would)
+            regroup = by_bound(left + oids, lb + ob)
+            for _, g in regroup:
+                g.sort()
+            visit(regroup, None)
         typo_ids: set[int] = set()
         tt = _typo_term(parse(ms.query))
         if tt is not None and not topk.beats(typo_score(len(tt.folded)) - 1):
