@@ -575,8 +575,14 @@ class Index:
             if "/" in fq:
                 aligned = _aligned_rx(fq).match
                 rev = self._reversed()
-                tb = [top if aligned(rev[i])
-                      else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
+                bucket = self._aligned_bucket(fq)
+                if bucket is None:
+                    tb = [top if aligned(rev[i])
+                          else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
+                else:
+                    hit = {i for i in bucket if aligned(rev[i])}
+                    tb = [top if i in hit
+                          else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
             else:
                 # the folder extras need the term as it is inside the folders
                 # (bounded inline: a call per id dominated one-letter terms)
@@ -629,6 +635,17 @@ class Index:
                 flagged = is_loose  # only the last term gets here
             total = [a + b for a, b in zip(total, tb, strict=True)]
         return total, flagged
+
+    def _aligned_bucket(self, fq: str) -> Sequence[int] | None:
+        """Every id that ``_aligned_rx(fq)`` can match, from the first-letter tables: the file
+        name starts with the term's last part, or (that part empty) its folder with the part
+        before; None when neither gives a letter."""
+        parts = fq.split("/")
+        if parts[-1]:
+            return self._first.get(parts[-1][0], ())
+        if len(parts) >= 2 and parts[-2]:
+            return self._parent_first.get(parts[-2][0], ())
+        return None
 
     def _reversed(self) -> list[str]:
         """The folded paths reversed (for terms with ``/``; built on first use)."""
