@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from ffind.match import (
     BONUS_NAME,
@@ -113,18 +115,46 @@ def _union(a: list[Range], b: list[Range]) -> list[Range]:
     return out
 
 
+_numpy_wanted: bool | None = None
+
+
+def prefer_numpy(wanted: bool | None = True) -> None:
+    """Whether the matcher reads rapidfuzz's ``cdist`` results, unsorted, through numpy.
+
+    Long-lived callers (the session, the MCP server) say True: numpy makes unselective terms
+    2-4x cheaper per keystroke.  A one-shot search leaves the default (None: use numpy only
+    when something has imported it already), since importing numpy costs more than it saves
+    in a single match.  False never uses it (``process.extract`` instead; same results).
+    """
+    global _numpy_wanted
+    _numpy_wanted = wanted
+
+
+def _numpy() -> Any:
+    """The numpy module when it is to be used, else None."""
+    if _numpy_wanted is False:
+        return None
+    np = sys.modules.get("numpy")
+    if np is not None or not _numpy_wanted:
+        return np
+    try:
+        import numpy
+    except ImportError:  # numpy is a dependency, but the matcher works without it
+        return None
+    return numpy
+
+
 def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
     """Positions (ascending) of the ``texts`` that hold ``key`` as a subsequence: their
     longest common subsequence with it is all of it.  rapidfuzz's ``cdist`` into a numpy
-    array when numpy is there (no sorting by score), else ``process.extract``."""
+    array when numpy is in use (no sorting by score), else ``process.extract``."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
     if not texts:
         return []
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is optional
+    np = _numpy()
+    if np is None:
         res = process.extract(key, texts, scorer=LCSseq.similarity, score_cutoff=len(key),
                               limit=None)
         return sorted(r[2] for r in res)
@@ -430,14 +460,9 @@ class Index:
         key = t.folded
         names = self._names if "." in key else self._stem_list()
         found: list[int] = []
-        try:
-            import numpy as np
-
-            have_np = True
-        except ImportError:  # pragma: no cover - numpy is optional
-            have_np = False
+        np = _numpy()
         for s, e in ms.ranges:
-            if have_np:
+            if np is not None:
                 d = process.cdist([key], names[s:e], scorer=OSA.distance, score_cutoff=1,
                                   dtype=np.int32)
                 found.extend((np.flatnonzero(d[0] == 1) + s).tolist())

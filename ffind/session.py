@@ -361,8 +361,9 @@ class FileSearcher:
             # Let the walk import its modules first (the GIL serialises imports) so that its
             # worker processes start scanning while the matcher is imported.
             self._walk_imported.wait(0.2)
-            from ffind.index import Index
+            from ffind.index import Index, prefer_numpy
 
+            prefer_numpy()  # a session matches many times: numpy's import pays for itself
             self._index = Index()
             self._chunked = _accepts_end(self._index)
             self._match_loop()

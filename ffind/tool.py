@@ -673,6 +673,9 @@ class ToolServer:
     def __init__(
         self, root: str | os.PathLike[str], refresh_interval: float = REFRESH_INTERVAL
     ) -> None:
+        from ffind.index import prefer_numpy
+
+        prefer_numpy()  # a server answers many searches: numpy's import pays for itself
         self.root = resolve_dir(root, None)
         self.refresh_interval = refresh_interval
         self._trees: dict[str, CachedTree] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -206,3 +207,26 @@ def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
         assert ix.top(ix.run(q), k) == full[:k]
     finally:
         index_mod.EXACT_BUDGET = saved
+
+
+@pytest.mark.parametrize("query", ["p", "prom", "promtp", "s/p/t", "mod.rs", "co ctl", "xyzzy"])
+def test_numpy_and_plain_paths_agree(query: str) -> None:
+    """The cdist-through-numpy reading and the process.extract one give the same answer."""
+    from ffind import index as index_mod
+
+    paths = [
+        "src/session/prompt.ts", "src/session/prompt_test.ts", "packages/tools/main.rs",
+        "src/pkg/tools.rs", "lib/mod.rs", "src/controller.py", "app/controllers/user.rb",
+        "docs/promtp.md", "a/b/c.txt", "prompts/x.py",
+    ] * 3 + [f"gen/file{i}/mod{i}.rs" for i in range(40)]
+    try:
+        index_mod.prefer_numpy(False)
+        plain = Index(paths).match(query, compute_indices=True)
+        plain_n = len(Index(paths).run(query))
+        index_mod.prefer_numpy(True)
+        fast = Index(paths).match(query, compute_indices=True)
+        fast_n = len(Index(paths).run(query))
+    finally:
+        index_mod.prefer_numpy(None)
+    assert fast == plain
+    assert fast_n == plain_n
