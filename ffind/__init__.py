@@ -28,6 +28,8 @@ and ``match`` are the functions, not the modules.
 
 from __future__ import annotations
 
+import sys
+import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +81,19 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'ffind' has no attribute {name!r}")
     value = getattr(import_module(module), name)
-    # Importing ffind.walk / ffind.match binds the *module* to that package attribute;
-    # put the public function back in its place.
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule binds it to the package attribute of its name.  For ``walk`` and
+    ``match`` that name is a public function: keep the function, not the module (the module
+    stays reachable as ``sys.modules["ffind.walk"]`` and through ``from ffind.walk import``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -57,10 +57,7 @@ the file name (``typo_score``).
 from __future__ import annotations
 
 import re
-import sys
-import types
 from dataclasses import dataclass
-from typing import Any
 
 MATCH = 16
 GAP_START = 3
@@ -357,16 +354,3 @@ def substring(
     best, bp = max((contiguous(key, text, orig, base, p), p) for p in starts)
     best += _extras(key, text, base)
     return best, (list(range(bp, bp + m)) if want else None)
-
-
-class _CallableModule(types.ModuleType):
-    """``import ffind.match`` binds this module to the package attribute ``ffind.match``,
-    shadowing the public one-call function of the same name; calling the module calls it."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> list[FileMatch]:
-        from ffind.index import match
-
-        return match(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

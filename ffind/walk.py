@@ -47,7 +47,6 @@ import stat
 import sys
 import threading
 import time
-import types
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
@@ -797,18 +796,6 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                     return
     finally:
         workers.close(graceful=finished)
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``ffind.walk`` binds this module to the package attribute ``ffind.walk``,
-    shadowing the public function of the same name; calling the module calls it."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Iterator[str]:
-        return walk(*args, **kwargs)
-
-
-if __name__ == "ffind.walk":
-    sys.modules[__name__].__class__ = _CallableModule
 
 
 def _main(argv: list[str]) -> int:

@@ -35,3 +35,15 @@ def test_public_api_resolves() -> None:
     for name in ffind.__all__:
         assert getattr(ffind, name) is not None, name
     assert callable(ffind.walk) and callable(ffind.match) and callable(ffind.search)
+
+
+def test_importing_a_submodule_keeps_the_function_of_its_name() -> None:
+    import sys
+
+    import ffind
+    import ffind.match
+    import ffind.walk  # noqa: F401
+
+    assert ffind.walk is sys.modules["ffind.walk"].walk
+    assert ffind.match is sys.modules["ffind.index"].match
+    assert [m.path for m in ffind.match("ab", ["x/ab.rs", "c.txt"])] == ["x/ab.rs"]
