@@ -33,7 +33,6 @@ matched.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import os
 import threading
 import time
@@ -41,7 +40,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
 from ffind.options import SearchOptions
@@ -142,7 +141,6 @@ class FileSearcher:
         self.warnings: list[str] = []
         self._reporter = reporter
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
-        self._chunked = False
         self._multi = paths is None and len(self.roots) > 1
         self._root_of: dict[str, int | list[int]] = {}
 
@@ -365,7 +363,6 @@ class FileSearcher:
 
             prefer_numpy()  # a session matches many times: numpy's import pays for itself
             self._index = Index()
-            self._chunked = _accepts_end(self._index)
             self._match_loop()
         except BaseException as e:
             with self._cond:
@@ -471,18 +468,13 @@ class FileSearcher:
 
     def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int) -> MatchSet:
         """Every match of ``query`` among ids ``[start, end)`` (of ``within``), in chunks."""
-        if not self._chunked:
-            self._check(gen)
-            with self._ilock:
-                return self._index.run(query, within=within, start=start)
         acc: MatchSet | None = None
         lo = start
         while True:
             self._check(gen)
             hi = min(lo + CHUNK, end)
-            run: Any = self._index.run  # ``end=``: checked by ``_accepts_end``
             with self._ilock:
-                part = run(query, within=within, start=lo, end=hi)
+                part = self._index.run(query, within=within, start=lo, end=hi)
             acc = part if acc is None else self._merge(acc, part)
             lo = hi
             if lo >= end:
@@ -542,11 +534,3 @@ def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
             batch = []
     if batch:
         yield 0, batch
-
-
-def _accepts_end(index: Any) -> bool:
-    """Whether ``Index.run`` takes ``end=`` (needed to match in preemptible chunks)."""
-    try:
-        return "end" in inspect.signature(index.run).parameters
-    except (TypeError, ValueError):
-        return False

@@ -42,7 +42,7 @@ def test_importing_a_submodule_keeps_the_function_of_its_name() -> None:
 
     import ffind
     import ffind.match
-    import ffind.walk  # noqa: F401
+    import ffind.walk
 
     assert ffind.walk is sys.modules["ffind.walk"].walk
     assert ffind.match is sys.modules["ffind.index"].match

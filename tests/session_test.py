@@ -63,14 +63,12 @@ KEYS = st.lists(
 @contextlib.contextmanager
 def chunked(on: bool) -> Iterator[None]:
     """Match in chunks of 3 ids (preemptible), or in one ``run`` per range."""
-    saved = session._accepts_end, session.CHUNK
-    session.CHUNK = 3
-    if not on:
-        session._accepts_end = lambda index: False
+    saved = session.CHUNK
+    session.CHUNK = 3 if on else sys.maxsize
     try:
         yield
     finally:
-        session._accepts_end, session.CHUNK = saved
+        session.CHUNK = saved
 
 
 @pytest.mark.parametrize("in_chunks", [False, True], ids=["whole", "chunks"])
@@ -78,7 +76,7 @@ def chunked(on: bool) -> Iterator[None]:
 @given(keys=KEYS)
 def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str]) -> None:
     with chunked(in_chunks), FileSearcher(options=ALL, paths=PATHS) as fs:
-        assert fs._chunked == in_chunks
+        assert (session.CHUNK == 3) == in_chunks
         query = ""
         for key in keys:
             if key == "wait":
