@@ -323,21 +323,16 @@ def _search(snap: Snapshot, query: str, limit: int) -> str:
         # Exact matches may rank below near-whole-name typo matches; look at all of them.
         typo_only = all(m.typo for m in snap.main.top(ms, None))
     exact = (total and not typo_only) or any(not m.typo for m in secrets)
-    loose: tuple[str, int, list[FileMatch]] = ("", 0, [])
-    suggestions: list[str] = []
     if not exact:
-        loose = _loose_matches(snap.main, query, limit)
-        if not loose[2]:
-            suggestions = ([m.path for m in page[:MAX_SUGGESTIONS]] if typo_only
-                           else _typo_suggestions(snap.main, query))
-    if not exact:
-        used, n_loose, matches = loose
+        used, n_loose, matches = _loose_matches(snap.main, query, limit)
         if matches:
             noun = "file matches" if n_loose == 1 else "files match"
             return format_found(
                 query, [m.path for m in matches], n_loose,
                 header=f"No exact matches for {_quote(query)}; {n_loose} {noun} {_quote(used)}:",
             )
+        suggestions = ([m.path for m in page[:MAX_SUGGESTIONS]] if typo_only
+                       else _typo_suggestions(snap.main, query))
         return _no_match(query, suggestions)
     # Secrets the query asked for come last; when the limit would cut them, they keep up to
     # half of the slots (rounded up), since the query named them.
