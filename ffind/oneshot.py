@@ -16,19 +16,16 @@ import operator
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
     from ffind.match import FileMatch
+    from ffind.walk import Cancel
 
 __all__ = ["FileSearchResults", "search", "search_paths"]
-
-
-class Cancel(Protocol):
-    def is_set(self) -> bool: ...
 
 
 class FileSearchResults:

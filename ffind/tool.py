@@ -461,18 +461,13 @@ def _quote(text: str) -> str:
     return '"' + display_path(text) + '"'
 
 
-_CONTROL = {i: f"\\x{i:02x}" for i in [*range(0x20), 0x7F]} | {
-    0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"
-}
-
-
 def display_path(path: str) -> str:
     """A path as one line of valid UTF-8: control characters escaped (``\\n``, ``\\x1b``) and
-    bytes that are not UTF-8 (kept by the walk as surrogates) shown as ``\\xNN``."""
-    if path.isprintable():
-        return path
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return text.translate(_CONTROL)
+    bytes that are not UTF-8 (kept by the walk as surrogates) shown as ``\\xNN``, as the
+    command shows them on a terminal."""
+    from ffind.output import terminal_safe
+
+    return terminal_safe(path)
 
 
 # --- glob --------------------------------------------------------------------------------------
