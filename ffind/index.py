@@ -65,7 +65,6 @@ from ffind.match import (
     WHOLE_NAME,
     WHOLE_PARENT,
     FileMatch,
-    dir_extras_max,
     fuzzy,
     initials,
     name_prefix_score,
@@ -721,7 +720,7 @@ class Index:
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
-            fast = self._fast(ms.query, limit, compute_indices)
+            fast = self._fast(ms, limit, compute_indices)
             if fast is not None:
                 return fast
         q = parse(ms.query)
@@ -836,67 +835,81 @@ class Index:
             return hits
         return [i for i in hits if key in texts[i]]
 
-    def _fast(self, query: str, limit: int, ci: bool) -> list[FileMatch] | None:
-        """One plain term: try the file names that start with it (see the module docstring)."""
-        q = parse(query)
+    def _fast(self, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] | None:
+        """One plain term: rank in *shells* of decreasing best possible score (see the module
+        docstring), stopping once ``limit`` exact scores beat everything outside them."""
+        q = parse(ms.query)
         if len(q.terms) != 1 or limit <= 0:
             return None
         t = q.terms[0]
         if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:
             return None
         fq = t.folded
-        bucket = self._first.get(fq[0])
-        if not bucket:
-            return None
         key = t.key
         texts = self._term_texts(t)
-        base, paths = self._base, self.paths
-        ids = [i for i in bucket if texts[i].startswith(key, base[i])]
+        base, paths, folded = self._base, self.paths, self._folded
         m = len(key)
         hidden_ok = q.targets_hidden
+        ids = [i for i in self._first.get(fq[0], ()) if texts[i].startswith(key, base[i])]
         scored = self._prefix_scored(t, ids, hidden_ok)
-        not_prefix = term_max(m) - NAME_PREFIX - WHOLE_NAME + dir_extras_max(m) - LEN_NAME
-        scattered = term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - LEN_NAME
-        tt = _typo_term(q)
-        if tt is not None:
-            typo_max = typo_score(len(tt.folded)) - 1
-            not_prefix = max(not_prefix, typo_max)
-            scattered = max(scattered, typo_max)
-        if len(ids) >= limit:
-            chosen = best(scored, paths, limit)
-            if chosen[-1][0] > not_prefix:
-                return self._results(q, chosen, set(), ci)
-        # Second try: every path holding the term as it is (contiguous).  When the name
-        # prefixes already beat what a term found only in the folders can score (unless it
-        # starts the file's own folder), only names holding it and that folder are needed.
-        prefix = set(ids)
-        only_dirs = (term_max(m) - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + CONTIG_PATH
-                     + WHOLE_DIR)
-        if len(ids) >= limit and best(scored, paths, limit)[-1][0] > only_dirs:
-            names = self._names
-            near = set(self._holding(fq, names))
-            near.update(self._parent_first.get(fq[0], ()))
-            contig = sorted(i for i in near if i not in prefix and key in texts[i])
-        else:
-            only_dirs = -(1 << 30)
-            contig = [i for i in self._holding(key, texts) if i not in prefix]
         topk = TopK(limit)
         for s, _ in scored:
             topk.add(s)
-        bounds, _ = self._bounds(q, contig, hidden_ok, precise=False)
-        budget = EXACT_BUDGET
-        for bound, group in by_bound(contig, bounds):
-            if topk.beats(bound):
-                break
-            for i in group:
-                budget -= 1
-                if budget < 0:  # the full ranking would use cheap scores: let it decide
-                    return None
-                sc = self._score(q, i, hidden_ok)
-                if sc is not None:
-                    scored.append((sc, i))
-                    topk.add(sc)
-        if not topk.beats(max(scattered, only_dirs)):
+        seen = set(ids)
+        # The best a path can score without the term starting its file name: as it is in the
+        # name (u_in), only in the folders (u_out), nowhere as it is (scattered); plus the
+        # folder extras when a folder is the term (WHOLE_DIR) or the file's folder starts with
+        # it (PARENT_PREFIX, WHOLE_PARENT when it is all of it).
+        u_in = term_max(m) - NAME_PREFIX - WHOLE_NAME - LEN_NAME
+        u_out = u_in - CONTIG_NAME + CONTIG_PATH
+        scattered = u_in - CONTIG_NAME
+        tt = _typo_term(q)
+        if tt is not None:
+            scattered = max(scattered, typo_score(len(tt.folded)) - 1)
+        pp = parent_prefix(m)
+        budget = [EXACT_BUDGET]
+
+        def shell(cands: Iterable[int]) -> bool:
+            """Score the new ids of ``cands`` in bound order; False when over budget."""
+            new = [i for i in cands if i not in seen]
+            if not new:
+                return True
+            seen.update(new)
+            bounds, _ = self._bounds(q, new, hidden_ok, precise=False)
+            for bound, group in by_bound(new, bounds):
+                if topk.beats(bound):
+                    break
+                budget[0] -= len(group)
+                if budget[0] < 0:  # the full ranking would use cheap scores: let it decide
+                    return False
+                for i in group:
+                    sc = self._score(q, i, hidden_ok)
+                    if sc is not None:
+                        scored.append((sc, i))
+                        topk.add(sc)
+            return True
+
+        if not topk.beats(u_in + WHOLE_DIR + pp + WHOLE_PARENT):
+            pst = self._parent_starts()
+            bucket = self._parent_first.get(fq[0], ())
+            if not shell(i for i in bucket
+                         if base[i] - 1 - pst[i] == m and folded[i].startswith(fq, pst[i])):
+                return None
+            if not topk.beats(u_in + WHOLE_DIR + pp) and not shell(i for i in bucket
+                         if base[i] - 1 - pst[i] > m and folded[i].startswith(fq, pst[i])):
+                return None
+        # Further shells are drawn from the query's superset (every path holding the term as a
+        # subsequence), which the full ranking reuses if it comes to that.
+        if not topk.beats(u_in + WHOLE_DIR):
+            mid = "/" + fq + "/"
+            mid1 = mid[1:]
+            if not shell(i for i in ms.superset
+                         if mid in folded[i] or folded[i].startswith(mid1)):
+                return None
+        names = self._names
+        if not topk.beats(u_in) and not shell(i for i in ms.superset if fq in names[i]):
+            return None
+        if not topk.beats(max(u_out, scattered)):
             return None
         return self._results(q, best(scored, paths, limit), set(), ci)
 
