@@ -78,7 +78,7 @@ from ffind.rank import TopK, best, by_bound
 
 TYPO_MIN = 4
 """Shortest term (characters) that gets a typo pass."""
-EXACT_BUDGET = 1200
+EXACT_BUDGET = 500
 """Most exact (dynamic programme) scorings per ``top``.  Only very unselective queries
 (``s/`` over 100k paths) reach it; the candidates after it, in bound order, are ranked by their
 bound less ``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate
@@ -302,6 +302,60 @@ class MatchSet:
         )
 
 
+
+class _Visitor:
+    """Branch and bound over groups of candidates sharing an upper bound (``rank.by_bound``).
+
+    Groups are scored exactly (``Index._score``) while they fit in what is left of
+    ``EXACT_BUDGET``; the first group that does not fit and every group after it get a cheap
+    score (the bound less ``CHEAP_SLACK`` per query character), so a huge group of equal
+    bounds (``s/`` over 100k paths) is ranked by the tie-breaks alone.  The budget is spent in
+    bound order, so the outcome depends only on the candidate set: ``limit=k`` stays the
+    prefix of ``limit=None``.
+    """
+
+    def __init__(
+        self, index: Index, q: Query, hidden_ok: bool, topk: TopK,
+        pool: list[tuple[int, int]], limit: int | None,
+    ) -> None:
+        self.index = index
+        self.q = q
+        self.hidden_ok = hidden_ok
+        self.topk = topk
+        self.pool = pool
+        self.limit = limit
+        self.budget = EXACT_BUDGET
+        self.slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
+
+    def visit(self, groups: list[tuple[int, list[int]]], stop_at: int | None) -> int:
+        """Score groups in order until the rest cannot compete (or their bound is below
+        ``stop_at``); returns how many groups were consumed."""
+        topk, pool, score = self.topk, self.pool, self.index._score
+        q, hidden_ok, limit = self.q, self.hidden_ok, self.limit
+        for n, (bound, group) in enumerate(groups):
+            if topk.beats(bound) or (stop_at is not None and bound < stop_at):
+                return n
+            if len(group) <= self.budget:
+                self.budget -= len(group)
+                for i in group:
+                    s = score(q, i, hidden_ok)
+                    if s is not None:
+                        pool.append((s, i))
+                        topk.add(s)
+                continue
+            self.budget = 0
+            s = bound - self.slack
+            cheap = group
+            if limit is not None and len(cheap) > limit:
+                # one score for the whole group: only its ``limit`` best by the tie-breaks
+                # can be among the ``limit`` best of all
+                cheap = self.index._first_by_ties(cheap, limit)
+            pool.extend([(s, i) for i in cheap])
+            for _ in cheap:
+                topk.add(s)
+        return len(groups)
+
+
 class Index:
     """Paths plus what matching needs: folded forms, file-name offsets, a first-letter table."""
 
@@ -319,6 +373,7 @@ class Index:
         self._rev: list[str] = []
         self._pen: dict[bool, list[int]] = {False: [], True: []}
         self._pstart: list[int] = []
+        self._lens: dict[bool, Any] = {}
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -448,6 +503,19 @@ class Index:
         loose = self._refine(superset, q.insensitive()) if q.case_sensitive else strict
         return superset, strict, loose
 
+    def _lengths(self, whole: bool) -> Any:
+        """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
+        np = _numpy()
+        arr = self._lens.get(whole)
+        n = len(self.paths)
+        if arr is None or len(arr) < n:
+            texts = self._names if whole else self._stem_list()
+            have = 0 if arr is None else len(arr)
+            more = np.fromiter(map(len, texts[have:n]), dtype=np.int32, count=n - have)
+            arr = more if arr is None else np.concatenate([arr, more])
+            self._lens[whole] = arr
+        return arr
+
     def _typos(self, ms: MatchSet) -> list[int]:
         q = parse(ms.query)
         t = _typo_term(q)
@@ -457,14 +525,19 @@ class Index:
         from rapidfuzz.distance import OSA
 
         key = t.folded
-        names = self._names if "." in key else self._stem_list()
+        whole = "." in key
+        names = self._names if whole else self._stem_list()
         found: list[int] = []
         np = _numpy()
+        m = len(key)
         for s, e in ms.ranges:
             if np is not None:
-                d = process.cdist([key], names[s:e], scorer=OSA.distance, score_cutoff=1,
-                                  dtype=np.int32)
-                found.extend((np.flatnonzero(d[0] == 1) + s).tolist())
+                # one edit changes the length by one at most: only those names are compared
+                lens = self._lengths(whole)[s:e]
+                near = (np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s).tolist()
+                d = process.cdist([key], [names[i] for i in near], scorer=OSA.distance,
+                                  score_cutoff=1, dtype=np.int32)
+                found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
                 continue
             res = process.extract(key, names[s:e], scorer=OSA.distance, score_cutoff=1,
                                   limit=None)
@@ -660,6 +733,49 @@ class Index:
             total = [a + b for a, b in zip(total, tb, strict=True)]
         return total, flagged
 
+    def _fast_aligned(
+        self, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool
+    ) -> list[FileMatch] | None:
+        """One fuzzy term with ``/``: the paths whose last components it aligns with (each
+        part a prefix of its component, see ``match.name_prefix_at``) are the full ranking's
+        first groups (bound ``term_max``); when they fill ``limit`` above every other path's
+        bound, the rest of the index is never looked at."""
+        if t.case_sensitive or t.accent_sensitive:
+            return None
+        fq = t.folded
+        bucket = self._aligned_bucket(fq)
+        if bucket is None:
+            return None
+        aligned, rev = _aligned_rx(fq).match, self._reversed()
+        ids = [i for i in bucket if aligned(rev[i])]
+        m = len(fq)
+        top = term_max(m)
+        # what ``_bounds`` gives a path that is not aligned, at most
+        others = (top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + CONTIG_PATH + WHOLE_DIR)
+        hidden_ok = q.targets_hidden
+        topk = TopK(limit)
+        pool: list[tuple[int, int]] = []
+        bounds = [top - p for p in self._penalties(ids, hidden_ok)]
+        visitor = _Visitor(self, q, hidden_ok, topk, pool, limit)
+        visitor.visit(by_bound(ids, bounds), None)
+        if not topk.beats(others):
+            # then the paths holding the term as it is elsewhere; the others' bound is lower
+            if visitor.budget == 0:
+                return None
+            al = set(ids)
+            folded = self._folded
+            contig = [i for i in ms.superset if fq in folded[i] and i not in al]
+            cb, _ = self._bounds(q, contig, hidden_ok, precise=True)
+            for bound, group in by_bound(contig, cb):
+                if topk.beats(bound):
+                    break
+                if len(group) > visitor.budget:  # the full ranking would use cheap scores
+                    return None
+                visitor.visit([(bound, group)], None)
+            if not topk.beats(others - CONTIG_PATH - WHOLE_DIR):
+                return None
+        return self._results(q, best(pool, self.paths, limit), set(), ci)
+
     def _aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``_aligned_rx(fq)`` can match, from the first-letter tables: the file
         name starts with the term's last part, or (that part empty) its folder with the part
@@ -743,37 +859,8 @@ class Index:
             for s, _ in pool:
                 topk.add(s)
             ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
-        budget = [EXACT_BUDGET]
-        slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
-        paths = self.paths
-
-        def tie_key(i: int) -> tuple[int, str]:
-            return (len(paths[i]), paths[i])
-
-        def visit(groups: list[tuple[int, list[int]]], stop_at: int | None) -> int:
-            """Score groups in order; returns how many groups were consumed."""
-            for n, (bound, group) in enumerate(groups):
-                if topk.beats(bound) or (stop_at is not None and bound < stop_at):
-                    return n
-                cheap = group
-                if budget[0] > 0:
-                    exact, cheap = group[:budget[0]], group[budget[0]:]
-                    budget[0] -= len(exact)
-                    for i in exact:
-                        s = self._score(q, i, hidden_ok)
-                        if s is not None:
-                            pool.append((s, i))
-                            topk.add(s)
-                if cheap:
-                    s = bound - slack
-                    if limit is not None and len(cheap) > limit:
-                        # one score for the whole group: only its ``limit`` best by the
-                        # tie-breaks can be among the ``limit`` best of all
-                        cheap = heapq.nsmallest(limit, cheap, key=tie_key)
-                    pool.extend([(s, i) for i in cheap])
-                    for _ in cheap:
-                        topk.add(s)
-            return len(groups)
+        walker = _Visitor(self, q, hidden_ok, topk, pool, limit)
+        visit = walker.visit
 
         bounds, flagged = self._bounds(q, ids, hidden_ok, precise=False)
         opt = [j for j, f in enumerate(flagged) if f]
@@ -821,6 +908,14 @@ class Index:
             out.append(FileMatch(s, self.paths[i], idx, typo))
         return out
 
+    def _first_by_ties(self, ids: list[int], limit: int) -> list[int]:
+        """The ``limit`` first of ``ids`` by the tie-breaks (shorter path, then path)."""
+        paths = self.paths
+        lens = [len(paths[i]) for i in ids]
+        cut = heapq.nsmallest(limit, lens)[-1]
+        near = [i for i, n in zip(ids, lens, strict=True) if n <= cut]
+        return heapq.nsmallest(limit, near, key=lambda i: (len(paths[i]), paths[i]))
+
     def match(
         self, query: str, *, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
@@ -842,8 +937,10 @@ class Index:
         if len(q.terms) != 1 or limit <= 0:
             return None
         t = q.terms[0]
-        if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:
+        if t.negate or t.kind is not Kind.FUZZY:
             return None
+        if "/" in t.text:
+            return self._fast_aligned(ms, q, t, limit, ci)
         fq = t.folded
         key = t.key
         texts = self._term_texts(t)
@@ -879,9 +976,9 @@ class Index:
             for bound, group in by_bound(new, bounds):
                 if topk.beats(bound):
                     break
-                budget[0] -= len(group)
-                if budget[0] < 0:  # the full ranking would use cheap scores: let it decide
+                if len(group) > budget[0]:  # the full ranking would use cheap scores
                     return False
+                budget[0] -= len(group)
                 for i in group:
                     sc = self._score(q, i, hidden_ok)
                     if sc is not None:
