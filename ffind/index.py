@@ -648,11 +648,11 @@ class Index:
         return ps
 
     def _bounds(
-        self, q: Query, ids: list[int], hidden_ok: bool, precise: bool
+        self, q: Query, ids: list[int], hidden_ok: bool
     ) -> tuple[list[int], list[bool]]:
         """An upper bound of the exact score of each id, and whether it is *optimistic*
-        (assumes every character can be in the file name; ``precise`` computes that part with
-        rapidfuzz's LCSseq against the file name instead)."""
+        (assumes every character can be in the file name; ``_tighten`` computes that part
+        with rapidfuzz's LCSseq against the file name instead)."""
         names, folded = self._names, self._folded
         total = [-p for p in self._penalties(ids, hidden_ok)]
         flagged = [False] * len(ids)
@@ -700,36 +700,9 @@ class Index:
             else:
                 is_loose = [b != top and fq not in names[i]
                             for b, i in zip(tb, ids, strict=True)]
-            loose = [j for j, f in enumerate(is_loose) if f] if precise else []
-            if loose and len(loose) <= PRECISE_MAX:
-                from rapidfuzz import process
-                from rapidfuzz.distance import LCSseq
-
-                res = process.extract(fq, [names[ids[j]] for j in loose],
-                                      scorer=LCSseq.similarity, score_cutoff=1, limit=None)
-                for _, v, j in res:
-                    tb[loose[j]] += BONUS_NAME * v
-                # Scattered placements: c >= m - bigrams chunks, of which at most w (the
-                # term's LCS with the characters at word starts) start on a boundary.
-                scat = [j for j in loose if fq not in folded[ids[j]]]
-                if scat and m > 1:
-                    grams = [fq[k:k + 2] for k in range(m - 1)]
-                    inits = self._initials([ids[j] for j in scat])
-                    wres = process.extract(fq, inits, scorer=LCSseq.similarity,
-                                           score_cutoff=1, limit=None)
-                    w = [0] * len(scat)
-                    for _, v, j in wres:
-                        w[j] = v
-                    texts = [folded[ids[j]] for j in scat]
-                    chunks = [m] * len(scat)
-                    for g in grams:
-                        chunks = [c - (g in f) for c, f in zip(chunks, texts, strict=True)]
-                    for j, wj, c in zip(scat, w, chunks, strict=True):
-                        tb[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
-            else:
-                bonus = BONUS_NAME * m
-                tb = [b + bonus if f else b for b, f in zip(tb, is_loose, strict=True)]
-                flagged = is_loose  # only the last term gets here
+            bonus = BONUS_NAME * m
+            tb = [b + bonus if f else b for b, f in zip(tb, is_loose, strict=True)]
+            flagged = is_loose  # only the last term gets here
             total = [a + b for a, b in zip(total, tb, strict=True)]
         return total, flagged
 
@@ -765,7 +738,11 @@ class Index:
             al = set(ids)
             folded = self._folded
             contig = [i for i in ms.superset if fq in folded[i] and i not in al]
-            cb, _ = self._bounds(q, contig, hidden_ok, precise=True)
+            cb, cf = self._bounds(q, contig, hidden_ok)
+            loose = [j for j, f in enumerate(cf) if f]
+            for j, b in zip(loose, self._tighten(q, [contig[j] for j in loose],
+                                                 [cb[j] for j in loose]), strict=True):
+                cb[j] = b
             for bound, group in by_bound(contig, cb):
                 if topk.beats(bound):
                     break
@@ -775,6 +752,41 @@ class Index:
             if not topk.beats(others - CONTIG_PATH - WHOLE_DIR):
                 return None
         return self._results(q, best(pool, self.paths, limit), set(), ci)
+
+    def _tighten(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
+        """``_bounds`` of the flagged ``ids`` made precise: the characters that can be in the
+        file name (the term's LCS with it, rapidfuzz) and, for a term not contiguous anywhere,
+        its chunks (``c >= m - bigrams`` of them, at most ``w``, the LCS with the characters at
+        word starts, starting on a boundary)."""
+        if len(ids) > PRECISE_MAX:
+            return bounds
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        m = len(fq)
+        names, folded = self._names, self._folded
+        out = [b - BONUS_NAME * m for b in bounds]
+        res = process.extract(fq, [names[i] for i in ids], scorer=LCSseq.similarity,
+                              score_cutoff=1, limit=None)
+        for _, v, j in res:
+            out[j] += BONUS_NAME * v
+        scat = [j for j, i in enumerate(ids) if fq not in folded[i]]
+        if scat and m > 1:
+            grams = [fq[k:k + 2] for k in range(m - 1)]
+            inits = self._initials([ids[j] for j in scat])
+            wres = process.extract(fq, inits, scorer=LCSseq.similarity, score_cutoff=1,
+                                   limit=None)
+            w = [0] * len(scat)
+            for _, v, j in wres:
+                w[j] = v
+            texts = [folded[ids[j]] for j in scat]
+            chunks = [m] * len(scat)
+            for g in grams:
+                chunks = [c - (g in f) for c, f in zip(chunks, texts, strict=True)]
+            for j, wj, c in zip(scat, w, chunks, strict=True):
+                out[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
+        return out
 
     def _aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``_aligned_rx(fq)`` can match, from the first-letter tables: the file
@@ -862,7 +874,7 @@ class Index:
         walker = _Visitor(self, q, hidden_ok, topk, pool, limit)
         visit = walker.visit
 
-        bounds, flagged = self._bounds(q, ids, hidden_ok, precise=False)
+        bounds, flagged = self._bounds(q, ids, hidden_ok)
         opt = [j for j, f in enumerate(flagged) if f]
         u2 = max((bounds[j] for j in opt), default=None)
         sure = [(i, b) for i, b, f in zip(ids, bounds, flagged, strict=True) if not f]
@@ -875,7 +887,7 @@ class Index:
             if len(opt) > PRECISE_MAX:
                 ob = [bounds[j] for j in opt]
             else:
-                ob, _ = self._bounds(q, oids, hidden_ok, precise=True)
+                ob = self._tighten(q, oids, [bounds[j] for j in opt])
             # grouped, then each group in id order (as grouping the id-sorted pairs would)
             regroup = by_bound(left + oids, lb + ob)
             for _, g in regroup:
@@ -972,7 +984,7 @@ class Index:
             if not new:
                 return True
             seen.update(new)
-            bounds, _ = self._bounds(q, new, hidden_ok, precise=False)
+            bounds, _ = self._bounds(q, new, hidden_ok)
             for bound, group in by_bound(new, bounds):
                 if topk.beats(bound):
                     break
