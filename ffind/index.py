@@ -881,8 +881,11 @@ class Index:
         groups = by_bound([i for i, _ in sure], [b for _, b in sure])
         done = visit(groups, u2)
         if opt and u2 is not None and not topk.beats(u2):
-            left = [i for _, g in groups[done:] for i in g]
-            lb = [b for b, g in groups[done:] for _ in g]
+            # only bounds that can still reach the top ``limit`` matter
+            floor = topk.floor()
+            left = [i for b, g in groups[done:] if b >= floor for i in g]
+            lb = [b for b, g in groups[done:] if b >= floor for _ in g]
+            opt = [j for j in opt if bounds[j] >= floor]
             oids = [ids[j] for j in opt]
             if len(opt) > PRECISE_MAX:
                 ob = [bounds[j] for j in opt]
@@ -998,24 +1001,41 @@ class Index:
                         topk.add(sc)
             return True
 
+        # Each shell is split by one cheap test at a time (the term in the file name, a folder
+        # that is the term), so that a part whose best is beaten is never bounded path by path.
+        names = self._names
+        mid = "/" + fq + "/"
+        mid1 = mid[1:]
+
+        def whole_dir(i: int) -> bool:
+            f = folded[i]
+            return mid in f or f.startswith(mid1)
+
         if not topk.beats(u_in + WHOLE_DIR + pp + WHOLE_PARENT):
             pst = self._parent_starts()
             bucket = self._parent_first.get(fq[0], ())
             if not shell(i for i in bucket
                          if base[i] - 1 - pst[i] == m and folded[i].startswith(fq, pst[i])):
                 return None
-            if not topk.beats(u_in + WHOLE_DIR + pp) and not shell(i for i in bucket
-                         if base[i] - 1 - pst[i] > m and folded[i].startswith(fq, pst[i])):
-                return None
+            if not topk.beats(u_in + WHOLE_DIR + pp):
+                longer = [i for i in bucket
+                          if base[i] - 1 - pst[i] > m and folded[i].startswith(fq, pst[i])]
+                if not shell(i for i in longer if fq in names[i]):
+                    return None
+                if not topk.beats(u_out + WHOLE_DIR + pp):
+                    longer = [i for i in longer if i not in seen]
+                    if not shell(i for i in longer if whole_dir(i)):
+                        return None
+                    if not topk.beats(u_out + pp) and not shell(longer):
+                        return None
         # Further shells are drawn from the query's superset (every path holding the term as a
         # subsequence), which the full ranking reuses if it comes to that.
         if not topk.beats(u_in + WHOLE_DIR):
-            mid = "/" + fq + "/"
-            mid1 = mid[1:]
-            if not shell(i for i in ms.superset
-                         if mid in folded[i] or folded[i].startswith(mid1)):
+            wd = [i for i in ms.superset if whole_dir(i)]
+            if not shell(i for i in wd if fq in names[i]):
                 return None
-        names = self._names
+            if not topk.beats(u_out + WHOLE_DIR) and not shell(wd):
+                return None
         if not topk.beats(u_in) and not shell(i for i in ms.superset if fq in names[i]):
             return None
         if not topk.beats(max(u_out, scattered)):

@@ -50,6 +50,12 @@ class TopK:
         elif score > self._heap[0]:
             heapq.heapreplace(self._heap, score)
 
+    def floor(self) -> float:
+        """The lowest score that can still enter (the ``k``-th best so far), or -inf."""
+        if self.k is not None and self.k > 0 and len(self._heap) >= self.k:
+            return self._heap[0]
+        return float("-inf")
+
     def beats(self, bound: int) -> bool:
         """True when ``k`` scores are strictly above ``bound`` (nothing bounded by it can enter)."""
         if self.k is None:
