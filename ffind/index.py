@@ -88,6 +88,8 @@ OVERLAP = 120
 """What a several-term query loses when its terms' best placements share characters, unless
 the folders-then-file reading does better (``workspace workspace.rs`` prefers
 ``src/workspace/workspace.rs`` to ``src/util/workspace.rs``)."""
+SEED = 64
+"""How many of the best-bounded loose candidates are scored before their bounds are refined."""
 PRECISE_MAX = 20000
 """Most candidates whose bound is refined (LCS with the name, word starts); beyond, the
 optimistic bound is kept and ``EXACT_BUDGET`` does the rest."""
@@ -740,8 +742,10 @@ class Index:
             contig = [i for i in ms.superset if fq in folded[i] and i not in al]
             cb, cf = self._bounds(q, contig, hidden_ok)
             loose = [j for j, f in enumerate(cf) if f]
-            for j, b in zip(loose, self._tighten(q, [contig[j] for j in loose],
-                                                 [cb[j] for j in loose]), strict=True):
+            lids = [contig[j] for j in loose]
+            tight = self._tighten_chunks(q, lids, self._tighten_name(q, lids,
+                                                                     [cb[j] for j in loose]))
+            for j, b in zip(loose, tight, strict=True):
                 cb[j] = b
             for bound, group in by_bound(contig, cb):
                 if topk.beats(bound):
@@ -753,24 +757,33 @@ class Index:
                 return None
         return self._results(q, best(pool, self.paths, limit), set(), ci)
 
-    def _tighten(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
-        """``_bounds`` of the flagged ``ids`` made precise: the characters that can be in the
-        file name (the term's LCS with it, rapidfuzz) and, for a term not contiguous anywhere,
-        its chunks (``c >= m - bigrams`` of them, at most ``w``, the LCS with the characters at
-        word starts, starting on a boundary)."""
-        if len(ids) > PRECISE_MAX:
-            return bounds
+    def _tighten_name(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
+        """Optimistic ``_bounds`` (every character in the file name) made precise on that
+        point: only the term's LCS with the file name (rapidfuzz) can be in it."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
         fq = q.positive[-1].folded
         m = len(fq)
-        names, folded = self._names, self._folded
+        names = self._names
         out = [b - BONUS_NAME * m for b in bounds]
         res = process.extract(fq, [names[i] for i in ids], scorer=LCSseq.similarity,
                               score_cutoff=1, limit=None)
         for _, v, j in res:
             out[j] += BONUS_NAME * v
+        return out
+
+    def _tighten_chunks(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
+        """Bounds of a term not contiguous anywhere in the path, less what its chunks must
+        lose: ``c >= m - bigrams`` of them, at most ``w`` (the term's LCS with the characters
+        at word starts) starting on a boundary, each later one after a gap."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        m = len(fq)
+        folded = self._folded
+        out = list(bounds)
         scat = [j for j, i in enumerate(ids) if fq not in folded[i]]
         if scat and m > 1:
             grams = [fq[k:k + 2] for k in range(m - 1)]
@@ -881,16 +894,30 @@ class Index:
         groups = by_bound([i for i, _ in sure], [b for _, b in sure])
         done = visit(groups, u2)
         if opt and u2 is not None and not topk.beats(u2):
+            oids = [ids[j] for j in opt]
+            ob = [bounds[j] for j in opt]
+            precise = len(oids) <= PRECISE_MAX
+            if precise:
+                ob = self._tighten_name(q, oids, ob)
+                # Seed: the exact scores of the SEED best-bounded first (whatever the limit,
+                # and outside the budget), so the k-th score is known before the costlier
+                # refinement, which then skips every path bounded below it.
+                seed = set(heapq.nsmallest(SEED, range(len(oids)), key=lambda j: (-ob[j], j)))
+                for j in sorted(seed):
+                    sc = self._score(q, oids[j], hidden_ok)
+                    if sc is not None:
+                        pool.append((sc, oids[j]))
+                        topk.add(sc)
+                rest = [j for j in range(len(oids)) if j not in seed]
+                oids, ob = [oids[j] for j in rest], [ob[j] for j in rest]
             # only bounds that can still reach the top ``limit`` matter
             floor = topk.floor()
             left = [i for b, g in groups[done:] if b >= floor for i in g]
             lb = [b for b, g in groups[done:] if b >= floor for _ in g]
-            opt = [j for j in opt if bounds[j] >= floor]
-            oids = [ids[j] for j in opt]
-            if len(opt) > PRECISE_MAX:
-                ob = [bounds[j] for j in opt]
-            else:
-                ob = self._tighten(q, oids, [bounds[j] for j in opt])
+            keep = [j for j, b in enumerate(ob) if b >= floor]
+            oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
+            if precise:
+                ob = self._tighten_chunks(q, oids, ob)
             # grouped, then each group in id order (as grouping the id-sorted pairs would)
             regroup = by_bound(left + oids, lb + ob)
             for _, g in regroup:
