@@ -46,8 +46,9 @@ from __future__ import annotations
 import heapq
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from ffind.match import (
@@ -90,10 +91,6 @@ the folders-then-file reading does better (``workspace workspace.rs`` prefers
 ``src/workspace/workspace.rs`` to ``src/util/workspace.rs``)."""
 SEED = 64
 """How many of the best-bounded loose candidates are scored before their bounds are refined."""
-PRECISE_MAX = 20000
-"""Most candidates whose bound is refined (LCS with the name, word starts); beyond, the
-optimistic bound is kept and ``EXACT_BUDGET`` does the rest."""
-
 Range = tuple[int, int]
 
 
@@ -117,15 +114,18 @@ def _union(a: list[Range], b: list[Range]) -> list[Range]:
 
 
 _numpy_wanted: bool | None = None
+_numpy_earned = False
+"""Set once one ``Index`` ranks a second time: repeated matching pays numpy's import back."""
 
 
 def prefer_numpy(wanted: bool | None = True) -> None:
     """Whether the matcher reads rapidfuzz's ``cdist`` results, unsorted, through numpy.
 
-    Long-lived callers (the session, the MCP server) say True: numpy makes unselective terms
-    2-4x cheaper per keystroke.  A one-shot search leaves the default (None: use numpy only
-    when something has imported it already), since importing numpy costs more than it saves
-    in a single match.  False never uses it (``process.extract`` instead; same results).
+    True: always (the session and the MCP server say so: numpy makes unselective terms 2-4x
+    cheaper per keystroke).  None, the default: once something has imported numpy, or once
+    an ``Index`` ranks for the second time (a long-lived index pays the import once; a
+    one-shot search, which ranks once, never pays it: it costs more than it saves in one
+    match).  False: never (``process.extract`` instead; same results).
     """
     global _numpy_wanted
     _numpy_wanted = wanted
@@ -136,7 +136,7 @@ def _numpy() -> Any:
     if _numpy_wanted is False:
         return None
     np = sys.modules.get("numpy")
-    if np is not None or not _numpy_wanted:
+    if np is not None or not (_numpy_wanted or _numpy_earned):
         return np
     try:
         import numpy
@@ -163,6 +163,18 @@ def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
                            dtype=np.int32)
     hits: list[int] = np.flatnonzero(scores[0]).tolist()
     return hits
+
+
+def _best_positions(values: list[int], n: int) -> list[int]:
+    """Positions of the ``n`` highest ``values``, ties by position (ascending)."""
+    if n <= 0:
+        return []
+    if len(values) <= n:
+        return list(range(len(values)))
+    cut = heapq.nlargest(n, values)[-1]
+    above = [j for j, v in enumerate(values) if v > cut]
+    at = islice((j for j, v in enumerate(values) if v == cut), n - len(above))
+    return sorted(above + list(at), key=lambda j: (-values[j], j))
 
 
 def _typo_term(q: Query) -> Term | None:
@@ -376,6 +388,7 @@ class Index:
         self._pen: dict[bool, list[int]] = {False: [], True: []}
         self._pstart: list[int] = []
         self._lens: dict[bool, Any] = {}
+        self._ranked = 0
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -426,10 +439,11 @@ class Index:
     def _term_texts(self, t: Term) -> list[str]:
         return self._texts(not t.case_sensitive, not t.accent_sensitive)
 
-    def _stem_list(self) -> list[str]:
+    def _stem_list(self, upto: int | None = None) -> list[str]:
         st = self._stems
-        if len(st) < len(self.paths):
-            for nm in self._names[len(st):]:
+        n = len(self.paths) if upto is None else upto
+        if len(st) < n:
+            for nm in self._names[len(st):n]:
                 d = nm.rfind(".")
                 st.append(nm[:d] if d > 0 else nm)
         return st
@@ -505,13 +519,13 @@ class Index:
         loose = self._refine(superset, q.insensitive()) if q.case_sensitive else strict
         return superset, strict, loose
 
-    def _lengths(self, whole: bool) -> Any:
+    def _lengths(self, whole: bool, upto: int | None = None) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
         np = _numpy()
         arr = self._lens.get(whole)
-        n = len(self.paths)
+        n = len(self.paths) if upto is None else upto
         if arr is None or len(arr) < n:
-            texts = self._names if whole else self._stem_list()
+            texts = self._names if whole else self._stem_list(n)
             have = 0 if arr is None else len(arr)
             more = np.fromiter(map(len, texts[have:n]), dtype=np.int32, count=n - have)
             arr = more if arr is None else np.concatenate([arr, more])
@@ -628,9 +642,11 @@ class Index:
                 out.extend(range(base + op.dest_start, base + op.dest_end))
         return out
 
-    def _penalties(self, ids: Sequence[int], hidden_ok: bool) -> list[int]:
+    def _penalties(
+        self, ids: Sequence[int], hidden_ok: bool, upto: int | None = None
+    ) -> list[int]:
         pen = self._pen[hidden_ok]
-        n = len(self.paths)
+        n = len(self.paths) if upto is None else upto
         if len(pen) < n:
             base, paths, hidden = self._base, self.paths, self._hidden
             pen.extend(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
@@ -640,13 +656,14 @@ class Index:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def _parent_starts(self) -> list[int]:
+    def _parent_starts(self, upto: int | None = None) -> list[int]:
         """Per id, where its file's folder name starts in the path (-1: no folder)."""
         ps = self._pstart
-        if len(ps) < len(self.paths):
+        n = len(self.paths) if upto is None else upto
+        if len(ps) < n:
             folded, base = self._folded, self._base
             ps.extend(folded[i].rfind("/", 0, base[i] - 1) + 1 if base[i] else -1
-                      for i in range(len(ps), len(self.paths)))
+                      for i in range(len(ps), n))
         return ps
 
     def _bounds(
@@ -676,12 +693,16 @@ class Index:
                 rev = self._reversed()
                 bucket = self._aligned_bucket(fq)
                 if bucket is None:
-                    tb = [top if aligned(rev[i])
-                          else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
+                    hit = {i for i in ids if aligned(rev[i])}
                 else:
                     hit = {i for i in bucket if aligned(rev[i])}
-                    tb = [top if i in hit
-                          else in_path + WHOLE_DIR if fq in folded[i] else rest for i in ids]
+                # not aligned: loose (every character could be in the file name)
+                bonus = BONUS_NAME * m
+                contig, other = in_path + WHOLE_DIR + bonus, rest + bonus
+                total = [a + (top if i in hit else contig if fq in folded[i] else other)
+                         for a, i in zip(total, ids, strict=True)]
+                flagged = [i not in hit for i in ids]
+                continue
             else:
                 # the folder extras need the term as it is inside the folders
                 # (bounded inline: a call per id dominated one-letter terms)
@@ -696,12 +717,8 @@ class Index:
                          + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
                          if folded[i].find(fq, 0, base[i]) >= 0 else 0)
                       for i in ids]
-            # "loose": not a name prefix and not in the name as it is (never, with a ``/``)
-            if "/" in fq:
-                is_loose = [b != top for b in tb]
-            else:
-                is_loose = [b != top and fq not in names[i]
-                            for b, i in zip(tb, ids, strict=True)]
+            # "loose": not a name prefix and not in the name as it is
+            is_loose = [b != top and fq not in names[i] for b, i in zip(tb, ids, strict=True)]
             bonus = BONUS_NAME * m
             tb = [b + bonus if f else b for b, f in zip(tb, is_loose, strict=True)]
             flagged = is_loose  # only the last term gets here
@@ -735,7 +752,8 @@ class Index:
         visitor.visit(by_bound(ids, bounds), None)
         if not topk.beats(others):
             # then the paths holding the term as it is elsewhere; the others' bound is lower
-            if visitor.budget == 0:
+            # (and must be beaten too: without that, the full ranking is needed anyway)
+            if visitor.budget == 0 or not topk.beats(others - CONTIG_PATH - WHOLE_DIR):
                 return None
             al = set(ids)
             folded = self._folded
@@ -766,9 +784,15 @@ class Index:
         fq = q.positive[-1].folded
         m = len(fq)
         names = self._names
+        texts = [names[i] for i in ids]
+        np = _numpy()
+        if np is not None and texts:
+            v = process.cdist([fq], texts, scorer=LCSseq.similarity, dtype=np.int32)[0]
+            arr = np.asarray(bounds, dtype=np.int64) + BONUS_NAME * (v - m)
+            out: list[int] = arr.tolist()
+            return out
         out = [b - BONUS_NAME * m for b in bounds]
-        res = process.extract(fq, [names[i] for i in ids], scorer=LCSseq.similarity,
-                              score_cutoff=1, limit=None)
+        res = process.extract(fq, texts, scorer=LCSseq.similarity, score_cutoff=1, limit=None)
         for _, v, j in res:
             out[j] += BONUS_NAME * v
         return out
@@ -801,6 +825,29 @@ class Index:
                 out[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
         return out
 
+    def warm(self, step: int = 4096) -> Iterator[None]:
+        """Compute, ``step`` paths at a time, the tables a ranking builds on first use
+        (folder starts, stems, reversed paths, penalties, name lengths, word starts), so that
+        an idle caller (the session, once its walk is done) can prepare them before a
+        keystroke needs them.  A generator: each step takes a few milliseconds; the tables of
+        paths added later are still built on demand."""
+        n = len(self.paths)
+        np = _numpy()
+        for s in range(step, n + step, step):
+            upto = min(s, n)
+            self._parent_starts(upto)
+            self._stem_list(upto)
+            self._reversed(upto)
+            self._penalties(range(0), False, upto)
+            self._penalties(range(0), True, upto)
+            if np is not None:
+                self._lengths(False, upto)
+                self._lengths(True, upto)
+            yield
+        for s in range(0, n, step):
+            self._initials(list(range(s, min(s + step, n))))
+            yield
+
     def _aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``_aligned_rx(fq)`` can match, from the first-letter tables: the file
         name starts with the term's last part, or (that part empty) its folder with the part
@@ -812,11 +859,12 @@ class Index:
             return self._parent_first.get(parts[-2][0], ())
         return None
 
-    def _reversed(self) -> list[str]:
+    def _reversed(self, upto: int | None = None) -> list[str]:
         """The folded paths reversed (for terms with ``/``; built on first use)."""
         rev = self._rev
-        if len(rev) < len(self.paths):
-            rev.extend(f[::-1] for f in self._folded[len(rev):])
+        n = len(self.paths) if upto is None else upto
+        if len(rev) < n:
+            rev.extend(f[::-1] for f in self._folded[len(rev):n])
         return rev
 
     def _initials(self, ids: list[int]) -> list[str]:
@@ -860,6 +908,10 @@ class Index:
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
     ) -> list[FileMatch]:
+        global _numpy_earned
+        if not _numpy_earned:
+            self._ranked += 1
+            _numpy_earned = self._ranked > 1
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
             fast = self._fast(ms, limit, compute_indices)
             if fast is not None:
@@ -889,35 +941,34 @@ class Index:
 
         bounds, flagged = self._bounds(q, ids, hidden_ok)
         opt = [j for j, f in enumerate(flagged) if f]
-        u2 = max((bounds[j] for j in opt), default=None)
-        sure = [(i, b) for i, b, f in zip(ids, bounds, flagged, strict=True) if not f]
-        groups = by_bound([i for i, _ in sure], [b for _, b in sure])
+        u2 = max(map(bounds.__getitem__, opt), default=None)
+        if len(opt) == len(ids):
+            groups = []
+        else:
+            sure = [j for j, f in enumerate(flagged) if not f]
+            groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
         done = visit(groups, u2)
         if opt and u2 is not None and not topk.beats(u2):
             oids = [ids[j] for j in opt]
             ob = [bounds[j] for j in opt]
-            precise = len(oids) <= PRECISE_MAX
-            if precise:
-                ob = self._tighten_name(q, oids, ob)
-                # Seed: the exact scores of the SEED best-bounded first (whatever the limit,
-                # and outside the budget), so the k-th score is known before the costlier
-                # refinement, which then skips every path bounded below it.
-                seed = set(heapq.nsmallest(SEED, range(len(oids)), key=lambda j: (-ob[j], j)))
-                for j in sorted(seed):
-                    sc = self._score(q, oids[j], hidden_ok)
-                    if sc is not None:
-                        pool.append((sc, oids[j]))
-                        topk.add(sc)
-                rest = [j for j in range(len(oids)) if j not in seed]
-                oids, ob = [oids[j] for j in rest], [ob[j] for j in rest]
+            ob = self._tighten_name(q, oids, ob)
+            # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and
+            # outside the budget), so the k-th score is known before the costlier refinement,
+            # which then skips every path bounded below it.
+            seed = _best_positions(ob, SEED)
+            for j in seed:
+                sc = self._score(q, oids[j], hidden_ok)
+                if sc is not None:
+                    pool.append((sc, oids[j]))
+                    topk.add(sc)
+            seeded = set(seed)
             # only bounds that can still reach the top ``limit`` matter
             floor = topk.floor()
             left = [i for b, g in groups[done:] if b >= floor for i in g]
             lb = [b for b, g in groups[done:] if b >= floor for _ in g]
-            keep = [j for j, b in enumerate(ob) if b >= floor]
+            keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
             oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
-            if precise:
-                ob = self._tighten_chunks(q, oids, ob)
+            ob = self._tighten_chunks(q, oids, ob)
             # grouped, then each group in id order (as grouping the id-sorted pairs would)
             regroup = by_bound(left + oids, lb + ob)
             for _, g in regroup:

@@ -118,13 +118,14 @@ def bonus_at(orig: str, j: int) -> int:
     return 0
 
 
-_INITIALS = re.compile(
-    r"[\W_]|^[^\W_]|(?<=[\W_])[^\W_]|(?<=[a-zA-Z])[0-9]|(?<=[a-z])[A-Z]", re.ASCII)
+_INITIALS = re.compile(r"[\W_][^\W_]?|^[^\W_]|[A-Z0-9]", re.ASCII)
 
 
 def initials(path: str) -> str:
-    """The characters of ``path`` whose ``bonus_at`` is non-zero, lowercased (a term can only
-    start a chunk with a bonus on one of these)."""
+    """A supersequence of the characters of ``path`` whose ``bonus_at`` is non-zero,
+    lowercased (a term can only start a chunk with a bonus on one of these).  For ASCII paths
+    every capital and digit is kept (not only those after a lower-case letter or a letter):
+    a regex without look-behinds is 2-3x faster, and a supersequence keeps the bound valid."""
     if path.isascii():
         return "".join(_INITIALS.findall(path)).lower()
     return "".join(c for j, c in enumerate(path) if bonus_at(path, j)).lower()

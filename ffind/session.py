@@ -156,6 +156,7 @@ class FileSearcher:
         self._query = ""
         self._gen = 0
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
+        self._warmer: Iterator[None] | bool | None = None  # Index.warm(), False once done
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
         self._state = _State("", None, 0, 0, {})
@@ -392,6 +393,8 @@ class FileSearcher:
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
+                    if self._warm_up_step():
+                        continue
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
                 gen, query = self._gen, self._query
@@ -403,6 +406,24 @@ class FileSearcher:
             except _Cancelled:
                 continue
             self._report(changed)
+
+    def _warm_up_step(self) -> bool:
+        """Idle after a complete walk: one step of ``Index.warm`` (a few ms, with the
+        condition released so ``set_query`` never waits on it); False when there is none."""
+        if not self._walk_complete or self._pending or self._warmer is False:
+            return False
+        warmer = self._warmer
+        if not isinstance(warmer, Iterator):
+            warmer = self._warmer = self._index.warm()
+        self._cond.release()
+        try:
+            with self._ilock:
+                more = next(warmer, False) is None
+        finally:
+            self._cond.acquire()
+        if not more:
+            self._warmer = False
+        return True
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
         with self._ilock:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -189,24 +192,26 @@ dense_path = st.lists(st.text(alphabet="abc_.", min_size=1, max_size=5), min_siz
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(dense_path, min_size=5, max_size=60), st.text(alphabet="abc", min_size=1,
-       max_size=3), st.integers(1, 6), st.integers(1, 4))
+@given(st.lists(dense_path, min_size=5, max_size=60), st.text(alphabet="abc/", min_size=1,
+       max_size=4), st.integers(1, 6), st.integers(1, 4), st.integers(0, 3))
 def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
-    cands: list[str], q: str, k: int, budget: int
+    cands: list[str], q: str, k: int, budget: int, seed: int
 ) -> None:
     """Past ``EXACT_BUDGET`` candidates share their group's cheap score and only each group's
-    ``limit`` best by the tie-breaks are kept: still the first k of the unlimited ranking."""
+    ``limit`` best by the tie-breaks are kept; ``SEED`` candidates are scored before the
+    bounds are refined; terms with ``/`` try their aligned paths first: still the first k of
+    the unlimited ranking."""
     import ffind.index as index_mod
 
-    saved = index_mod.EXACT_BUDGET
-    index_mod.EXACT_BUDGET = budget
+    saved = index_mod.EXACT_BUDGET, index_mod.SEED
+    index_mod.EXACT_BUDGET, index_mod.SEED = budget, seed
     try:
         ix = Index(cands)
         full = ix.match(q)
         assert ix.match(q, limit=k) == full[:k]
         assert ix.top(ix.run(q), k) == full[:k]
     finally:
-        index_mod.EXACT_BUDGET = saved
+        index_mod.EXACT_BUDGET, index_mod.SEED = saved
 
 
 @pytest.mark.parametrize("query", ["p", "prom", "promtp", "s/p/t", "mod.rs", "co ctl", "xyzzy"])
@@ -230,3 +235,32 @@ def test_numpy_and_plain_paths_agree(query: str) -> None:
         index_mod.prefer_numpy(None)
     assert fast == plain
     assert fast_n == plain_n
+
+
+def test_numpy_is_imported_only_once_an_index_ranks_a_second_time() -> None:
+    # A one-shot search ranks once and must not pay numpy's import; a long-lived index does.
+    code = (
+        "import sys\n"
+        "from ffind.index import Index, _numpy\n"
+        "index = Index(['src/prompt.ts', 'lib/mod.rs', 'a/b/c.txt'])\n"
+        "assert index.match('prom', limit=2)[0].path == 'src/prompt.ts'\n"
+        "assert 'numpy' not in sys.modules\n"
+        "assert index.match('mod', limit=2)[0].path == 'lib/mod.rs'\n"
+        "print(_numpy() is not None and 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
+    paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
+             "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
+    warmed, cold = Index(paths), Index(paths)
+    steps = sum(1 for _ in warmed.warm(step=3))
+    assert steps == 6  # three slices of the per-path tables, three of the word starts
+    assert len(warmed._pstart) == len(warmed._stems) == len(warmed._rev) == len(paths)
+    assert all(v is not None for v in warmed._inits) and len(warmed._inits) == len(paths)
+    for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
+        assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
+            q, limit=3, compute_indices=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ffind.index import match
 from ffind.match import FileMatch, bonus_at, fuzzy, initials, substring
@@ -204,3 +206,10 @@ def test_initials_are_the_characters_with_a_bonus() -> None:
     assert initials("aider/coders/base_coder.py") == "a/c/b_c.p"
     assert initials("FooBar9") == "fb9"
     assert initials("été/Übel") == "é/ü"
+
+
+@given(st.text(alphabet="aZ9_/. -é", max_size=30))
+def test_initials_hold_every_character_with_a_bonus_in_order(path: str) -> None:
+    with_bonus = iter(initials(path))
+    assert all(c in with_bonus
+               for c in (ch.lower() for j, ch in enumerate(path) if bonus_at(path, j)))

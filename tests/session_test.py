@@ -107,6 +107,22 @@ def test_walked_tree_matches_like_a_fresh_match(tmp_path: Path) -> None:
             assert snap.total_match_count == len(ffind.match(query, paths))
 
 
+def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
+    paths = _tree(tmp_path, 300)
+    with FileSearcher(tmp_path, ALL) as fs:
+        assert fs.wait(30)
+        deadline = time.monotonic() + 10
+        while fs._warmer is not False and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert fs._warmer is False  # Index.warm ran to its end while nothing was asked
+        index = fs._index
+        assert len(index._rev) == len(index._pstart) == len(paths)
+        assert all(v is not None for v in index._inits)
+        fs.set_query("file_1")
+        assert fs.wait(30)
+        assert fs.results() == ffind.match("file_1", index.paths)
+
+
 def test_several_roots_set_root_on_each_match(tmp_path: Path) -> None:
     (tmp_path / "one").mkdir()
     (tmp_path / "two").mkdir()
