@@ -38,7 +38,7 @@ them beat the bound of everything else.  ``run`` is lazy (it records the query, 
 the computed set it narrows), so a keystroke answered by the fast path never builds the
 superset; narrowing filters only the previous set's ids; ``len`` computes the sets (and the
 typo pass) only when asked.  The subsequence prefilter and the typo pass go through rapidfuzz's
-``cdist`` into a numpy array when numpy is installed (no sort by score), else ``extract``.
+``cdist`` into a numpy array when numpy is in use, else ``extract_iter`` (no sort by score).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def prefer_numpy(wanted: bool | None = True) -> None:
     cheaper per keystroke).  None, the default: once something has imported numpy, or once
     an ``Index`` ranks for the second time (a long-lived index pays the import once; a
     one-shot search, which ranks once, never pays it: it costs more than it saves in one
-    match).  False: never (``process.extract`` instead; same results).
+    match).  False: never (``process.extract_iter`` instead; same results).
     """
     global _numpy_wanted
     _numpy_wanted = wanted
@@ -148,7 +148,7 @@ def _numpy() -> Any:
 def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
     """Positions (ascending) of the ``texts`` that hold ``key`` as a subsequence: their
     longest common subsequence with it is all of it.  rapidfuzz's ``cdist`` into a numpy
-    array when numpy is in use (no sorting by score), else ``process.extract``."""
+    array when numpy is in use, else ``process.extract_iter`` (in order, no sorting by score)."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -156,9 +156,8 @@ def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
         return []
     np = _numpy()
     if np is None:
-        res = process.extract(key, texts, scorer=LCSseq.similarity, score_cutoff=len(key),
-                              limit=None)
-        return sorted(r[2] for r in res)
+        return [r[2] for r in process.extract_iter(key, texts, scorer=LCSseq.similarity,
+                                                   score_cutoff=len(key))]
     scores = process.cdist([key], texts, scorer=LCSseq.similarity, score_cutoff=len(key),
                            dtype=np.int32)
     hits: list[int] = np.flatnonzero(scores[0]).tolist()
@@ -400,13 +399,18 @@ class Index:
             return
         n0 = len(self.paths)
         self.paths.extend(new)
-        folded = [fold(p) for p in new]
+        joined = "\n".join(new)
+        # fold() inline when every path is ASCII (the common case): no call per path
+        folded = [p.lower() for p in new] if joined.isascii() else [fold(p) for p in new]
         self._folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self._base.extend(base)
         names = [f[b:] for f, b in zip(folded, base, strict=True)]
         self._names.extend(names)
-        self._hidden.extend(p[0] == "." or "/." in p for p in new)
+        if "/." in joined or joined.startswith(".") or "\n." in joined:
+            self._hidden.extend(p[0] == "." or "/." in p for p in new)
+        else:  # no hidden path in the batch (the default walk skips them)
+            self._hidden.extend(bytes(len(new)))
         first = self._first
         for i, nm in enumerate(names, n0):
             c = nm[:1]
@@ -416,14 +420,19 @@ class Index:
             else:
                 lst.append(i)
         parent_first = self._parent_first
+        pstart = self._pstart
         for i, (f, b) in enumerate(zip(folded, base, strict=True), n0):
             if b:
-                c = f[f.rfind("/", 0, b - 1) + 1]
+                ps = f.rfind("/", 0, b - 1) + 1
+                pstart.append(ps)
+                c = f[ps]
                 lst = parent_first.get(c)
                 if lst is None:
                     parent_first[c] = [i]
                 else:
                     lst.append(i)
+            else:
+                pstart.append(-1)
 
     # ------------------------------------------------------------------ texts
     def _texts(self, lower: bool, strip: bool) -> list[str]:
@@ -555,8 +564,7 @@ class Index:
                                   score_cutoff=1, dtype=np.int32)
                 found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
                 continue
-            res = process.extract(key, names[s:e], scorer=OSA.distance, score_cutoff=1,
-                                  limit=None)
+            res = process.extract_iter(key, names[s:e], scorer=OSA.distance, score_cutoff=1)
             found.extend(s + r[2] for r in res if r[1] == 1)
         found.sort()
         return self._refine(found, q.insensitive())
@@ -649,22 +657,22 @@ class Index:
         n = len(self.paths) if upto is None else upto
         if len(pen) < n:
             base, paths, hidden = self._base, self.paths, self._hidden
-            pen.extend(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
-                       + (HIDDEN if hidden[i] and not hidden_ok else 0)
-                       for i in range(len(pen), n))
+            if LEN_NAME:
+                pen.extend(LEN_NAME * min(len(paths[i]) - base[i], LEN_NAME_CAP)
+                           + (HIDDEN if hidden[i] and not hidden_ok else 0)
+                           for i in range(len(pen), n))
+            elif hidden_ok or not any(hidden[len(pen):n]):
+                pen.extend([0] * (n - len(pen)))
+            else:
+                pen.extend([HIDDEN * h for h in hidden[len(pen):n]])
         if isinstance(ids, range) and ids.step == 1:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def _parent_starts(self, upto: int | None = None) -> list[int]:
-        """Per id, where its file's folder name starts in the path (-1: no folder)."""
-        ps = self._pstart
-        n = len(self.paths) if upto is None else upto
-        if len(ps) < n:
-            folded, base = self._folded, self._base
-            ps.extend(folded[i].rfind("/", 0, base[i] - 1) + 1 if base[i] else -1
-                      for i in range(len(ps), n))
-        return ps
+    def _parent_starts(self) -> list[int]:
+        """Per id, where its file's folder name starts in the path (-1: no folder; built by
+        ``extend``)."""
+        return self._pstart
 
     def _bounds(
         self, q: Query, ids: list[int], hidden_ok: bool
@@ -761,8 +769,9 @@ class Index:
             cb, cf = self._bounds(q, contig, hidden_ok)
             loose = [j for j, f in enumerate(cf) if f]
             lids = [contig[j] for j in loose]
-            tight = self._tighten_chunks(q, lids, self._tighten_name(q, lids,
-                                                                     [cb[j] for j in loose]))
+            chunks = self._chunks(q, lids)
+            tight = self._tighten_starts(q, lids, self._tighten_gaps(
+                self._tighten_name(q, lids, [cb[j] for j in loose]), chunks), chunks)
             for j, b in zip(loose, tight, strict=True):
                 cb[j] = b
             for bound, group in by_bound(contig, cb):
@@ -792,42 +801,55 @@ class Index:
             out: list[int] = arr.tolist()
             return out
         out = [b - BONUS_NAME * m for b in bounds]
-        res = process.extract(fq, texts, scorer=LCSseq.similarity, score_cutoff=1, limit=None)
+        res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
         for _, v, j in res:
             out[j] += BONUS_NAME * v
         return out
 
-    def _tighten_chunks(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
-        """Bounds of a term not contiguous anywhere in the path, less what its chunks must
-        lose: ``c >= m - bigrams`` of them, at most ``w`` (the term's LCS with the characters
-        at word starts) starting on a boundary, each later one after a gap."""
+    def _chunks(self, q: Query, ids: list[int]) -> list[int]:
+        """Per id, how many chunks the last term must at least be split into there
+        (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""
+        fq = q.positive[-1].folded
+        m = len(fq)
+        folded = self._folded
+        if m < 2:
+            return [0] * len(ids)
+        texts = [folded[i] for i in ids]
+        chunks = [0 if fq in f else m for f in texts]
+        for k in range(m - 1):
+            g = fq[k:k + 2]
+            chunks = [c - (g in f) if c else 0 for c, f in zip(chunks, texts, strict=True)]
+        return chunks
+
+    def _tighten_gaps(self, bounds: list[int], chunks: list[int]) -> list[int]:
+        """Each chunk after the first starts after a gap: ``GAP_START`` less."""
+        return [b - GAP_START * (c - 1) if c > 1 else b
+                for b, c in zip(bounds, chunks, strict=True)]
+
+    def _tighten_starts(
+        self, q: Query, ids: list[int], bounds: list[int], chunks: list[int]
+    ) -> list[int]:
+        """Of ``c`` chunks at most ``w`` (the term's LCS with the characters at word starts,
+        rapidfuzz) start on a boundary: ``BONUS_SEP`` less for each other one."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
         fq = q.positive[-1].folded
-        m = len(fq)
-        folded = self._folded
         out = list(bounds)
-        scat = [j for j, i in enumerate(ids) if fq not in folded[i]]
-        if scat and m > 1:
-            grams = [fq[k:k + 2] for k in range(m - 1)]
+        scat = [j for j, c in enumerate(chunks) if c]
+        if scat:
             inits = self._initials([ids[j] for j in scat])
-            wres = process.extract(fq, inits, scorer=LCSseq.similarity, score_cutoff=1,
-                                   limit=None)
             w = [0] * len(scat)
-            for _, v, j in wres:
+            for _, v, j in process.extract_iter(fq, inits, scorer=LCSseq.similarity,
+                                                score_cutoff=1):
                 w[j] = v
-            texts = [folded[ids[j]] for j in scat]
-            chunks = [m] * len(scat)
-            for g in grams:
-                chunks = [c - (g in f) for c, f in zip(chunks, texts, strict=True)]
-            for j, wj, c in zip(scat, w, chunks, strict=True):
-                out[j] -= BONUS_SEP * max(0, c - wj) + GAP_START * max(0, c - 1)
+            for j, wj in zip(scat, w, strict=True):
+                out[j] -= BONUS_SEP * max(0, chunks[j] - wj)
         return out
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use
-        (folder starts, stems, reversed paths, penalties, name lengths, word starts), so that
+        (stems, reversed paths, penalties, name lengths, word starts), so that
         an idle caller (the session, once its walk is done) can prepare them before a
         keystroke needs them.  A generator: each step takes a few milliseconds; the tables of
         paths added later are still built on demand."""
@@ -835,7 +857,6 @@ class Index:
         np = _numpy()
         for s in range(step, n + step, step):
             upto = min(s, n)
-            self._parent_starts(upto)
             self._stem_list(upto)
             self._reversed(upto)
             self._penalties(range(0), False, upto)
@@ -952,9 +973,11 @@ class Index:
             oids = [ids[j] for j in opt]
             ob = [bounds[j] for j in opt]
             ob = self._tighten_name(q, oids, ob)
+            chunks = self._chunks(q, oids)
+            ob = self._tighten_gaps(ob, chunks)
             # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and
-            # outside the budget), so the k-th score is known before the costlier refinement,
-            # which then skips every path bounded below it.
+            # outside the budget), so the k-th score is known before the costlier refinement
+            # (word starts), which then skips every path bounded below it.
             seed = _best_positions(ob, SEED)
             for j in seed:
                 sc = self._score(q, oids[j], hidden_ok)
@@ -968,7 +991,7 @@ class Index:
             lb = [b for b, g in groups[done:] if b >= floor for _ in g]
             keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
             oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
-            ob = self._tighten_chunks(q, oids, ob)
+            ob = self._tighten_starts(q, oids, ob, [chunks[j] for j in keep])
             # grouped, then each group in id order (as grouping the id-sorted pairs would)
             regroup = by_bound(left + oids, lb + ob)
             for _, g in regroup:
