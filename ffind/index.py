@@ -973,11 +973,9 @@ class Index:
             oids = [ids[j] for j in opt]
             ob = [bounds[j] for j in opt]
             ob = self._tighten_name(q, oids, ob)
-            chunks = self._chunks(q, oids)
-            ob = self._tighten_gaps(ob, chunks)
             # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and
-            # outside the budget), so the k-th score is known before the costlier refinement
-            # (word starts), which then skips every path bounded below it.
+            # outside the budget), so the k-th score is known before the costlier refinements
+            # (chunks, word starts), which then skip every path bounded below it.
             seed = _best_positions(ob, SEED)
             for j in seed:
                 sc = self._score(q, oids[j], hidden_ok)
@@ -991,7 +989,12 @@ class Index:
             lb = [b for b, g in groups[done:] if b >= floor for _ in g]
             keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
             oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
-            ob = self._tighten_starts(q, oids, ob, [chunks[j] for j in keep])
+            chunks = self._chunks(q, oids)
+            ob = self._tighten_gaps(ob, chunks)
+            keep = [j for j, b in enumerate(ob) if b >= floor]
+            oids, ob, chunks = ([oids[j] for j in keep], [ob[j] for j in keep],
+                                [chunks[j] for j in keep])
+            ob = self._tighten_starts(q, oids, ob, chunks)
             # grouped, then each group in id order (as grouping the id-sorted pairs would)
             regroup = by_bound(left + oids, lb + ob)
             for _, g in regroup:
