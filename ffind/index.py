@@ -388,6 +388,7 @@ class Index:
         self._pstart: list[int] = []
         self._lens: dict[bool, Any] = {}
         self._ranked = 0
+        self._warm_inits = 0  # ``warm`` computed the word starts of ids below this
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -849,25 +850,33 @@ class Index:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use
-        (stems, reversed paths, penalties, name lengths, word starts), so that
-        an idle caller (the session, once its walk is done) can prepare them before a
-        keystroke needs them.  A generator: each step takes a few milliseconds; the tables of
-        paths added later are still built on demand."""
-        n = len(self.paths)
+        (numpy's import when it is wanted, stems, reversed paths, penalties, name lengths,
+        word starts), so that an idle caller (the session, between batches of its walk and
+        after it) can prepare them before a keystroke needs them.  A generator: each step
+        takes a few milliseconds, and it ends once every path indexed so far is covered (a
+        new one picks up where it ended)."""
         np = _numpy()
-        for s in range(step, n + step, step):
-            upto = min(s, n)
-            self._stem_list(upto)
-            self._reversed(upto)
-            self._penalties(range(0), False, upto)
-            self._penalties(range(0), True, upto)
-            if np is not None:
-                self._lengths(False, upto)
-                self._lengths(True, upto)
-            yield
-        for s in range(0, n, step):
-            self._initials(list(range(s, min(s + step, n))))
-            yield
+        yield
+        while True:
+            n = len(self.paths)
+            have = len(self._rev)
+            if have < n:
+                upto = min(have + step, n)
+                self._stem_list(upto)
+                self._reversed(upto)
+                self._penalties(range(0), False, upto)
+                self._penalties(range(0), True, upto)
+                if np is not None:
+                    self._lengths(False, upto)
+                    self._lengths(True, upto)
+                yield
+            elif self._warm_inits < n:
+                upto = min(self._warm_inits + step, n)
+                self._initials(list(range(self._warm_inits, upto)))
+                self._warm_inits = upto
+                yield
+            else:
+                return
 
     def _aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``_aligned_rx(fq)`` can match, from the first-letter tables: the file

@@ -156,7 +156,8 @@ class FileSearcher:
         self._query = ""
         self._gen = 0
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
-        self._warmer: Iterator[None] | bool | None = None  # Index.warm(), False once done
+        self._warmer: Iterator[None] | None = None  # Index.warm(), while it runs
+        self._warmed = -1  # how many paths Index.warm covered when it last ended
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
         self._state = _State("", None, 0, 0, {})
@@ -408,21 +409,23 @@ class FileSearcher:
             self._report(changed)
 
     def _warm_up_step(self) -> bool:
-        """Idle after a complete walk: one step of ``Index.warm`` (a few ms, with the
-        condition released so ``set_query`` never waits on it); False when there is none."""
-        if not self._walk_complete or self._pending or self._warmer is False:
+        """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
+        released so ``set_query`` never waits on it); False when there is nothing to warm."""
+        if self._pending or self._state.covered == 0 or self._warmed == len(self._index):
             return False
         warmer = self._warmer
-        if not isinstance(warmer, Iterator):
+        if warmer is None:
             warmer = self._warmer = self._index.warm()
         self._cond.release()
         try:
             with self._ilock:
                 more = next(warmer, False) is None
+                if not more:
+                    self._warmed = len(self._index)
         finally:
             self._cond.acquire()
         if not more:
-            self._warmer = False
+            self._warmer = None
         return True
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:

@@ -258,9 +258,14 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
     steps = sum(1 for _ in warmed.warm(step=3))
-    assert steps == 6  # three slices of the per-path tables, three of the word starts
-    assert len(warmed._pstart) == len(warmed._stems) == len(warmed._rev) == len(paths)
-    assert all(v is not None for v in warmed._inits) and len(warmed._inits) == len(paths)
+    assert steps == 7  # numpy, three slices of the per-path tables, three of the word starts
+    assert sum(1 for _ in warmed.warm(step=3)) == 1  # all done: only the numpy step
+    warmed.extend(["new/file.py"])
+    cold.extend(["new/file.py"])
+    assert sum(1 for _ in warmed.warm(step=3)) == 3  # picks up the new path alone
+    n = len(paths) + 1
+    assert len(warmed._pstart) == len(warmed._stems) == len(warmed._rev) == n
+    assert all(v is not None for v in warmed._inits) and len(warmed._inits) == n
     for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
         assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
             q, limit=3, compute_indices=True)

@@ -112,9 +112,9 @@ def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
     with FileSearcher(tmp_path, ALL) as fs:
         assert fs.wait(30)
         deadline = time.monotonic() + 10
-        while fs._warmer is not False and time.monotonic() < deadline:
+        while fs._warmed != len(paths) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert fs._warmer is False  # Index.warm ran to its end while nothing was asked
+        assert fs._warmed == len(paths)  # Index.warm ran to its end while nothing was asked
         index = fs._index
         assert len(index._rev) == len(index._pstart) == len(paths)
         assert all(v is not None for v in index._inits)
