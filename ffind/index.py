@@ -378,6 +378,7 @@ class Index:
         self._base: list[int] = []
         self._names: list[str] = []  # folded file names
         self._hidden: bytearray = bytearray()
+        self._any_hidden = False
         self._first: dict[str, list[int]] = {}
         self._parent_first: dict[str, list[int]] = {}
         self._variants: dict[tuple[bool, bool], list[str]] = {}
@@ -410,6 +411,7 @@ class Index:
         self._names.extend(names)
         if "/." in joined or joined.startswith(".") or "\n." in joined:
             self._hidden.extend(p[0] == "." or "/." in p for p in new)
+            self._any_hidden = True
         else:  # no hidden path in the batch (the default walk skips them)
             self._hidden.extend(bytes(len(new)))
         first = self._first
@@ -654,6 +656,8 @@ class Index:
     def _penalties(
         self, ids: Sequence[int], hidden_ok: bool, upto: int | None = None
     ) -> list[int]:
+        if not LEN_NAME and (hidden_ok or not self._any_hidden):
+            return [0] * len(ids)
         pen = self._pen[hidden_ok]
         n = len(self.paths) if upto is None else upto
         if len(pen) < n:
