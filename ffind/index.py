@@ -22,22 +22,41 @@ How a query is answered (see ``ffind.match`` for the score, ``ffind.rank`` for t
    negations then refine this superset.  The superset is what a ``MatchSet`` keeps, so a
    longer query narrows it and smart case can fall back to it.
 2. *Bounds*: the score of a term can only reach its maximum when the term is a prefix of the
-   file name, and every character matched outside the file name loses ``BONUS_NAME``; the
-   longest common subsequence of the term and the file name (rapidfuzz again) bounds how
-   many characters can be inside it.
-3. *Branch and bound* (``ffind.rank``): the exact scorer runs on the best-bounded candidates
-   first and stops once ``limit`` scores beat every remaining bound.
+   file name, and every character matched outside the file name loses ``BONUS_NAME``.
+   Bounds are refined in stages, each only for the paths still in reach: the term's longest
+   common subsequence with the file name (rapidfuzz again) bounds how many characters can be
+   inside it; then ``SEED`` of the best-bounded paths are scored exactly, so the k-th score is
+   known; then, for the paths whose bound still reaches it, the chunks a scattered term must
+   be split into (``m`` less the term's bigrams found in the path: a gap before each) and how
+   many of them can start on a word start (the term's LCS with the path's word starts).
+3. *Branch and bound* (``ffind.rank``): the exact scorer runs on groups of equal bound, best
+   first, and stops once ``limit`` scores beat every remaining bound.  At most
+   ``EXACT_BUDGET`` paths are scored exactly: from the first group that does not fit, paths
+   score their bound less ``CHEAP_SLACK`` per query character (a huge group of equal bounds,
+   ``s/`` over 100k paths, is then ranked by the tie-breaks).  Every decision depends on the
+   path and its candidate set only, never on ``limit``, so ``limit=k`` is the prefix of
+   ``limit=None``.
 4. *Typos*: a single fuzzy term of four or more characters also finds file names (or stems)
    one edit away (rapidfuzz's ``OSA`` distance: a swap of neighbours, a wrong, missing or
-   extra letter), when they could reach the top ``limit``.
+   extra letter; only names within one character of its length are compared), when they
+   could reach the top ``limit``.
 
-``top`` (so ``match``, which is ``top(run(q))``) has a fast path for the commonest query, one
-plain term, when the MatchSet covers the whole index: file names that start with it are found
-through a first-letter table, scored in closed form, and returned at once when ``limit`` of
-them beat the bound of everything else.  ``run`` is lazy (it records the query, the ranges and
-the computed set it narrows), so a keystroke answered by the fast path never builds the
-superset; narrowing filters only the previous set's ids; ``len`` computes the sets (and the
-typo pass) only when asked.  The subsequence prefilter and the typo pass go through rapidfuzz's
+``top`` (so ``match``, which is ``top(run(q))``) tries first, when the MatchSet covers the
+whole index, to answer the commonest queries without the superset:
+
+- one plain term: in *shells* of decreasing best possible score (names that start with it,
+  through a first-letter table and scored in closed form; the files whose folder is or starts
+  with it, through a table of folder initials; the paths with a folder that is the term; the
+  names holding it), each shell split by one cheap test at a time, until ``limit`` exact
+  scores beat the best the rest could score;
+- one term with ``/``: the paths whose last components it aligns with (each part a prefix of
+  its component), which are the full ranking's first groups.
+
+``run`` is lazy (it records the query, the ranges and the computed set it narrows), so a
+keystroke answered that way never builds the superset; narrowing filters only the previous
+set's ids; ``len`` computes the sets (and the typo pass) only when asked.  ``warm`` builds
+the tables ranking creates on first use, a slice at a time, for an idle caller (the session).
+The subsequence prefilter, the name refinement and the typo pass go through rapidfuzz's
 ``cdist`` into a numpy array when numpy is in use, else ``extract_iter`` (no sort by score).
 """
 
@@ -80,17 +99,19 @@ from ffind.rank import TopK, best, by_bound
 TYPO_MIN = 4
 """Shortest term (characters) that gets a typo pass."""
 EXACT_BUDGET = 500
-"""Most exact (dynamic programme) scorings per ``top``.  Only very unselective queries
-(``s/`` over 100k paths) reach it; the candidates after it, in bound order, are ranked by their
-bound less ``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate
-set, so ``limit=k`` stays the prefix of ``limit=None``."""
+"""Most exact (dynamic programme) scorings per ``top`` (besides ``SEED``), spent on whole
+groups of equal bound in bound order.  Only unselective queries (``s/`` over 100k paths) reach
+it; from the first group that does not fit, paths are ranked by their bound less
+``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate set, so
+``limit=k`` stays the prefix of ``limit=None``."""
 CHEAP_SLACK = 9
 OVERLAP = 120
 """What a several-term query loses when its terms' best placements share characters, unless
 the folders-then-file reading does better (``workspace workspace.rs`` prefers
 ``src/workspace/workspace.rs`` to ``src/util/workspace.rs``)."""
 SEED = 64
-"""How many of the best-bounded loose candidates are scored before their bounds are refined."""
+"""How many of the best-bounded loose candidates are scored exactly (whatever the limit) before
+the costlier refinements of the bounds, which then skip the paths bounded below the k-th."""
 Range = tuple[int, int]
 
 
