@@ -61,6 +61,7 @@ from ffind.match import (
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
+    TYPO_STEM,
     WHOLE_DIR,
     WHOLE_NAME,
     WHOLE_PARENT,
@@ -798,9 +799,15 @@ class Index:
         tt = _typo_term(parse(ms.query))
         if tt is not None and not topk.beats(typo_score(len(tt.folded)) - 1):
             ts = typo_score(len(tt.folded))
+            # a term without "." is compared with the stems: one edit from a whole name
+            # ranks above one edit from the stem of a longer name
+            stems_only = "." not in tt.folded
+            names = self._names
             have = {i: s for s, i in pool}
             for i in ms.typos():
                 s = ts - self._penalty(i, hidden_ok)
+                if stems_only and names[i].rfind(".") > 0:
+                    s -= TYPO_STEM
                 if s > have.get(i, s - 1):
                     typo_ids.add(i)
                     have[i] = s

@@ -51,7 +51,10 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
 
 Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
 name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
-the file name (``typo_score``).
+the file name (``typo_score``).  A term without ``.`` is compared with the stems too; one edit
+from the stem of a longer name (``ivnentory`` for ``inventory.py``) costs ``TYPO_STEM`` (1)
+more than one edit from a whole name (the file ``inventory``): the closer reading wins over
+the path-length tie-break.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ LEN_NAME = 0
 LEN_NAME_CAP = 40
 HIDDEN = 32
 TYPO_COST = 56
+TYPO_STEM = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,6 +134,16 @@ def test_typo_finds_one_edit_away_and_ranks_between_clean_and_scattered() -> Non
         ("docs/promtp_notes.md", False), ("src/session/prompt.ts", True)]
 
 
+def test_typo_of_a_whole_name_ranks_above_a_typo_of_a_stem() -> None:
+    # "ivnentory" is one edit from the file "inventory" and from the stem of
+    # "inventory.py": the whole name first, though its path is longer
+    cands = ["cli/inventory.py", "targets/order/inventory", "targets/other.yml"]
+    found = match("ivnentory", cands)
+    assert [(m.path, m.typo) for m in found] == [
+        ("targets/order/inventory", True), ("cli/inventory.py", True)]
+    assert found[0].score == found[1].score + 1
+
+
 @pytest.mark.parametrize(
     ("typed", "name"),
     [("promtp", "prompt.ts"), ("prmpt", "prompt.ts"), ("proompt", "prompt.ts"),
