@@ -66,6 +66,8 @@ from ffind.match import (
     WHOLE_NAME,
     WHOLE_PARENT,
     FileMatch,
+    dir_extras_max,
+    folder_extras,
     fuzzy,
     initials,
     name_prefix_score,
@@ -590,7 +592,7 @@ class Index:
             top = term_max(m)
             if n < len(q.positive) - 1:
                 # may score against its folder path (see ``_score``): no file-name bound
-                total = [a + top for a in total]
+                total = [a + top + dir_extras_max(m) for a in total]
                 continue
             # not contiguous anywhere: no contiguity or folder extras
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
@@ -615,8 +617,8 @@ class Index:
                 mid1 = mid[1:]
                 pst = self._parent_starts()
                 pp = parent_prefix(m)
-                tb = [top if names[i].startswith(fq)
-                      else (in_name if fq in names[i] else in_path if fq in folded[i] else rest)
+                tb = [(top if names[i].startswith(fq)
+                       else in_name if fq in names[i] else in_path if fq in folded[i] else rest)
                       + ((pp + (WHOLE_PARENT if base[i] - 1 - pst[i] == m else 0)
                           if folded[i].startswith(fq, pst[i]) else 0)
                          + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
@@ -714,6 +716,8 @@ class Index:
                      - (HIDDEN if hidden[i] and not hidden_ok else 0))
                 if end == len(p) or (whole_ok and p[end] == "."):
                     s += WHOLE_NAME
+                if b and texts[i].find(key, 0, b - 1) >= 0:  # the term in a folder too
+                    s += folder_extras(key, texts[i], b)
             scored.append((s, i))
         return scored
 

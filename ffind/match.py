@@ -27,8 +27,13 @@ when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
 ``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28; 20 for a single
 character, which must not beat a file-name prefix) when it is a prefix of the file's own folder
 (``printing`` for ``sympy/printing/c.py``), ``WHOLE_PARENT`` (16) more when it is all of it.
-The folder extras add to a match inside the file name (``view`` in ``a/view/preview.rs``
-scores the folder too); a prefix of the file name still beats them.  Checked on held-out
+The folder extras add to any match in the file name, a prefix of it included (for a term
+without ``/``): ``view`` in ``a/view/preview.rs`` scores the folder too, and ``includes``
+ranks ``t/includes/includes_loop.yml`` above its sibling ``t/includes/test_includes.yml``
+(before, a name prefix earned no folder extras and lost to the sibling; giving them helped
+``name``, ``dirname`` and ``words`` on all six seeds of ``rank_eval.py``, by -0.06, -0.09 and
+-0.08 keys@1 on the mean).  A short term inside a name can still pass a name prefix with the
+folder's help (``ve`` ranks ``vendor/rpg-vendor.png`` above ``vertex.rs``).  Checked on held-out
 seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3): dropping the folder
 extras when the term is in the name helps ``name`` on all six seeds (-0.01) but hurts
 ``dirname``/``words`` on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against
@@ -170,6 +175,20 @@ def name_prefix_at(key: str, text: str, base: int) -> int:
     return -1
 
 
+def folder_extras(key: str, text: str, base: int) -> int:
+    """``WHOLE_DIR`` when ``key`` is a whole folder name of ``text``; ``parent_prefix`` when it
+    starts the file's own folder (without ``/``), ``WHOLE_PARENT`` more when it is all of it."""
+    if not base:
+        return 0
+    extra = WHOLE_DIR if ("/" + key + "/") in ("/" + text[:base]) else 0
+    parent = text.rfind("/", 0, base - 1) + 1
+    if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
+        extra += parent_prefix(len(key))
+        if base - 1 - parent == len(key):
+            extra += WHOLE_PARENT
+    return extra
+
+
 def _extras(key: str, text: str, base: int) -> int:
     extra = 0
     if name_prefix_at(key, text, base) >= 0:
@@ -178,14 +197,10 @@ def _extras(key: str, text: str, base: int) -> int:
         end = base + len(tail)
         if end == len(text) or (text[end] == "." and "." not in tail):
             extra += WHOLE_NAME
-    elif base:
-        if ("/" + key + "/") in ("/" + text[:base]):
-            extra += WHOLE_DIR
-        parent = text.rfind("/", 0, base - 1) + 1
-        if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
-            extra += parent_prefix(len(key))
-            if base - 1 - parent == len(key):
-                extra += WHOLE_PARENT
+        if "/" not in key:
+            extra += folder_extras(key, text, base)
+    else:
+        extra += folder_extras(key, text, base)
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
     elif key in text:
