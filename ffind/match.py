@@ -31,15 +31,16 @@ The folder extras add to any match in the file name, a prefix of it included (fo
 without ``/``): ``view`` in ``a/view/preview.rs`` scores the folder too, and ``includes``
 ranks ``t/includes/includes_loop.yml`` above its sibling ``t/includes/test_includes.yml``
 (before, a name prefix earned no folder extras and lost to the sibling; giving them helped
-``name``, ``dirname`` and ``words`` on all six seeds of ``rank_eval.py``, by -0.06, -0.09 and
--0.08 keys@1 on the mean).  A short term inside a name can still pass a name prefix with the
-folder's help (``ve`` ranks ``vendor/rpg-vendor.png`` above ``vertex.rs``).  Checked on held-out
-seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3): dropping the folder
-extras when the term is in the name helps ``name`` on all six seeds (-0.01) but hurts
-``dirname``/``words`` on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against
-``dirname`` the same way (36: ``dirname`` -0.05 on five seeds, ``name`` +0.05 on five), so
-28 stays: the loss to the best peer on a seed is mostly tie luck among same-score paths
-(files of one folder, or one name repeated in many folders).
+``name`` and ``dirname`` on all six seeds of ``rank_eval.py`` and ``words`` on five, by
+-0.06, -0.09 and -0.08 keys@1 on the mean).  A short term inside a name can still pass a name
+prefix with the folder's help (``ve`` ranks ``vendor/rpg-vendor.png`` above ``vertex.rs``).
+Checked on held-out seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3;
+measured before name prefixes earned the folder extras): dropping the folder extras when the
+term is in the name helps ``name`` on all six seeds (-0.01) but hurts ``dirname``/``words``
+on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against ``dirname`` the same way
+(36: ``dirname`` -0.05 on five seeds, ``name`` +0.05 on five), so 28 stays: the loss to the
+best peer on a seed is mostly tie luck among same-score paths (files of one folder, or one
+name repeated in many folders).
 Per path: ``-HIDDEN`` (32) when a component starts with ``.`` and the query does not target
 hidden files; ``-LEN_NAME`` per character of the file name (0: measured over three seeds of
 ``rank_eval.py``, letting ties fall to the shorter path ranks better than preferring the
