@@ -690,7 +690,7 @@ class Index:
         for i in ids:
             v = cache[i]
             if v is None:
-                v = cache[i] = initials(self.paths[i])
+                v = cache[i] = fold(initials(self.paths[i]))
             out.append(v)
         return out
 
