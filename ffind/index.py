@@ -716,9 +716,16 @@ class Index:
                      - (HIDDEN if hidden[i] and not hidden_ok else 0))
                 if end == len(p) or (whole_ok and p[end] == "."):
                     s += WHOLE_NAME
-                if b and texts[i].find(key, 0, b - 1) >= 0:  # the term in a folder too
-                    s += folder_extras(key, texts[i], b)
             scored.append((s, i))
+        # the folder extras, for the few whose folder starts with the term or is it
+        pst = self._parent_starts()
+        mid = "/" + key + "/"
+        mid1 = mid[1:]
+        for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
+                texts[i].startswith(key, pst[i]) or mid in texts[i]
+                or texts[i].startswith(mid1))]:
+            s, i = scored[j]
+            scored[j] = (s + folder_extras(key, texts[i], base[i]), i)
         return scored
 
     def top(
