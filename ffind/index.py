@@ -81,10 +81,13 @@ from ffind.match import (
     LEN_NAME_CAP,
     MATCH,
     NAME_PREFIX,
+    TYPO_STEM,
     WHOLE_DIR,
     WHOLE_NAME,
     WHOLE_PARENT,
     FileMatch,
+    dir_extras_max,
+    folder_extras,
     fuzzy,
     initials,
     name_prefix_score,
@@ -715,7 +718,7 @@ class Index:
             top = term_max(m)
             if n < len(q.positive) - 1:
                 # may score against its folder path (see ``_score``): no file-name bound
-                total = [a + top for a in total]
+                total = [a + top + dir_extras_max(m) for a in total]
                 continue
             # not contiguous anywhere: no contiguity or folder extras
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
@@ -744,8 +747,8 @@ class Index:
                 mid1 = mid[1:]
                 pst = self._parent_starts()
                 pp = parent_prefix(m)
-                tb = [top if names[i].startswith(fq)
-                      else (in_name if fq in names[i] else in_path if fq in folded[i] else rest)
+                tb = [(top if names[i].startswith(fq)
+                       else in_name if fq in names[i] else in_path if fq in folded[i] else rest)
                       + ((pp + (WHOLE_PARENT if base[i] - 1 - pst[i] == m else 0)
                           if folded[i].startswith(fq, pst[i]) else 0)
                          + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
@@ -931,7 +934,7 @@ class Index:
         for i in ids:
             v = cache[i]
             if v is None:
-                v = cache[i] = initials(self.paths[i])
+                v = cache[i] = fold(initials(self.paths[i]))
             out.append(v)
         return out
 
@@ -958,6 +961,15 @@ class Index:
                 if end == len(p) or (whole_ok and p[end] == "."):
                     s += WHOLE_NAME
             scored.append((s, i))
+        # the folder extras, for the few whose folder starts with the term or is it
+        pst = self._parent_starts()
+        mid = "/" + key + "/"
+        mid1 = mid[1:]
+        for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
+                texts[i].startswith(key, pst[i]) or mid in texts[i]
+                or texts[i].startswith(mid1))]:
+            s, i = scored[j]
+            scored[j] = (s + folder_extras(key, texts[i], base[i]), i)
         return scored
 
     def top(
@@ -1038,9 +1050,15 @@ class Index:
         tt = _typo_term(parse(ms.query))
         if tt is not None and not topk.beats(typo_score(len(tt.folded)) - 1):
             ts = typo_score(len(tt.folded))
+            # a term without "." is compared with the stems: one edit from a whole name
+            # ranks above one edit from the stem of a longer name
+            stems_only = "." not in tt.folded
+            names = self._names
             have = {i: s for s, i in pool}
             for i in ms.typos():
                 s = ts - self._penalty(i, hidden_ok)
+                if stems_only and names[i].rfind(".") > 0:
+                    s -= TYPO_STEM
                 if s > have.get(i, s - 1):
                     typo_ids.add(i)
                     have[i] = s

@@ -27,14 +27,20 @@ when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
 ``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28; 20 for a single
 character, which must not beat a file-name prefix) when it is a prefix of the file's own folder
 (``printing`` for ``sympy/printing/c.py``), ``WHOLE_PARENT`` (16) more when it is all of it.
-The folder extras add to a match inside the file name (``view`` in ``a/view/preview.rs``
-scores the folder too); a prefix of the file name still beats them.  Checked on held-out
-seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3): dropping the folder
-extras when the term is in the name helps ``name`` on all six seeds (-0.01) but hurts
-``dirname``/``words`` on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against
-``dirname`` the same way (36: ``dirname`` -0.05 on five seeds, ``name`` +0.05 on five), so
-28 stays: the loss to the best peer on a seed is mostly tie luck among same-score paths
-(files of one folder, or one name repeated in many folders).
+The folder extras add to any match in the file name, a prefix of it included (for a term
+without ``/``): ``view`` in ``a/view/preview.rs`` scores the folder too, and ``includes``
+ranks ``t/includes/includes_loop.yml`` above its sibling ``t/includes/test_includes.yml``
+(before, a name prefix earned no folder extras and lost to the sibling; giving them helped
+``name`` and ``dirname`` on all six seeds of ``rank_eval.py`` and ``words`` on five, by
+-0.06, -0.09 and -0.08 keys@1 on the mean).  A short term inside a name can still pass a name
+prefix with the folder's help (``ve`` ranks ``vendor/rpg-vendor.png`` above ``vertex.rs``).
+Checked on held-out seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3;
+measured before name prefixes earned the folder extras): dropping the folder extras when the
+term is in the name helps ``name`` on all six seeds (-0.01) but hurts ``dirname``/``words``
+on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against ``dirname`` the same way
+(36: ``dirname`` -0.05 on five seeds, ``name`` +0.05 on five), so 28 stays: the loss to the
+best peer on a seed is mostly tie luck among same-score paths (files of one folder, or one
+name repeated in many folders).
 Per path: ``-HIDDEN`` (32) when a component starts with ``.`` and the query does not target
 hidden files; ``-LEN_NAME`` per character of the file name (0: measured over three seeds of
 ``rank_eval.py``, letting ties fall to the shorter path ranks better than preferring the
@@ -51,7 +57,10 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
 
 Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
 name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
-the file name (``typo_score``).
+the file name (``typo_score``).  A term without ``.`` is compared with the stems too; one edit
+from the stem of a longer name (``ivnentory`` for ``inventory.py``) costs ``TYPO_STEM`` (1)
+more than one edit from a whole name (the file ``inventory``): the closer reading wins over
+the path-length tie-break.
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ LEN_NAME = 0
 LEN_NAME_CAP = 40
 HIDDEN = 32
 TYPO_COST = 56
+TYPO_STEM = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +177,20 @@ def name_prefix_at(key: str, text: str, base: int) -> int:
     return -1
 
 
+def folder_extras(key: str, text: str, base: int) -> int:
+    """``WHOLE_DIR`` when ``key`` is a whole folder name of ``text``; ``parent_prefix`` when it
+    starts the file's own folder (without ``/``), ``WHOLE_PARENT`` more when it is all of it."""
+    if not base:
+        return 0
+    extra = WHOLE_DIR if ("/" + key + "/") in ("/" + text[:base]) else 0
+    parent = text.rfind("/", 0, base - 1) + 1
+    if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
+        extra += parent_prefix(len(key))
+        if base - 1 - parent == len(key):
+            extra += WHOLE_PARENT
+    return extra
+
+
 def _extras(key: str, text: str, base: int) -> int:
     extra = 0
     if name_prefix_at(key, text, base) >= 0:
@@ -175,14 +199,10 @@ def _extras(key: str, text: str, base: int) -> int:
         end = base + len(tail)
         if end == len(text) or (text[end] == "." and "." not in tail):
             extra += WHOLE_NAME
-    elif base:
-        if ("/" + key + "/") in ("/" + text[:base]):
-            extra += WHOLE_DIR
-        parent = text.rfind("/", 0, base - 1) + 1
-        if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
-            extra += parent_prefix(len(key))
-            if base - 1 - parent == len(key):
-                extra += WHOLE_PARENT
+        if "/" not in key:
+            extra += folder_extras(key, text, base)
+    else:
+        extra += folder_extras(key, text, base)
     if text.find(key, base) >= 0:
         extra += CONTIG_NAME
     elif key in text:

@@ -187,6 +187,15 @@ def test_lazy_chains_of_narrowing_equal_a_fresh_match(
     assert ms2.superset == ix.run(q2).superset
 
 
+def test_bounds_of_accented_paths_hold() -> None:
+    """The word starts that bound a scattered match are folded like the term: ``./é`` holds
+    ``.e`` on two word starts, so its bound is not cut below its score (60 > 57 of ``.Aé``)."""
+    ix = Index([".Aé", "A", "./é"])
+    full = ix.match(".é")
+    assert [m.path for m in full] == ["./é", ".Aé"]
+    assert ix.match(".é", limit=1) == full[:1]
+
+
 dense_path = st.lists(st.text(alphabet="abc_.", min_size=1, max_size=5), min_size=1,
                       max_size=4).map("/".join)
 

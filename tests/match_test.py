@@ -64,10 +64,28 @@ def paths(query: str, candidates: list[str], **kw: object) -> list[str]:
         # rank_eval.py, see match.py)
         ("view", ["b/x/preview.rs", "c/viewer/preview.rs", "a/view/preview.rs", "src/view.rs"],
          ["src/view.rs", "a/view/preview.rs", "c/viewer/preview.rs", "b/x/preview.rs"]),
+        # ... and to a prefix of the file name: in the folder the term names, the file that
+        # starts with it comes before its siblings that only hold it
+        ("includes", ["t/includes/test_includes.yml", "a/includes_x.yml",
+                      "t/includes/includes_loop.yml"],
+         ["t/includes/includes_loop.yml", "t/includes/test_includes.yml", "a/includes_x.yml"]),
+        ("sched", ["src/schedule.rs", "ecs/schedule/mod.rs", "ecs/schedule/schedule.rs"],
+         ["ecs/schedule/schedule.rs", "src/schedule.rs", "ecs/schedule/mod.rs"]),
     ],
 )
 def test_ranking_rules(query: str, candidates: list[str], expected: list[str]) -> None:
     assert paths(query, candidates) == expected
+
+
+def test_closed_form_name_prefix_scores_equal_the_scorer() -> None:
+    # the index scores file-name prefixes in closed form, folder extras included
+    cands = ["t/includes/includes_loop.yml", "includes/includes.yml", "a/inc/includes_x.yml",
+             "includes_x/y/includes", "x/Includes/.includes"]
+    for m in match("includes", cands):
+        text = m.path.lower()
+        base = text.rfind("/") + 1
+        scored = fuzzy("includes", text, m.path, base, False)
+        assert scored is not None and m.score == scored[0] - (32 if "/." in m.path else 0)
 
 
 def test_foobar_matches_across_folders_camel_case_and_words() -> None:
@@ -134,6 +152,16 @@ def test_typo_finds_one_edit_away_and_ranks_between_clean_and_scattered() -> Non
     found = match("promtp", ["src/session/prompt.ts", "docs/promtp_notes.md"])
     assert [(m.path, m.typo) for m in found] == [
         ("docs/promtp_notes.md", False), ("src/session/prompt.ts", True)]
+
+
+def test_typo_of_a_whole_name_ranks_above_a_typo_of_a_stem() -> None:
+    # "ivnentory" is one edit from the file "inventory" and from the stem of
+    # "inventory.py": the whole name first, though its path is longer
+    cands = ["cli/inventory.py", "targets/order/inventory", "targets/other.yml"]
+    found = match("ivnentory", cands)
+    assert [(m.path, m.typo) for m in found] == [
+        ("targets/order/inventory", True), ("cli/inventory.py", True)]
+    assert found[0].score == found[1].score + 1
 
 
 @pytest.mark.parametrize(
