@@ -479,9 +479,10 @@ class Index:
         st = self._stems
         n = len(self.paths) if upto is None else upto
         if len(st) < n:
-            for nm in self._names[len(st):n]:
-                d = nm.rfind(".")
-                st.append(nm[:d] if d > 0 else nm)
+            names = self._names[len(st):n]
+            # the stem is what comes before the last dot, unless it starts the name (.env)
+            parts = map(str.rpartition, names, ["."] * len(names))
+            st.extend(h or nm for nm, (h, _, _) in zip(names, parts, strict=True))
         return st
 
     # ------------------------------------------------------------------ filtering
