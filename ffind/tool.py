@@ -59,6 +59,8 @@ ANSWER_CACHE = 32
 MATCHSET_CACHE = 8
 REFRESH_INTERVAL = 2.0
 """Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
+REFRESH_DELAY = 0.05
+"""Seconds a re-walk waits after the call that started it, so that call's answer goes first."""
 
 TOOL_OPTIONS = SearchOptions(hidden=True, limit=None)
 """What the agent tool walks: hidden files yes (never VCS folders), ignore files honoured."""
@@ -630,6 +632,11 @@ class CachedTree:
             self._thread.start()
 
     def _refresh(self) -> None:
+        # Let the call that kicked us send its answer first: starting the walk forks worker
+        # processes, and forking a process this size holds the interpreter for ~10 ms.
+        if self._cancel.wait(REFRESH_DELAY):
+            self._done_at = time.monotonic()
+            return
         try:
             new = Snapshot.build(self._walker(self.directory, self._cancel))
         except Exception:  # a vanished folder, say; keep serving the last walk
