@@ -26,9 +26,11 @@ import select
 import shutil
 import statistics
 import struct
+import subprocess
 import sys
 import termios
 import time
+from pathlib import Path
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 
@@ -105,6 +107,20 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
     return elapsed
 
 
+def real_binary(tool: str) -> str | None:
+    """The executable itself, preferring the one next to this interpreter: a pyenv shim adds
+    ~60-100 ms of shell to every start."""
+    here = Path(sys.executable).parent / tool
+    if here.exists():
+        return str(here)
+    found = shutil.which(tool)
+    if found and "/shims/" in found:
+        real = subprocess.run(["pyenv", "which", tool], capture_output=True, text=True)
+        if real.returncode == 0 and real.stdout.strip():
+            return real.stdout.strip()
+    return found
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("tree")
@@ -115,12 +131,13 @@ def main() -> int:
     systems: dict[str, tuple[list[str], dict[str, str]]] = {
         "ffind (run_picker)": ([sys.executable, "-c", PICKER, args.query], env),
     }
-    ffind = shutil.which("ffind")
+    ffind = real_binary("ffind")
     if ffind:
         systems["ffind -i"] = ([ffind, "-i", args.query], env)
-    if shutil.which("fzf") and shutil.which("fdfind"):
-        systems["fdfind | fzf"] = (["fzf", "--query", args.query],
-                                   {**env, "FZF_DEFAULT_COMMAND": "fdfind -t f"})
+    fzf, fd = real_binary("fzf"), real_binary("fdfind")
+    if fzf and fd:
+        systems["fdfind | fzf"] = ([fzf, "--query", args.query],
+                                   {**env, "FZF_DEFAULT_COMMAND": f"{fd} -t f"})
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
     times: dict[str, list[float]] = {name: [] for name in systems}

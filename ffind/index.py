@@ -62,9 +62,11 @@ The subsequence prefilter, the name refinement and the typo pass go through rapi
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import re
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
@@ -140,6 +142,8 @@ def _union(a: list[Range], b: list[Range]) -> list[Range]:
 _numpy_wanted: bool | None = None
 _numpy_earned = False
 """Set once one ``Index`` ranks a second time: repeated matching pays numpy's import back."""
+_numpy_lock = threading.Lock()
+_numpy_loader: threading.Thread | None = None
 
 
 def prefer_numpy(wanted: bool | None = True) -> None:
@@ -150,23 +154,47 @@ def prefer_numpy(wanted: bool | None = True) -> None:
     an ``Index`` ranks for the second time (a long-lived index pays the import once; a
     one-shot search, which ranks once, never pays it: it costs more than it saves in one
     match).  False: never (``process.extract_iter`` instead; same results).
+
+    The import itself never holds a ranking up: it runs in a thread of its own (40-80 ms,
+    which would otherwise delay a picker's first results), and rankings use the plain path
+    until it is done (``numpy_ready`` waits for it).
     """
     global _numpy_wanted
     _numpy_wanted = wanted
 
 
+def _load_numpy() -> None:
+    # numpy is a dependency, but the matcher works without it
+    with contextlib.suppress(ImportError):
+        import numpy  # noqa: F401
+
+
 def _numpy() -> Any:
-    """The numpy module when it is to be used, else None."""
+    """The numpy module when it is to be used and loaded, else None (starting its import in
+    the background when it is wanted)."""
+    global _numpy_loader
     if _numpy_wanted is False:
         return None
+    loader = _numpy_loader
+    if loader is not None:
+        return None if loader.is_alive() else sys.modules.get("numpy")
     np = sys.modules.get("numpy")
     if np is not None or not (_numpy_wanted or _numpy_earned):
         return np
-    try:
-        import numpy
-    except ImportError:  # numpy is a dependency, but the matcher works without it
-        return None
-    return numpy
+    with _numpy_lock:
+        if _numpy_loader is None:
+            _numpy_loader = threading.Thread(target=_load_numpy, name="ffind-numpy")
+            _numpy_loader.start()
+    return None
+
+
+def numpy_ready(timeout: float | None = None) -> bool:
+    """Start numpy's import if it is wanted and wait for it; True when numpy is in use."""
+    _numpy()
+    loader = _numpy_loader
+    if loader is not None:
+        loader.join(timeout)
+    return _numpy() is not None
 
 
 def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:

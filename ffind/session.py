@@ -411,8 +411,10 @@ class FileSearcher:
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
         released so ``set_query`` never waits on it); False when there is nothing to warm."""
-        if self._pending or self._state.covered == 0 or self._warmed == len(self._index):
-            return False
+        if (self._pending or self._report_due or self._warmed == len(self._index)
+                or (self._reporter is not None and not self._last_report)
+                or self._state.covered == 0):
+            return False  # busy, or the first results not shown yet (the picker's first frame)
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
