@@ -747,7 +747,8 @@ class Index:
             top = term_max(m)
             if n < len(q.positive) - 1:
                 # may score against its folder path (see ``_score``): no file-name bound
-                total = [a + top + dir_extras_max(m) for a in total]
+                most = top + dir_extras_max(m)
+                total = [a + most for a in total]
                 continue
             # not contiguous anywhere: no contiguity or folder extras
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
