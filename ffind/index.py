@@ -420,6 +420,18 @@ class _Visitor:
                 topk.add(s)
         return len(groups)
 
+    def visit_exact(self, groups: list[tuple[int, list[int]]]) -> bool:
+        """Score groups exactly, in order, until the rest cannot compete; False (and nothing
+        of the group scored) at the first group that does not fit in the budget: the full
+        ranking would give it cheap scores, so a shortcut must leave the answer to it."""
+        for bound, group in groups:
+            if self.topk.beats(bound):
+                break
+            if len(group) > self.budget:
+                return False
+            self.visit([(bound, group)], None)
+        return True
+
 
 class Index:
     """Paths plus what matching needs: folded forms, file-name offsets, a first-letter table."""
@@ -833,12 +845,8 @@ class Index:
                 self._tighten_name(q, lids, [cb[j] for j in loose]), chunks), chunks)
             for j, b in zip(loose, tight, strict=True):
                 cb[j] = b
-            for bound, group in by_bound(contig, cb):
-                if topk.beats(bound):
-                    break
-                if len(group) > visitor.budget:  # the full ranking would use cheap scores
-                    return None
-                visitor.visit([(bound, group)], None)
+            if not visitor.visit_exact(by_bound(contig, cb)):
+                return None
             if not topk.beats(others - CONTIG_PATH - WHOLE_DIR):
                 return None
         return self._results(q, best(pool, self.paths, limit), set(), ci)
@@ -1165,7 +1173,7 @@ class Index:
         if tt is not None:
             scattered = max(scattered, typo_score(len(tt.folded)) - 1)
         pp = parent_prefix(m)
-        budget = [EXACT_BUDGET]
+        visitor = _Visitor(self, q, hidden_ok, topk, scored, limit)
 
         def shell(cands: Iterable[int]) -> bool:
             """Score the new ids of ``cands`` in bound order; False when over budget."""
@@ -1174,18 +1182,7 @@ class Index:
                 return True
             seen.update(new)
             bounds, _ = self._bounds(q, new, hidden_ok)
-            for bound, group in by_bound(new, bounds):
-                if topk.beats(bound):
-                    break
-                if len(group) > budget[0]:  # the full ranking would use cheap scores
-                    return False
-                budget[0] -= len(group)
-                for i in group:
-                    sc = self._score(q, i, hidden_ok)
-                    if sc is not None:
-                        scored.append((sc, i))
-                        topk.add(sc)
-            return True
+            return visitor.visit_exact(by_bound(new, bounds))
 
         # Each shell is split by one cheap test at a time (the term in the file name, a folder
         # that is the term), so that a part whose best is beaten is never bounded path by path.
