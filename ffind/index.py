@@ -1130,15 +1130,6 @@ class Index:
     ) -> list[FileMatch]:
         return self.top(self.run(query), limit, compute_indices)
 
-    @staticmethod
-    def _holding(key: str, texts: Sequence[str]) -> list[int]:
-        """Ids (ascending) of the ``texts`` that contain ``key``: its subsequence hits in
-        compiled code, then the substring test on those only."""
-        hits = _subsequence_hits(key, texts)
-        if len(key) == 1:
-            return hits
-        return [i for i in hits if key in texts[i]]
-
     def _fast(self, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] | None:
         """One plain term: rank in *shells* of decreasing best possible score (see the module
         docstring), stopping once ``limit`` exact scores beat everything outside them."""
