@@ -450,7 +450,7 @@ class Index:
         self._inits: list[str | None] = []
         self._rev: list[str] = []
         self._pen: dict[bool, list[int]] = {False: [], True: []}
-        self._pstart: list[int] = []
+        self._pstart: list[int] = []  # where each file's folder name starts (-1: none)
         self._lens: dict[bool, Any] = {}
         self._ranked = 0
         self._warm_inits = 0  # ``warm`` computed the word starts of ids below this
@@ -596,11 +596,11 @@ class Index:
         loose = self._refine(superset, q.insensitive()) if q.case_sensitive else strict
         return superset, strict, loose
 
-    def _lengths(self, whole: bool, upto: int | None = None) -> Any:
+    def _lengths(self, whole: bool) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
         np = _numpy()
         arr = self._lens.get(whole)
-        n = len(self.paths) if upto is None else upto
+        n = len(self.paths)
         if arr is None or len(arr) < n:
             texts = self._names if whole else self._stem_list(n)
             have = 0 if arr is None else len(arr)
@@ -739,11 +739,6 @@ class Index:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def _parent_starts(self) -> list[int]:
-        """Per id, where its file's folder name starts in the path (-1: no folder; built by
-        ``extend``)."""
-        return self._pstart
-
     def _bounds(
         self, q: Query, ids: list[int], hidden_ok: bool
     ) -> tuple[list[int], list[bool]]:
@@ -787,7 +782,7 @@ class Index:
                 # (bounded inline: a call per id dominated one-letter terms)
                 mid = "/" + fq + "/"
                 mid1 = mid[1:]
-                pst = self._parent_starts()
+                pst = self._pstart
                 pp = parent_prefix(m)
                 tb = [(top if names[i].startswith(fq)
                        else in_name if fq in names[i] else in_path if fq in folded[i] else rest)
@@ -921,7 +916,7 @@ class Index:
         after it) can prepare them before a keystroke needs them.  A generator: each step
         takes a few milliseconds, and it ends once every path indexed so far is covered (a
         new one picks up where it ended)."""
-        np = _numpy()
+        _numpy()
         yield
         while True:
             n = len(self.paths)
@@ -932,9 +927,12 @@ class Index:
                 self._reversed(upto)
                 self._penalties(range(0), False, upto)
                 self._penalties(range(0), True, upto)
-                if np is not None:
-                    self._lengths(False, upto)
-                    self._lengths(True, upto)
+                yield
+            elif _numpy() is not None and any(
+                    len(self._lens.get(whole, ())) < n for whole in (False, True)):
+                # once, over every path: numpy arrays grow by copying, not a slice at a time
+                self._lengths(False)
+                self._lengths(True)
                 yield
             elif self._warm_inits < n:
                 upto = min(self._warm_inits + step, n)
@@ -1000,7 +998,7 @@ class Index:
                     s += WHOLE_NAME
             scored.append((s, i))
         # the folder extras, for the few whose folder starts with the term or is it
-        pst = self._parent_starts()
+        pst = self._pstart
         mid = "/" + key + "/"
         mid1 = mid[1:]
         for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
@@ -1186,7 +1184,7 @@ class Index:
             return mid in f or f.startswith(mid1)
 
         if not topk.beats(u_in + WHOLE_DIR + pp + WHOLE_PARENT):
-            pst = self._parent_starts()
+            pst = self._pstart
             bucket = self._parent_first.get(fq[0], ())
             if not shell(i for i in bucket
                          if base[i] - 1 - pst[i] == m and folded[i].startswith(fq, pst[i])):
