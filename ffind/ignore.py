@@ -91,6 +91,8 @@ def _git_trim(line: str) -> str:
 
 
 _GLOB_CHARS = frozenset("*?[\\")
+Leads = tuple[tuple[str, ...], frozenset[str]] | None
+"""``Rules.path_leads_at``: (literal leading folders, the folder paths on the way to them)."""
 _BASE_PREFIX = "^(?:.+/)?"
 
 
@@ -106,13 +108,17 @@ class Pattern:
     let the walk pre-check the trivial ones without a regex: ``"name"`` (a literal name),
     ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"other"``.  ``depth`` is
     the number of path segments an anchored pattern without ``**`` matches (None: any).
+    ``lead`` is the literal folders an anchored path pattern starts with (``"docs/api/"`` for
+    ``docs/api/*.md``; ``""`` when it starts with a wildcard or is not anchored): every path it
+    matches starts with them, so the walk need not try it in folders off that way.
     """
 
-    __slots__ = ("_regex", "base", "depth", "dir_only", "ignores", "kind", "source", "text")
+    __slots__ = ("_regex", "base", "depth", "dir_only", "ignores", "kind", "lead", "source",
+                 "text")
 
     def __init__(self, source: str, ignores: bool, *, base: bool = False,
                  kind: str = "other", text: str = "", dir_only: bool = False,
-                 depth: int | None = None) -> None:
+                 depth: int | None = None, lead: str = "") -> None:
         self.source = source  # the fullmatch regex, compiled on first use (pre-checks are
         self._regex: re.Pattern[str] | None = None  # joined regexes; this one is rarely needed)
         self.ignores = ignores
@@ -121,6 +127,7 @@ class Pattern:
         self.text = text
         self.dir_only = dir_only
         self.depth = depth
+        self.lead = lead
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -170,11 +177,17 @@ def _compile_pattern(line: str) -> Pattern | None:
         return Pattern(base_entry, include, base=True, kind=kind, text=text,
                        dir_only=dir_only)
     depth = None
+    lead = ""
     if "/" in core and "\\" not in core:  # anchored: a fixed number of segments unless '**'
         segments = core.removeprefix("/").split("/")
         if "**" not in segments:
             depth = len(segments)
-    return Pattern(entry, include, dir_only=dir_only, depth=depth)
+        if not body.startswith("**/"):
+            for seg in segments[:-1]:
+                if not _is_literal(seg) or seg in (".", ".."):
+                    break
+                lead += seg + "/"
+    return Pattern(entry, include, dir_only=dir_only, depth=depth, lead=lead)
 
 
 class Rules:
@@ -190,8 +203,8 @@ class Rules:
     entry that many segments below the file's folder.
     """
 
-    __slots__ = ("_at", "base_any", "dir_names", "dir_prefixes", "dir_suffixes", "lines",
-                 "names", "patterns", "plain", "prefixes", "source", "suffixes")
+    __slots__ = ("_at", "_leads_at", "base_any", "dir_names", "dir_prefixes", "dir_suffixes",
+                 "lines", "names", "patterns", "plain", "prefixes", "source", "suffixes")
 
     def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False) -> None:
         self.source = source
@@ -231,6 +244,7 @@ class Rules:
         self.dir_prefixes = tuple(texts("prefix", True))
         self.base_any = _any(p for p in base if p.kind == "other")
         self._at: dict[int, Callable[[str], re.Match[str] | None] | None] = {}
+        self._leads_at: dict[int, Leads] = {}
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -247,6 +261,29 @@ class Rules:
                 if not p.base and (p.depth is None or p.depth == depth)
             )
             return fm
+
+    def path_leads_at(self, depth: int) -> Leads:
+        """Where the path patterns of ``path_any_at(depth)`` can match: ``(leads, ways)``, the
+        patterns' literal leading folders and every folder path on the way to one of them
+        (``""`` included); a folder whose path (relative to this file's folder, ``/``-ended)
+        neither starts with a lead nor is on the way matches none of them.  None when one of
+        them may match anywhere."""
+        try:
+            return self._leads_at[depth]
+        except KeyError:
+            leads = [p.lead for p in self.patterns
+                     if not p.base and (p.depth is None or p.depth == depth)]
+            found: Leads = None
+            if leads and all(leads):
+                ways = {""}
+                for lead in leads:
+                    cut = lead.find("/")
+                    while cut >= 0:
+                        ways.add(lead[:cut + 1])
+                        cut = lead.find("/", cut + 1)
+                found = (tuple(set(leads)), frozenset(ways))
+            self._leads_at[depth] = found
+            return found
 
     def match(self, path: str, name: str, is_dir: bool) -> bool | None:
         depth = -1

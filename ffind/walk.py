@@ -39,6 +39,7 @@ Forking from a process with threads is safe: see "Worker processes" below.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import pickle
@@ -55,6 +56,7 @@ from ffind.errors import FfindError
 from ffind.ignore import (
     GITIGNORE_FILE,
     IGNORE_FILE,
+    Leads,
     Rules,
     above_root_gitignores,
     common_dir,
@@ -114,13 +116,14 @@ class _Scope:
         self.prefixes = tuple({x for r in rules for x in r.prefixes})
         self.dir_prefixes = tuple({x for r in rules for x in r.dir_prefixes})
         self.base_anys = tuple(r.base_any for r in rules if r.base_any is not None)
-        self._at: dict[int, tuple[tuple[Any, str, int], ...]] = {}
+        self._at: dict[int, tuple[tuple[Any, str, int, Leads], ...]] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_Scope, (self.ignores, self.gits, self.git_on))
 
-    def path_checks(self, depth: int) -> tuple[tuple[Any, str, int], ...]:
-        """(regex fullmatch, lead, cut) of the path patterns that can match at ``depth``."""
+    def path_checks(self, depth: int) -> tuple[tuple[Any, str, int, Leads], ...]:
+        """(regex fullmatch, lead, cut, leads) of the path patterns that can match at
+        ``depth`` (``leads``: ``Rules.path_leads_at``)."""
         try:
             return self._at[depth]
         except KeyError:
@@ -128,7 +131,7 @@ class _Scope:
             for rules, lead, cut, offset in self.levels:
                 fm = rules.path_any_at(depth + offset)
                 if fm is not None:
-                    checks.append((fm, lead, cut))
+                    checks.append((fm, lead, cut, rules.path_leads_at(depth + offset)))
             found = self._at[depth] = tuple(checks)
             return found
 
@@ -147,6 +150,7 @@ class Cancel(Protocol):
 
 
 Warn = Callable[[str], None]
+Keep = Callable[[list[str]], list[str]]
 
 
 class _Walker:
@@ -230,7 +234,13 @@ class _Walker:
             suffixes, dir_suffixes = ctx.suffixes, ctx.dir_suffixes
             prefixes, dir_prefixes = ctx.prefixes, ctx.dir_prefixes
             base_anys = ctx.base_anys
-            path_checks = ctx.path_checks(child_depth)
+            path_checks = []
+            for fm, lead, cut, leads in ctx.path_checks(child_depth):
+                if leads is not None:  # patterns under given folders: is this one on the way?
+                    here = lead + prefix[cut:] if lead else prefix[cut:]
+                    if here not in leads[1] and not here.startswith(leads[0]):
+                        continue
+                path_checks.append((fm, lead, cut))
             decide = ctx.decide
 
         hidden = self.hidden
@@ -380,9 +390,14 @@ def _prepare(root: str, options: SearchOptions) -> tuple[_Walker, Item]:
 
 def walk_batches(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
-    cancel: Cancel | None = None, on_warning: Warn | None = None,
+    cancel: Cancel | None = None, on_warning: Warn | None = None, keep: Keep | None = None,
 ) -> Iterator[list[str]]:
-    """The paths under ``root`` in batches (lists of paths); see the module docstring."""
+    """The paths under ``root`` in batches (lists of paths); see the module docstring.
+
+    ``keep`` (a picklable callable, list of paths -> the ones to keep, in order) filters each
+    batch where it is made, in the workers: ``search`` drops the paths its query cannot match
+    before they cost a transfer and a place in the index.  In a forked worker it must not
+    import anything or take a lock (see "Worker processes" below)."""
     options = options or SearchOptions()
     if options.threads < 1:
         raise FfindError(f"threads must be at least 1, not {options.threads}")
@@ -391,8 +406,8 @@ def walk_batches(
     if options.max_depth is not None and options.max_depth < 1:
         return iter(())
     if options.threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning)
-    return _walk_parallel(walker, item, options.threads, cancel, on_warning)
+        return _walk_inline(walker, item, cancel, on_warning, keep)
+    return _walk_parallel(walker, item, options.threads, cancel, on_warning, keep)
 
 
 def walk(
@@ -415,7 +430,7 @@ def walk(
 
 
 def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
-                 warn: Warn | None) -> Iterator[list[str]]:
+                 warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
     stack = [item]
     out: list[str] = []
     limit = _FIRST_BATCH
@@ -426,10 +441,14 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
             return
         scan(stack.pop(), out, stack, warn)
         if len(out) >= limit or (out and time.monotonic() - last > _FLUSH_AFTER):
-            yield out
+            kept = out if keep is None else keep(out)
+            if kept:
+                yield kept
             out = []
             limit = min(limit * 2, _MAX_BATCH)
             last = time.monotonic()
+    if out and keep is not None:
+        out = keep(out)
     if out:
         yield out
 
@@ -486,8 +505,14 @@ def _encode(paths: list[str]) -> bytes:
     return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
 
 
-def _worker_loop(walker: _Walker, tasks: Any, results: Any, want: Any) -> None:
+def _worker_loop(walker: _Walker, tasks: Any, results: Any, want: Any,
+                 keep: Keep | None) -> None:
     send = results.send_bytes
+
+    def flush(out: list[str]) -> None:
+        kept = out if keep is None else keep(out)
+        if kept:
+            send(_encode(kept))
 
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
@@ -509,12 +534,12 @@ def _worker_loop(walker: _Walker, tasks: Any, results: Any, want: Any) -> None:
                     send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
                     del stack[:k]
                 if len(out) >= limit or (out and time.monotonic() - last > _FLUSH_AFTER):
-                    send(_encode(out))
+                    flush(out)
                     out = []
                     limit = min(limit * 2, _MAX_BATCH)
                     last = time.monotonic()
             if out:
-                send(_encode(out))
+                flush(out)
             send(b"I")
     except (EOFError, OSError):
         return  # the parent went away
@@ -526,14 +551,15 @@ def _report_failure(results: Any, exc: BaseException) -> None:
         results.send_bytes(b"X" + text.encode("utf-8", "replace"))
 
 
-def _child_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: list[Any]) -> None:
+def _child_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: list[Any],
+                keep: Keep | None) -> None:
     """A forked worker: see the comment above on what it may touch.  Never returns."""
     code = 0
     try:
         gc.disable()
         for conn in close:
             conn.close()
-        _worker_loop(walker, tasks, results, want)
+        _worker_loop(walker, tasks, results, want, keep)
     except BaseException as exc:  # reported to the parent, never printed here
         code = 1
         _report_failure(results, exc)
@@ -541,14 +567,62 @@ def _child_main(walker: _Walker, tasks: Any, results: Any, want: Any, close: lis
         os._exit(code)
 
 
-def _spawn_main(walker: _Walker, tasks: Any, results: Any, want: Any) -> None:
+def _spawn_main(walker: _Walker, tasks: Any, results: Any, want: Any,
+                keep: Keep | None) -> None:
     """A spawned worker (a fresh interpreter, no fork hazards)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
     try:
-        _worker_loop(walker, tasks, results, want)
+        _worker_loop(walker, tasks, results, want, keep)
     except BaseException as exc:
         _report_failure(results, exc)
         raise SystemExit(1) from None
+
+
+class _Pipe:
+    """One end of a pipe carrying messages (a 4-byte length, then the bytes): what
+    ``multiprocessing.Pipe`` gives, for forked workers, without importing multiprocessing
+    (~7 ms of every ``ffind`` start).  ``send_bytes``/``recv_bytes``/``fileno``/``close`` as
+    multiprocessing's ``Connection``; ``recv_bytes`` raises EOFError when the other end closed."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    @staticmethod
+    def pair() -> tuple[_Pipe, _Pipe]:
+        """(reading end, writing end)."""
+        r, w = os.pipe()
+        return _Pipe(r), _Pipe(w)
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def send_bytes(self, data: bytes) -> None:
+        view = memoryview(len(data).to_bytes(4, "big") + data)
+        while view:
+            view = view[os.write(self._fd, view):]
+
+    def _read(self, n: int) -> bytes:
+        data = os.read(self._fd, n)
+        if len(data) == n:
+            return data
+        parts = [data]
+        while n > len(data):
+            if not data:
+                raise EOFError
+            n -= len(data)
+            data = os.read(self._fd, n)
+            parts.append(data)
+        return b"".join(parts)
+
+    def recv_bytes(self) -> bytes:
+        return self._read(int.from_bytes(self._read(4), "big"))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
 
 def _set_pipe_size(conn: Any) -> None:
@@ -668,26 +742,36 @@ def _at_exit() -> None:
         workers.exited = True
 
 
+def _fork_available() -> bool:
+    """Where there is ``os.fork`` the workers are forked; else spawned through multiprocessing."""
+    return hasattr(os, "fork")
+
+
 def _install_exit_hook() -> None:
     global _exit_hook
     if not _exit_hook:
         import atexit
-        import multiprocessing.util  # noqa: F401 - registers its atexit handler before ours
+
+        if not _fork_available() or "multiprocessing" in sys.modules:
+            # registers its atexit handler before ours (spawned workers are its children)
+            import multiprocessing.util  # noqa: F401
 
         atexit.register(_at_exit)  # atexit runs handlers last in, first out
         _exit_hook = True
 
 
-def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want: Any) -> bool:
+def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want: Any,
+           keep: Keep | None) -> bool:
     """Start ``n`` workers; False if the interpreter is exiting (no workers then)."""
     for _ in range(n):
         with _FORK_LOCK:
             if _exiting:
                 return False
             try:
-                task_r, task_w = mp.Pipe(duplex=False)
+                pipe = _Pipe.pair if fork else functools.partial(mp.Pipe, duplex=False)
+                task_r, task_w = pipe()
                 try:
-                    res_r, res_w = mp.Pipe(duplex=False)
+                    res_r, res_w = pipe()
                 except OSError:
                     task_r.close()
                     task_w.close()
@@ -711,14 +795,14 @@ def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want
                                                     DeprecationWarning)
                             pid = os.fork()
                         if pid == 0:
-                            _child_main(walker, task_r, res_w, want, close)  # never returns
+                            _child_main(walker, task_r, res_w, want, close, keep)  # never returns
                     finally:
                         if blocked:
                             signal.pthread_sigmask(signal.SIG_SETMASK, old)
                     workers.procs.append(_Forked(pid))
                 else:
                     proc = mp.Process(target=_spawn_main, name="ffind-walk",
-                                      args=(walker, task_r, res_w, want), daemon=True)
+                                      args=(walker, task_r, res_w, want, keep), daemon=True)
                     proc.start()
                     workers.procs.append(proc)
             except OSError as exc:  # fork: EAGAIN, ENOMEM
@@ -730,29 +814,36 @@ def _start(workers: _Workers, walker: _Walker, n: int, mp: Any, fork: bool, want
 
 
 def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
-                   warn: Warn | None) -> Iterator[list[str]]:
-    import multiprocessing
-    from multiprocessing.connection import wait
-
+                   warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
     if walker.respect or walker.exclude is not None:
         # Import once here, not in each worker, and never in a child forked from threads.
         import pathspec.patterns.gitignore.spec  # noqa: F401
 
     _install_exit_hook()
-    fork = "fork" in multiprocessing.get_all_start_methods() and hasattr(os, "fork")
-    mp: Any = multiprocessing.get_context("spawn") if not fork else multiprocessing
+    fork = _fork_available()
+    mp: Any = None
+    wait: Callable[..., list[Any]]
     if fork:  # one shared byte: "a worker is idle, give work away"
         import mmap
+        import select
 
         want: Any = mmap.mmap(-1, 1)
+
+        def wait(conns: list[Any], timeout: float) -> list[Any]:
+            return select.select(conns, [], [], timeout)[0]
     else:
+        import multiprocessing
+        import multiprocessing.connection
+
+        mp = multiprocessing.get_context("spawn")
         want = mp.RawArray("b", 1)
+        wait = multiprocessing.connection.wait
     workers = _Workers()
     with _FORK_LOCK:
         _LIVE.add(workers)
     finished = False
     try:
-        if not _start(workers, walker, n, mp, fork, want):
+        if not _start(workers, walker, n, mp, fork, want, keep):
             return
         task_conns = workers.tasks
         which = {conn: i for i, conn in enumerate(workers.results)}

@@ -63,6 +63,9 @@ EDGE_RULES = [
     "q\\?", "star\\*", "{d}/**/*{e}", "!{n}/", "*.log*", "Ω*", "back\\\\slash", "sp ace*",
     "/{d}/*", "!/{d}/{n}", "{d}/[!k]*", "**/{d}/**", "*/{n}", "/**/{n}", "!**/{n}",
     "tab\t", "tab \t", "{n}\t",
+    # {p}: a folder's whole path from the top, so anchored patterns with literal leading
+    # folders (which the walk tries only on the way to them) meet real folders
+    "{p}/{n}", "/{p}/*{e}", "{p}/**/{n}", "{p}/*/", "!{p}/{n}", "{p}/", "/{p}/**",
 ]
 
 
@@ -108,7 +111,8 @@ def generate(seed: int, rules: list[str]) -> Case:
             return rng.choice(rules)
         d, d2 = (os.path.basename(rng.choice(dirs[1:] or ["a"])) for _ in range(2))
         n = os.path.basename(rng.choice(files))
-        return rng.choice(EDGE_RULES).format(n=n, d=d, d2=d2, e=rng.choice(EXTS))
+        p = rng.choice(dirs[1:] or ["a"])
+        return rng.choice(EDGE_RULES).format(n=n, d=d, d2=d2, e=rng.choice(EXTS), p=p)
 
     ignore_files: dict[str, list[str]] = {}
     for d in rng.sample(dirs, min(len(dirs), rng.randint(1, 4))):

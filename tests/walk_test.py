@@ -500,13 +500,21 @@ def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
     pickle (the walker, ignore rules, folders to read)."""
     import multiprocessing
 
+    from ffind.index import Prefilter
+
+    walk_module = sys.modules["ffind.walk"]
     git_init(tmp_path)
-    make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log")
+    make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log", "b/keep.txt")
     write(tmp_path / ".gitignore", "*.log\n!keep.log\n")
     write(tmp_path / "b" / ".gitignore", "c/z.txt\n")
-    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(walk_module, "_fork_available", lambda: False)
     got = files(tmp_path, threads=2, exclude=("y.*",))
-    assert got == {"keep.log"}
+    assert got == {"keep.log", "b/keep.txt"}
+    assert "multiprocessing" in sys.modules and multiprocessing.active_children() == []
+    # a filter travels to spawned workers by pickle
+    kept = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2),
+                                        keep=Prefilter("bkt")) for p in batch]
+    assert kept == ["b/keep.txt"]
 
 
 def test_package_attribute_stays_callable(tmp_path: Path) -> None:
