@@ -67,9 +67,8 @@ import heapq
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import islice
 from typing import Any
 
 from ffind.match import (
@@ -91,7 +90,7 @@ from ffind.match import (
     dir_extras_max,
     folder_extras,
     fuzzy,
-    initials,
+    initials_many,
     name_prefix_score,
     parent_prefix,
     substring,
@@ -216,16 +215,21 @@ def _subsequence_hits(key: str, texts: Sequence[str]) -> list[int]:
     return hits
 
 
-def _best_positions(values: list[int], n: int) -> list[int]:
-    """Positions of the ``n`` highest ``values``, ties by position (ascending)."""
+def _best_positions(values: list[int], n: int, path_of: Callable[[int], str]) -> list[int]:
+    """Positions of the ``n`` highest ``values``, ties by the results' tie-breaks (shorter
+    ``path_of(j)`` first, then by path): never by position, which depends on the order the
+    paths were added in (a parallel walk's batches interleave differently at every run)."""
     if n <= 0:
         return []
     if len(values) <= n:
         return list(range(len(values)))
     cut = heapq.nlargest(n, values)[-1]
     above = [j for j, v in enumerate(values) if v > cut]
-    at = islice((j for j, v in enumerate(values) if v == cut), n - len(above))
-    return sorted(above + list(at), key=lambda j: (-values[j], j))
+    at = [j for j, v in enumerate(values) if v == cut]
+    need = n - len(above)
+    if len(at) > need:
+        at = heapq.nsmallest(need, at, key=lambda j: (len(path_of(j)), path_of(j)))
+    return sorted(above + at, key=lambda j: (-values[j], j))
 
 
 def _typo_term(q: Query) -> Term | None:
@@ -255,6 +259,86 @@ def _aligned_rx(folded_term: str) -> re.Pattern[str]:
     ``/`` (reversed, the last components come first and ``re.match`` stays anchored)."""
     parts = [re.escape(p[::-1]) for p in reversed(folded_term.split("/"))]
     return re.compile("[^/]*" + "/[^/]*".join(parts) + "(?:/|$)")
+
+
+class Prefilter:
+    """``Prefilter(query)(paths)``: the paths that ``query`` can match, in order: every path
+    ``Index(paths).run(query)`` counts (folded matches of each positive term, and for a lone
+    term of ``TYPO_MIN``+ characters the names one edit away), possibly a few more.
+
+    For a caller that knows the query before it has the paths (``search``: the walk's workers
+    drop what cannot match, so only candidates reach the index).  An index of the kept paths
+    ranks them exactly as an index of all of them would: a path's score, and every ranking
+    decision, depend only on the paths that match.  Built in the parent process (it imports
+    rapidfuzz there), it pickles as its query; calling it imports nothing, so a forked worker may.
+    ``active`` is False for a query without positive terms (everything can match).
+    """
+
+    def __init__(self, query: str) -> None:
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA, LCSseq
+
+        self.query = query
+        q = parse(query)
+        self._terms = sorted(q.positive, key=lambda t: -len(t.text))
+        self.active = bool(self._terms)
+        typo = _typo_term(q)
+        self._typo_key = typo.folded if typo is not None else None
+        self._extract = process.extract_iter
+        self._lcs = LCSseq.similarity
+        self._osa = OSA.distance
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Prefilter, (self.query,))
+
+    def __call__(self, paths: list[str]) -> list[str]:
+        if not self.active or not paths:
+            return paths
+        folded = ([p.lower() for p in paths] if "".join(paths).isascii()
+                  else [fold(p) for p in paths])
+        first, *rest = self._terms
+        key = first.folded
+        typo_key = self._typo_key
+        near: list[int] = []
+        ids: Sequence[int]
+        if first.kind is Kind.FUZZY and len(key) > 1:
+            m = len(key)
+            # The term's longest common subsequence with a path: all of it, a match; one short,
+            # the path may hold a name one edit away (a typo match).
+            cut = m - 1 if typo_key is not None else m
+            hits = []
+            for _, score, j in self._extract(key, folded, scorer=self._lcs, score_cutoff=cut):
+                if score == m:
+                    hits.append(j)
+                else:
+                    near.append(j)
+            ids = hits
+        else:
+            ids = Index._select(first.kind, key, folded, range(len(folded)))
+        for t in rest:
+            key = t.folded
+            if t.kind is Kind.FUZZY and len(key) > 1 and ids:
+                # not Index._select: it may reach for numpy, which a forked worker must not
+                sub = [folded[j] for j in ids]
+                ids = [ids[r[2]] for r in self._extract(key, sub, scorer=self._lcs,
+                                                        score_cutoff=len(key))]
+            else:
+                ids = Index._select(t.kind, key, folded, ids)
+        if near and typo_key is not None:
+            m = len(typo_key)
+            whole = "." in typo_key
+            osa = self._osa
+            typos = []
+            for j in near:
+                f = folded[j]
+                name = f[f.rfind("/") + 1:]
+                if not whole:
+                    name = name.rpartition(".")[0] or name
+                if m - 1 <= len(name) <= m + 1 and osa(typo_key, name, score_cutoff=1) <= 1:
+                    typos.append(j)
+            if typos:
+                ids = sorted([*ids, *typos])
+        return [paths[j] for j in ids]
 
 
 class MatchSet:
@@ -454,6 +538,7 @@ class Index:
         self._lens: dict[bool, Any] = {}
         self._ranked = 0
         self._warm_inits = 0  # ``warm`` computed the word starts of ids below this
+        self._prepared: dict[str, int] = {}  # per term: file names holding it (``prepare``)
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -961,18 +1046,37 @@ class Index:
             rev.extend(f[::-1] for f in self._folded[len(rev):n])
         return rev
 
+    def prepare(self, query: str, start: int, limit: int | None) -> None:
+        """Work ahead, for a ranking of ``query`` that is to follow, on the ids from ``start``
+        (``search`` calls it for each batch of its walk, while the main process would otherwise
+        wait).  A lone plain term that fewer than ``limit`` file names hold so far is likely to
+        be ranked by its scattered matches (the shortcut of ``top`` will not do), whose bounds
+        need every candidate's word starts: they are computed now."""
+        t = _lone_term(parse(query))
+        if t is None or limit is None or len(t.folded) < 2:
+            return
+        key = t.folded
+        names = self._names
+        seen = self._prepared.get(key, 0)
+        if seen >= limit:
+            return
+        end = len(self.paths)
+        seen += sum(1 for j in range(start, end) if key in names[j])
+        self._prepared[key] = seen
+        if seen < limit:
+            self._initials(list(range(start, end)))
+
     def _initials(self, ids: list[int]) -> list[str]:
         """Per id, the folded characters that earn a word-start bonus (cached)."""
         cache = self._inits
         if len(cache) < len(self.paths):
             cache.extend([None] * (len(self.paths) - len(cache)))
-        out = []
-        for i in ids:
-            v = cache[i]
-            if v is None:
-                v = cache[i] = fold(initials(self.paths[i]))
-            out.append(v)
-        return out
+        paths = self.paths
+        missing = [i for i in ids if cache[i] is None]
+        if missing:
+            for i, v in zip(missing, initials_many([paths[i] for i in missing]), strict=True):
+                cache[i] = v if v.isascii() else fold(v)
+        return [cache[i] for i in ids]  # type: ignore[misc]
 
     def _prefix_scored(self, t: Term, ids: list[int], hidden_ok: bool) -> list[tuple[int, int]]:
         """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
@@ -1058,7 +1162,7 @@ class Index:
             # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and
             # outside the budget), so the k-th score is known before the costlier refinements
             # (chunks, word starts), which then skip every path bounded below it.
-            seed = _best_positions(ob, SEED)
+            seed = _best_positions(ob, SEED, lambda j: self.paths[oids[j]])
             for j in seed:
                 sc = self._score(q, oids[j], hidden_ok)
                 if sc is not None:

@@ -141,6 +141,27 @@ def initials(path: str) -> str:
     return "".join(c for j, c in enumerate(path) if bonus_at(path, j)).lower()
 
 
+_NOT_INITIAL = re.compile(r"(?<=[A-Za-z0-9])[a-z]+")
+"""What ``initials`` drops from an ASCII path: lower-case letters after a letter or digit."""
+
+
+def initials_many(paths: list[str]) -> list[str]:
+    """``[initials(p) for p in paths]``, for ASCII paths in one regex pass over them all (a
+    path holds no NUL, so NUL separates them and counts as a separator, like the start)."""
+    if not paths:
+        return []
+    joined = "\0".join(paths)
+    if joined.isascii():
+        return _NOT_INITIAL.sub("", joined).lower().split("\0")
+    ascii_ids = [j for j, p in enumerate(paths) if p.isascii()]
+    out = [initials(p) if not p.isascii() else "" for p in paths]
+    if ascii_ids:
+        done = initials_many([paths[j] for j in ascii_ids])
+        for j, v in zip(ascii_ids, done, strict=True):
+            out[j] = v
+    return out
+
+
 def dir_extras_max(m: int) -> int:
     """The most a term of ``m`` characters can get from the folder extras."""
     return WHOLE_DIR + parent_prefix(m) + WHOLE_PARENT

@@ -140,6 +140,7 @@ def _match_batches(
     for batch in batches:
         start = len(index)
         index.extend(batch)
+        index.prepare(query, start, limit)
         part = index.run(query, start=start)
         if eager_count:
             len(part)  # finds this batch's typo matches now, while the walk goes on
@@ -171,7 +172,14 @@ def _walk_one(
 ) -> tuple[list[FileMatch], Total, bool]:
     from ffind.walk import walk_batches
 
-    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning)
+    keep = None
+    if query:
+        from ffind.index import Prefilter
+
+        keep = Prefilter(query)  # the workers drop what the query cannot match
+        if not keep.active:
+            keep = None
+    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning, keep=keep)
     try:
         return _match_batches(query, batches, options, cancel, eager_count)
     except BaseException:

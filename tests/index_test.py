@@ -219,6 +219,11 @@ def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
         full = ix.match(q)
         assert ix.match(q, limit=k) == full[:k]
         assert ix.top(ix.run(q), k) == full[:k]
+        # nor does the order the paths came in change anything (a parallel walk's batches
+        # interleave differently at every run)
+        unique = list(dict.fromkeys(cands))
+        assert Index(unique[::-1]).match(q, limit=k) == Index(unique).match(q, limit=k)
+        assert Index(sorted(unique)).match(q) == Index(unique).match(q)
     finally:
         index_mod.EXACT_BUDGET, index_mod.SEED = saved
 
@@ -286,3 +291,59 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
         assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
             q, limit=3, compute_indices=True)
+
+
+typo_paths = st.lists(
+    st.lists(st.text(alphabet="abcrpomtAB_-.é", min_size=1, max_size=7), min_size=1,
+             max_size=3).map("/".join), max_size=30)
+
+
+@SETTINGS
+@given(typo_paths, st.text(alphabet="abcrpomtB_./é !'^$", max_size=7), st.integers(0, 5),
+       st.integers(1, 7))
+def test_prefilter_keeps_every_match_and_changes_no_ranking(
+    cands: list[str], q: str, k: int, batch: int
+) -> None:
+    """``search`` ranks only what its walk's workers kept: every path a query matches (typo
+    matches included) is kept, in order, and an index of the kept paths ranks exactly as an
+    index of them all, whatever the batches."""
+    from ffind.index import Prefilter
+
+    cands = list(dict.fromkeys(cands))  # a walk yields each path once
+    keep = Prefilter(q)
+    kept = [p for s in range(0, len(cands), batch) for p in keep(cands[s:s + batch])]
+    assert kept == [p for p in cands if p in set(kept)]  # a subsequence: order kept
+    full, part = Index(cands), Index(kept)
+    ms = full.run(q)
+    assert {cands[i] for i in ms.ids} | {cands[i] for i in ms.typos()} <= set(kept)
+    assert part.match(q, limit=k) == full.match(q, limit=k)
+    assert part.match(q) == full.match(q)
+    assert len(part.run(q)) == len(ms)
+    assert keep.active == bool(parse(q).positive)
+
+
+def test_prefilter_keeps_names_one_edit_away_and_pickles() -> None:
+    import pickle
+
+    from ffind.index import Prefilter
+
+    paths = ["src/session/prompt.ts", "docs/promtp.md", "a/b/c.txt", "x/promt.rs", "q/prom"]
+    keep = pickle.loads(pickle.dumps(Prefilter("promtp")))
+    assert keep(paths) == ["src/session/prompt.ts", "docs/promtp.md", "x/promt.rs"]
+    assert Prefilter("!test")(paths) == paths  # no positive term: everything can match
+    assert Prefilter("c b")(paths) == ["a/b/c.txt"]
+
+
+def test_prepare_changes_no_result() -> None:
+    """``prepare`` (``search`` calls it per batch of its walk) only computes ahead."""
+    paths = ["aider/coders/base_coder.py", "aider/coders/base_prompts.py", "src/ui/pipe.rs",
+             "bevy/crates/bevy_ui_render/src/ui_texture.rs", "src/cui.rs", "lib/mod.rs"]
+    for q in ["srcui", "base_cod", "mod", "s", "a b"]:
+        prepared = Index(paths[:3])
+        prepared.prepare(q, 0, 2)
+        prepared.extend(paths[3:])
+        prepared.prepare(q, 3, 2)
+        assert prepared.match(q, limit=2) == Index(paths).match(q, limit=2)
+    prepared = Index(paths)
+    prepared.prepare("srcui", 0, 20)  # no name holds the term: the word starts are ready
+    assert all(v is not None for v in prepared._inits)

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ffind.index import match
-from ffind.match import FileMatch, bonus_at, fuzzy, initials, substring
+from ffind.match import FileMatch, bonus_at, fuzzy, initials, initials_many, substring
 
 # A few real paths of aider (github.com/Aider-AI/aider), copied here: every path of the
 # repository that contains b, a, s, e, _, c, o, d in order, plus neighbours that do not.
@@ -228,6 +228,12 @@ def test_contiguous_inherits_the_chunk_bonus() -> None:
     a = substring("prompt", "src/prompt.ts", "src/prompt.ts", 4, False)
     b = fuzzy("prompt", "src/prompt.ts", "src/prompt.ts", 4, False)
     assert a is not None and b is not None and a[0] == b[0]
+
+
+@given(st.lists(st.text(alphabet="aZ9_-./ é\0\nÉxQ", max_size=12), max_size=8))
+def test_initials_of_many_paths_at_once_are_each_ones_initials(paths: list[str]) -> None:
+    paths = [p.replace("\0", "") for p in paths]  # a path holds no NUL
+    assert initials_many(paths) == [initials(p) for p in paths]
 
 
 def test_initials_are_the_characters_with_a_bonus() -> None:
