@@ -106,7 +106,8 @@ class Pattern:
     ``base`` patterns (no ``/`` inside; git matches them against the name alone) match
     ``name`` or ``name/``; the others match the whole relative path.  ``kind`` and ``text``
     let the walk pre-check the trivial ones without a regex: ``"name"`` (a literal name),
-    ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"other"``.  ``depth`` is
+    ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"other"`` (``text``:
+    the glob).  ``depth`` is
     the number of path segments an anchored pattern without ``**`` matches (None: any).
     ``lead`` is the literal folders an anchored path pattern starts with (``"docs/api/"`` for
     ``docs/api/*.md``; ``""`` when it starts with a wildcard or is not anchored): every path it
@@ -167,7 +168,7 @@ def _compile_pattern(line: str) -> Pattern | None:
     if core and "/" not in core and entry.startswith(_BASE_PREFIX) and core != "**":
         # Matched against the name alone.
         base_entry = entry[len(_BASE_PREFIX) :]
-        kind, text = "other", ""
+        kind, text = "other", core
         if _is_literal(core):
             kind, text = "name", core
         elif core[0] == "*" and _is_literal(core[1:]):
@@ -203,8 +204,9 @@ class Rules:
     entry that many segments below the file's folder.
     """
 
-    __slots__ = ("_at", "_leads_at", "base_any", "dir_names", "dir_prefixes", "dir_suffixes",
-                 "lines", "names", "patterns", "plain", "prefixes", "source", "suffixes")
+    __slots__ = ("_at", "_leads_at", "base_any", "base_firsts", "dir_names", "dir_prefixes",
+                 "dir_suffixes", "lines", "names", "patterns", "plain", "prefixes", "source",
+                 "suffixes")
 
     def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False) -> None:
         self.source = source
@@ -242,7 +244,14 @@ class Rules:
         self.dir_suffixes = tuple(texts("suffix", True))
         self.prefixes = tuple(texts("prefix", False))
         self.dir_prefixes = tuple(texts("prefix", True))
-        self.base_any = _any(p for p in base if p.kind == "other")
+        others = [p for p in base if p.kind == "other"]
+        self.base_any = _any(others)
+        # The first characters the ``base_any`` patterns can match, when each starts with a
+        # literal one (``.#*``, ``Untitled*.ipynb``); None when one starts with a wildcard.
+        firsts = {p.text[:1] for p in others}
+        self.base_firsts: frozenset[str] | None = (
+            frozenset(firsts) if firsts and all(c and c not in _GLOB_CHARS for c in firsts)
+            else None)
         self._at: dict[int, Callable[[str], re.Match[str] | None] | None] = {}
         self._leads_at: dict[int, Leads] = {}
 

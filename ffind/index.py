@@ -295,7 +295,7 @@ class Prefilter:
         if not self.active or not paths:
             return paths
         folded = ([p.lower() for p in paths] if "".join(paths).isascii()
-                  else [fold(p) for p in paths])
+                  else [p.lower() if p.isascii() else fold(p) for p in paths])
         first, *rest = self._terms
         key = first.folded
         typo_key = self._typo_key
@@ -331,10 +331,14 @@ class Prefilter:
             typos = []
             for j in near:
                 f = folded[j]
-                name = f[f.rfind("/") + 1:]
-                if not whole:
-                    name = name.rpartition(".")[0] or name
-                if m - 1 <= len(name) <= m + 1 and osa(typo_key, name, score_cutoff=1) <= 1:
+                start = f.rfind("/") + 1
+                end = len(f)
+                if not whole:  # the stem: up to the last dot, unless the name starts with it
+                    dot = f.rfind(".", start + 1)
+                    if dot > 0:
+                        end = dot
+                if m - 1 <= end - start <= m + 1 and osa(typo_key, f[start:end],
+                                                         score_cutoff=1) <= 1:
                     typos.append(j)
             if typos:
                 ids = sorted([*ids, *typos])
@@ -552,7 +556,8 @@ class Index:
         self.paths.extend(new)
         joined = "\n".join(new)
         # fold() inline when every path is ASCII (the common case): no call per path
-        folded = [p.lower() for p in new] if joined.isascii() else [fold(p) for p in new]
+        folded = ([p.lower() for p in new] if joined.isascii()
+                  else [p.lower() if p.isascii() else fold(p) for p in new])
         self._folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self._base.extend(base)

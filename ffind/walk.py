@@ -115,7 +115,9 @@ class _Scope:
         self.dir_suffixes = tuple({x for r in rules for x in r.dir_suffixes})
         self.prefixes = tuple({x for r in rules for x in r.prefixes})
         self.dir_prefixes = tuple({x for r in rules for x in r.dir_prefixes})
-        self.base_anys = tuple(r.base_any for r in rules if r.base_any is not None)
+        # (regex, the first characters it can match or None): most names skip the regex
+        self.base_anys = tuple((r.base_any, r.base_firsts) for r in rules
+                               if r.base_any is not None)
         self._at: dict[int, tuple[tuple[Any, str, int, Leads], ...]] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -288,8 +290,8 @@ class _Walker:
                            or name.startswith(dir_prefixes))
                     if not hit and base_anys:
                         bname = name + "/"
-                        for fm in base_anys:
-                            if fm(bname) is not None:
+                        for fm, firsts in base_anys:
+                            if (firsts is None or name[0] in firsts) and fm(bname) is not None:
                                 hit = True
                                 break
                     if not hit and path_checks:
@@ -316,8 +318,8 @@ class _Walker:
                     hit = (name in names or name.endswith(suffixes)
                            or name.startswith(prefixes))
                     if not hit and base_anys:
-                        for fm in base_anys:
-                            if fm(name) is not None:
+                        for fm, firsts in base_anys:
+                            if (firsts is None or name[0] in firsts) and fm(name) is not None:
                                 hit = True
                                 break
                     if not hit and path_checks:
