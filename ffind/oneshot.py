@@ -260,15 +260,23 @@ def search_paths(
     """
     options = options or SearchOptions()
 
+    keep = None
+    if query:
+        from ffind.index import Prefilter
+
+        keep = Prefilter(query)  # only what the query can match goes into the index
+        if not keep.active:
+            keep = None
+
     def batches() -> Iterable[list[str]]:
         batch: list[str] = []
         for p in paths:
             batch.append(p)
             if len(batch) >= batch_size:
-                yield batch
+                yield batch if keep is None else keep(batch)
                 batch = []
         if batch:
-            yield batch
+            yield batch if keep is None else keep(batch)
 
     top, total, complete = _match_batches(query, batches(), options, _Cancel(None), eager_count)
     return FileSearchResults(top, total, complete)
