@@ -9,7 +9,8 @@ The data flow, one module a stage::
 - ``options``  SearchOptions, the one frozen settings object passed down from the CLI.
 - ``errors``   FfindError and ExitCode (0 found, 1 none, 2 error, 130 interrupted).
 - ``ignore``   ignore rules per folder: .gitignore, .ignore, info/exclude, global excludes.
-- ``walk``     the parallel walk (multiprocessing) that honours ``ignore``; yields batches.
+- ``walk``     the parallel walk (forked worker processes) that honours ``ignore``; yields
+               batches (``search`` has its workers drop what the query cannot match).
 - ``index``    the candidate store: paths plus what matching needs precomputed.
 - ``query``    query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
 - ``match``    scoring (rapidfuzz, re); FileMatch.

@@ -52,6 +52,12 @@ whole index, to answer the commonest queries without the superset:
 - one term with ``/``: the paths whose last components it aligns with (each part a prefix of
   its component), which are the full ranking's first groups.
 
+``Prefilter(query)`` is the prefilter alone, for a caller that has the query before the paths
+(``search``: the walk's workers apply it, so only candidates reach an index); ``prepare``
+computes, batch by batch while that walk goes on, the word starts a scattered term will need.
+Nothing in a ranking depends on the order the paths were added in (seeds break ties by path),
+so the parallel walk's varying batch order never changes a result.
+
 ``run`` is lazy (it records the query, the ranges and the computed set it narrows), so a
 keystroke answered that way never builds the superset; narrowing filters only the previous
 set's ids; ``len`` computes the sets (and the typo pass) only when asked.  ``warm`` builds

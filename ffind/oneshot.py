@@ -1,9 +1,14 @@
 """``search()``: walk + index + match in one call; what the ``ffind`` command runs.
 
-The walk streams batches of paths; each batch is appended to an :class:`~ffind.index.Index` and
-matched at once (``Index.run(query, start=...)``), so matching overlaps with the walk's worker
-processes, and the per-batch match sets are merged at the end (``MatchSet.merge``).  Without a
-query nothing is matched: every path is listed in path order, like ``fd``.
+The query is known before the walk starts, so the walk's worker processes drop every path it
+cannot match (:class:`~ffind.index.Prefilter`: a subsequence test of each term, plus the names
+one edit away for a typo-tolerant term); only candidates cross the pipe and enter the
+:class:`~ffind.index.Index`.  An index of the candidates ranks them exactly as an index of the
+whole tree would (no ranking decision looks at paths that do not match, nor at the order paths
+came in).  Each batch is appended and matched at once (``Index.run(query, start=...)``), and
+``Index.prepare`` computes ahead what the ranking will need (a scattered term's word starts)
+while the workers walk; the per-batch match sets are merged at the end (``MatchSet.merge``).
+Without a query nothing is matched: every path is listed in path order, like ``fd``.
 
 The module is called ``oneshot`` so that it does not shadow the function ``ffind.search``.
 """

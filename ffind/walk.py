@@ -2,8 +2,9 @@
 
 API contract:
 - ``walk(root, options=None, *, cancel=None, on_warning=None) -> Iterator[str]``
-- ``walk_batches(root, options=None, *, cancel=None, on_warning=None) -> Iterator[list[str]]``:
-  the same paths in batches, the first within ~50 ms (what the session consumes).
+- ``walk_batches(root, options=None, *, cancel=None, on_warning=None, keep=None)
+  -> Iterator[list[str]]``: the same paths in batches, the first within ~50 ms (what the
+  session consumes); ``keep`` filters each batch in the workers (what ``search`` uses).
 ``cancel`` has ``is_set()``; ``on_warning(message: str)`` receives one-line warnings.
 
 Paths are relative to ``root``, ``/``-separated, without ``./``; folders (``"d"`` in
@@ -24,13 +25,17 @@ How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each 
 compiled once per process (``ffind.ignore.Rules``, cached by content), and each folder's scope
 (``_Scope``) merges the pre-checks of every ignore file in force, so an entry that no pattern
 matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
-file holding other name patterns or path patterns that can match at its depth; an excluded
+file holding other name patterns (skipped when each of them starts with a literal character
+the name does not) or path patterns that can match at its depth (only in folders on the way to
+their literal leading folders: ``docs/api/*.md`` is never tried under ``src/``); an excluded
 folder is never read.
 With ``threads >= 2`` the walk runs in that many forked worker processes (``spawn`` where ``fork``
 is unavailable).  Each worker walks depth first from its own stack; when another worker is idle
 (a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
 subtrees, through the parent, which hands them on.  So one huge subtree keeps both workers busy.
-Workers send paths back as NUL-joined UTF-8 batches; cancelling (or closing the iterator) kills
+Workers send paths back as NUL-joined UTF-8 batches, each filtered first by ``keep`` when one is
+given, over plain pipes (``multiprocessing`` is imported only to spawn); cancelling (or closing
+the iterator) kills
 and reaps them within one poll interval (50 ms), and so does the interpreter's exit for walks left
 running.  A worker that dies (killed, or a bug) raises ``FfindError`` with a one-line message.
 Forking from a process with threads is safe: see "Worker processes" below.
@@ -489,9 +494,13 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
 #   parent's ends of the pipes of every walk in flight in this process, not only its own: a
 #   worker of one walk holding a copy of another walk's pipe would hide that walk's end of file
 #   (a dead worker would go unnoticed) and could leave workers waiting for each other.
+# - a ``keep`` filter runs in the child: it must import nothing and take no lock (``Prefilter``
+#   binds its rapidfuzz functions when the parent builds it);
+# - the pipes are ``_Pipe``s: ``os.read``/``os.write`` with a length prefix.
 # ``spawn`` (where there is no fork) starts fresh interpreters through multiprocessing.
 #
-# At exit: an ``atexit`` handler, registered after ``multiprocessing.util``'s (so it runs first),
+# At exit: an ``atexit`` handler, registered after ``multiprocessing.util``'s when that is
+# loaded (so it runs first),
 # kills and reaps the workers of every walk still running (a generator left open, a walk in a
 # daemon thread); the walk then ends quietly.  multiprocessing's own exit handler never sees our
 # forked workers, and ``Process`` objects (spawn) are never closed, so it cannot trip on them.
