@@ -335,7 +335,8 @@ _IMPORTS = """
 import sys
 from ffind.cli import main
 rc = main(sys.argv[1:])
-heavy = {"rich", "numpy", "rapidfuzz", "click", "prompt_toolkit", "mcp", "ffind.picker"}
+heavy = {"rich", "numpy", "rapidfuzz", "click", "prompt_toolkit", "mcp", "ffind.picker",
+         "multiprocessing"}
 print(" ".join(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """
 
@@ -351,6 +352,7 @@ def test_version_imports_nothing_heavy(tree: Path) -> None:
 
 
 def test_one_shot_search_imports_no_picker_nor_rich(tree: Path) -> None:
+    # nor multiprocessing: the walk forks its workers and talks to them over plain pipes
     assert _imported("-l", "3", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
     assert _imported("--json", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
 
