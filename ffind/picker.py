@@ -50,10 +50,15 @@ ENTER_WAIT = 1.0
 """Seconds Enter waits for the typed query's results when they are not in yet."""
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
-PREFETCH_PAGES = 2
+PREFETCH_PAGES = 1
 """Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 MIN_REDRAW = 0.03
-"""Seconds between two redraws for new results (keys and resizes redraw at once)."""
+"""Seconds between two redraws for new results while the walk or the matching goes on (the
+answer to the typed query, keys other than typing, and resizes redraw at once)."""
+ECHO_WAIT = 0.02
+"""Seconds a typed key waits for its query's answer before the prompt is redrawn over the
+previous results: one frame instead of two when the answer is quick, and no drawing (which
+holds the GIL) while the matcher works on it."""
 
 KEYS: dict[str, str] = {
     "\x1b[A": "up", "\x1bOA": "up", "\x1b[B": "down", "\x1bOB": "down",
@@ -154,13 +159,47 @@ class _Waker:
         self.latest: Snapshot | None = None
         self.complete = False
         """``latest`` came from ``on_complete``: walked and fully matched."""
+        self.ranked: tuple[str, list[FileMatch]] | None = None
+        """A completed query's matches, handed over before its count (``on_ranked``)."""
+        self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
         self.arrived = threading.Event()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._w, b".")
 
     def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
         self.latest, self.complete = snapshot, complete
+        self.seq += 1
+        self.latest_seq = self.seq
         self.arrived.set()
-        with contextlib.suppress(BlockingIOError, OSError):
-            os.write(self._w, b".")
+        self._wake()
+
+    def on_ranked(self, query: str, matches: list[FileMatch]) -> None:
+        self.ranked = (query, matches)
+        self.seq += 1
+        self.ranked_seq = self.seq
+        self.arrived.set()
+        self._wake()
+
+    def newest(self, query: str) -> Snapshot | None:
+        """The newest state to show: the latest snapshot, or the matches of ``query`` handed
+        over ahead of their count (shown with the previous count until it comes)."""
+        latest, ranked = self.latest, self.ranked
+        if ranked is None or self.ranked_seq < self.latest_seq or ranked[0] != query:
+            return latest
+        from ffind.session import Snapshot
+
+        if latest is None:
+            return Snapshot(query, ranked[1], len(ranked[1]), 0, False)
+        return Snapshot(query, ranked[1], latest.total_match_count,
+                        latest.scanned_file_count, latest.walk_complete)
+
+    def answered(self, query: str) -> bool:
+        """The newest state is the typed query's answer (complete, or its matches)."""
+        if self.ranked_seq > self.latest_seq:
+            return self.ranked is not None and self.ranked[0] == query
+        return self.complete and self.latest is not None and self.latest.query == query
 
     def on_update(self, snapshot: Snapshot) -> None:
         self._poke(snapshot)
@@ -321,6 +360,7 @@ class _Picker:
         self.console: Console | None = None
         self.items: list[FileMatch] = []
         self.snap: Snapshot | None = None
+        self.drawn_seq = -1  # the waker's ``seq`` when the last frame was drawn
 
     # --- the loop
 
@@ -338,31 +378,44 @@ class _Picker:
                 color_system="standard" if self.color and dumb else "auto",
             )
             self.plain = self.console.no_color or self.console.color_system is None
-            # Keys and resizes redraw at once.  New results (the session's wake-ups, the spinner)
-            # redraw at most every ``2 x`` the last draw's cost: a draw ranks the new state, and
-            # drawing every state while walking would starve the walk.
+            # The answer to the typed query and resizes redraw at once; so do keys that do not
+            # change the query.  A typed key waits up to ECHO_WAIT for its answer, then the
+            # prompt is redrawn over the previous results.  Other new states (the walk's
+            # progress, the spinner) redraw at most every ``2 x`` the last draw's cost: a draw
+            # ranks the new state, and drawing every state while walking would starve the walk.
             now_due, later_due, next_at = True, False, 0.0
+            echo_at: float | None = None
             while True:
                 now = time.monotonic()
-                first = later_due and not self.items and self.waker.latest is not None
-                if now_due or self.term.resized or first or (later_due and now >= next_at):
+                waker = self.waker
+                first = later_due and not self.items and waker.latest is not None
+                answer = waker.seq > self.drawn_seq and waker.answered(self.query)
+                if (now_due or self.term.resized or first or answer
+                        or (echo_at is not None and now >= echo_at)
+                        or (later_due and now >= next_at)):
                     t = time.perf_counter()
                     self.draw()
                     cost = time.perf_counter() - t
                     next_at = time.monotonic() + max(MIN_REDRAW, 2 * cost)
                     now_due = later_due = False
+                    echo_at = None
                 busy = self.busy()
                 timeout = TICK if busy else None
-                if later_due:
-                    wait = max(0.0, next_at - time.monotonic())
-                    timeout = wait if timeout is None else min(timeout, wait)
+                for due in (next_at if later_due else None, echo_at):
+                    if due is not None:
+                        wait = max(0.0, due - time.monotonic())
+                        timeout = wait if timeout is None else min(timeout, wait)
                 keys, woken = self.term.read_keys(timeout)
                 later_due = later_due or woken or busy
                 for key in keys:
-                    now_due = True
+                    before = self.query
                     done, picked = self.handle(key)
                     if done:
                         return picked
+                    if self.query == before:
+                        now_due = True
+                    elif echo_at is None:
+                        echo_at = time.monotonic() + ECHO_WAIT
         except KeyboardInterrupt:
             return None
 
@@ -413,7 +466,7 @@ class _Picker:
         """The match under the cursor: as drawn, unless the list has not been drawn for it."""
         if self.shown_query == self.query and self.cur < len(self.items):
             return self.items[self.cur]
-        snap = self.waker.latest
+        snap = self.waker.newest(self.query)
         if snap is not None and snap.query == self.query and self.cur < len(snap.matches):
             return snap.matches[self.cur]
         items = self.searcher.results(self.cur + 1)
@@ -432,7 +485,7 @@ class _Picker:
         # Enter right after typing: let the typed query's results arrive first.
         deadline = time.monotonic() + ENTER_WAIT
         while time.monotonic() < deadline:
-            snap = self.waker.latest
+            snap = self.waker.newest(self.query)
             if snap is not None and snap.query == self.query:
                 break
             self.waker.arrived.clear()
@@ -450,7 +503,8 @@ class _Picker:
 
         cols, height = self.term.size()
         rows = max(height - 2, 0)
-        snap = self.waker.latest
+        self.drawn_seq = self.waker.seq
+        snap = self.waker.newest(self.query)
         if snap is None:
             snap = Snapshot(self.query, [], 0, 0, False)
         self.snap = snap

@@ -286,6 +286,24 @@ def test_stdin_from_a_file_mark_two_print0(start: Callable[..., Pane], tmp_path:
     assert pane.out.read_bytes() == b"".join(p.encode() + b"\0" for p in shown)
 
 
+def test_scrolling_past_the_ranked_screenful_ranks_more(start: Callable[..., Pane],
+                                                      tmp_path: Path) -> None:
+    """The session ranks one screenful per state; paging further asks it for more."""
+    listing = tmp_path / "list.txt"
+    names = [f"d/file_{i:02d}.txt" for i in range(60)]
+    listing.write_text("\n".join(names) + "\n")
+    pane = start(command=f"{FFIND} --stdin -i < {shlex.quote(str(listing))}")
+    pane.wait_for(lambda s: len(s) > 1 and s[1].strip() == "60/60")
+    pane.send("PageDown")
+    pane.wait_for(lambda s: any(x.startswith("> d/file_22.txt") for x in s))
+    pane.send("PageDown")  # past the 24 ranked rows
+    lines = pane.wait_for(lambda s: any(x.startswith("> d/file_44.txt") for x in s))
+    assert [x[2:] for x in lines[2:] if x.strip()][-1] == "d/file_44.txt"
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == "d/file_44.txt\n"
+
+
 @pytest.mark.parametrize(("command", "coloured"), [
     ("{ffind} -i util", True),
     ("NO_COLOR=1 {ffind} -i util", False),

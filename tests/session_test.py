@@ -19,6 +19,7 @@ import ffind
 from ffind import session
 from ffind.errors import FfindError
 from ffind.index import Index
+from ffind.match import FileMatch
 from ffind.options import SearchOptions
 from ffind.session import FEED_BATCH, FileSearcher, Snapshot
 
@@ -233,6 +234,33 @@ def test_reporter_sees_updates_and_one_completion_per_query() -> None:
     assert final.walk_complete and final.scanned_file_count == len(paths)
     assert final.matches == ffind.match("file12", paths, limit=5)
     assert final.total_match_count == len(ffind.match("file12", paths))
+
+
+def test_a_reporter_can_take_the_matches_before_their_count() -> None:
+    """``on_ranked(query, matches)`` comes before ``on_complete`` with the same matches (a
+    picker draws them while the count, a pass over the candidates, is computed)."""
+    paths = [f"dir{i % 50}/file{i}.txt" for i in range(2 * FEED_BATCH)]
+    events: list[tuple[str, str, list[FileMatch], int]] = []
+    done = threading.Event()
+
+    class Early(Recorder):
+        def on_ranked(self, query: str, matches: list[FileMatch]) -> None:
+            events.append(("ranked", query, matches, -1))
+
+        def on_complete(self, snapshot: Snapshot) -> None:
+            events.append(("complete", snapshot.query, snapshot.matches,
+                           snapshot.total_match_count))
+            if snapshot.query == "file12":
+                done.set()
+
+    with FileSearcher(options=SearchOptions(limit=5), reporter=Early(), paths=iter(paths)) as fs:
+        assert fs.wait(30)
+        fs.set_query("file12")
+        assert done.wait(30)
+    i = max(j for j, e in enumerate(events) if e[:2] == ("complete", "file12"))
+    assert events[i - 1][:2] == ("ranked", "file12")
+    assert events[i - 1][2] == events[i][2] == ffind.match("file12", paths, limit=5)
+    assert events[i][3] == len(ffind.match("file12", paths))
 
 
 def _endless() -> Iterator[str]:
