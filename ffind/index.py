@@ -848,16 +848,39 @@ class Index:
             fq = t.folded
             m = len(fq)
             top = term_max(m)
-            if n < len(q.positive) - 1:
-                # may score against its folder path (see ``_score``): no file-name bound
-                most = top + dir_extras_max(m)
-                total = [a + most for a in total]
-                continue
             # not contiguous anywhere: no contiguity or folder extras
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
             in_path = rest + CONTIG_PATH
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
             base = self._base
+            if n < len(q.positive) - 1:
+                # Scored anywhere, or against the folder path with the file's folder as the
+                # name (see ``_score``): no file-name bound; but a term that is nowhere
+                # contiguous gets no prefix, whole-name, contiguity or folder bonus in either
+                # reading (unless it has a ``/``, which may align with the folders instead).
+                extra = dir_extras_max(m)
+                most = top + extra
+                if "/" in fq:
+                    total = [a + most for a in total]
+                    continue
+                tbn = [most if fq in folded[i] else rest + BONUS_NAME * m for i in ids]
+                # where it is contiguous: a prefix of the file name or of its folder's name,
+                # inside one of them, or elsewhere; the folder extras only when it is inside
+                # the folders
+                pst, names = self._pstart, self._names
+                for j in [j for j, v in enumerate(tbn) if v == most]:
+                    i = ids[j]
+                    f, b, nm, ps = folded[i], base[i], names[i], pst[i]
+                    if nm.startswith(fq) or (ps >= 0 and b - 1 - ps >= m
+                                             and f.startswith(fq, ps)):
+                        v = top
+                    elif fq in nm or (ps >= 0 and f.find(fq, ps, b - 1) >= 0):
+                        v = in_name
+                    else:
+                        v = in_path + BONUS_NAME * m
+                    tbn[j] = v + (extra if f.find(fq, 0, b) >= 0 else 0)
+                total = [a + v for a, v in zip(total, tbn, strict=True)]
+                continue
             if "/" in fq:
                 aligned = _aligned_rx(fq).match
                 rev = self._reversed()

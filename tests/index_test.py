@@ -347,3 +347,23 @@ def test_prepare_changes_no_result() -> None:
     prepared = Index(paths)
     prepared.prepare("srcui", 0, 20)  # no name holds the term: the word starts are ready
     assert all(v is not None for v in prepared._inits)
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.text(alphabet="abcsABé_-.", min_size=1, max_size=6), min_size=1,
+                         max_size=4).map("/".join), max_size=40, unique=True),
+       st.lists(st.text(alphabet="abcsA_./", min_size=1, max_size=4), min_size=2, max_size=3),
+       st.integers(1, 6))
+def test_several_terms_rank_exactly_by_score(cands: list[str], terms: list[str], k: int) -> None:
+    """Below the exact budget the top k are the k best exact scores: the bounds of every
+    term (the earlier ones bounded in both readings, anywhere and against the folders) never
+    fall below a score."""
+    q = " ".join(terms)
+    ix = Index(cands)
+    parsed = parse(q)
+    ms = ix.run(q)
+    scoring = parsed.insensitive() if ms.fallback else parsed
+    exact = sorted(
+        (-s, len(cands[i]), cands[i]) for i in ms.ids
+        if (s := ix._score(scoring, i, parsed.targets_hidden)) is not None)
+    assert [(-m.score, len(m.path), m.path) for m in ix.match(q, limit=k)] == exact[:k]
