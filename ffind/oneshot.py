@@ -27,6 +27,7 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
+    from ffind.index import Prefilter
     from ffind.match import FileMatch
     from ffind.walk import Cancel
 
@@ -165,6 +166,16 @@ def _match_batches(
     return top, matchset.__len__, not cancel.is_set()
 
 
+def _prefilter(query: str) -> Prefilter | None:
+    """The query's ``Prefilter``; None when it keeps everything (no positive term)."""
+    if not query:
+        return None
+    from ffind.index import Prefilter
+
+    keep = Prefilter(query)
+    return keep if keep.active else None
+
+
 def _sum(totals: list[Total]) -> Total:
     if all(isinstance(t, int) for t in totals):
         return sum(t for t in totals if isinstance(t, int))
@@ -177,14 +188,9 @@ def _walk_one(
 ) -> tuple[list[FileMatch], Total, bool]:
     from ffind.walk import walk_batches
 
-    keep = None
-    if query:
-        from ffind.index import Prefilter
-
-        keep = Prefilter(query)  # the workers drop what the query cannot match
-        if not keep.active:
-            keep = None
-    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning, keep=keep)
+    # the workers drop what the query cannot match
+    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
+                           keep=_prefilter(query))
     try:
         return _match_batches(query, batches, options, cancel, eager_count)
     except BaseException:
@@ -265,13 +271,7 @@ def search_paths(
     """
     options = options or SearchOptions()
 
-    keep = None
-    if query:
-        from ffind.index import Prefilter
-
-        keep = Prefilter(query)  # only what the query can match goes into the index
-        if not keep.active:
-            keep = None
+    keep = _prefilter(query)  # only what the query can match goes into the index
 
     def batches() -> Iterable[list[str]]:
         batch: list[str] = []
