@@ -867,7 +867,7 @@ class Index:
                 # where it is contiguous: a prefix of the file name or of its folder's name,
                 # inside one of them, or elsewhere; the folder extras only when it is inside
                 # the folders
-                pst, names = self._pstart, self._names
+                pst = self._pstart
                 for j in [j for j, v in enumerate(tbn) if v == most]:
                     i = ids[j]
                     f, b, nm, ps = folded[i], base[i], names[i], pst[i]
