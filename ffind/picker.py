@@ -101,7 +101,7 @@ def run_picker(
             # The session ranks the first screenfuls of every state, with indices.
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
-            waker = _Waker(wake_w)
+            waker = _Waker(wake_w, prefetch)
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
             try:
                 searcher.set_query(query)
@@ -154,8 +154,9 @@ class _Waker:
     """The session's reporter: keeps the latest snapshot (ranked, counted, with indices: the UI
     draws it without waiting for the matcher) and wakes the UI loop through a pipe."""
 
-    def __init__(self, wake_w: int) -> None:
+    def __init__(self, wake_w: int, limit: int) -> None:
         self._w = wake_w
+        self._limit = limit  # how many matches the session ranks per state
         self.latest: Snapshot | None = None
         self.complete = False
         """``latest`` came from ``on_complete``: walked and fully matched."""
@@ -184,16 +185,20 @@ class _Waker:
 
     def newest(self, query: str) -> Snapshot | None:
         """The newest state to show: the latest snapshot, or the matches of ``query`` handed
-        over ahead of their count (shown with the previous count until it comes)."""
+        over ahead of their count.  Their count is exact when they are fewer than the session
+        ranks; else, until it comes, the previous one (at least as many as handed over)."""
         latest, ranked = self.latest, self.ranked
         if ranked is None or self.ranked_seq < self.latest_seq or ranked[0] != query:
             return latest
         from ffind.session import Snapshot
 
+        matches = ranked[1]
+        count = len(matches)
+        if count >= self._limit and latest is not None:
+            count = max(count, latest.total_match_count)
         if latest is None:
-            return Snapshot(query, ranked[1], len(ranked[1]), 0, False)
-        return Snapshot(query, ranked[1], latest.total_match_count,
-                        latest.scanned_file_count, latest.walk_complete)
+            return Snapshot(query, matches, count, 0, False)
+        return Snapshot(query, matches, count, latest.scanned_file_count, latest.walk_complete)
 
     def answered(self, query: str) -> bool:
         """The newest state is the typed query's answer (complete, or its matches)."""

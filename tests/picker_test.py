@@ -325,3 +325,33 @@ def test_color_choice_reaches_the_picker(
             "without colour, matched characters are underlined"
     pane.send("Escape")
     assert pane.exit_code() == 130
+
+
+def test_the_waker_shows_matches_handed_over_before_their_count() -> None:
+    import os
+
+    from ffind.match import FileMatch
+    from ffind.picker import _Waker
+    from ffind.session import Snapshot
+
+    r, w = os.pipe()
+    try:
+        waker = _Waker(w, limit=3)
+        one, two, three = (FileMatch(1, p) for p in ("a", "b", "c"))
+        waker.on_ranked("ab", [one])
+        assert waker.answered("ab") and not waker.answered("a")
+        early = waker.newest("ab")
+        assert early is not None and early.matches == [one]
+        assert early.total_match_count == 1  # fewer than the session ranks: all of them
+        assert waker.newest("a") is None  # nothing for another query
+        waker.on_complete(Snapshot("ab", [one], 1, 10, True))
+        assert waker.newest("ab") is waker.latest and waker.answered("ab")
+        waker.on_update(Snapshot("abc", [one, two, three], 50, 10, False))
+        assert not waker.answered("abc")  # walked and matched: not yet
+        waker.on_ranked("abc", [one, two, three])
+        shown = waker.newest("abc")
+        assert shown is not None and shown.total_match_count == 50  # the count to come
+        assert waker.answered("abc")
+    finally:
+        os.close(r)
+        os.close(w)
