@@ -841,7 +841,13 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
         want: Any = mmap.mmap(-1, 1)
 
         def wait(conns: list[Any], timeout: float) -> list[Any]:
-            return select.select(conns, [], [], timeout)[0]
+            # poll, not select: a process with more than FD_SETSIZE (1024) open files (a
+            # long-lived server) may hold pipe ends that select() cannot take
+            poller = select.poll()
+            for conn in conns:
+                poller.register(conn.fileno(), select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(timeout * 1000)}
+            return [conn for conn in conns if conn.fileno() in ready]
     else:
         import multiprocessing
         import multiprocessing.connection

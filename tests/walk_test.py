@@ -775,3 +775,24 @@ def test_a_failing_fork_is_a_one_line_error(tmp_path: Path,
         list(walk(tmp_path, SearchOptions(threads=2)))
     if fds:
         assert set(os.listdir("/proc/self/fd")) <= fds, "a pipe was left open"
+
+
+def test_a_process_with_more_than_1024_open_files_still_walks(tmp_path: Path) -> None:
+    """The parent waits on its workers' pipes with poll(): select() refuses a descriptor
+    above FD_SETSIZE (1024), which a long-lived process (a server) can have."""
+    make(tmp_path, "a/x.txt", "b/y.txt", "c/z.txt")
+    code = (
+        "import os, resource, sys\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "if hard != resource.RLIM_INFINITY and hard < 1200:\n"
+        "    sys.exit(f'cannot open 1200 files here: the limit is {hard}')\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))\n"
+        "held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]\n"
+        "from ffind.options import SearchOptions\n"
+        "from ffind.walk import walk\n"
+        "print(sorted(walk(sys.argv[1], SearchOptions(threads=2))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['a/x.txt', 'b/y.txt', 'c/z.txt']"
