@@ -1,6 +1,7 @@
 """Keystroke to frame in the real picker, in a pseudo-terminal (80x24), after the walk.
 
     python benchmarks/picker_keys_bench.py /tmp/tree100k [--gap 0.1] [--rounds 2] [--no-fzf]
+        [--queries "session test,base coder"]
 
 ``ffind -i`` (and ``fdfind -t f | fzf`` for reference) is started in a fresh pty with an empty
 query; once its counter shows every file (``M/M``: the walk is over), the queries are typed one
@@ -123,15 +124,18 @@ def run_picker(argv: list[str], cwd: str, env: dict[str, str], total: int,
 
 
 def main() -> int:
+    global VERBOSE, QUERIES
     ap = argparse.ArgumentParser()
     ap.add_argument("tree")
     ap.add_argument("--gap", type=float, default=0.1)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-fzf", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="every keystroke's latency")
+    ap.add_argument("--queries", default=",".join(QUERIES),
+                    help="comma-separated queries to type (default: %(default)s)")
     args = ap.parse_args()
-    global VERBOSE
     VERBOSE = args.verbose
+    QUERIES = [q for q in args.queries.split(",") if q]
     env = {**os.environ, "TERM": "xterm-256color"}
     from ffind.index import Index
     from ffind.options import SearchOptions

@@ -1,12 +1,13 @@
 """Per-keystroke latency of a FileSearcher, typing and backspacing, after the walk completes.
 
-    python benchmarks/session_bench.py /tmp/tree100k [--repeat 3] [--no-reuse]
+    python benchmarks/session_bench.py /tmp/tree100k [--repeat 3] [--no-reuse] [--words W,W]
 
 For each word, type it one character at a time (``set_query`` -> ``wait`` -> ``results(20)``),
 then backspace back to one character.  Prints the median and p95 of typing and backspacing
 keystrokes, the walk time, the path count and the peak RSS of this process (run one tree per
 process to read the RSS of that tree).  ``--no-reuse`` turns the MatchSet cache off (every
-keystroke rescoring from scratch), to show what narrowing and reuse buy.
+keystroke rescoring from scratch), to show what narrowing and reuse buy.  ``--words`` types
+other queries (comma-separated; ``--words "session test,base coder"`` for several terms).
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def main() -> int:
     ap.add_argument("tree")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-reuse", action="store_true")
+    ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries to type")
     args = ap.parse_args()
+    words = [w for w in args.words.split(",") if w]
     if args.no_reuse:
         ffind.session.CACHE_QUERIES = 0
     t = time.perf_counter()
@@ -64,14 +67,16 @@ def main() -> int:
         n = fs.snapshot().scanned_file_count
         typing: list[float] = []
         backspacing: list[float] = []
-        per_word: dict[str, list[float]] = {w: [] for w in WORDS}
+        per_word: dict[str, list[float]] = {w: [] for w in words}
         direct: list[float] = []  # the same queries through one Index.match each (no session)
         general: list[float] = []  # ... through Index.top(Index.run(q), 20): what a state costs
         index = fs._index
         for _ in range(args.repeat):
             fs._cache.clear()
-            for word in WORDS:
+            for word in words:
                 for i in range(1, len(word) + 1):
+                    if word[i - 1] == " ":
+                        continue  # a trailing space asks nothing new
                     ms = keystroke(fs, word[:i])
                     typing.append(ms)
                     per_word[word].append(ms)
@@ -82,6 +87,8 @@ def main() -> int:
                     index.top(index.run(word[:i]), 20)
                     general.append((time.perf_counter() - t) * 1000)
                 for i in range(len(word) - 1, 0, -1):
+                    if word[i - 1] == " ":
+                        continue
                     backspacing.append(keystroke(fs, word[:i]))
             fs.set_query("")
             fs.wait()

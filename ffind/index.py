@@ -62,6 +62,9 @@ so the parallel walk's varying batch order never changes a result.
 keystroke answered that way never builds the superset; narrowing filters only the previous
 set's ids; ``len`` computes the sets (and the typo pass) only when asked.  ``warm`` builds
 the tables ranking creates on first use, a slice at a time, for an idle caller (the session).
+A term before a query's last stays the same while the last is typed (``test u``, ``test ut``,
+...): its bound and its exact scores are kept per path between rankings (``_kept``), for the
+last few such terms.
 The subsequence prefilter, the name refinement and the typo pass go through rapidfuzz's
 ``cdist`` into a numpy array when numpy is in use, else ``extract_iter`` (no sort by score).
 """
@@ -73,6 +76,7 @@ import heapq
 import re
 import sys
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -122,6 +126,11 @@ the folders-then-file reading does better (``workspace workspace.rs`` prefers
 SEED = 64
 """How many of the best-bounded loose candidates are scored exactly (whatever the limit) before
 the costlier refinements of the bounds, which then skip the paths bounded below the k-th."""
+EARLY_TERMS = 4
+"""How many terms (before a query's last) keep their bounds and exact scores between rankings:
+while ``test u`` becomes ``test util``, ``test`` is bounded and scored once per path (an array
+of one int per indexed path, 4 MB at 1M paths, and a dict of the paths scored)."""
+UNKNOWN = -(1 << 31)  # a bound not computed yet (``Index._kept``)
 Range = tuple[int, int]
 
 
@@ -549,6 +558,7 @@ class Index:
         self._ranked = 0
         self._warm_inits = 0  # ``warm`` computed the word starts of ids below this
         self._prepared: dict[str, int] = {}  # per term: file names holding it (``prepare``)
+        self._early: dict[tuple[str, Any], Any] = {}  # ``_kept``, oldest first
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -769,8 +779,23 @@ class Index:
         scores = []
         used: set[int] = set()
         overlap = False
-        for t in terms:
-            r = self._term_score(t, i, True)
+        # The reading "folders, then the file": every term but the last scored against the
+        # folder path (its last folder counting as the name), the last one anywhere.
+        split: int | None = 0
+        last = len(terms) - 1
+        for n, t in enumerate(terms):
+            if n < last:
+                # the same for every ranking while the last term is typed: kept (``_kept``)
+                known = self._kept(("score", t))
+                got = known.get(i)
+                if got is None:
+                    r = self._term_score(t, i, True)
+                    d = None if r is None else self._term_score(t, i, False, dirs_only=True)
+                    got = known[i] = (r, None if d is None else d[0])
+                r, dirs = got
+                split = None if split is None or dirs is None else split + dirs
+            else:
+                r = self._term_score(t, i, True)
             if r is None:
                 return None
             scores.append(r[0])
@@ -782,16 +807,8 @@ class Index:
             # Terms share characters (``workspace workspace.rs`` on ``util/workspace.rs``):
             # each term should find its own.
             best -= OVERLAP
-        # The reading "folders, then the file": every term but the last scored against the
-        # folder path (its last folder counting as the name), the last one anywhere.
-        split = scores[-1]
-        for t in terms[:-1]:
-            d = self._term_score(t, i, False, dirs_only=True)
-            if d is None:
-                break
-            split += d[0]
-        else:
-            best = max(best, split)
+        if split is not None:
+            best = max(best, split + scores[-1])
         return total + best
 
     def _indices(self, q: Query, i: int) -> list[int]:
@@ -835,41 +852,57 @@ class Index:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def _bounds(
-        self, q: Query, ids: list[int], hidden_ok: bool
-    ) -> tuple[list[int], list[bool]]:
-        """An upper bound of the exact score of each id, and whether it is *optimistic*
-        (assumes every character can be in the file name; ``_tighten`` computes that part
-        with rapidfuzz's LCSseq against the file name instead)."""
-        names, folded = self._names, self._folded
+    def _kept(self, key: tuple[str, Any]) -> Any:
+        """What was computed for a term before a query's last: such a term stays the same
+        while the next one is typed (``test u``, ``test ut``, ...).  Under ``("bound", folded
+        term)`` its bound per path (an ``array`` over the index, ``UNKNOWN`` where not
+        computed yet); under ``("score", term)`` its scores per path scored (a dict).  The
+        ``EARLY_TERMS`` used last are kept, whatever paths are added (a path's entry never
+        changes)."""
+        cache = self._early
+        known = cache.pop(key, None)
+        if known is None:
+            known = array("i") if key[0] == "bound" else {}
+            while len(cache) >= 2 * EARLY_TERMS:
+                del cache[next(iter(cache))]
+        cache[key] = known
+        if key[0] == "bound" and len(known) < len(self.paths):
+            known.extend(array("i", [UNKNOWN]) * (len(self.paths) - len(known)))
+        return known
+
+    def _early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
+        """Per id: the bounds of every term but the last, less the path's penalty.
+
+        Each of those terms is scored anywhere, or against the folder path with the file's
+        folder as the name (see ``_score``): no file-name bound; but a term that is nowhere
+        contiguous gets no prefix, whole-name, contiguity or folder bonus in either reading
+        (unless it has a ``/``, which may align with the folders instead)."""
+        names, folded, base = self._names, self._folded, self._base
         total = [-p for p in self._penalties(ids, hidden_ok)]
-        flagged = [False] * len(ids)
-        for n, t in enumerate(q.positive):
+        for t in q.positive[:-1]:
             fq = t.folded
             m = len(fq)
             top = term_max(m)
-            # not contiguous anywhere: no contiguity or folder extras
             rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
             in_path = rest + CONTIG_PATH
             in_name = rest + CONTIG_NAME + BONUS_NAME * m
-            base = self._base
-            if n < len(q.positive) - 1:
-                # Scored anywhere, or against the folder path with the file's folder as the
-                # name (see ``_score``): no file-name bound; but a term that is nowhere
-                # contiguous gets no prefix, whole-name, contiguity or folder bonus in either
-                # reading (unless it has a ``/``, which may align with the folders instead).
-                extra = dir_extras_max(m)
-                most = top + extra
-                if "/" in fq:
-                    total = [a + most for a in total]
-                    continue
-                tbn = [most if fq in folded[i] else rest + BONUS_NAME * m for i in ids]
+            extra = dir_extras_max(m)
+            most = top + extra
+            if "/" in fq:
+                total = [a + most for a in total]
+                continue
+            # kept between rankings (see ``_kept``): computed for new ids only
+            fresh = ("bound", fq) not in self._early
+            known: array[int] = self._kept(("bound", fq))
+            new = ids if fresh else [i for i in ids if known[i] == UNKNOWN]
+            if new:
+                tbn = [most if fq in folded[i] else rest + BONUS_NAME * m for i in new]
                 # where it is contiguous: a prefix of the file name or of its folder's name,
                 # inside one of them, or elsewhere; the folder extras only when it is inside
                 # the folders
                 pst = self._pstart
                 for j in [j for j, v in enumerate(tbn) if v == most]:
-                    i = ids[j]
+                    i = new[j]
                     f, b, nm, ps = folded[i], base[i], names[i], pst[i]
                     if nm.startswith(fq) or (ps >= 0 and b - 1 - ps >= m
                                              and f.startswith(fq, ps)):
@@ -879,43 +912,73 @@ class Index:
                     else:
                         v = in_path + BONUS_NAME * m
                     tbn[j] = v + (extra if f.find(fq, 0, b) >= 0 else 0)
-                total = [a + v for a, v in zip(total, tbn, strict=True)]
-                continue
-            if "/" in fq:
-                aligned = _aligned_rx(fq).match
-                rev = self._reversed()
-                bucket = self._aligned_bucket(fq)
-                if bucket is None:
-                    hit = {i for i in ids if aligned(rev[i])}
-                else:
-                    hit = {i for i in bucket if aligned(rev[i])}
-                # not aligned: loose (every character could be in the file name)
-                bonus = BONUS_NAME * m
-                contig, other = in_path + WHOLE_DIR + bonus, rest + bonus
-                total = [a + (top if i in hit else contig if fq in folded[i] else other)
-                         for a, i in zip(total, ids, strict=True)]
-                flagged = [i not in hit for i in ids]
-                continue
+                for i, v in zip(new, tbn, strict=True):
+                    known[i] = v
+                if new is ids:
+                    total = [a + v for a, v in zip(total, tbn, strict=True)]
+                    continue
+            total = [a + known[i] for a, i in zip(total, ids, strict=True)]
+        return total
+
+    def _bounds(
+        self, q: Query, ids: list[int], hidden_ok: bool
+    ) -> tuple[list[int], list[bool]]:
+        """An upper bound of the exact score of each id, and whether it is *optimistic*
+        (assumes every character can be in the file name; ``_tighten`` computes that part
+        with rapidfuzz's LCSseq against the file name instead)."""
+        names, folded, base = self._names, self._folded, self._base
+        total = self._early_total(q, ids, hidden_ok)
+        t = q.positive[-1]
+        fq = t.folded
+        m = len(fq)
+        top = term_max(m)
+        # not contiguous anywhere: no contiguity or folder extras
+        rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
+        in_path = rest + CONTIG_PATH
+        in_name = rest + CONTIG_NAME + BONUS_NAME * m
+        if "/" in fq:
+            aligned = _aligned_rx(fq).match
+            rev = self._reversed()
+            bucket = self._aligned_bucket(fq)
+            if bucket is None:
+                hit = {i for i in ids if aligned(rev[i])}
             else:
-                # the folder extras need the term as it is inside the folders
-                # (bounded inline: a call per id dominated one-letter terms)
-                mid = "/" + fq + "/"
-                mid1 = mid[1:]
-                pst = self._pstart
-                pp = parent_prefix(m)
-                tb = [(top if names[i].startswith(fq)
-                       else in_name if fq in names[i] else in_path if fq in folded[i] else rest)
-                      + ((pp + (WHOLE_PARENT if base[i] - 1 - pst[i] == m else 0)
-                          if folded[i].startswith(fq, pst[i]) else 0)
-                         + (WHOLE_DIR if mid in folded[i] or folded[i].startswith(mid1) else 0)
-                         if folded[i].find(fq, 0, base[i]) >= 0 else 0)
-                      for i in ids]
-            # "loose": not a name prefix and not in the name as it is
-            is_loose = [b != top and fq not in names[i] for b, i in zip(tb, ids, strict=True)]
+                hit = {i for i in bucket if aligned(rev[i])}
+            # not aligned: loose (every character could be in the file name)
             bonus = BONUS_NAME * m
-            tb = [b + bonus if f else b for b, f in zip(tb, is_loose, strict=True)]
-            flagged = is_loose  # only the last term gets here
-            total = [a + b for a, b in zip(total, tb, strict=True)]
+            contig, other = in_path + WHOLE_DIR + bonus, rest + bonus
+            total = [a + (top if i in hit else contig if fq in folded[i] else other)
+                     for a, i in zip(total, ids, strict=True)]
+            return total, [i not in hit for i in ids]
+        # the folder extras need the term as it is inside the folders
+        # (bounded inline: a call per id dominated one-letter terms)
+        mid = "/" + fq + "/"
+        mid1 = mid[1:]
+        pst = self._pstart
+        pp = parent_prefix(m)
+        tb = [rest] * len(ids)  # nowhere as it is: no extra
+        # (one character is in every candidate as it is)
+        where = (range(len(ids)) if m == 1
+                 else [j for j, i in enumerate(ids) if fq in folded[i]])
+        for j in where:
+            i = ids[j]
+            f, b = folded[i], base[i]
+            if f.find(fq, 0, b) < 0:  # only in the file name
+                tb[j] = top if names[i].startswith(fq) else in_name
+                continue
+            nm = names[i]
+            v = top if nm.startswith(fq) else in_name if fq in nm else in_path
+            ps = pst[i]
+            if f.startswith(fq, ps):
+                v += pp + (WHOLE_PARENT if b - 1 - ps == m else 0)
+            if mid in f or f.startswith(mid1):
+                v += WHOLE_DIR
+            tb[j] = v
+        # "loose": not a name prefix and not in the name as it is
+        flagged = [b != top and fq not in names[i] for b, i in zip(tb, ids, strict=True)]
+        bonus = BONUS_NAME * m
+        total = [a + (b + bonus if f else b)
+                 for a, b, f in zip(total, tb, flagged, strict=True)]
         return total, flagged
 
     def _fast_aligned(

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ffind
-from ffind.index import Index, MatchSet
+from ffind.index import UNKNOWN, Index, MatchSet
 from ffind.match import FileMatch
 from ffind.query import Kind, fold, parse, variant
 
@@ -360,10 +360,56 @@ def test_several_terms_rank_exactly_by_score(cands: list[str], terms: list[str],
     fall below a score."""
     q = " ".join(terms)
     ix = Index(cands)
+    assert [(-m.score, len(m.path), m.path) for m in ix.match(q, limit=k)] == exact(ix, q)[:k]
+
+
+def exact(ix: Index, q: str) -> list[tuple[int, int, str]]:
+    """Every match of ``q`` in ``ix`` by its exact score (no bound, no budget), best first."""
     parsed = parse(q)
     ms = ix.run(q)
     scoring = parsed.insensitive() if ms.fallback else parsed
-    exact = sorted(
-        (-s, len(cands[i]), cands[i]) for i in ms.ids
+    paths = ix.paths
+    return sorted(
+        (-s, len(paths[i]), paths[i]) for i in ms.ids
         if (s := ix._score(scoring, i, parsed.targets_hidden)) is not None)
-    assert [(-m.score, len(m.path), m.path) for m in ix.match(q, limit=k)] == exact[:k]
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.text(alphabet="abcsA_.", min_size=1, max_size=5), min_size=1,
+                         max_size=4).map("/".join), max_size=40, unique=True),
+       st.lists(st.lists(st.text(alphabet="abcs_/", min_size=1, max_size=3), min_size=1,
+                         max_size=2).map(" ".join), min_size=1, max_size=3),
+       st.text(alphabet="abcs", min_size=1, max_size=3), st.integers(0, 40),
+       st.integers(1, 6))
+def test_earlier_terms_kept_between_rankings_change_nothing(
+    cands: list[str], heads: list[str], last: str, cut: int, k: int
+) -> None:
+    """The bounds of the terms before the last are kept per index between rankings (typing
+    ``test u``, ``test ut``, ...; then other first terms), over paths added in between: every
+    ranking is the exact one, and equals a fresh index's."""
+    ix = Index(cands[:cut])
+    for h, head in enumerate(heads):
+        for n in range(1, len(last) + 1):
+            q = f"{head} {last[:n]}"
+            if h == 0 and n == 2:
+                ix.extend(cands[cut:])
+            got = ix.match(q, limit=k)
+            assert got == Index(ix.paths).match(q, limit=k)
+            assert [(-m.score, len(m.path), m.path) for m in got] == exact(ix, q)[:k]
+    if cut < len(cands) and len(last) < 2:
+        ix.extend(cands[cut:])
+    for head in reversed(heads):
+        q = f"{head} {last}"
+        assert ix.match(q) == Index(ix.paths).match(q)
+    fresh = Index(ix.paths)
+    for key, known in ix._early.items():  # what was kept is what a fresh index computes
+        if key[0] == "bound":
+            ids = [i for i, v in enumerate(known) if v != UNKNOWN]
+            fresh._bounds(parse(f"{key[1]} {last}"), ids, False)
+            assert [fresh._early[key][i] for i in ids] == [known[i] for i in ids]
+        else:
+            t = key[1]
+            for i, (r, dirs) in known.items():
+                d = fresh._term_score(t, i, False, dirs_only=True)
+                assert r == fresh._term_score(t, i, True)
+                assert dirs == (None if r is None or d is None else d[0])
