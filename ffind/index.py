@@ -247,6 +247,15 @@ def _best_positions(values: list[int], n: int, path_of: Callable[[int], str]) ->
     return sorted(above + at, key=lambda j: (-values[j], j))
 
 
+def _tiers(m: int) -> tuple[int, int, int, int]:
+    """The bounds of an ``m``-character term, before folder extras: a prefix of the file name
+    (``term_max``), as it is in the name, as it is elsewhere in the path, nowhere as it is (no
+    contiguity bonus; a placement in the folders also loses ``BONUS_NAME`` per character)."""
+    top = term_max(m)
+    rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
+    return top, rest + CONTIG_NAME + BONUS_NAME * m, rest + CONTIG_PATH, rest
+
+
 def _typo_term(q: Query) -> Term | None:
     """The term a typo pass is for: a lone fuzzy term of TYPO_MIN+ characters, no ``/``."""
     pos = q.positive
@@ -882,10 +891,7 @@ class Index:
         for t in q.positive[:-1]:
             fq = t.folded
             m = len(fq)
-            top = term_max(m)
-            rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
-            in_path = rest + CONTIG_PATH
-            in_name = rest + CONTIG_NAME + BONUS_NAME * m
+            top, in_name, in_path, rest = _tiers(m)
             extra = dir_extras_max(m)
             most = top + extra
             if "/" in fq:
@@ -928,14 +934,9 @@ class Index:
         with rapidfuzz's LCSseq against the file name instead)."""
         names, folded, base = self._names, self._folded, self._base
         total = self._early_total(q, ids, hidden_ok)
-        t = q.positive[-1]
-        fq = t.folded
+        fq = q.positive[-1].folded
         m = len(fq)
-        top = term_max(m)
-        # not contiguous anywhere: no contiguity or folder extras
-        rest = top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME - BONUS_NAME * m
-        in_path = rest + CONTIG_PATH
-        in_name = rest + CONTIG_NAME + BONUS_NAME * m
+        top, in_name, in_path, rest = _tiers(m)
         if "/" in fq:
             aligned = _aligned_rx(fq).match
             rev = self._reversed()
