@@ -58,10 +58,10 @@ def _tree(root: Path, n: int) -> list[str]:
     return paths
 
 
-# Typing (letters of the paths, '/', '.', '_', a capital) and backspacing, with or without
-# waiting between keystrokes.
+# Typing (letters of the paths, '/', '.', '_', a capital, a space between terms) and
+# backspacing, with or without waiting between keystrokes.
 KEYS = st.lists(
-    st.one_of(st.sampled_from(list("proamtsc/._PdeB")), st.just("\b"), st.just("wait")),
+    st.one_of(st.sampled_from(list("proamtsc/._PdeB ")), st.just("\b"), st.just("wait")),
     min_size=1, max_size=25,
 )
 
