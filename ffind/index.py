@@ -998,9 +998,9 @@ class Index:
         aligned, rev = _aligned_rx(fq).match, self._reversed()
         ids = [i for i in bucket if aligned(rev[i])]
         m = len(fq)
-        top = term_max(m)
+        top, _, in_path, _ = _tiers(m)
         # what ``_bounds`` gives a path that is not aligned, at most
-        others = (top - NAME_PREFIX - WHOLE_NAME - CONTIG_NAME + CONTIG_PATH + WHOLE_DIR)
+        others = in_path + WHOLE_DIR + BONUS_NAME * m
         hidden_ok = q.targets_hidden
         topk = TopK(limit)
         pool: list[tuple[int, int]] = []
