@@ -958,6 +958,8 @@ class Index:
         pst = self._pstart
         pp = parent_prefix(m)
         tb = [rest] * len(ids)  # nowhere as it is: no extra
+        # "loose" (flagged): not in the file name as it is
+        flagged = [True] * len(ids)
         # (one character is in every candidate as it is)
         where = (range(len(ids)) if m == 1
                  else [j for j, i in enumerate(ids) if fq in folded[i]])
@@ -966,17 +968,23 @@ class Index:
             f, b = folded[i], base[i]
             if f.find(fq, 0, b) < 0:  # only in the file name
                 tb[j] = top if names[i].startswith(fq) else in_name
+                flagged[j] = False
                 continue
             nm = names[i]
-            v = top if nm.startswith(fq) else in_name if fq in nm else in_path
+            if nm.startswith(fq):
+                v = top
+                flagged[j] = False
+            elif fq in nm:
+                v = in_name
+                flagged[j] = False
+            else:
+                v = in_path
             ps = pst[i]
             if f.startswith(fq, ps):
                 v += pp + (WHOLE_PARENT if b - 1 - ps == m else 0)
             if mid in f or f.startswith(mid1):
                 v += WHOLE_DIR
             tb[j] = v
-        # "loose": not a name prefix and not in the name as it is
-        flagged = [b != top and fq not in names[i] for b, i in zip(tb, ids, strict=True)]
         bonus = BONUS_NAME * m
         total = [a + (b + bonus if f else b)
                  for a, b, f in zip(total, tb, flagged, strict=True)]
