@@ -79,7 +79,7 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from ffind.match import (
     BONUS_NAME,
@@ -130,7 +130,8 @@ EARLY_TERMS = 4
 """How many terms (before a query's last) keep their bounds and exact scores between rankings:
 while ``test u`` becomes ``test util``, ``test`` is bounded and scored once per path (an array
 of one int per indexed path, 4 MB at 1M paths, and a dict of the paths scored)."""
-UNKNOWN = -(1 << 31)  # a bound not computed yet (``Index._kept``)
+UNKNOWN = -(1 << 31)  # a bound not computed yet (``Index._early_total``)
+V = TypeVar("V")
 Range = tuple[int, int]
 
 
@@ -567,7 +568,9 @@ class Index:
         self._ranked = 0
         self._warm_inits = 0  # ``warm`` computed the word starts of ids below this
         self._prepared: dict[str, int] = {}  # per term: file names holding it (``prepare``)
-        self._early: dict[tuple[str, Any], Any] = {}  # ``_kept``, oldest first
+        # kept for the terms before a query's last (``_kept``), oldest first
+        self._early_bounds: dict[str, array[int]] = {}
+        self._early_scores: dict[Term, dict[int, tuple[Any, int | None]]] = {}
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -795,7 +798,7 @@ class Index:
         for n, t in enumerate(terms):
             if n < last:
                 # the same for every ranking while the last term is typed: kept (``_kept``)
-                known = self._kept(("score", t))
+                known = self._kept(self._early_scores, t, dict)[0]
                 got = known.get(i)
                 if got is None:
                     r = self._term_score(t, i, True)
@@ -861,23 +864,20 @@ class Index:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def _kept(self, key: tuple[str, Any]) -> Any:
-        """What was computed for a term before a query's last: such a term stays the same
-        while the next one is typed (``test u``, ``test ut``, ...).  Under ``("bound", folded
-        term)`` its bound per path (an ``array`` over the index, ``UNKNOWN`` where not
-        computed yet); under ``("score", term)`` its scores per path scored (a dict).  The
-        ``EARLY_TERMS`` used last are kept, whatever paths are added (a path's entry never
-        changes)."""
-        cache = self._early
-        known = cache.pop(key, None)
+    @staticmethod
+    def _kept(store: dict[Any, V], key: Any, make: Callable[[], V]) -> tuple[V, bool]:
+        """What ``store`` keeps for ``key`` (a term before a query's last, which stays the same
+        while the next one is typed: ``test u``, ``test ut``, ...), made when missing, and
+        whether it was; only the ``EARLY_TERMS`` used last are kept.  A path's entry never
+        changes, so paths added in between change nothing."""
+        known = store.pop(key, None)
+        made = known is None
         if known is None:
-            known = array("i") if key[0] == "bound" else {}
-            while len(cache) >= 2 * EARLY_TERMS:
-                del cache[next(iter(cache))]
-        cache[key] = known
-        if key[0] == "bound" and len(known) < len(self.paths):
-            known.extend(array("i", [UNKNOWN]) * (len(self.paths) - len(known)))
-        return known
+            known = make()
+            while len(store) >= EARLY_TERMS:
+                del store[next(iter(store))]
+        store[key] = known
+        return known, made
 
     def _early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
         """Per id: the bounds of every term but the last, less the path's penalty.
@@ -897,10 +897,11 @@ class Index:
             if "/" in fq:
                 total = [a + most for a in total]
                 continue
-            # kept between rankings (see ``_kept``): computed for new ids only
-            fresh = ("bound", fq) not in self._early
-            known: array[int] = self._kept(("bound", fq))
-            new = ids if fresh else [i for i in ids if known[i] == UNKNOWN]
+            # its bound per path, kept between rankings (``_kept``): computed for new ids only
+            known, made = self._kept(self._early_bounds, fq, lambda: array("i"))
+            if len(known) < len(self.paths):
+                known.extend(array("i", [UNKNOWN]) * (len(self.paths) - len(known)))
+            new = ids if made else [i for i in ids if known[i] == UNKNOWN]
             if new:
                 tbn = [most if fq in folded[i] else rest + BONUS_NAME * m for i in new]
                 # where it is contiguous: a prefix of the file name or of its folder's name,

@@ -402,14 +402,13 @@ def test_earlier_terms_kept_between_rankings_change_nothing(
         q = f"{head} {last}"
         assert ix.match(q) == Index(ix.paths).match(q)
     fresh = Index(ix.paths)
-    for key, known in ix._early.items():  # what was kept is what a fresh index computes
-        if key[0] == "bound":
-            ids = [i for i, v in enumerate(known) if v != UNKNOWN]
-            fresh._bounds(parse(f"{key[1]} {last}"), ids, False)
-            assert [fresh._early[key][i] for i in ids] == [known[i] for i in ids]
-        else:
-            t = key[1]
-            for i, (r, dirs) in known.items():
-                d = fresh._term_score(t, i, False, dirs_only=True)
-                assert r == fresh._term_score(t, i, True)
-                assert dirs == (None if r is None or d is None else d[0])
+    # what was kept is what a fresh index computes
+    for fq, bounds in ix._early_bounds.items():
+        ids = [i for i, v in enumerate(bounds) if v != UNKNOWN]
+        fresh._bounds(parse(f"{fq} {last}"), ids, False)
+        assert [fresh._early_bounds[fq][i] for i in ids] == [bounds[i] for i in ids]
+    for t, scores in ix._early_scores.items():
+        for i, (r, dirs) in scores.items():
+            d = fresh._term_score(t, i, False, dirs_only=True)
+            assert r == fresh._term_score(t, i, True)
+            assert dirs == (None if r is None or d is None else d[0])
