@@ -38,7 +38,7 @@ def main() -> None:
                          check=True).stdout
     paths = out.splitlines()
 
-    from ffind.index import Index
+    from ffind.engine.index import Index
 
     t0 = time.perf_counter()
     index = Index(paths)

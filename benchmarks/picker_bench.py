@@ -33,7 +33,7 @@ from binaries import real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 
-PICKER = ("import sys; from ffind.picker import run_picker;"
+PICKER = ("import sys; from ffind.frontends.picker import run_picker;"
           " from ffind.options import SearchOptions;"
           " sys.exit(run_picker(sys.argv[1], [], SearchOptions()))")
 PT_FLOOR = """

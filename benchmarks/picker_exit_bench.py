@@ -10,7 +10,7 @@ terminal is restored (the alternate screen left: ``ESC[?1049l``) and until the p
 exited (``waitpid``).  Systems, measured interleaved, median of ``--runs``:
 
 - ``ffind -i``: the installed command, which ends with ``os._exit`` after the picker;
-- ``main() + teardown``: the same ``ffind.cli.main`` called in-process (``python -c``), which
+- ``main() + teardown``: the same ``cli.main`` called in-process (``python -c``), which
   returns normally, so the interpreter frees the index and the rest before exiting.
 """
 
@@ -29,7 +29,7 @@ import termios
 import time
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-IN_PROCESS = "import sys; from ffind.cli import main; sys.exit(main(sys.argv[1:]))"
+IN_PROCESS = "import sys; from ffind.frontends.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _settle(fd: int, settle: float, timeout: float = 300) -> None:

@@ -137,9 +137,9 @@ def main() -> int:
     VERBOSE = args.verbose
     QUERIES = [q for q in args.queries.split(",") if q]
     env = {**os.environ, "TERM": "xterm-256color"}
-    from ffind.index import Index
+    from ffind.engine.index import Index
+    from ffind.fs.walk import walk
     from ffind.options import SearchOptions
-    from ffind.walk import walk
 
     paths = list(walk(args.tree, SearchOptions()))
     index = Index(paths)

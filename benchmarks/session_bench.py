@@ -18,9 +18,9 @@ import statistics
 import sys
 import time
 
-import ffind.session
+import ffind.searching.session
 from ffind.options import SearchOptions
-from ffind.session import FileSearcher
+from ffind.searching.session import FileSearcher
 
 WORDS = ["prompt", "base_coder", "controller", "mod.rs", "s/p/t"]
 
@@ -58,7 +58,7 @@ def main() -> int:
     args = ap.parse_args()
     words = [w for w in args.words.split(",") if w]
     if args.no_reuse:
-        ffind.session.CACHE_QUERIES = 0
+        ffind.searching.session.CACHE_QUERIES = 0
     t = time.perf_counter()
     with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
         fs.wait()

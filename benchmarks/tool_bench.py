@@ -13,7 +13,7 @@ on the client side (JSON-RPC round trip included):
 Two modes side by side: ``back-to-back`` (the next call is sent as soon as the previous answer
 arrives, so a background re-walk is usually running: the worst case) and ``spaced`` (``--gap``
 seconds between calls, so each call finds the re-walk finished: an agent thinking between calls).
-Also the one-shot Python ``ffind.tool.find_files`` (walk + index + match per call) for scale.
+Also the one-shot Python ``ffind.agent.tool.find_files`` (walk + index + match per call) for scale.
 
     python benchmarks/tool_bench.py --tree /tmp/tree100k --rounds 3
 """
@@ -70,7 +70,7 @@ def in_process(tree: str, repeats: int = 5) -> list[tuple[str, float, float]]:
     """Per query, side by side: the matcher alone (``Index.match(q, limit=20)``) and the tool's
     answer (``search_snapshot``: every match counted, the page ranked, formatted), caches
     cleared; medians of ``repeats``."""
-    from ffind.tool import Snapshot, search_snapshot, walk_batches
+    from ffind.agent.tool import Snapshot, search_snapshot, walk_batches
 
     snap = Snapshot.build(walk_batches(tree))
     rows = []
@@ -91,7 +91,7 @@ def in_process(tree: str, repeats: int = 5) -> list[tuple[str, float, float]]:
 
 
 def oneshot_ms(tree: str) -> float:
-    from ffind.tool import find_files
+    from ffind.agent.tool import find_files
 
     t = time.perf_counter()
     find_files(QUERIES[0], root=tree)
@@ -129,7 +129,7 @@ def main() -> int:
         print(f"{mode:<16} {spawn:>9.0f} ms {first:>8.0f} ms {median:>9.1f} ms {worst:>10.1f} ms"
               f" {again:>8.1f} ms")
     print(f"{'one-shot python':<16} {statistics.median(shots):>8.0f} ms "
-          "(ffind.tool.find_files: walk + index + match, no server)")
+          "(ffind.agent.tool.find_files: walk + index + match, no server)")
     print()
     print("in process, per query (median of 5): the matcher's top 20 vs the tool's answer")
     print(f"{'query':<20} {'match(q, 20)':>13} {'find_files':>11} {'ratio':>6}")

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 
-FFIND = [sys.executable, "-m", "ffind.walk"]
+FFIND = [sys.executable, "-m", "ffind.fs.walk"]
 
 
 def commands() -> dict[str, list[str]]:
@@ -88,8 +88,8 @@ def side_by_side(tree: str, rounds: int) -> None:
 
 
 def in_process(tree: str, rounds: int) -> None:
+    from ffind.fs.walk import walk_batches
     from ffind.options import SearchOptions
-    from ffind.walk import walk_batches
 
     for threads in (1, 2):
         firsts = []

@@ -23,14 +23,12 @@ The data flow, one module a stage::
 - ``tool``     the agent tool ``find_files`` and the MCP server.
 
 Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
-cheap.  Import submodules with ``from ffind.walk import ...``: the package attributes ``walk``
+cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``
 and ``match`` are the functions, not the modules.
 """
 
 from __future__ import annotations
 
-import sys
-import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -40,16 +38,16 @@ from ffind.options import SearchOptions
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
-    "walk": "ffind.walk",
-    "walk_batches": "ffind.walk",
-    "DEFAULT_EXCLUDES": "ffind.walk",
-    "Index": "ffind.index",
-    "match": "ffind.index",
-    "FileMatch": "ffind.match",
-    "search": "ffind.oneshot",
-    "FileSearchResults": "ffind.oneshot",
-    "FileSearcher": "ffind.session",
-    "Snapshot": "ffind.session",
+    "walk": "ffind.fs.walk",
+    "walk_batches": "ffind.fs.walk",
+    "DEFAULT_EXCLUDES": "ffind.fs.walk",
+    "Index": "ffind.engine.index",
+    "match": "ffind.engine.index",
+    "FileMatch": "ffind.scoring.scorer",
+    "search": "ffind.searching.oneshot",
+    "FileSearchResults": "ffind.searching.oneshot",
+    "FileSearcher": "ffind.searching.session",
+    "Snapshot": "ffind.searching.session",
 }
 
 __all__ = [
@@ -70,11 +68,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # the lazy attributes, for type checkers
-    from ffind.index import Index, match
-    from ffind.match import FileMatch
-    from ffind.oneshot import FileSearchResults, search
-    from ffind.session import FileSearcher, Snapshot
-    from ffind.walk import DEFAULT_EXCLUDES, walk, walk_batches
+    from ffind.engine.index import Index, match
+    from ffind.fs.walk import DEFAULT_EXCLUDES, walk, walk_batches
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.oneshot import FileSearchResults, search
+    from ffind.searching.session import FileSearcher, Snapshot
 
 
 def __getattr__(name: str) -> Any:
@@ -84,17 +82,3 @@ def __getattr__(name: str) -> Any:
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value
-
-
-class _Package(types.ModuleType):
-    """Importing a submodule binds it to the package attribute of its name.  For ``walk`` and
-    ``match`` that name is a public function: keep the function, not the module (the module
-    stays reachable as ``sys.modules["ffind.walk"]`` and through ``from ffind.walk import``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

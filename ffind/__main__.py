@@ -1,3 +1,3 @@
-from ffind.cli import main
+from ffind.frontends.cli import main
 
 raise SystemExit(main())

@@ -20,7 +20,7 @@ Smart case, per term: a term with a capital letter is case-sensitive, otherwise 
 normalisation, per term: a term with an accented letter matches accents exactly; otherwise
 ``e`` also matches ``é`` (and every letter whose canonical decomposition starts with it).
 The never-empty fallback (a query with capitals that matches nothing case-sensitively is
-retried case-insensitively) lives in ``ffind.index``.
+retried case-insensitively) lives in ``ffind.engine.index``.
 """
 
 from __future__ import annotations

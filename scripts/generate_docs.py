@@ -21,7 +21,7 @@ import click
 from click.shell_completion import get_completion_class
 
 from ffind import __version__
-from ffind.cli import EXAMPLES, EXIT_STATUS, HELP, MCP_NOTE, build_command
+from ffind.frontends.cli import EXAMPLES, EXIT_STATUS, HELP, MCP_NOTE, build_command
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -333,9 +333,9 @@ def test_mcp_dispatch() -> None:
 
 _IMPORTS = """
 import sys
-from ffind.cli import main
+from ffind.frontends.cli import main
 rc = main(sys.argv[1:])
-heavy = {"rich", "numpy", "rapidfuzz", "click", "prompt_toolkit", "mcp", "ffind.picker",
+heavy = {"rich", "numpy", "rapidfuzz", "click", "prompt_toolkit", "mcp", "ffind.frontends.picker",
          "multiprocessing"}
 print(" ".join(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from ffind.fs.walk import DEFAULT_EXCLUDES, walk
 from ffind.options import SearchOptions
-from ffind.walk import DEFAULT_EXCLUDES, walk
 
 CORPUS = Path(os.environ.get(
     "FFIND_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"

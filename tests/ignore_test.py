@@ -1,4 +1,4 @@
-"""ffind.ignore: one rule kind at a time, against git's documented meaning (gitignore(5))."""
+"""ffind.fs.ignore: one rule kind at a time, against git's documented meaning (gitignore(5))."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ffind.errors import FfindError
-from ffind.ignore import (
+from ffind.fs.ignore import (
     Rules,
     _git_trim,
     above_root_gitignores,
@@ -210,7 +210,7 @@ def test_find_repo_top_and_above_root_files(tmp_path: Path) -> None:
 
 
 def test_worktree_git_file(tmp_path: Path) -> None:
-    from ffind.ignore import common_dir, find_git_dir
+    from ffind.fs.ignore import common_dir, find_git_dir
 
     main = tmp_path / "main" / ".git"
     (main / "worktrees" / "wt").mkdir(parents=True)

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ffind
-from ffind.index import UNKNOWN, Index, MatchSet
-from ffind.match import FileMatch
+from ffind.engine.index import UNKNOWN, Index, MatchSet
 from ffind.query import Kind, fold, parse, variant
+from ffind.scoring.scorer import FileMatch
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -210,7 +210,7 @@ def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
     ``limit`` best by the tie-breaks are kept; ``SEED`` candidates are scored before the
     bounds are refined; terms with ``/`` try their aligned paths first: still the first k of
     the unlimited ranking."""
-    import ffind.index as index_mod
+    import ffind.engine.index as index_mod
 
     saved = index_mod.EXACT_BUDGET, index_mod.SEED
     index_mod.EXACT_BUDGET, index_mod.SEED = budget, seed
@@ -231,7 +231,7 @@ def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
 @pytest.mark.parametrize("query", ["p", "prom", "promtp", "s/p/t", "mod.rs", "co ctl", "xyzzy"])
 def test_numpy_and_plain_paths_agree(query: str) -> None:
     """The cdist-through-numpy reading and the process.extract one give the same answer."""
-    from ffind import index as index_mod
+    from ffind.engine import index as index_mod
 
     paths = [
         "src/session/prompt.ts", "src/session/prompt_test.ts", "packages/tools/main.rs",
@@ -257,7 +257,7 @@ def test_numpy_is_imported_only_once_an_index_ranks_a_second_time() -> None:
     # (in a thread of its own: no ranking waits for it).
     code = (
         "import sys\n"
-        "from ffind.index import Index, numpy_ready\n"
+        "from ffind.engine.index import Index, numpy_ready\n"
         "index = Index(['src/prompt.ts', 'lib/mod.rs', 'a/b/c.txt'])\n"
         "assert index.match('prom', limit=2)[0].path == 'src/prompt.ts'\n"
         "assert 'numpy' not in sys.modules\n"
@@ -273,7 +273,7 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
-    from ffind.index import numpy_ready
+    from ffind.engine.index import numpy_ready
 
     arrays = 1 if numpy_ready(60) else 0  # the name lengths, in one step, when numpy is used
     steps = sum(1 for _ in warmed.warm(step=3))
@@ -307,7 +307,7 @@ def test_prefilter_keeps_every_match_and_changes_no_ranking(
     """``search`` ranks only what its walk's workers kept: every path a query matches (typo
     matches included) is kept, in order, and an index of the kept paths ranks exactly as an
     index of them all, whatever the batches."""
-    from ffind.index import Prefilter
+    from ffind.engine.index import Prefilter
 
     cands = list(dict.fromkeys(cands))  # a walk yields each path once
     keep = Prefilter(q)
@@ -325,7 +325,7 @@ def test_prefilter_keeps_every_match_and_changes_no_ranking(
 def test_prefilter_keeps_names_one_edit_away_and_pickles() -> None:
     import pickle
 
-    from ffind.index import Prefilter
+    from ffind.engine.index import Prefilter
 
     paths = ["src/session/prompt.ts", "docs/promtp.md", "a/b/c.txt", "x/promt.rs", "q/prom"]
     keep = pickle.loads(pickle.dumps(Prefilter("promtp")))

@@ -1,4 +1,4 @@
-"""Ranking rules, each a table with the exact expected order (ffind.match, one call)."""
+"""Ranking rules, each a table with the exact expected order (ffind.scoring.scorer, one call)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ffind.index import match
-from ffind.match import FileMatch, bonus_at, fuzzy, initials, initials_many, substring
+from ffind.engine.index import match
+from ffind.scoring.scorer import FileMatch, bonus_at, fuzzy, initials, initials_many, substring
 
 # A few real paths of aider (github.com/Aider-AI/aider), copied here: every path of the
 # repository that contains b, a, s, e, _, c, o, d in order, plus neighbours that do not.

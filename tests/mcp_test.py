@@ -12,7 +12,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
-from ffind.tool import FIND_FILES_SCHEMA, GLOB_SCHEMA, find_files, glob_files
+from ffind.agent.tool import FIND_FILES_SCHEMA, GLOB_SCHEMA, find_files, glob_files
 
 ROOT = Path(__file__).resolve().parent.parent
 

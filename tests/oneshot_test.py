@@ -9,7 +9,7 @@ import pytest
 
 import ffind
 from ffind import FfindError, SearchOptions
-from ffind.oneshot import FileSearchResults, search, search_paths
+from ffind.searching.oneshot import FileSearchResults, search, search_paths
 
 
 def _touch(root: Path, *rels: str) -> None:

@@ -1,4 +1,4 @@
-"""ffind.output: plain / NUL / JSON writers, colour settings, terminal escaping."""
+"""ffind.frontends.output: plain / NUL / JSON writers, colour settings, terminal escaping."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ffind.match import FileMatch
-from ffind.output import (
+from ffind.frontends.output import (
     BOLD,
     HIGHLIGHT,
     RESET,
@@ -20,6 +19,7 @@ from ffind.output import (
     terminal_safe,
     use_color,
 )
+from ffind.scoring.scorer import FileMatch
 
 
 def test_use_color() -> None:

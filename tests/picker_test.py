@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ffind.picker import SPINNER, _delete_word, parse_keys
+from ffind.frontends.picker import SPINNER, _delete_word, parse_keys
 
 LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
 FILES = [
@@ -24,7 +24,8 @@ FILES = [
 ]
 
 LAUNCH = (
-    "import sys; from ffind.picker import run_picker; from ffind.options import SearchOptions; "
+    "import sys; from ffind.frontends.picker import run_picker; "
+    "from ffind.options import SearchOptions; "
     "sys.exit(run_picker(sys.argv[1], [], SearchOptions(), print0=sys.argv[2] == '0'))"
 )
 SGR = re.compile(r"\x1b\[([0-9;:]*)m")
@@ -330,9 +331,9 @@ def test_color_choice_reaches_the_picker(
 def test_the_waker_shows_matches_handed_over_before_their_count() -> None:
     import os
 
-    from ffind.match import FileMatch
-    from ffind.picker import _Waker
-    from ffind.session import Snapshot
+    from ffind.frontends.picker import _Waker
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.session import Snapshot
 
     r, w = os.pipe()
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ffind.rank import TopK, best, by_bound
+from ffind.engine.rank import TopK, best, by_bound
 
 PATHS = ["b", "a", "cc", "a/b", "d"]
 

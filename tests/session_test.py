@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ffind
-from ffind import session
+from ffind.engine.index import Index
 from ffind.errors import FfindError
-from ffind.index import Index
-from ffind.match import FileMatch
 from ffind.options import SearchOptions
-from ffind.session import FEED_BATCH, FileSearcher, Snapshot
+from ffind.scoring.scorer import FileMatch
+from ffind.searching import session
+from ffind.searching.session import FEED_BATCH, FileSearcher, Snapshot
 
 ALL = SearchOptions(limit=None)
 
@@ -41,7 +41,7 @@ def _ffind_threads() -> list[threading.Thread]:
 def _assert_nothing_left() -> None:
     # numpy's import (process-wide, started once an Index ranks twice) belongs to no session:
     # let it finish; every other ffind thread must be gone
-    from ffind.index import numpy_ready
+    from ffind.engine.index import numpy_ready
 
     numpy_ready(30)
     assert _ffind_threads() == []
@@ -311,7 +311,8 @@ def test_exported_lazily_from_the_package() -> None:
 
 def test_a_searcher_never_closed_lets_the_program_exit_cleanly(tmp_path: Path) -> None:
     _tree(tmp_path, 3000)
-    code = ("import sys; from ffind.session import FileSearcher; from ffind import SearchOptions;"
+    code = ("import sys; from ffind.searching.session import FileSearcher; "
+            "from ffind import SearchOptions;"
             " fs = FileSearcher(sys.argv[1], SearchOptions(threads=2)); fs.set_query('file')")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
                           text=True, timeout=60)

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ffind.errors import FfindError
-from ffind.index import Index
-from ffind.match import FileMatch
-from ffind.tool import (
+from ffind.agent.tool import (
     FIND_FILES_SCHEMA,
     GLOB_SCHEMA,
     CachedTree,
@@ -31,6 +28,9 @@ from ffind.tool import (
     walk_batches,
     wants_secrets,
 )
+from ffind.engine.index import Index
+from ffind.errors import FfindError
+from ffind.scoring.scorer import FileMatch
 
 FILES = [
     "src/session/prompt.ts",

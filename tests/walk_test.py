@@ -1,4 +1,4 @@
-"""ffind.walk on fixed trees: every ignore source, hidden files, symlinks, hostile names,
+"""ffind.fs.walk on fixed trees: every ignore source, hidden files, symlinks, hostile names,
 unreadable and vanishing folders, depth, types, threads and cancellation."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from ffind.errors import FfindError
+from ffind.fs.walk import DEFAULT_EXCLUDES, VCS_DIRS, walk, walk_batches
 from ffind.options import SearchOptions
-from ffind.walk import DEFAULT_EXCLUDES, VCS_DIRS, walk, walk_batches
 
 THREADS = [1, 2]
 
@@ -459,10 +459,10 @@ def test_library_use_from_a_thread(tmp_path: Path) -> None:
 
 def test_module_entry_point(tmp_path: Path) -> None:
     make(tmp_path, "a.txt", "b/c.txt")
-    out = subprocess.run([sys.executable, "-m", "ffind.walk", str(tmp_path), "-0"],
+    out = subprocess.run([sys.executable, "-m", "ffind.fs.walk", str(tmp_path), "-0"],
                          capture_output=True, check=True).stdout
     assert set(out.split(b"\0")) - {b""} == {b"a.txt", b"b/c.txt"}
-    bad = subprocess.run([sys.executable, "-m", "ffind.walk", str(tmp_path / "nope")],
+    bad = subprocess.run([sys.executable, "-m", "ffind.fs.walk", str(tmp_path / "nope")],
                          capture_output=True)
     assert bad.returncode == 2 and bad.stderr.startswith(b"ffind: ")
 
@@ -471,9 +471,9 @@ def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """All the work sits below one folder: the workers split it by subfolder (the fork carries
     this instrumented scan into them; each folder read reports the worker's pid)."""
-    import ffind.walk  # noqa: F401
+    import ffind.fs.walk  # noqa: F401
 
-    walk_module = sys.modules["ffind.walk"]
+    walk_module = sys.modules["ffind.fs.walk"]
     for i in range(40):
         for j in range(5):
             make(tmp_path, f"only/sub{i}/d{j}/f.txt")
@@ -500,9 +500,9 @@ def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
     pickle (the walker, ignore rules, folders to read)."""
     import multiprocessing
 
-    from ffind.index import Prefilter
+    from ffind.engine.index import Prefilter
 
-    walk_module = sys.modules["ffind.walk"]
+    walk_module = sys.modules["ffind.fs.walk"]
     git_init(tmp_path)
     make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log", "b/keep.txt")
     write(tmp_path / ".gitignore", "*.log\n!keep.log\n")
@@ -518,9 +518,9 @@ def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
 
 
 def test_package_attribute_stays_callable(tmp_path: Path) -> None:
-    """``from ffind.walk import ...`` binds the module to ``ffind.walk``; it still walks."""
+    """``from ffind.fs.walk import ...`` binds the module to ``ffind.fs.walk``; it still walks."""
     import ffind
-    from ffind.walk import walk_batches as batches  # noqa: F401
+    from ffind.fs.walk import walk_batches as batches  # noqa: F401
 
     make(tmp_path, "a.txt")
     assert list(ffind.walk(tmp_path)) == ["a.txt"]
@@ -543,10 +543,10 @@ def test_symlinked_gitignore_is_not_read(tmp_path: Path) -> None:
 _EXIT_SCRIPT = """
 import os, sys, threading, time
 from ffind.options import SearchOptions
-from ffind.walk import walk, walk_batches
+from ffind.fs.walk import walk, walk_batches
 
 root, mode = sys.argv[1], sys.argv[2]
-walker = sys.modules["ffind.walk"]._Walker
+walker = sys.modules["ffind.fs.walk"]._Walker
 real_scan = walker.scan
 
 
@@ -611,7 +611,7 @@ def test_exit_during_a_parallel_walk_is_clean(tmp_path: Path, mode: str) -> None
 
 def _slow_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Each folder read takes ``seconds`` (the fork carries the patch into the workers)."""
-    walk_module = sys.modules["ffind.walk"]
+    walk_module = sys.modules["ffind.fs.walk"]
     real_scan = walk_module._Walker.scan
 
     def scan(self: object, *args: object) -> None:
@@ -641,7 +641,7 @@ def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
 def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
 ) -> None:
-    walk_module = sys.modules["ffind.walk"]
+    walk_module = sys.modules["ffind.fs.walk"]
     root = _big_tree(tmp_path)
     real_scan = walk_module._Walker.scan
 
@@ -667,7 +667,7 @@ def test_signals_to_the_process_group_never_reach_a_worker(
     before a worker could ignore them: a worker is born with every signal blocked, so it neither
     dies of SIGINT (it used to, with a KeyboardInterrupt traceback, and the parent reported a
     dead worker) nor runs a handler it inherited (the picker's SIGWINCH)."""
-    walk_module = sys.modules["ffind.walk"]
+    walk_module = sys.modules["ffind.fs.walk"]
     real_loop = walk_module._worker_loop
     ran_in: list[int] = []
     report_r, report_w = os.pipe()
@@ -696,7 +696,7 @@ def test_signals_to_the_process_group_never_reach_a_worker(
 _STDIN_SCRIPT = """
 import sys, threading, time
 from ffind.options import SearchOptions
-from ffind.walk import walk
+from ffind.fs.walk import walk
 
 threading.Thread(target=sys.stdin.readline, daemon=True).start()  # holds stdin's lock
 time.sleep(0.1)
@@ -732,7 +732,7 @@ def test_unflushed_output_is_not_repeated_by_workers(tmp_path: Path) -> None:
     buffer it inherited."""
     root = _big_tree(tmp_path / "tree")
     code = ("import sys, threading; from ffind.options import SearchOptions;"
-            " from ffind.walk import walk;"
+            " from ffind.fs.walk import walk;"
             " t = threading.Thread(target=lambda: [sys.stdout.write('x\\n') for _ in range(500)]);"
             " t.start(); n = sum(1 for _ in walk(sys.argv[1], SearchOptions(threads=2)));"
             " t.join(); print(n)")
@@ -789,7 +789,7 @@ def test_a_process_with_more_than_1024_open_files_still_walks(tmp_path: Path) ->
         "resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))\n"
         "held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]\n"
         "from ffind.options import SearchOptions\n"
-        "from ffind.walk import walk\n"
+        "from ffind.fs.walk import walk\n"
         "print(sorted(walk(sys.argv[1], SearchOptions(threads=2))))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,

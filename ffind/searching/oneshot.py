@@ -1,9 +1,9 @@
 """``search()``: walk + index + match in one call; what the ``ffind`` command runs.
 
 The query is known before the walk starts, so the walk's worker processes drop every path it
-cannot match (:class:`~ffind.index.Prefilter`: a subsequence test of each term, plus the names
+cannot match (:class:`Prefilter`: a subsequence test of each term, plus the names
 one edit away for a typo-tolerant term); only candidates cross the pipe and enter the
-:class:`~ffind.index.Index`.  An index of the candidates ranks them exactly as an index of the
+:class:`Index`.  An index of the candidates ranks them exactly as an index of the
 whole tree would (no ranking decision looks at paths that do not match, nor at the order paths
 came in).  Each batch is appended and matched at once (``Index.run(query, start=...)``), and
 ``Index.prepare`` computes ahead what the ranking will need (a scattered term's word starts)
@@ -27,9 +27,9 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
-    from ffind.index import Prefilter
-    from ffind.match import FileMatch
-    from ffind.walk import Cancel
+    from ffind.engine.index import Prefilter
+    from ffind.fs.walk import Cancel
+    from ffind.scoring.scorer import FileMatch
 
 __all__ = ["FileSearchResults", "search", "search_paths"]
 
@@ -131,7 +131,7 @@ def _match_batches(
     limit = options.limit
     if not query:
         # No query: every path, in path order; no matcher (and no rapidfuzz import) needed.
-        from ffind.match import FileMatch
+        from ffind.scoring.scorer import FileMatch
 
         paths: list[str] = []
         for batch in batches:
@@ -139,7 +139,7 @@ def _match_batches(
         chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
         return [FileMatch(0, p) for p in chosen], len(paths), not cancel.is_set()
 
-    from ffind.index import Index
+    from ffind.engine.index import Index
 
     index = Index()
     matchset = None
@@ -170,7 +170,7 @@ def _prefilter(query: str) -> Prefilter | None:
     """The query's ``Prefilter``; None when it keeps everything (no positive term)."""
     if not query:
         return None
-    from ffind.index import Prefilter
+    from ffind.engine.index import Prefilter
 
     keep = Prefilter(query)
     return keep if keep.active else None
@@ -186,7 +186,7 @@ def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
 ) -> tuple[list[FileMatch], Total, bool]:
-    from ffind.walk import walk_batches
+    from ffind.fs.walk import walk_batches
 
     # the workers drop what the query cannot match
     batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
@@ -214,7 +214,7 @@ def search(
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
     Paths are relative to their root, ``/``-separated.  With several roots the results of all of
-    them are ranked together and each :class:`~ffind.match.FileMatch` carries its ``root``.
+    them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
     ``cancel`` (anything with ``is_set()``) stops the walk early; the results then hold what was
     found so far and ``walk_complete`` is False.  ``on_warning`` receives one-line warnings of the
     walk (unreadable folders); by default they are dropped.  ``eager_count=False`` leaves

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from ffind.match import FileMatch
-    from ffind.session import FileSearcher, Snapshot
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.session import FileSearcher, Snapshot
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ESC_TIMEOUT = 0.03
@@ -86,7 +86,7 @@ def run_picker(
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
     """
-    from ffind.session import FileSearcher
+    from ffind.searching.session import FileSearcher
 
     query = query or ""
     try:
@@ -190,7 +190,7 @@ class _Waker:
         latest, ranked = self.latest, self.ranked
         if ranked is None or self.ranked_seq < self.latest_seq or ranked[0] != query:
             return latest
-        from ffind.session import Snapshot
+        from ffind.searching.session import Snapshot
 
         matches = ranked[1]
         count = len(matches)
@@ -504,7 +504,7 @@ class _Picker:
         return max(self.term.size()[1] - 2, 1)
 
     def draw(self) -> None:
-        from ffind.session import Snapshot
+        from ffind.searching.session import Snapshot
 
         cols, height = self.term.size()
         rows = max(height - 2, 0)

@@ -48,8 +48,8 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
-    from ffind.index import Index, MatchSet
-    from ffind.match import FileMatch
+    from ffind.engine.index import Index, MatchSet
+    from ffind.scoring.scorer import FileMatch
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
@@ -241,7 +241,7 @@ class Snapshot:
     @classmethod
     def build(cls, batches: Iterable[list[str]]) -> Snapshot:
         """Index the walk's batches as they arrive (overlapping the walk's worker processes)."""
-        from ffind.index import Index
+        from ffind.engine.index import Index
 
         snap = cls([], Index(), Index())
         for batch in batches:
@@ -255,7 +255,7 @@ class Snapshot:
 
 def walk_batches(directory: str, cancel: threading.Event | None = None) -> Iterable[list[str]]:
     """The walk the tool searches: ``TOOL_OPTIONS``, warnings dropped."""
-    from ffind.walk import walk_batches as batches
+    from ffind.fs.walk import walk_batches as batches
 
     return batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore)
 
@@ -346,7 +346,7 @@ def _search(snap: Snapshot, query: str, limit: int) -> str:
 def _typo_suggestions(index: Index, query: str) -> list[str]:
     """Typo tolerance per word of a several-word query: the matcher's typo matches of one word
     that the other words match exactly (``session promtp`` -> ``src/session/prompt.ts``)."""
-    from ffind.index import Index
+    from ffind.engine.index import Index
 
     words = query.split()
     out: dict[str, None] = {}
@@ -467,7 +467,7 @@ def display_path(path: str) -> str:
     """A path as one line of valid UTF-8: control characters escaped (``\\n``, ``\\x1b``) and
     bytes that are not UTF-8 (kept by the walk as surrogates) shown as ``\\xNN``, as the
     command shows them on a terminal."""
-    from ffind.output import terminal_safe
+    from ffind.frontends.output import terminal_safe
 
     return terminal_safe(path)
 
@@ -670,7 +670,7 @@ class ToolServer:
     def __init__(
         self, root: str | os.PathLike[str], refresh_interval: float = REFRESH_INTERVAL
     ) -> None:
-        from ffind.index import prefer_numpy
+        from ffind.engine.index import prefer_numpy
 
         prefer_numpy()  # a server answers many searches: numpy's import pays for itself
         self.root = resolve_dir(root, None)

@@ -55,7 +55,7 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
                             64+24+42-9 = 121
 
-Typo matches (see ``ffind.index``) score what the term would score as a prefix of the file
+Typo matches (see ``ffind.engine.index``) score what the term would score as a prefix of the file
 name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
 the file name (``typo_score``).  A term without ``.`` is compared with the stems too; one edit
 from the stem of a longer name (``ivnentory`` for ``inventory.py``) costs ``TYPO_STEM`` (1)

@@ -2,7 +2,7 @@
 
 - Best first: higher score; then the shorter path; then the path, ascending (Codex's rule), so
   the order is deterministic.  The hidden-path preference and the file-name length are part
-  of the score (``ffind.match``), so this order is the whole story.
+  of the score (``ffind.scoring.scorer``), so this order is the whole story.
 - Top-k without sorting everything: candidates come grouped by an *upper bound* of their
   score (cheap, computed in bulk); the exact scorer runs group by group, best bound first,
   and stops as soon as ``k`` exact scores are strictly above every remaining bound.  The

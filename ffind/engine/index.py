@@ -13,7 +13,7 @@ API contract used by the session (issue 5) and search (issue 4):
   what one ``run`` over the union would give.  ``len(matchset)`` = total match count
   (typo matches included).
 
-How a query is answered (see ``ffind.match`` for the score, ``ffind.rank`` for the order):
+How a query is answered (``scoring.scorer``: the score; ``engine.rank``: the order):
 
 1. *Prefilter*, in compiled code: each positive term is looked for in the folded
    (lowercased, accent-stripped) paths; a one-character term with ``in``, longer fuzzy terms
@@ -29,7 +29,7 @@ How a query is answered (see ``ffind.match`` for the score, ``ffind.rank`` for t
    known; then, for the paths whose bound still reaches it, the chunks a scattered term must
    be split into (``m`` less the term's bigrams found in the path: a gap before each) and how
    many of them can start on a word start (the term's LCS with the path's word starts).
-3. *Branch and bound* (``ffind.rank``): the exact scorer runs on groups of equal bound, best
+3. *Branch and bound* (``ffind.engine.rank``): the exact scorer runs on groups of equal bound, best
    first, and stops once ``limit`` scores beat every remaining bound.  At most
    ``EXACT_BUDGET`` paths are scored exactly: from the first group that does not fit, paths
    score their bound less ``CHEAP_SLACK`` per query character (a huge group of equal bounds,
@@ -81,7 +81,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from ffind.match import (
+from ffind.engine.rank import TopK, best, by_bound
+from ffind.query import Kind, Query, Term, fold, parse, variant
+from ffind.scoring.scorer import (
     BONUS_NAME,
     BONUS_SEP,
     CONTIG_NAME,
@@ -107,8 +109,6 @@ from ffind.match import (
     term_max,
     typo_score,
 )
-from ffind.query import Kind, Query, Term, fold, parse, variant
-from ffind.rank import TopK, best, by_bound
 
 TYPO_MIN = 4
 """Shortest term (characters) that gets a typo pass."""

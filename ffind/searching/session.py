@@ -46,8 +46,8 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
-    from ffind.index import Index, MatchSet
-    from ffind.match import FileMatch
+    from ffind.engine.index import Index, MatchSet
+    from ffind.scoring.scorer import FileMatch
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
@@ -314,7 +314,7 @@ class FileSearcher:
     # --- walk thread
 
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
-        from ffind.walk import walk_batches
+        from ffind.fs.walk import walk_batches
 
         self._walk_imported.set()
         for i, root in enumerate(self.roots):
@@ -367,7 +367,7 @@ class FileSearcher:
             # Let the walk import its modules first (the GIL serialises imports) so that its
             # worker processes start scanning while the matcher is imported.
             self._walk_imported.wait(0.2)
-            from ffind.index import Index, prefer_numpy
+            from ffind.engine.index import Index, prefer_numpy
 
             prefer_numpy()  # a session matches many times: numpy's import pays for itself
             self._index = Index()

@@ -165,10 +165,10 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     has written its results (the console script does; ``main(argv)`` called in-process does
     not).
     """
-    from ffind import output
+    from ffind.frontends import output
 
     if inv.interactive:
-        from ffind.picker import run_picker
+        from ffind.frontends.picker import run_picker
 
         # The candidates are read before the picker takes the terminal (it draws on /dev/tty,
         # so stdin may be a pipe); Ctrl-C while they are read still exits 130.
@@ -188,11 +188,11 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         options = replace(options, compute_indices=True)
 
     if inv.stdin:
-        from ffind.oneshot import search_paths
+        from ffind.searching.oneshot import search_paths
 
         results = search_paths(inv.pattern, _stdin_paths(), options, eager_count=inv.json)
     else:
-        from ffind.oneshot import search
+        from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=_error,
                          eager_count=inv.json)
@@ -268,7 +268,7 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
             sys.stdout.flush()
             return ExitCode.FOUND
         if args and args[0] == "mcp":
-            from ffind.tool import mcp_main
+            from ffind.agent.tool import mcp_main
 
             return mcp_main(args[1:])
         inv = _parse(args)

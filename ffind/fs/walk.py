@@ -14,7 +14,7 @@ an invalid ``exclude`` glob, raises ``FfindError`` when ``walk``/``walk_batches`
 
 What is left out: VCS folders (``VCS_DIRS``) always; hidden entries unless ``options.hidden``;
 with ``options.respect_ignore`` (the default) folders named in ``DEFAULT_EXCLUDES`` and whatever
-the ignore files exclude (see ``ffind.ignore``); ``options.exclude`` globs always.  Symlinks to
+the ignore files exclude (see ``ffind.fs.ignore``); ``options.exclude`` globs always.  Symlinks to
 files are listed, to folders entered only with ``follow_links`` (each real folder at most once
 per chain, so loops end), broken ones skipped.  Unreadable folders go to ``on_warning``.
 
@@ -22,7 +22,7 @@ Order: the same tree gives the same order with ``threads=1`` (depth first, in th
 file system lists each folder); with several workers the set is the same but batches interleave.
 
 How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each ignore file is
-compiled once per process (``ffind.ignore.Rules``, cached by content), and each folder's scope
+compiled once per process (``ffind.fs.ignore.Rules``, cached by content), and each folder's scope
 (``_Scope``) merges the pre-checks of every ignore file in force, so an entry that no pattern
 matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
 file holding other name patterns (skipped when each of them starts with a literal character
@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ffind.errors import FfindError
-from ffind.ignore import (
+from ffind.fs.ignore import (
     GITIGNORE_FILE,
     IGNORE_FILE,
     Leads,
@@ -907,7 +907,7 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m ffind.walk [ROOT] [--threads N] [--hidden] [--no-ignore] [-0]``: print the
+    """``python -m ffind.fs.walk [ROOT] [--threads N] [--hidden] [--no-ignore] [-0]``: print the
     walk (for benchmarks and debugging; the ``ffind`` command is the user interface)."""
     root = "."
     threads = 2

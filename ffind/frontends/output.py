@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from ffind.match import FileMatch
+    from ffind.scoring.scorer import FileMatch
 
 HIGHLIGHT = "\x1b[1;31m"
 """Matched characters: bold red, like ripgrep's matches."""
