@@ -9,16 +9,13 @@ from pathlib import Path
 import pytest
 
 from ffind.errors import FfindError
-from ffind.fs.ignore import (
-    Rules,
-    _git_trim,
+from ffind.fs.ignore.gitconfig import (
     above_root_gitignores,
-    compile_globs,
     default_excludes_file,
     excludes_file,
     find_repo_top,
-    load_file,
 )
+from ffind.fs.ignore.patterns import Rules, _git_trim, compile_globs, load_file
 
 
 def ignored(lines: list[str], path: str) -> bool | None:
@@ -210,7 +207,7 @@ def test_find_repo_top_and_above_root_files(tmp_path: Path) -> None:
 
 
 def test_worktree_git_file(tmp_path: Path) -> None:
-    from ffind.fs.ignore import common_dir, find_git_dir
+    from ffind.fs.ignore.gitconfig import common_dir, find_git_dir
 
     main = tmp_path / "main" / ".git"
     (main / "worktrees" / "wt").mkdir(parents=True)

@@ -22,7 +22,7 @@ Order: the same tree gives the same order with ``threads=1`` (depth first, in th
 file system lists each folder); with several workers the set is the same but batches interleave.
 
 How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each ignore file is
-compiled once per process (``ffind.fs.ignore.Rules``, cached by content), and each folder's scope
+compiled once per process (``patterns.Rules``, cached by content), and each folder's scope
 (``_Scope``) merges the pre-checks of every ignore file in force, so an entry that no pattern
 matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
 file holding other name patterns (skipped when each of them starts with a literal character
@@ -58,17 +58,19 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ffind.errors import FfindError
-from ffind.fs.ignore import (
+from ffind.fs.ignore.gitconfig import (
+    above_root_gitignores,
+    common_dir,
+    excludes_file,
+    find_git_dir,
+    find_repo_top,
+)
+from ffind.fs.ignore.patterns import (
     GITIGNORE_FILE,
     IGNORE_FILE,
     Leads,
     Rules,
-    above_root_gitignores,
-    common_dir,
     compile_globs,
-    excludes_file,
-    find_git_dir,
-    find_repo_top,
     load_file,
 )
 from ffind.options import SearchOptions
