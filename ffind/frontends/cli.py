@@ -113,7 +113,7 @@ def build_command() -> click.Command:
         values = {flag.long: values[flag.param] for flag in FLAGS}
         if values["json"] and values["print0"]:
             raise click.UsageError("--json and --print0 cannot be used together")
-        fields, inv = split_values(values)
+        fields, inv = split_values(values, FLAGS)
         limit = fields["limit"]
         fields["limit"] = command_limit(limit if isinstance(limit, int) else None, pattern)
         try:

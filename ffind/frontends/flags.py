@@ -21,7 +21,7 @@ says which do not.  Nothing else in the command lists flags.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS
@@ -173,11 +173,13 @@ FLAGS: tuple[Flag, ...] = (
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 
 
-def split_values(values: dict[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+def split_values(
+    values: dict[str, object], flags: Sequence[Flag] = FLAGS,
+) -> tuple[dict[str, object], dict[str, object]]:
     """Parsed values by flag ``long`` name -> (SearchOptions fields, Invocation fields)."""
     options: dict[str, object] = {}
     invocation: dict[str, object] = {}
-    for flag in FLAGS:
+    for flag in flags:
         value = flag.convert(values[flag.long])
         (options if flag.target == "options" else invocation)[flag.dest] = value
     return options, invocation
