@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffind import __version__
-from ffind.errors import ExitCode, FfindError
+from ffind.errors import EXIT_MEANING, ExitCode, FfindError
 from ffind.frontends import output
 from ffind.frontends.flags import FLAGS, Flag, command_limit, split_values
 from ffind.options import SearchOptions
@@ -42,19 +42,14 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ffind -i", "pick interactively"),
     ("git ls-files | ffind --stdin -i", "pick among another command's paths"),
 ]
-EXIT_STATUS: list[tuple[int, str]] = [
-    (ExitCode.FOUND, "something was found"),
-    (ExitCode.NOT_FOUND, "nothing was found"),
-    (ExitCode.ERROR, "an error (bad flag, missing --cwd, invalid glob)"),
-    (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-]
+EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
 
 def _epilog() -> str:
     width = max(len(cmd) for cmd, _ in EXAMPLES) + 2
     examples = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in EXAMPLES)
-    codes = "0 found, 1 nothing found, 2 error, 130 interrupted"
+    codes = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_MEANING.items())
     return f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}"
 
 
@@ -134,39 +129,13 @@ def build_command() -> click.Command:
     return version(cmd)
 
 
-def _error(message: str) -> None:
-    """One line ``ffind: message`` on stderr.  A stderr that cannot be written (closed, full)
-    loses the message, never the results: the failure is swallowed and stderr pointed at
-    /dev/null, so later writes and the interpreter's last flush are quiet too."""
-    stream = sys.stderr
-    if stream is None:  # started with fd 2 closed
-        return
-    try:
-        stream.write(f"ffind: {' '.join(message.split())}\n")
-        stream.flush()
-    except (OSError, ValueError):
-        _to_devnull(2)
-
-
-def _to_devnull(fd: int) -> None:
-    """Point ``fd`` at /dev/null (after a failed write, or to keep a closed one from being
-    reused by the next file or pipe opened)."""
-    try:
-        devnull = os.open(os.devnull, os.O_RDWR)
-        if devnull != fd:
-            os.dup2(devnull, fd)
-            os.close(devnull)
-    except OSError:
-        pass
-
-
 def _check_streams() -> None:
     """Before anything is opened: a closed stdin or stderr is reserved with /dev/null (a pipe
     of the walk must not become fd 2); a closed stdout is an error (there is nowhere to write
     results)."""
     for fd in (0, 2):
         if not _is_open(fd):
-            _to_devnull(fd)
+            output.to_devnull(fd)
     if not _is_open(1) or sys.stdout is None:
         raise FfindError("cannot write to standard output: it is closed")
 
@@ -255,7 +224,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     else:
         from ffind.searching.oneshot import search
 
-        results = search(inv.pattern, inv.root, options, on_warning=_error,
+        results = search(inv.pattern, inv.root, options, on_warning=output.warn,
                          eager_count=inv.json)
 
     matches = results.matches
@@ -272,7 +241,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     # The count is only read when the limit may have cut (it may cost a pass over the names).
     if (not inv.json and options.limit is not None and shown == options.limit
             and _stderr_isatty() and results.total_match_count > shown):
-        _error(f"showing {shown} of {results.total_match_count} matches; use --limit")
+        output.warn(f"showing {shown} of {results.total_match_count} matches; use --limit")
     code = ExitCode.FOUND if matches else ExitCode.NOT_FOUND
     if exit_fast:
         _exit_now(code)  # the walk is over and reaped: skip freeing the index and the heap
@@ -305,7 +274,7 @@ def _parse(args: list[str]) -> Invocation | int:
 def _quiet_stdout() -> None:
     """After a failed write: point stdout at /dev/null so the interpreter's final flush of
     what is still buffered is quiet."""
-    _to_devnull(1)
+    output.to_devnull(1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -346,7 +315,7 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
             return inv
         return run(inv, exit_fast=exit_fast)
     except FfindError as e:
-        _error(str(e))
+        output.warn(str(e))
         return ExitCode.ERROR
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED

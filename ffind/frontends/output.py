@@ -212,3 +212,32 @@ def print_paths(matches: Iterable[FileMatch], *, print0: bool = False) -> None:
     stdout.flush()
     data = format_plain(matches, print0=print0, escape=stdout.isatty())
     write(stdout.buffer, data)
+
+
+def warn(message: str) -> None:
+    """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
+    held-back warnings).  A stderr that cannot be written (closed, full) loses the message,
+    never the results: the failure is swallowed and stderr pointed at /dev/null, so later
+    writes and the interpreter's last flush are quiet too."""
+    import sys
+
+    stream = sys.stderr
+    if stream is None:  # started with fd 2 closed
+        return
+    try:
+        stream.write(f"ffind: {' '.join(message.split())}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        to_devnull(2)
+
+
+def to_devnull(fd: int) -> None:
+    """Point ``fd`` at /dev/null (after a failed write, or to keep a closed one from being
+    reused by the next file or pipe opened)."""
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        if devnull != fd:
+            os.dup2(devnull, fd)
+            os.close(devnull)
+    except OSError:
+        pass

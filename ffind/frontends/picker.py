@@ -128,12 +128,12 @@ def run_picker(
 
 
 def _print_warnings(warnings: list[str]) -> None:
-    """The walk's warnings (unreadable folders), held back while the picker had the screen."""
-    import sys
+    """The walk's warnings (unreadable folders), held back while the picker had the screen
+    (a stderr that cannot be written loses them, never the selection)."""
+    from ffind.frontends.output import warn
 
     for message in warnings:
-        sys.stderr.write(f"ffind: {' '.join(message.split())}\n")
-    sys.stderr.flush()
+        warn(message)
 
 
 def _print_selection(picked: list[FileMatch], print0: bool) -> None:
