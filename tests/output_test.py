@@ -158,11 +158,12 @@ def test_print_paths_is_the_plain_writer() -> None:
 
 
 def test_warn_never_fails_on_an_unusable_stderr() -> None:
-    script = ("from ffind.frontends.output import warn; warn('one\\ntwo'); warn('again'); "
+    script = ("from ffind.frontends.output import warn; warn('one\\ntwo'); "
+              "warn('again \\x1b]0;t\\x07'); "
               "print('still here')")
     for redirect in ("2>&-", "2>/dev/full"):
         proc = subprocess.run(f"{shlex.quote(sys.executable)} -c {shlex.quote(script)} {redirect}",
                               shell=True, capture_output=True, timeout=60)
         assert (proc.returncode, proc.stdout) == (0, b"still here\n"), proc.stderr
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
-    assert proc.stderr == b"ffind: one two\nffind: again\n"
+    assert proc.stderr == b"ffind: one two\nffind: again \\x1b]0;t\\x07\n"

@@ -216,7 +216,8 @@ def print_paths(matches: Iterable[FileMatch], *, print0: bool = False) -> None:
 
 def warn(message: str) -> None:
     """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
-    held-back warnings).  A stderr that cannot be written (closed, full) loses the message,
+    held-back warnings), escaped like a path on a terminal (a warning names folders, whose
+    names may hold control characters).  A stderr that cannot be written (closed, full) loses the message,
     never the results: the failure is swallowed and stderr pointed at /dev/null, so later
     writes and the interpreter's last flush are quiet too."""
     import sys
@@ -225,7 +226,7 @@ def warn(message: str) -> None:
     if stream is None:  # started with fd 2 closed
         return
     try:
-        stream.write(f"ffind: {' '.join(message.split())}\n")
+        stream.write(f"ffind: {terminal_safe(' '.join(message.split()))}\n")
         stream.flush()
     except (OSError, ValueError):
         to_devnull(2)
