@@ -148,20 +148,27 @@ def _is_open(fd: int) -> bool:
     return True
 
 
-def _write_stdout(data: bytes) -> None:
-    """Write to stdout; a write error (full disk, closed) becomes a one-line FfindError
-    (a closed pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
-    stdout = sys.stdout
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
+    pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
     try:
-        if stdout is None:
-            raise OSError(errno.EBADF, "it is closed")
-        stdout.flush()
-        output.write(stdout.buffer, data)
+        yield
     except BrokenPipeError:
         raise
     except OSError as e:
         _quiet_stdout()
         raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def _write_stdout(data: bytes) -> None:
+    """Write bytes to stdout (``--version``, JSON lines), errors as :func:`_stdout_errors`."""
+    with _stdout_errors():
+        stdout = sys.stdout
+        if stdout is None:
+            raise OSError(errno.EBADF, "it is closed")
+        stdout.flush()
+        output.write(stdout.buffer, data)
 
 
 def _stdin_paths() -> Iterator[str]:
@@ -198,15 +205,10 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         # so stdin may be a pipe); Ctrl-C while they are read still exits 130.
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
-        try:
+        with _stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color,
                               on_done=_exit_now if exit_fast else None)
-        except BrokenPipeError:
-            raise
-        except OSError as e:  # writing the selection
-            _quiet_stdout()
-            raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
 
     on_tty = sys.stdout.isatty()
     options = inv.options
@@ -229,14 +231,15 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
 
     matches = results.matches
     if inv.json:
-        data = output.format_json(matches, total_match_count=results.total_match_count,
-                                  limit=options.limit, compute_indices=inv.options.compute_indices)
+        _write_stdout(output.format_json(
+            matches, total_match_count=results.total_match_count, limit=options.limit,
+            compute_indices=inv.options.compute_indices))
     else:
         # Coloured output is for a terminal, even through a pager (``--color always | less
         # -R``): it is escaped too.
-        data = output.format_plain(matches, print0=inv.print0, style=style,
-                                   escape=on_tty or style is not None)
-    _write_stdout(data)
+        with _stdout_errors():
+            output.print_paths(matches, print0=inv.print0, style=style,
+                               escape=on_tty or style is not None)
     shown = len(matches)
     # The count is only read when the limit may have cut (it may cost a pass over the names).
     if (not inv.json and options.limit is not None and shown == options.limit
@@ -256,16 +259,12 @@ def _parse(args: list[str]) -> Invocation | int:
     import click
 
     try:
-        rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
+        with _stdout_errors():  # --help into a full disk
+            rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
     except click.exceptions.Abort:
         return ExitCode.INTERRUPTED
     except click.ClickException as e:
         raise FfindError(e.format_message()) from None
-    except BrokenPipeError:
-        raise
-    except OSError as e:  # --help into a full disk
-        _quiet_stdout()
-        raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
     if isinstance(rv, Invocation):
         return rv
     return int(rv or 0)  # --help / --version: click printed it

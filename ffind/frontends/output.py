@@ -201,25 +201,32 @@ def write(out: BinaryIO, data: bytes) -> None:
     out.flush()
 
 
-def print_paths(matches: Iterable[FileMatch], *, print0: bool = False) -> None:
+def print_paths(
+    matches: Iterable[FileMatch], *, print0: bool = False, style: str | None = None,
+    escape: bool | None = None,
+) -> None:
     """The one plain-path writer of the command and the picker: each path (with its root) on
-    standard output, escaped when it is a terminal.  Raises ``OSError`` as :func:`write`."""
+    standard output, matched characters in ``style`` (see :func:`format_plain`), escaped when
+    ``escape`` (None: when stdout is a terminal).  Raises ``OSError`` as :func:`write`."""
     import sys
 
     stdout = sys.stdout
     if stdout is None:
         raise OSError(errno.EBADF, "standard output is closed")
     stdout.flush()
-    data = format_plain(matches, print0=print0, escape=stdout.isatty())
-    write(stdout.buffer, data)
+    if escape is None:
+        escape = stdout.isatty()
+    write(stdout.buffer, format_plain(matches, print0=print0, style=style, escape=escape))
 
 
 def warn(message: str) -> None:
     """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
     held-back warnings), escaped like a path on a terminal (a warning names folders, whose
-    names may hold control characters).  A stderr that cannot be written (closed, full) loses the message,
-    never the results: the failure is swallowed and stderr pointed at /dev/null, so later
-    writes and the interpreter's last flush are quiet too."""
+    names may hold control characters).
+
+    A stderr that cannot be written (closed, full) loses the message, never the results: the
+    failure is swallowed and stderr pointed at /dev/null, so later writes and the
+    interpreter's last flush are quiet too."""
     import sys
 
     stream = sys.stderr
