@@ -377,10 +377,10 @@ class FileSearcher:
             # Let the walk import its modules first (the GIL serialises imports) so that its
             # worker processes start scanning while the matcher is imported.
             self._walk_imported.wait(0.2)
-            from ffind.engine.index import Index, prefer_numpy
+            from ffind.engine.index import Index
 
-            prefer_numpy()  # a session matches many times: numpy's import pays for itself
-            self._index = Index()
+            # a session matches many times: numpy's import pays for itself
+            self._index = Index(numpy=True)
             self._match_loop()
         except BaseException as e:
             with self._cond:
