@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ffind.frontends.picker import SPINNER, _delete_word, parse_keys
+from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
 
 LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
 FILES = [
@@ -224,11 +224,11 @@ def test_parse_keys() -> None:
         "char:a", "char: ", "char:b", "enter"]
 
 
-def test_delete_word() -> None:
-    assert _delete_word("src/ses", " ") == ""
-    assert _delete_word("foo bar ", " ") == "foo "
-    assert _delete_word("src/ses", " /_-.") == "src/"
-    assert _delete_word("src/", " /_-.") == ""
+def testdelete_word() -> None:
+    assert delete_word("src/ses", " ") == ""
+    assert delete_word("foo bar ", " ") == "foo "
+    assert delete_word("src/ses", " /_-.") == "src/"
+    assert delete_word("src/", " /_-.") == ""
 
 
 def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]) -> None:
@@ -331,13 +331,12 @@ def test_color_choice_reaches_the_picker(
 def test_the_waker_shows_matches_handed_over_before_their_count() -> None:
     import os
 
-    from ffind.frontends.picker import _Waker
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import Snapshot
 
     r, w = os.pipe()
     try:
-        waker = _Waker(w, limit=3)
+        waker = Waker(w, limit=3)
         one, two, three = (FileMatch(1, p) for p in ("a", "b", "c"))
         waker.on_ranked("ab", [one])
         assert waker.answered("ab") and not waker.answered("a")
