@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,12 +47,60 @@ EXIT_STATUS: list[tuple[int, str]] = [
 ]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
+# --- Shell and editor integration (issue 16): the text of the help section, the picker's keys.
+INTEGRATION: list[tuple[str, str]] = [
+    ('eval "$(ffind --bash)"', "in ~/.bashrc: CTRL-T, ALT-C and **<TAB> for bash"),
+    ("source <(ffind --zsh)", "in ~/.zshrc: the same for zsh"),
+    ("ffind --fish | source", "in config.fish: the same for fish"),
+]
+INTEGRATION_NOTE = (
+    "CTRL-T inserts the picked path(s) at the cursor, ALT-C cd's into a picked folder, "
+    "COMMAND **<TAB> picks a path for any command (cd **<TAB>: a folder). "
+    "FFIND_CTRL_T_KEY, FFIND_ALT_C_KEY, FFIND_COMPLETION_TRIGGER (empty: off) and "
+    "FFIND_CTRL_T_OPTS, FFIND_ALT_C_OPTS, FFIND_COMPLETION_OPTS change them; see docs/shell.md "
+    "(also for the Neovim, Vim and Emacs plugins in editors/)."
+)
+KEY_TABLE: list[tuple[str, str]] = [
+    ("typing, Backspace, Del / Ctrl-D", "edit the query at the cursor"),
+    ("Left/Right, Ctrl-B/Ctrl-F", "move the cursor by a character"),
+    ("Alt-B/Alt-F", "move the cursor by a word (path parts)"),
+    ("Ctrl-A/Ctrl-E", "cursor to the start / end of the query"),
+    ("Ctrl-U, Ctrl-W, Alt-Backspace", "delete before the cursor: all, a word, a path part"),
+    ("Up/Down, Ctrl-K/Ctrl-J, Ctrl-P/Ctrl-N", "move in the list"),
+    ("PageUp/PageDown, Home/End", "move by a page / to the ends of the list"),
+    ("mouse wheel, click", "scroll, select a line"),
+    ("Tab / Shift-Tab", "mark (several picks) and move down / up"),
+    ("Enter", "print the marked paths, or the selected one"),
+    ("Alt-P or ?", "show / hide the preview (with --preview)"),
+    ("Esc, Ctrl-C, Ctrl-G", "quit without picking (exit 130)"),
+]
+"""The picker's keys as documented (``ffind -h``, ``docs/shell.md``; they are read in
+``ffind.frontends.picker.keys``)."""
+PICKER_ONLY = ("height", "preview")
+"""Flags that only mean something to the picker (-i)."""
+NOT_IN_PICKER = {"json_output": "--json", "compute_indices": "--compute-indices",
+                 "limit": "--limit"}
+"""Flags that mean nothing to the picker: given with -i they are an error, not ignored."""
+
 
 def _epilog() -> str:
     width = max(len(cmd) for cmd, _ in EXAMPLES) + 2
     examples = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in EXAMPLES)
     codes = "0 found, 1 nothing found, 2 error, 130 interrupted"
-    return f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}"
+    return (f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}\n\n"
+            f"{_integration_help()}")
+
+
+def _integration_help() -> str:
+    """The "Shell and editor integration" section of ``ffind -h``, with the picker's keys."""
+    width = max(len(cmd) for cmd, _ in INTEGRATION) + 2
+    setup = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in INTEGRATION)
+    kwidth = max(len(k) for k, _ in KEY_TABLE) + 2
+    keys = "\n".join(f"  {k:<{kwidth}}{what}" for k, what in KEY_TABLE)
+    note = textwrap.fill(INTEGRATION_NOTE, width=96, initial_indent="  ",
+                         subsequent_indent="  ")
+    return (f"\b\nShell and editor integration:\n{setup}\n{note}\n\n"
+            f"\b\nPicker keys (-i):\n{keys}")
 
 
 TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
@@ -69,6 +118,9 @@ class Invocation:
     color: str = "auto"
     stdin: bool = False
     interactive: bool = False
+    height: str | None = None
+    preview: str | None = None
+    shell: str | None = None
 
 
 def _types(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -124,6 +176,23 @@ def build_command() -> click.Command:
                   help="Match the paths read from standard input instead of walking.")
     @click.option("-i", "--interactive", is_flag=True,
                   help="Open the interactive picker; print the chosen path(s).")
+    # --- Shell and editor integration (issue 16): one block, to move into the flags table.
+    @click.option("--height", metavar="N[%]", default=None,
+                  help="With -i: draw inline below the cursor in N rows or N% of the terminal "
+                       "instead of full screen (the shell bindings use 40%).")
+    @click.option("--preview", is_flag=False, flag_value="", default=None, metavar="[CMD]",
+                  help="With -i: show the selected file or folder beside the list; with CMD, "
+                       "its output ({} = the path, quoted). ALT-P or ? toggles it.")
+    @click.option("--bash", "shell", flag_value="bash", default=None,
+                  help='Print the bash key bindings and **<TAB> completion: '
+                       'eval "$(ffind --bash)".')
+    @click.option("--zsh", "shell", flag_value="zsh",
+                  help="Print the zsh key bindings and **<TAB> completion: "
+                       "source <(ffind --zsh).")
+    @click.option("--fish", "shell", flag_value="fish",
+                  help="Print the fish key bindings and **<TAB> completion: "
+                       "ffind --fish | source.")
+    # --- end of the integration block
     @click.version_option(__version__, "--version", prog_name="ffind",
                           message="%(prog)s %(version)s", help="Show the version and exit.")
     def command(
@@ -131,9 +200,11 @@ def build_command() -> click.Command:
         exclude: tuple[str, ...], threads: int, hidden: bool, no_ignore: bool, follow: bool,
         types: tuple[str, ...], max_depth: int | None, print0: bool, color: str,
         no_require_git: bool, read_stdin: bool, interactive: bool,
+        height: str | None, preview: str | None, shell: str | None,
     ) -> Invocation:
         if json_output and print0:
             raise click.UsageError("--json and --print0 cannot be used together")
+        _check_picker_flags(click.get_current_context(), interactive)
         options = SearchOptions(
             hidden=hidden, respect_ignore=not no_ignore, exclude=tuple(exclude),
             follow_links=follow, threads=threads, types=types, max_depth=max_depth,
@@ -141,9 +212,26 @@ def build_command() -> click.Command:
             compute_indices=compute_indices,
         )
         return Invocation(pattern=pattern, root=cwd, options=options, json=json_output,
-                          print0=print0, color=color, stdin=read_stdin, interactive=interactive)
+                          print0=print0, color=color, stdin=read_stdin, interactive=interactive,
+                          height=height, preview=preview, shell=shell)
 
     return command
+
+
+def _check_picker_flags(ctx: click.Context, interactive: bool) -> None:
+    """Flags given that the picker ignores (with -i), or that only the picker reads (without)."""
+    import click
+
+    given = {name for name in ctx.params
+             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
+    if interactive:
+        for name, flag in NOT_IN_PICKER.items():
+            if name in given:
+                raise click.UsageError(f"{flag} does not apply to the picker (-i)")
+    else:
+        for name in PICKER_ONLY:
+            if name in given:
+                raise click.UsageError(f"--{name} only applies to the picker (-i)")
 
 
 def _error(message: str) -> None:
@@ -167,15 +255,24 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     """
     from ffind.frontends import output
 
+    if inv.shell is not None:
+        from ffind.frontends.shell import script
+
+        remember = any("--remember" in getattr(p, "opts", ()) for p in build_command().params)
+        sys.stdout.write(script(inv.shell, remember=remember))
+        sys.stdout.flush()
+        return ExitCode.FOUND
     if inv.interactive:
-        from ffind.frontends.picker import run_picker
+        from ffind.frontends.picker import Height, run_picker
 
         # The candidates are read before the picker takes the terminal (it draws on /dev/tty,
         # so stdin may be a pipe); Ctrl-C while they are read still exits 130.
+        height = None if inv.height is None else Height.parse(inv.height)
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
         return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
-                          paths=paths, color=color, on_done=_exit_now if exit_fast else None)
+                          paths=paths, color=color, on_done=_exit_now if exit_fast else None,
+                          height=height, preview=inv.preview)
 
     stdout = sys.stdout.buffer
     on_tty = sys.stdout.isatty()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ffind.errors import ExitCode, FfindError
-from ffind.frontends.picker.keys import KEY_TABLE, delete_word, parse_keys
+from ffind.frontends.picker.keys import delete_word, parse_keys
 from ffind.frontends.picker.terminal import Height, Terminal
 from ffind.frontends.picker.view import SPINNER, Picker, full_path, make_console, printable
 from ffind.frontends.picker.waker import Waker
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import FileSearcher
 
-__all__ = ["KEY_TABLE", "SPINNER", "Height", "Waker", "delete_word", "parse_keys",
+__all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
            "run_picker"]
 
 CLOSE_WAIT = 0.2

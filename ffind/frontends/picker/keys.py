@@ -3,7 +3,8 @@
 The key names and what they do follow fzf's defaults where they do not clash (the table is in
 ``docs/shell.md`` and ``ffind -h``): Ctrl-J/Ctrl-K and Ctrl-N/Ctrl-P move in the list, Enter
 accepts (Ctrl-J does not), Left/Right, Ctrl-A/Ctrl-E, Ctrl-B/Ctrl-F and Alt-B/Alt-F move the
-cursor inside the query, and typing and deleting happen at the cursor.
+cursor inside the query, and typing and deleting happen at the cursor.  The table of keys as
+documented is ``KEY_TABLE`` in ``ffind.frontends.cli`` (the picker is not imported for ``-h``).
 """
 
 from __future__ import annotations
@@ -151,20 +152,3 @@ class QueryLine:
         if key == "alt-f":
             return word_right(text, pos, WORD_SEPS)
         return pos
-
-
-KEY_TABLE: list[tuple[str, str]] = [
-    ("typing, Backspace, Del / Ctrl-D", "edit the query at the cursor"),
-    ("Left/Right, Ctrl-B/Ctrl-F", "move the cursor by a character"),
-    ("Alt-B/Alt-F", "move the cursor by a word (path parts)"),
-    ("Ctrl-A/Ctrl-E", "cursor to the start / end of the query"),
-    ("Ctrl-U, Ctrl-W, Alt-Backspace", "delete before the cursor: all, a word, a path part"),
-    ("Up/Down, Ctrl-K/Ctrl-J, Ctrl-P/Ctrl-N", "move in the list"),
-    ("PageUp/PageDown, Home/End", "move by a page / to the ends of the list"),
-    ("mouse wheel, click", "scroll, select a line (a double click accepts)"),
-    ("Tab / Shift-Tab", "mark (several picks) and move down / up"),
-    ("Enter", "print the marked paths, or the selected one"),
-    ("Alt-P or ?", "show / hide the preview (with --preview)"),
-    ("Esc, Ctrl-C, Ctrl-G", "quit without picking (exit 130)"),
-]
-"""The keys as documented (``ffind -h``, ``docs/shell.md``)."""
