@@ -71,6 +71,9 @@ class Shell:
             and not any(c in s[i + 1] for c in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
             for i, x in enumerate(s)))
 
+    def kill_server(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
     def wait_closed(self) -> None:
         self.wait_for(lambda s: not any(x.startswith("> ") for x in s))
 
@@ -79,25 +82,26 @@ def _is_prompt(line: str) -> bool:
     return line.rstrip() == PROMPT.rstrip() or line.startswith(PROMPT)
 
 
-def _rc(name: str, tmp: Path) -> tuple[str, dict[str, str]]:
-    """The shell's command line and extra environment, with an rc file loading ffind."""
+def _rc(name: str, tmp: Path, before: str) -> tuple[str, dict[str, str]]:
+    """The shell's command line and extra environment, with an rc file loading ffind (after
+    the lines ``before``)."""
     rc = tmp / f"rc.{name}"
     if name == "bash":
-        rc.write_text("PS1='$ '\nHISTFILE=/dev/null\neval \"$(ffind --bash)\"\n")
+        rc.write_text(f"PS1='$ '\nHISTFILE=/dev/null\n{before}\neval \"$(ffind --bash)\"\n")
         return f"bash --noprofile --rcfile {shlex.quote(str(rc))} -i", {}
     if name == "zsh":
         zdot = tmp / "zdot"
         zdot.mkdir()
-        (zdot / ".zshrc").write_text("PS1='$ '\nunset RPS1\nsource <(ffind --zsh)\n")
+        (zdot / ".zshrc").write_text(f"PS1='$ '\nunset RPS1\n{before}\nsource <(ffind --zsh)\n")
         return "zsh -d -i", {"ZDOTDIR": str(zdot)}
     rc.write_text("function fish_prompt; echo -n '$ '; end\nset -g fish_greeting\n"
-                  "set -g fish_autosuggestion_enabled 0\nffind --fish | source\n")
+                  f"set -g fish_autosuggestion_enabled 0\n{before}\nffind --fish | source\n")
     return f"fish --no-config --init-command {shlex.quote('source ' + str(rc))}", {}
 
 
-@pytest.fixture(params=SHELLS)
-def shell(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Shell]:
-    name = request.param
+def start_shell(name: str, tmp_path: Path, before: str = "",
+                env: dict[str, str] | None = None) -> Shell:
+    """A shell in a new tmux server (killed with ``kill_server``) in a tree of ``FILES``."""
     for tool in ("tmux", name):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is required for the shell tests (.ci/run installs it)")
@@ -112,12 +116,12 @@ def shell(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Shell]:
         f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)}"
         ' -m ffind "$@"\n')
     (bindir / "ffind").chmod(0o755)
-    command, extra = _rc(name, tmp_path)
-    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
-           "XDG_STATE_HOME": str(home / ".local/state"), "PATH": f"{bindir}:/usr/bin:/bin",
-           "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra}
-    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command, extra = _rc(name, tmp_path, before)
+    full = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_STATE_HOME": str(home / ".local/state"), "PATH": f"{bindir}:/usr/bin:/bin",
+            "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra, **(env or {})}
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in full.items())
     tmux = ["tmux", "-L", f"ffind-sh-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
     subprocess.run([*tmux, "new-session", "-d", "-s", "sh", "-x", "100", "-y", "30",
                     f"cd {shlex.quote(str(tree))} && exec env -i {exports} {command}"],
@@ -125,9 +129,19 @@ def shell(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Shell]:
     sh = Shell(name, tmux, tree)
     try:
         sh.wait_for(lambda s: bool(s) and _is_prompt(s[-1]))
+    except BaseException:
+        sh.kill_server()
+        raise
+    return sh
+
+
+@pytest.fixture(params=SHELLS)
+def shell(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Shell]:
+    sh = start_shell(request.param, tmp_path)
+    try:
         yield sh
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        sh.kill_server()
 
 
 def test_ctrl_t_uses_the_word_as_query_and_inserts_the_pick(shell: Shell) -> None:
@@ -213,3 +227,46 @@ def test_scripts_have_one_memory_hook() -> None:
         assert "@REMEMBER@" not in script(name)
         assert "--remember" not in script(name)
         assert "ffind --remember" in script(name, remember=True)
+
+
+USER_BINDING = {
+    "bash": "bind -x '\"\\C-t\": echo mine'",
+    "zsh": "mine() { BUFFER=mine; }; zle -N mine; bindkey '^T' mine",
+    "fish": "bind \\ct 'commandline -r mine'",
+}
+NEW_KEY = {"bash": "\\C-f", "zsh": "^F", "fish": "\\cf"}
+
+
+@pytest.mark.parametrize("name", SHELLS)
+def test_a_key_the_user_bound_is_left_alone_with_a_note(name: str, tmp_path: Path) -> None:
+    sh = start_shell(name, tmp_path, before=USER_BINDING[name])
+    try:
+        lines = sh.screen()
+        assert any("ffind:" in x and "already bound" in x and "FFIND_CTRL_T_KEY" in x
+                   for x in lines), lines
+        sh.send("C-t")
+        sh.wait_for(lambda s: "mine" in sh.command_line() or any("mine" in x for x in s))
+        assert not any(x.startswith("> ") for x in sh.screen())
+    finally:
+        sh.kill_server()
+
+
+@pytest.mark.parametrize("name", SHELLS)
+def test_bindings_move_and_turn_off(name: str, tmp_path: Path) -> None:
+    env = {"FFIND_CTRL_T_KEY": NEW_KEY[name], "FFIND_ALT_C_KEY": ""}
+    sh = start_shell(name, tmp_path, env=env)
+    try:
+        sh.type("cat guide")
+        sh.wait_line("cat guide")
+        sh.send("C-f")
+        sh.wait_picker("guide")
+        sh.send("Enter")
+        sh.wait_closed()
+        sh.wait_line("cat docs/guide.md")
+        sh.send("C-u", "M-c")  # not bound any more: the picker does not open
+        sh.type("echo done")
+        sh.send("Enter")
+        sh.wait_for(lambda s: any(x.rstrip() == "done" for x in s))
+        assert not any(x.startswith("> ") for x in sh.screen())
+    finally:
+        sh.kill_server()

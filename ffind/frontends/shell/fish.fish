@@ -56,7 +56,7 @@ end
 function __ffind_bind -a var default fn
     set -l key $default
     if set -q $var
-        set key $$var
+        set key (string unescape -- $$var)  # "\cf" from another shell's environment too
     else if bind --user $key >/dev/null 2>&1
         set -l now (bind --user $key)
         if not string match -q -- "*$fn" "$now"
