@@ -270,3 +270,66 @@ def test_bindings_move_and_turn_off(name: str, tmp_path: Path) -> None:
         assert not any(x.startswith("> ") for x in sh.screen())
     finally:
         sh.kill_server()
+
+
+FZF = Path("/usr/share/doc/fzf/examples")
+FZF_FIRST = {
+    "bash": f"source {FZF}/key-bindings.bash\nsource /usr/share/bash-completion/completions/fzf",
+    "zsh": f"source {FZF}/key-bindings.zsh\nsource {FZF}/completion.zsh",
+    "fish": f"source {FZF}/key-bindings.fish\nfzf_key_bindings",
+}
+
+
+@pytest.mark.parametrize("name", SHELLS)
+def test_fzf_loaded_first_keeps_its_keys_and_ffind_moves(name: str, tmp_path: Path) -> None:
+    """The documented order: fzf's bindings, then ffind's with its keys moved; both work."""
+    if shutil.which("fzf") is None or not FZF.is_dir():
+        pytest.fail("fzf and its shell scripts are required (.ci/run installs the fzf package)")
+    env = {"FFIND_CTRL_T_KEY": NEW_KEY[name], "FFIND_ALT_C_KEY": "",
+           "FFIND_COMPLETION_TRIGGER": ",,", "FZF_DEFAULT_OPTS": "--prompt=FZF>"}
+    sh = start_shell(name, tmp_path, before=FZF_FIRST[name], env=env)
+    try:
+        assert not any("ffind:" in x for x in sh.screen()), "nothing taken, nothing to say"
+        sh.send("C-t")  # fzf's
+        sh.wait_for(lambda s: any(x.startswith("FZF") for x in s))
+        sh.send("Escape")
+        sh.wait_for(lambda s: not any(x.startswith("FZF") for x in s))
+        sh.type("cat guide")
+        sh.send("C-f")  # ffind's
+        sh.wait_picker("guide")
+        sh.send("Enter")
+        sh.wait_closed()
+        sh.wait_line("cat docs/guide.md")
+        sh.send("C-u")
+        sh.type("cat guide,,")
+        sh.send("Tab")  # ffind's trigger
+        sh.wait_picker("guide")
+        sh.send("Enter")
+        sh.wait_closed()
+        sh.wait_line("cat docs/guide.md")
+        if name != "fish":  # fzf has no ** completion for fish
+            sh.send("C-u")
+            sh.type("cat **")
+            sh.send("Tab")  # fzf's trigger
+            sh.wait_for(lambda s: any(x.startswith("FZF") for x in s))
+            sh.send("Escape")
+    finally:
+        sh.kill_server()
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh"])
+def test_fzf_completion_keeps_its_trigger_with_a_note(name: str, tmp_path: Path) -> None:
+    if shutil.which("fzf") is None or not FZF.is_dir():
+        pytest.fail("fzf and its shell scripts are required (.ci/run installs the fzf package)")
+    sh = start_shell(name, tmp_path, before=FZF_FIRST[name],
+                     env={"FZF_DEFAULT_OPTS": "--prompt=FZF>"})
+    try:
+        lines = sh.screen()
+        assert any("ffind:" in x and "FFIND_COMPLETION_TRIGGER" in x for x in lines), lines
+        assert any("ffind:" in x and "FFIND_CTRL_T_KEY" in x for x in lines), lines
+        sh.type("cat **")
+        sh.send("Tab")
+        sh.wait_for(lambda s: any(x.startswith("FZF") for x in s))
+        sh.send("Escape")
+    finally:
+        sh.kill_server()

@@ -16,7 +16,8 @@
 # A key left at its default that already runs something (bind -x, a macro, or a readline
 # function other than bash's own: transpose-chars, capitalize-word) is left alone, with a note
 # on stderr; naming it in FFIND_CTRL_T_KEY / FFIND_ALT_C_KEY takes it.  Existing completions are
-# wrapped: without the trigger they run as before.
+# wrapped: without the trigger they run as before.  When fzf's completion is already loaded and
+# FFIND_COMPLETION_TRIGGER is not set, ** stays fzf's (with a note).
 
 if [[ $- == *i* ]]; then
 
@@ -67,23 +68,22 @@ __ffind_alt_c() {
   builtin cd -- "${picked[0]}" || return
 }
 
-# 0 when the default key $1 is free to take: unbound, or bound to bash's own function $2.
-__ffind_free() {
-  local key=$1 default=$2 line
-  line=$(bind -X 2>/dev/null; bind -s 2>/dev/null)
-  [[ $line == *"\"$key\":"* ]] && return 1
-  line=$(bind -p 2>/dev/null | command grep -F "\"$key\":")
-  [[ -z $line || $line == *": $default" || $line == *": self-insert" ]]
+# What the key $1 runs: a bind -x command, a macro, or a readline function (empty: nothing).
+__ffind_binding() {
+  local line
+  line=$({ bind -X; bind -s; bind -p; } 2>/dev/null | command grep -F -m1 "\"$1\":")
+  printf '%s' "${line#*: }"
 }
 
 # Bind ${!1} (default $2, bash's own function there $3) to the function $4.
 __ffind_bind() {
-  local var=$1 default=$2 builtin=$3 fn=$4 key
+  local var=$1 default=$2 builtin=$3 fn=$4 key now
   if [[ -z ${!var+set} ]]; then
     key=$default
-    if ! __ffind_free "$key" "$builtin"; then
-      printf 'ffind: %s is already bound (%s): left alone; set %s to a free key, or to %q to take it\n' \
-        "$key" "$(bind -X 2>/dev/null | command grep -F "\"$key\":" | command sed 's/^[^:]*: //')" "$var" "$key" >&2
+    now=$(__ffind_binding "$key")
+    if [[ -n $now && $now != "$builtin" && $now != self-insert && $now != "\"$fn\"" ]]; then
+      printf "ffind: %s is already bound (%s): left alone; set %s to a free key, or to '%s' to take it\n" \
+        "$key" "$now" "$var" "$key" >&2
       return 0
     fi
   else
@@ -156,7 +156,10 @@ __ffind_wrap() {
   eval "${line/ -F $fn / -F __ffind_complete }"
 }
 
-if [[ -n ${FFIND_COMPLETION_TRIGGER-'**'} ]]; then
+if [[ -z ${FFIND_COMPLETION_TRIGGER+set} ]] && declare -F _fzf_path_completion >/dev/null; then
+  # fzf's completion is loaded and uses the same trigger: it keeps it.
+  printf 'ffind: fzf'"'"'s **<TAB> is loaded: left alone; set FFIND_COMPLETION_TRIGGER (e.g. %s) for ffind'"'"'s\n' "',,'" >&2
+elif [[ -n ${FFIND_COMPLETION_TRIGGER-'**'} ]]; then
   __ffind_line=$(complete -p -D 2>/dev/null)
   if [[ $__ffind_line == *" -F "* ]]; then
     __ffind_line=${__ffind_line##* -F }

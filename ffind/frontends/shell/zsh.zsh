@@ -16,7 +16,8 @@
 # A key left at its default that is already bound to a widget other than zsh's own
 # (transpose-chars, capitalize-word) is left alone, with a note on stderr; naming it in
 # FFIND_CTRL_T_KEY / FFIND_ALT_C_KEY takes it.  TAB keeps the widget it had (zsh's
-# expand-or-complete, or fzf's): without the trigger it runs as before.
+# expand-or-complete, or fzf's): without the trigger it runs as before.  When TAB is fzf's and
+# FFIND_COMPLETION_TRIGGER is not set, ** stays fzf's (with a note).
 
 if [[ -o interactive ]]; then
 
@@ -114,14 +115,18 @@ ffind-completion() {
   zle reset-prompt
 }
 
-if [[ -n ${FFIND_COMPLETION_TRIGGER-'**'} ]]; then
-  () {
-    local now=${${(z)"$(bindkey '^I')"}[2]}
-    [[ $now == ffind-completion ]] || typeset -g __ffind_tab_widget=${now:-expand-or-complete}
-  }
+() {
+  local now=${${(z)"$(bindkey '^I')"}[2]}
+  if [[ ! -v FFIND_COMPLETION_TRIGGER && $now == fzf-* ]]; then
+    # fzf's completion is loaded and uses the same trigger: it keeps it.
+    print -ru2 -- "ffind: fzf's **<TAB> is loaded ($now): left alone; set FFIND_COMPLETION_TRIGGER (e.g. ',,') for ffind's"
+    return 0
+  fi
+  [[ -n ${FFIND_COMPLETION_TRIGGER-'**'} ]] || return 0
+  [[ $now == ffind-completion ]] || typeset -g __ffind_tab_widget=${now:-expand-or-complete}
   zle -N ffind-completion
   bindkey -M emacs '^I' ffind-completion
   bindkey -M viins '^I' ffind-completion
-fi
+}
 
 fi
