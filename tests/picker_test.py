@@ -500,3 +500,11 @@ def test_height_parse() -> None:
     for bad in ("", "x", "0", "-3", "101%", "4.5"):
         with pytest.raises(FfindError):
             Height.parse(bad)
+
+
+def test_empty_query_lists_files_in_path_order(start: Callable[..., Pane]) -> None:
+    pane = start()
+    lines = pane.wait_for(_ready)
+    assert [x[2:] for x in lines[2:2 + len(FILES)]] == sorted(FILES)
+    pane.send("Escape")
+    assert pane.exit_code() == 130
