@@ -333,3 +333,23 @@ def test_fzf_completion_keeps_its_trigger_with_a_note(name: str, tmp_path: Path)
         sh.send("Escape")
     finally:
         sh.kill_server()
+
+
+@pytest.mark.parametrize("name", SHELLS)
+def test_opts_variables_reach_ffind(name: str, tmp_path: Path) -> None:
+    sh = start_shell(name, tmp_path, env={"FFIND_CTRL_T_OPTS": "-t d -e 'lib'",
+                                          "FFIND_HEIGHT": "8"})
+    try:
+        sh.type("ls inner")
+        sh.send("C-t")
+        lines = sh.wait_picker("inner")
+        assert any(x.strip().endswith("deep/inner") for x in lines)  # folders only
+        assert sum(1 for x in lines if x.strip()) <= 1 + 8  # the prompt and eight rows
+        sh.send("C-u")
+        sh.type("lib")
+        sh.wait_for(lambda s: any(x.strip().startswith("0/") for x in s))  # lib/ excluded
+        sh.send("Escape")
+        sh.wait_closed()
+        sh.wait_line("ls inner")
+    finally:
+        sh.kill_server()
