@@ -27,7 +27,16 @@ import click
 from click.shell_completion import get_completion_class
 
 from ffind import __version__
-from ffind.frontends.cli import EXAMPLES, EXIT_STATUS, HELP, MCP_NOTE, build_command
+from ffind.frontends.cli import (
+    EXAMPLES,
+    EXIT_STATUS,
+    HELP,
+    INTEGRATION,
+    INTEGRATION_NOTE,
+    KEY_TABLE,
+    MCP_NOTE,
+    build_command,
+)
 from ffind.frontends.flags import FLAGS
 
 BY_DEST = {flag.param: flag for flag in FLAGS}
@@ -112,12 +121,24 @@ def man_page() -> str:
         ".TP",
         "\\fBNO_COLOR\\fR",
         roff("When set to a non-empty value, --color auto does not colour (https://no-color.org)."),
-        ".SH EXAMPLES",
     ]
+    out += _integration()
+    out.append(".SH EXAMPLES")
     for command, what in EXAMPLES:
         out += [".TP", f"\\fB{roff(command)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
     out += [".SH SEE ALSO", "\\fBfd\\fR(1), \\fBfzf\\fR(1)", ""]
     return "\n".join(out)
+
+
+def _integration() -> list[str]:
+    """The "Shell and editor integration" section and the picker's keys."""
+    out = [".SH SHELL AND EDITOR INTEGRATION"]
+    for command, what in INTEGRATION:
+        out += [".TP", f"\\fB{roff(command)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    out += [".PP", roff(INTEGRATION_NOTE), ".SH PICKER KEYS"]
+    for keys, what in KEY_TABLE:
+        out += [".TP", f"\\fB{roff(keys)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    return out
 
 
 def generated() -> dict[str, str]:

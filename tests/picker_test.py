@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ffind.frontends.picker import SPINNER, _delete_word, parse_keys
+from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
 
 LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
 FILES = [
@@ -224,11 +224,11 @@ def test_parse_keys() -> None:
         "char:a", "char: ", "char:b", "enter"]
 
 
-def test_delete_word() -> None:
-    assert _delete_word("src/ses", " ") == ""
-    assert _delete_word("foo bar ", " ") == "foo "
-    assert _delete_word("src/ses", " /_-.") == "src/"
-    assert _delete_word("src/", " /_-.") == ""
+def testdelete_word() -> None:
+    assert delete_word("src/ses", " ") == ""
+    assert delete_word("foo bar ", " ") == "foo "
+    assert delete_word("src/ses", " /_-.") == "src/"
+    assert delete_word("src/", " /_-.") == ""
 
 
 def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]) -> None:
@@ -331,13 +331,12 @@ def test_color_choice_reaches_the_picker(
 def test_the_waker_shows_matches_handed_over_before_their_count() -> None:
     import os
 
-    from ffind.frontends.picker import _Waker
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import Snapshot
 
     r, w = os.pipe()
     try:
-        waker = _Waker(w, limit=3)
+        waker = Waker(w, limit=3)
         one, two, three = (FileMatch(1, p) for p in ("a", "b", "c"))
         waker.on_ranked("ab", [one])
         assert waker.answered("ab") and not waker.answered("a")
@@ -375,3 +374,154 @@ def test_a_picked_name_with_escapes_never_reaches_the_terminal_raw(
     title = subprocess.run([*pane.tmux, "display-message", "-p", "-t", "picker",
                             "#{pane_title}"], capture_output=True, text=True, check=True)
     assert "pwned" not in title.stdout
+# --- fzf's keys, inline --height, the mouse, the preview
+
+
+def test_the_query_is_edited_at_its_cursor(start: Callable[..., Pane]) -> None:
+    pane = start(command=f"{FFIND} -i")
+    pane.wait_for(_ready)
+    pane.type("utl")
+    pane.send("Left")
+    pane.type("i")  # "ut|l" -> "uti|l"
+    pane.wait_for(settled("util"))
+    pane.send("C-a")
+    pane.type("lib/")
+    pane.wait_for(settled("lib/util"))
+    pane.send("C-e", "BSpace", "M-b")  # "lib/uti|" -> "lib/|uti"
+    pane.wait_for(settled("lib/uti"))
+    pane.send("C-d", "Delete", "C-d")  # deleted after the cursor
+    pane.wait_for(settled("lib/"))
+    pane.send("C-b", "C-b")  # "li|b/"
+    pane.type("x")
+    pane.wait_for(settled("lixb/"))
+    pane.send("M-f", "BSpace")  # to the end of the word "lixb", delete "b"
+    pane.wait_for(settled("lix/"))
+    pane.send("C-u")  # what is before the cursor
+    pane.wait_for(settled("/"))
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
+def test_ctrl_j_moves_down_and_only_enter_accepts(start: Callable[..., Pane]) -> None:
+    pane = start("util")
+    lines = pane.wait_for(settled("util"))
+    second = lines[3][2:]
+    pane.send("C-j")
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    pane.send("C-k", "C-j")
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    assert not pane.rc.exists() or not pane.rc.read_text().strip(), "Ctrl-J must not accept"
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == second + "\n"
+
+
+def test_height_draws_inline_below_the_cursor_and_restores(start: Callable[..., Pane]) -> None:
+    pane = start(command=f"echo above > /dev/tty; {FFIND} -i --height 6 util")
+    lines = pane.wait_for(lambda s: len(s) > 3 and s[2] == "> util" and "/9" in s[3])
+    assert lines[0] == "above"
+    assert all(not x.strip() for x in lines[8:]), "six rows, no more"
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+    lines = pane.wait_for(lambda s: not any("util" in x for x in s))
+    assert lines[0] == "above"
+
+
+def test_height_at_the_bottom_scrolls_the_terminal(start: Callable[..., Pane]) -> None:
+    pane = start(command=f"seq 1 30 > /dev/tty; {FFIND} -i --height 40% util")
+    lines = pane.wait_for(lambda s: any(x == "> util" for x in s) and "30" in s)
+    at = lines.index("> util")
+    assert lines[at - 2] == "30", "the last line printed stays visible above the picker"
+    assert at + 9 <= 24 and len(lines) <= 24  # 40% of 24 rows: 10 rows below "30"'s line
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    lines = pane.wait_for(lambda s: not any(x.startswith("> ") for x in s))
+    assert "30" in lines
+
+
+def test_mouse_wheel_moves_and_click_selects(start: Callable[..., Pane]) -> None:
+    pane = start("util")
+    pane.wait_for(settled("util"))
+
+    def mouse(button: int, col: int, row: int) -> None:
+        seq = f"\x1b[<{button};{col};{row}M"
+        pane.send("-H", *(f"{ord(c):02x}" for c in seq))
+
+    mouse(65, 5, 5)  # wheel down
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    mouse(0, 5, 5)  # a click on the third match (screen row 5)
+    lines = pane.wait_for(lambda s: s[4].startswith(">"))
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == lines[4][2:] + "\n"
+
+
+def test_preview_beside_the_list_and_toggled(start: Callable[..., Pane], tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "docs/guide.md").write_text("# Guide\n\nhello preview\n")
+    (tree / "README.md").write_bytes(b"\x00\x01" * 50)
+    pane = start(command=f"{FFIND} -i guide --preview")
+    subprocess.run([*pane.tmux, "resize-window", "-t", "picker", "-x", "120", "-y", "24"],
+                   check=True)
+    lines = pane.wait_for(lambda s: any("hello preview" in x for x in s))
+    row = next(x for x in lines if "hello preview" in x)
+    assert "│" in row and row.index("hello preview") > 60
+    pane.send("M-p")
+    pane.wait_for(lambda s: not any("hello preview" in x or "│" in x for x in s))
+    pane.type("?")
+    pane.wait_for(lambda s: any("hello preview" in x for x in s))
+    pane.send("C-u")
+    pane.type("readme")
+    pane.wait_for(lambda s: any("binary, 100 bytes" in x for x in s))
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
+def test_preview_command_below_a_narrow_list(start: Callable[..., Pane]) -> None:
+    pane = start(command=f"{FFIND} -i guide --preview 'echo PV:{{}}:'")
+    lines = pane.wait_for(lambda s: any("PV:docs/guide.md:" in x for x in s))
+    at = next(i for i, x in enumerate(lines) if "PV:" in x)
+    assert lines[at - 1].startswith("─") and at > 3, "below the list, after a rule"
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
+def test_parse_keys_reads_mouse_reports_and_cursor_keys() -> None:
+    assert list(parse_keys("\x1b[<65;3;7M\x1b[<0;3;7m\x1b[12;40R")) == [
+        "mouse:65:3:7", "ignore", "cpr:12:40"]
+    assert list(parse_keys("\x1b[D\x1b[C\x01\x05\x02\x06\x1bb\x1bf\x0a\x0d\x1bp")) == [
+        "left", "right", "ctrl-a", "ctrl-e", "ctrl-b", "ctrl-f", "alt-b", "alt-f", "down",
+        "enter", "preview"]
+
+
+def test_query_line_edits_at_the_cursor() -> None:
+    from ffind.frontends.picker.keys import QueryLine
+
+    line = QueryLine("src/ses", 7)
+    for key in ("alt-b", "char:X", "ctrl-e", "bs", "ctrl-a", "del", "alt-f", "ctrl-f"):
+        assert line.handle(key)
+    assert (line.text, line.pos) == ("rc/Xse", 3)
+    assert not line.handle("up")
+    line.handle("alt-bs")
+    assert (line.text, line.pos) == ("Xse", 0)
+
+
+def test_height_parse() -> None:
+    from ffind.errors import FfindError
+    from ffind.frontends.picker import Height
+
+    assert Height.parse("10").rows(24) == 10
+    assert Height.parse("40%").rows(24) == 10
+    assert Height.parse("100%").rows(24) == 23  # the prompt's line stays
+    assert Height.parse("1").rows(24) == 3
+    for bad in ("", "x", "0", "-3", "101%", "4.5"):
+        with pytest.raises(FfindError):
+            Height.parse(bad)
+
+
+def test_empty_query_lists_files_in_path_order(start: Callable[..., Pane]) -> None:
+    pane = start()
+    lines = pane.wait_for(_ready)
+    assert [x[2:] for x in lines[2:2 + len(FILES)]] == sorted(FILES)
+    pane.send("Escape")
+    assert pane.exit_code() == 130

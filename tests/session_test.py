@@ -19,6 +19,7 @@ import ffind
 from ffind.engine.index import Index
 from ffind.errors import FfindError
 from ffind.options import SearchOptions
+from ffind.query import parse
 from ffind.scoring.scorer import FileMatch
 from ffind.searching import session
 from ffind.searching.session import FEED_BATCH, FileSearcher, Snapshot
@@ -32,6 +33,15 @@ PATHS = [
     "lib/mod.rs", "s/p/t", "setup.py", "tests/test_prompt.py", "a/b/c/d/e.txt", "Makefile",
     "crates/core/src/mod.rs", "pkg/parser/parse.go", "web/src/components/Picker.tsx",
 ]
+
+
+def _expected(query: str, paths: list[str], limit: int | None = None) -> list[FileMatch]:
+    """What the session answers: ``ffind.match``'s ranking; with nothing to score (empty query,
+    only negations), path order, as ``ffind`` lists them."""
+    found = ffind.match(query, paths)
+    if not parse(query).positive:
+        found = sorted(found, key=lambda m: m.path)
+    return found if limit is None else found[:limit]
 
 
 def _ffind_threads() -> list[threading.Thread]:
@@ -87,14 +97,14 @@ def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str
         for key in keys:
             if key == "wait":
                 assert fs.wait(10)
-                assert fs.results() == ffind.match(query, PATHS)
+                assert fs.results() == _expected(query, PATHS)
                 continue
             query = query[:-1] if key == "\b" else query + key
             fs.set_query(query)
         assert fs.wait(10)
         assert fs.snapshot().query == query
-        assert fs.results() == ffind.match(query, PATHS)
-        assert fs.results(3) == ffind.match(query, PATHS, limit=3)
+        assert fs.results() == _expected(query, PATHS)
+        assert fs.results(3) == _expected(query, PATHS, limit=3)
     _assert_nothing_left()
 
 
@@ -106,7 +116,7 @@ def test_walked_tree_matches_like_a_fresh_match(tmp_path: Path) -> None:
             assert fs.wait(30)
             walked = fs._index.paths  # the walk's order (parallel: not fixed), what "" keeps
             assert sorted(walked) == sorted(paths)
-            assert fs.results() == ffind.match(query, walked)
+            assert fs.results() == _expected(query, walked)
             snap = fs.snapshot()
             assert snap.walk_complete
             assert snap.scanned_file_count == len(paths)
@@ -127,7 +137,7 @@ def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
         assert built["initials"] == len(paths)
         fs.set_query("file_1")
         assert fs.wait(30)
-        assert fs.results() == ffind.match("file_1", index.paths)
+        assert fs.results() == _expected("file_1", index.paths)
 
 
 def test_several_roots_set_root_on_each_match(tmp_path: Path) -> None:
@@ -175,7 +185,7 @@ def test_results_during_the_walk_belong_to_one_query() -> None:
         seen.append(fs.snapshot())
     for snap in seen:
         assert any(
-            snap.matches == ffind.match(snap.query, paths[:k], limit=10)
+            snap.matches == _expected(snap.query, paths[:k], limit=10)
             and snap.total_match_count == len(ffind.match(snap.query, paths[:k]))
             for k in edges
         ), snap.query
@@ -191,7 +201,7 @@ def test_set_query_from_another_thread_while_walking(tmp_path: Path) -> None:
         typer.join()
         assert fs.wait(30)
         assert fs.snapshot().query == "file_3"
-        assert fs.results() == ffind.match("file_3", paths)
+        assert fs.results() == _expected("file_3", paths)
 
 
 class Recorder:
@@ -233,7 +243,7 @@ def test_reporter_sees_updates_and_one_completion_per_query() -> None:
     assert [s.query for s in rec.completed] in (["file1", "file12"], ["", "file1", "file12"])
     final = rec.completed[-1]
     assert final.walk_complete and final.scanned_file_count == len(paths)
-    assert final.matches == ffind.match("file12", paths, limit=5)
+    assert final.matches == _expected("file12", paths, limit=5)
     assert final.total_match_count == len(ffind.match("file12", paths))
 
 
@@ -260,7 +270,7 @@ def test_a_reporter_can_take_the_matches_before_their_count() -> None:
         assert done.wait(30)
     i = max(j for j, e in enumerate(events) if e[:2] == ("complete", "file12"))
     assert events[i - 1][:2] == ("ranked", "file12")
-    assert events[i - 1][2] == events[i][2] == ffind.match("file12", paths, limit=5)
+    assert events[i - 1][2] == events[i][2] == _expected("file12", paths, limit=5)
     assert events[i][3] == len(ffind.match("file12", paths))
 
 
@@ -285,7 +295,7 @@ def test_cancel_stops_an_endless_walk_and_close_leaves_nothing() -> None:
     assert not snap.walk_complete
     assert snap.scanned_file_count >= 3 * FEED_BATCH
     fed = [f"folder{i % 100}/file{i}.txt" for i in range(1, snap.scanned_file_count + 1)]
-    assert any(snap.matches == ffind.match(snap.query, fed[:k], limit=5)
+    assert any(snap.matches == _expected(snap.query, fed[:k], limit=5)
                for k in range(0, len(fed) + 1, FEED_BATCH))
 
 
@@ -336,3 +346,26 @@ def test_constructor_arguments_are_checked() -> None:
         FileSearcher(paths=[], options={"limit": 1})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="paths"):
         FileSearcher(paths="src/a.py")
+def test_the_empty_query_lists_paths_in_path_order_as_the_command_does() -> None:
+    """The picker's empty query shows what ``ffind`` without a pattern prints, in that order,
+    also while the (fed) walk grows and when scrolling asks for more."""
+    import random
+
+    paths = [f"d{i % 37}/f{i}.txt" for i in range(3 * FEED_BATCH)]
+    random.Random(1).shuffle(paths)
+    with FileSearcher(options=SearchOptions(limit=7), paths=iter(paths)) as fs:
+        seen: list[list[str]] = []
+        while not fs.wait(0.001):
+            seen.append([m.path for m in fs.results()])
+        for shown in seen:
+            assert shown == sorted(shown)
+        assert [m.path for m in fs.results()] == sorted(paths)[:7]
+        assert [m.path for m in fs.results(100)] == sorted(paths)[:100]
+        assert [m.path for m in fs.results(3)] == sorted(paths)[:3]
+    with FileSearcher(options=SearchOptions(limit=None), paths=iter(paths)) as fs:
+        assert fs.wait(30)
+        assert [m.path for m in fs.results()] == sorted(paths)
+    with FileSearcher(options=SearchOptions(limit=4), paths=iter(paths)) as fs:
+        fs.set_query("!f1")
+        assert fs.wait(30)
+        assert [m.path for m in fs.results()] == sorted(p for p in paths if "f1" not in p)[:4]

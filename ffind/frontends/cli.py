@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import sys
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,12 +46,53 @@ EXAMPLES: list[tuple[str, str]] = [
 EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
+# --- Shell and editor integration (issue 16): the text of the help section, the picker's keys.
+INTEGRATION: list[tuple[str, str]] = [
+    ('eval "$(ffind --bash)"', "in ~/.bashrc: CTRL-T, ALT-C and **<TAB> for bash"),
+    ("source <(ffind --zsh)", "in ~/.zshrc: the same for zsh"),
+    ("ffind --fish | source", "in config.fish: the same for fish"),
+]
+INTEGRATION_NOTE = (
+    "CTRL-T inserts the picked path(s) at the cursor, ALT-C cd's into a picked folder, "
+    "COMMAND **<TAB> picks a path for any command (cd **<TAB>: a folder). "
+    "FFIND_CTRL_T_KEY, FFIND_ALT_C_KEY, FFIND_COMPLETION_TRIGGER (empty: off) and "
+    "FFIND_CTRL_T_OPTS, FFIND_ALT_C_OPTS, FFIND_COMPLETION_OPTS change them; see docs/shell.md "
+    "(also for the Neovim, Vim and Emacs plugins in editors/)."
+)
+KEY_TABLE: list[tuple[str, str]] = [
+    ("typing, Backspace, Del / Ctrl-D", "edit the query at the cursor"),
+    ("Left/Right, Ctrl-B/Ctrl-F", "move the cursor by a character"),
+    ("Alt-B/Alt-F", "move the cursor by a word (path parts)"),
+    ("Ctrl-A/Ctrl-E", "cursor to the start / end of the query"),
+    ("Ctrl-U, Ctrl-W, Alt-Backspace", "delete before the cursor: all, a word, a path part"),
+    ("Up/Down, Ctrl-K/Ctrl-J, Ctrl-P/Ctrl-N", "move in the list"),
+    ("PageUp/PageDown, Home/End", "move by a page / to the ends of the list"),
+    ("mouse wheel, click", "scroll, select a line"),
+    ("Tab / Shift-Tab", "mark (several picks) and move down / up"),
+    ("Enter", "print the marked paths, or the selected one"),
+    ("Alt-P or ?", "show / hide the preview (with --preview)"),
+    ("Esc, Ctrl-C, Ctrl-G", "quit without picking (exit 130)"),
+]
+"""The picker's keys as documented (``ffind -h``, ``docs/shell.md``; they are read in
+``ffind.frontends.picker.keys``)."""
+
 
 def _epilog() -> str:
     width = max(len(cmd) for cmd, _ in EXAMPLES) + 2
     examples = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in EXAMPLES)
     codes = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_MEANING.items())
-    return f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}"
+    return (f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}\n\n"
+            f"{_integration_help()}")
+def _integration_help() -> str:
+    """The "Shell and editor integration" section of ``ffind -h``, with the picker's keys."""
+    width = max(len(cmd) for cmd, _ in INTEGRATION) + 2
+    setup = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in INTEGRATION)
+    kwidth = max(len(k) for k, _ in KEY_TABLE) + 2
+    keys = "\n".join(f"  {k:<{kwidth}}{what}" for k, what in KEY_TABLE)
+    note = textwrap.fill(INTEGRATION_NOTE, width=96, initial_indent="  ",
+                         subsequent_indent="  ")
+    return (f"\b\nShell and editor integration:\n{setup}\n{note}\n\n"
+            f"\b\nPicker keys (-i):\n{keys}")
 
 
 @dataclass(frozen=True)
@@ -65,6 +107,16 @@ class Invocation:
     color: str = "auto"
     stdin: bool = False
     interactive: bool = False
+    height: str | None = None
+    preview: str | None = None
+    bash: bool = False
+    zsh: bool = False
+    fish: bool = False
+
+    @property
+    def shell(self) -> str | None:
+        """The shell whose integration script was asked for (``--bash``...), if any."""
+        return next((sh for sh in ("bash", "zsh", "fish") if getattr(self, sh)), None)
 
 
 def _click_option(flag: Flag) -> click.Option:
@@ -92,11 +144,33 @@ def _click_option(flag: Flag) -> click.Option:
     help_text, show_default = flag.help, flag.show_default
     if isinstance(show_default, str):  # click would put the text in parentheses
         help_text, show_default = f"{help_text}  [default: {show_default}]", False
+    extra: dict[str, object] = {}
+    if flag.flag_value is not None:  # an optional value: ``--preview`` or ``--preview CMD``
+        extra = {"is_flag": False, "flag_value": flag.flag_value}
+    else:
+        extra = {"is_flag": flag.kind == "bool"}
     return click.Option(
-        [*flag.names, flag.param], type=kind, is_flag=flag.kind == "bool",
-        default=flag.default, multiple=flag.multiple, metavar=flag.metavar, help=help_text,
-        show_default=show_default, callback=callback,
+        [*flag.names, flag.param], type=kind, default=flag.default, multiple=flag.multiple,
+        metavar=flag.metavar, help=help_text, show_default=show_default, callback=callback,
+        **extra,  # type: ignore[arg-type]
     )
+
+
+def _check_picker_flags(values: dict[str, object]) -> None:
+    """Flags the picker ignores, given with -i, and picker-only flags given without, are
+    errors (not silently ignored)."""
+    import click
+
+    interactive = bool(values["interactive"])
+    for flag in FLAGS:
+        if values[flag.long] == flag.default:
+            continue
+        if interactive and not flag.picker:
+            raise click.UsageError(f"--{flag.long} does not apply to the picker (-i)")
+        if not interactive and flag.picker_only:
+            raise click.UsageError(f"--{flag.long} only applies to the picker (-i)")
+    if sum(bool(values[sh]) for sh in ("bash", "zsh", "fish")) > 1:
+        raise click.UsageError("--bash, --zsh and --fish cannot be used together")
 
 
 def build_command() -> click.Command:
@@ -108,6 +182,7 @@ def build_command() -> click.Command:
         values = {flag.long: values[flag.param] for flag in FLAGS}
         if values["json"] and values["print0"]:
             raise click.UsageError("--json and --print0 cannot be used together")
+        _check_picker_flags(values)
         fields, inv = split_values(values, FLAGS)
         limit = fields["limit"]
         fields["limit"] = command_limit(limit if isinstance(limit, int) else None, pattern)
@@ -197,18 +272,26 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     has written its results (the console script does; ``main(argv)`` called in-process does
     not).
     """
+    if inv.shell is not None:
+        from ffind.frontends.shell import script
+
+        remember = any(flag.long == "remember" for flag in FLAGS)
+        _write_stdout(script(inv.shell, remember=remember).encode())
+        return ExitCode.FOUND
     _check_where(inv)
     if inv.interactive:
-        from ffind.frontends.picker import run_picker
+        from ffind.frontends.picker import Height, run_picker
 
         # The candidates are read before the picker takes the terminal (it draws on /dev/tty,
         # so stdin may be a pipe); Ctrl-C while they are read still exits 130.
+        height = None if inv.height is None else Height.parse(inv.height)
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
         with _stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color,
-                              on_done=_exit_now if exit_fast else None)
+                              on_done=_exit_now if exit_fast else None,
+                              height=height, preview=inv.preview)
 
     on_tty = sys.stdout.isatty()
     options = inv.options

@@ -67,7 +67,13 @@ class Flag:
     show_default: bool | str = False
     """Show ``[default: ...]`` in the help (True: the default; a string: that text)."""
     picker: bool = True
-    """The flag applies to the picker (``ffind -i``) too."""
+    """The flag applies to the picker (``ffind -i``) too (given with ``-i`` otherwise, it is
+    an error, not ignored)."""
+    picker_only: bool = False
+    """The flag only applies to the picker (given without ``-i``, it is an error)."""
+    flag_value: str | None = None
+    """For ``kind="str"``: the value the flag takes when given without one (``--preview``
+    alone); None: a value is required."""
     parse: Callable[[str], object] | None = None
     """For ``kind="str"``: checks and converts each value; a ValueError is the message shown."""
 
@@ -169,6 +175,23 @@ FLAGS: tuple[Flag, ...] = (
     Flag("interactive", "i", "bool", False,
          "Open the interactive picker; print the chosen path(s).", dest="interactive",
          target="invocation"),
+    Flag("height", None, "str", None,
+         "With -i: draw inline below the cursor in N rows or N% of the terminal instead of "
+         "full screen (the shell bindings use 40%).", dest="height", target="invocation",
+         metavar="N[%]", picker_only=True),
+    Flag("preview", None, "str", None,
+         "With -i: show the selected file or folder beside the list; with CMD, its output "
+         "({} = the path, quoted).  ALT-P or ? toggles it.", dest="preview",
+         target="invocation", metavar="[CMD]", flag_value="", picker_only=True),
+    Flag("bash", None, "bool", False,
+         'Print the bash key bindings and **<TAB> completion: eval "$(ffind --bash)".',
+         dest="bash", target="invocation", picker=False),
+    Flag("zsh", None, "bool", False,
+         "Print the zsh key bindings and **<TAB> completion: source <(ffind --zsh).",
+         dest="zsh", target="invocation", picker=False),
+    Flag("fish", None, "bool", False,
+         "Print the fish key bindings and **<TAB> completion: ffind --fish | source.",
+         dest="fish", target="invocation", picker=False),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 

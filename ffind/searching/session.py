@@ -32,7 +32,9 @@ matched.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import heapq
 import os
 import threading
 import time
@@ -44,6 +46,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
 from ffind.options import SearchOptions, check_options, check_query
+from ffind.query import parse
 from ffind.searching.merge import order_matches, ranked
 
 if TYPE_CHECKING:
@@ -178,6 +181,7 @@ class FileSearcher:
         self._last_walk_update = 0.0
         self._report_due = False
         self._completed_version = -1
+        self._path_order: tuple[str, int, int, list[int]] | None = None  # _in_path_order
 
         source: Iterator[tuple[int, list[str]]] = (
             _feed(paths) if paths is not None else self._walk_all()
@@ -297,7 +301,10 @@ class FileSearcher:
         if state.ms is None or limit == 0:
             return []
         with self._ilock:
-            found = self._index.top(state.ms, limit, ci)
+            if parse(state.query).positive:
+                found = self._index.top(state.ms, limit, ci)
+            else:
+                found = self._in_path_order(state, limit, ci)
         if self._multi:
             found = self._with_roots(found, state.query)
         with self._cond:
@@ -305,6 +312,31 @@ class FileSearcher:
                 state.tops.clear()
             state.tops[key] = found
         return list(found)
+
+    def _in_path_order(self, state: _State, limit: int | None, ci: bool) -> list[FileMatch]:
+        """The first ``limit`` matches of a query with nothing to score (empty, or only
+        negations) in path order, as ``ffind`` lists them (``Index.top`` keeps the walk's).
+
+        The ids of the last answer are kept (``_path_order``: query, covered, limit, ids), so
+        while the walk grows only its new paths are looked at.  Caller holds ``_ilock``."""
+        from ffind.scoring.scorer import FileMatch
+
+        assert state.ms is not None
+        ids, paths = state.ms.ids, self._index.paths
+        if limit is None:
+            return [FileMatch(0, paths[i], [] if ci else None)
+                    for i in sorted(ids, key=paths.__getitem__)]
+        kept = self._path_order
+        if (kept is not None and kept[0] == state.query and kept[2] >= limit
+                and kept[1] <= state.covered):
+            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):]
+            limit_kept = kept[2]
+        else:
+            pool, limit_kept = ids, limit
+        chosen = heapq.nsmallest(limit_kept, pool, key=paths.__getitem__)
+        if kept is None or kept[0] != state.query or kept[1] <= state.covered:
+            self._path_order = (state.query, state.covered, limit_kept, chosen)
+        return [FileMatch(0, paths[i], [] if ci else None) for i in chosen[:limit]]
 
     def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
         """``found`` with each match's root, in the one multi-root order (``merge``)."""

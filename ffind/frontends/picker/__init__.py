@@ -1,0 +1,116 @@
+"""The interactive picker (``ffind -i``): a list on the terminal, on top of the session.
+
+Drawn on ``/dev/tty`` (so ``vim "$(ffind -i)"`` and ``ffind -i | xargs ...`` work: stdout only
+ever receives the selection): full screen in the alternate screen by default, or inline below
+the cursor with ``--height`` (what the shell bindings use); nothing is left behind on exit.
+
+Modules: ``terminal`` (raw mode, full screen or inline, reading keys), ``keys`` (key names, the
+query line edited at its cursor, the keys table), ``waker`` (the session's reporter),
+``view`` (the loop and the drawing), ``preview`` (``--preview``, rendered off the loop).
+
+Built from rich (styles, cell widths, the colour system and ``NO_COLOR``) with raw terminal
+input read here; prompt_toolkit costs ~60 ms of import against rich's ~17 ms, which is most of
+the 150 ms first-frame budget (see the README).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from ffind.errors import ExitCode, FfindError
+from ffind.frontends.picker.keys import delete_word, parse_keys
+from ffind.frontends.picker.terminal import Height, Terminal
+from ffind.frontends.picker.view import SPINNER, Picker, make_console, printable
+from ffind.frontends.picker.waker import Waker
+from ffind.options import SearchOptions
+
+if TYPE_CHECKING:
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.session import FileSearcher
+
+__all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
+           "run_picker"]
+
+CLOSE_WAIT = 0.2
+"""Seconds to wait on exit for the match thread to leave an ``Index`` call."""
+PREFETCH_PAGES = 1
+"""Screenfuls ranked with every new state (scrolling further asks the session for more)."""
+
+
+def run_picker(
+    query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
+    paths: Iterable[str] | None = None, color: bool | None = None,
+    on_done: Callable[[int], object] | None = None, height: Height | None = None,
+    preview: str | None = None,
+) -> int:
+    """Run the picker; print the selection to stdout; return the exit code.
+
+    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: draw
+    in colour (True, even with ``NO_COLOR`` or ``TERM=dumb``) or without (False: bold and
+    underline only); None decides from the environment (``NO_COLOR``, ``TERM=dumb``).
+    ``height``: draw inline below the cursor (None: full screen).  ``preview``: show the
+    selected path ("" built in, else a command with ``{}``; None: no preview).
+    ``on_done(code)``: called last, once the selection is printed and the session closed, while
+    the session is still referenced (the command ends the process there with ``os._exit``:
+    freeing a million paths' index costs more than everything else after Enter).
+    """
+    from ffind.frontends.picker.preview import Preview
+    from ffind.searching.session import FileSearcher
+
+    query = query or ""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError as e:
+        raise FfindError(f"the picker needs a terminal: /dev/tty: {e.strerror}") from e
+    wake_r, wake_w = os.pipe()
+    searcher: FileSearcher | None = None
+    try:
+        with Terminal(fd, wake_r, wake_w, height) as term:
+            term.write(term.goto(0) + "> " + printable(query))  # something on screen at once
+            # The session ranks the first screenfuls of every state, with indices.
+            prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
+            session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
+            waker = Waker(wake_w, prefetch)
+            searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
+            shown = None if preview is None else Preview(
+                preview, lambda width: make_console(width, color), waker.wake)
+            try:
+                searcher.set_query(query)
+                picked = Picker(term, searcher, waker, query, color, shown).run()
+            finally:
+                searcher.cancel()  # the screen is restored while the walk winds down
+    finally:
+        # The walk's workers are always waited for; a matcher stuck in a long ranking is not
+        # (the process is about to exit), and then the wake-up pipe it may write to stays open.
+        ended = searcher is None or searcher.close(timeout=CLOSE_WAIT)
+        for f in (fd, wake_r, wake_w) if ended else (fd,):
+            os.close(f)
+    _print_warnings(searcher.warnings if searcher is not None else [])
+    if picked is None:
+        code = ExitCode.INTERRUPTED
+    elif not picked:
+        code = ExitCode.NOT_FOUND
+    else:
+        _print_selection(picked, print0)
+        code = ExitCode.FOUND
+    if on_done is not None:
+        on_done(code)
+    return code
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    """The walk's warnings (unreadable folders), held back while the picker had the screen
+    (a stderr that cannot be written loses them, never the selection)."""
+    from ffind.frontends.output import warn
+
+    for message in warnings:
+        warn(message)
+
+
+def _print_selection(picked: list[FileMatch], print0: bool) -> None:
+    from ffind.frontends.output import print_paths
+
+    print_paths(picked, print0=print0)  # the command's writer: escaped on a terminal

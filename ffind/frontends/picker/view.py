@@ -1,0 +1,417 @@
+"""The picker's loop and drawing: the query line, the counter, the list, the preview.
+
+::
+
+    > prom▏                       <- the query (edited at its cursor)
+      34/110321 (2) ⠹             <- matched/scanned, marked count, spinner while busy
+    > src/session/prompt.ts       <- best match first; the cursor line is highlighted
+     *src/session/prompt_test.ts  <- marked with Tab
+
+Frames are written in one ``write`` each, inside synchronized-update brackets, and only rows
+that changed are rewritten: no flicker.  The preview, when shown, takes the right half of the
+list's rows (terminals of ``SIDE_MIN_COLS`` columns or more) or their lower half.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from ffind.frontends.picker.keys import QueryLine
+from ffind.frontends.picker.terminal import Terminal
+from ffind.frontends.picker.waker import Waker
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from ffind.frontends.picker.preview import Preview
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.session import FileSearcher, Snapshot
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ENTER_WAIT = 1.0
+"""Seconds Enter waits for the typed query's results when they are not in yet."""
+TICK = 0.1
+"""Spinner period while the walk or the matching is running."""
+MIN_REDRAW = 0.03
+"""Seconds between two redraws for new results while the walk or the matching goes on (the
+answer to the typed query, keys other than typing, and resizes redraw at once)."""
+ECHO_WAIT = 0.02
+"""Seconds a typed key waits for its query's answer before the prompt is redrawn over the
+previous results: one frame instead of two when the answer is quick, and no drawing (which
+holds the GIL) while the matcher works on it."""
+SIDE_MIN_COLS = 100
+"""From this width on the preview is beside the list; below it, under the list."""
+WHEEL = {"64": -1, "65": 1}
+"""SGR mouse buttons of the wheel: up, down."""
+
+
+def full_path(m: FileMatch) -> str:
+    return m.path if m.root is None else os.path.join(m.root, m.path)
+
+
+def printable(text: str) -> str:
+    """One printable character for each character of ``text`` (indices stay aligned)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else "?" for c in text)
+
+
+def make_console(width: int, color: bool | None) -> Console:
+    """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
+    from rich.console import Console
+
+    # no_color=None: rich reads NO_COLOR; its colour system is None for TERM=dumb.
+    dumb = os.environ.get("TERM") == "dumb"
+    return Console(
+        force_terminal=True, highlight=False, markup=False, emoji=False,
+        legacy_windows=False, width=width,
+        no_color=None if color is None else not color,
+        color_system="standard" if color and dumb else "auto",
+    )
+
+
+class Picker:
+    def __init__(
+        self, term: Terminal, searcher: FileSearcher, waker: Waker, query: str,
+        color: bool | None = None, preview: Preview | None = None,
+    ) -> None:
+        self.term = term
+        self.color = color
+        self.plain = False
+        """Drawing without colour: the prompt is bold, matched characters bold and underlined."""
+        self.searcher = searcher
+        self.waker = waker
+        self.line = QueryLine(query, len(query))
+        self.sent_query = query
+        self.cur = 0
+        self.offset = 0
+        self.marks: dict[tuple[str | None, str], FileMatch] = {}
+        self.shown_query: str | None = None
+        self.prev_lines: list[str] = []
+        self.prev_size = (0, 0)
+        self.console: Console | None = None
+        self.items: list[FileMatch] = []
+        self.snap: Snapshot | None = None
+        self.drawn_seq = -1  # the waker's ``seq`` when the last frame was drawn
+        self.cursor_col = 1
+        self.preview = preview
+        self.show_preview = preview is not None
+
+    @property
+    def query(self) -> str:
+        return self.line.text
+
+    # --- the loop
+
+    def run(self) -> list[FileMatch] | None:
+        """The selection (empty: Enter with nothing to pick), or None when aborted."""
+        try:
+            self.console = make_console(self.term.size()[0], self.color)
+            self.plain = self.console.no_color or self.console.color_system is None
+            return self.loop()
+        except KeyboardInterrupt:
+            return None
+        finally:
+            if self.preview is not None:
+                self.preview.cancel()
+
+    def loop(self) -> list[FileMatch] | None:
+        # The answer to the typed query and resizes redraw at once; so do keys that do not
+        # change the query.  A typed key waits up to ECHO_WAIT for its answer, then the
+        # prompt is redrawn over the previous results.  Other new states (the walk's
+        # progress, the spinner, the preview) redraw at most every ``2 x`` the last draw's
+        # cost: a draw ranks the new state, and drawing every state while walking would
+        # starve the walk.
+        now_due, later_due, next_at = True, False, 0.0
+        echo_at: float | None = None
+        while True:
+            now = time.monotonic()
+            waker = self.waker
+            first = later_due and not self.items and waker.latest is not None
+            answer = waker.seq > self.drawn_seq and waker.answered(self.query)
+            if (now_due or self.term.resized or first or answer
+                    or (echo_at is not None and now >= echo_at)
+                    or (later_due and now >= next_at)):
+                t = time.perf_counter()
+                self.draw()
+                cost = time.perf_counter() - t
+                next_at = time.monotonic() + max(MIN_REDRAW, 2 * cost)
+                now_due = later_due = False
+                echo_at = None
+            busy = self.busy()
+            timeout = TICK if busy else None
+            for due in (next_at if later_due else None, echo_at):
+                if due is not None:
+                    wait = max(0.0, due - time.monotonic())
+                    timeout = wait if timeout is None else min(timeout, wait)
+            keys, woken = self.term.read_keys(timeout)
+            later_due = later_due or woken or busy
+            for key in keys:
+                before = self.query
+                done, picked = self.handle(key)
+                if done:
+                    return picked
+                if self.query == before:
+                    now_due = True
+                elif echo_at is None:
+                    echo_at = time.monotonic() + ECHO_WAIT
+
+    def busy(self) -> bool:
+        """The walk or the matching of the typed query is still running."""
+        self.searcher.wait(0)  # raises the walk's error, if any
+        snap = self.waker.latest
+        return not (self.waker.complete and snap is not None and snap.query == self.query)
+
+    def handle(self, key: str) -> tuple[bool, list[FileMatch] | None]:
+        rows = self.list_rows()
+        if self.preview is not None and (key == "preview" or key == "char:?"):
+            self.show_preview = not self.show_preview
+            self.prev_lines = []
+        elif self.line.handle(key):
+            self.set_query(self.line.text)
+        elif key in ("up", "down", "pgup", "pgdn", "home", "end"):
+            step = {"up": -1, "down": 1, "pgup": -rows, "pgdn": rows,
+                    "home": -(1 << 60), "end": 1 << 60}[key]
+            self.move(step)
+        elif key in ("tab", "btab"):
+            self.toggle_mark()
+            self.move(1 if key == "tab" else -1)
+        elif key.startswith("mouse:"):
+            self.click(*key.split(":")[1:])
+        elif key.startswith("cpr:"):
+            self.term.set_origin(int(key.split(":")[1]))
+        elif key == "enter":
+            return True, self.accept()
+        elif key == "abort":
+            return True, None
+        elif key == "redraw":
+            self.prev_lines = []
+        return False, None
+
+    def set_query(self, query: str) -> None:
+        if query != self.sent_query:
+            self.sent_query = query
+            self.cur = self.offset = 0
+            self.searcher.set_query(query)
+
+    def move(self, step: int) -> None:
+        total = self.snap.total_match_count if self.snap is not None else 0
+        self.cur = max(0, min(self.cur + step, total - 1))
+
+    def click(self, button: str, col: str, screen_row: str) -> None:
+        if button in WHEEL:
+            self.move(WHEEL[button])
+            return
+        row = self.term.row_at(int(screen_row))
+        if button != "0" or row is None or row < 2 or int(col) > self.list_cols():
+            return
+        index = self.offset + row - 2
+        if row - 2 < self.list_rows() and index < len(self.items):
+            self.cur = index
+
+    def current(self) -> FileMatch | None:
+        """The match under the cursor: as drawn, unless the list has not been drawn for it."""
+        if self.shown_query == self.query and self.cur < len(self.items):
+            return self.items[self.cur]
+        snap = self.waker.newest(self.query)
+        if snap is not None and snap.query == self.query and self.cur < len(snap.matches):
+            return snap.matches[self.cur]
+        items = self.searcher.results(self.cur + 1)
+        return items[self.cur] if self.cur < len(items) else None
+
+    def toggle_mark(self) -> None:
+        m = self.current()
+        if m is not None:
+            key = (m.root, m.path)
+            if self.marks.pop(key, None) is None:
+                self.marks[key] = m
+
+    def accept(self) -> list[FileMatch]:
+        if self.marks:
+            return list(self.marks.values())
+        # Enter right after typing: let the typed query's results arrive first.
+        deadline = time.monotonic() + ENTER_WAIT
+        while time.monotonic() < deadline:
+            snap = self.waker.newest(self.query)
+            if snap is not None and snap.query == self.query:
+                break
+            self.waker.arrived.clear()
+            self.waker.arrived.wait(0.01)
+        m = self.current()
+        return [] if m is None else [m]
+
+    # --- layout
+
+    def preview_side(self) -> bool:
+        return self.term.size()[0] >= SIDE_MIN_COLS
+
+    def showing_preview(self) -> bool:
+        return self.preview is not None and self.show_preview and self.term.size()[1] >= 6
+
+    def list_cols(self) -> int:
+        cols = self.term.size()[0]
+        if self.showing_preview() and self.preview_side():
+            return cols // 2
+        return cols
+
+    def list_rows(self) -> int:
+        rows = max(self.term.size()[1] - 2, 1)
+        if self.showing_preview() and not self.preview_side():
+            return max(rows // 2, 1)
+        return rows
+
+    def preview_box(self) -> tuple[int, int]:
+        """The preview's columns and rows (beside: after a separator; below: after a rule)."""
+        cols, height = self.term.size()
+        if self.preview_side():
+            return cols - self.list_cols() - 2, height - 2
+        return cols, height - 2 - self.list_rows() - 1
+
+    # --- drawing
+
+    def draw(self) -> None:
+        from ffind.searching.session import Snapshot
+
+        cols, height = self.term.size()
+        rows = self.list_rows()
+        self.drawn_seq = self.waker.seq
+        snap = self.waker.newest(self.query)
+        if snap is None:
+            snap = Snapshot(self.query, [], 0, 0, False)
+        self.snap = snap
+        if snap.query != self.shown_query:
+            self.shown_query = snap.query
+            self.cur = self.offset = 0
+        self.cur = max(0, min(self.cur, snap.total_match_count - 1))
+        if self.cur < self.offset:
+            self.offset = self.cur
+        elif rows and self.cur >= self.offset + rows:
+            self.offset = self.cur - rows + 1
+        need = self.offset + rows
+        if need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count:
+            self.items = snap.matches
+        else:  # scrolled past the prefetched rows: rank more (may wait for the matcher)
+            self.items = self.searcher.results(need, compute_indices=True)
+        lines = self.render(cols, height, snap)
+        self.flush(lines, cols, height)
+
+    def render(self, cols: int, height: int, snap: Snapshot) -> list[str]:
+
+        assert self.console is not None
+        rows, list_cols = self.list_rows(), self.list_cols()
+        side = self.showing_preview() and self.preview_side()
+        texts = []
+        for i in range(self.offset, min(len(self.items), self.offset + rows)):
+            texts.append(self.match_line(self.items[i], i == self.cur, list_cols))
+        if side:
+            for t in texts:
+                t.truncate(list_cols, overflow="crop", pad=True)
+        body = self.to_ansi([self.info_line(snap), *texts], cols)
+        listed = body[1:] + [" " * list_cols if side else ""] * (rows - len(texts))
+        prompt, self.cursor_col = self.prompt_line(cols)
+        if self.showing_preview():
+            listed = self.with_preview(listed, side)
+        return [prompt, body[0], *listed][:height]
+
+    def to_ansi(self, texts: list[Text], width: int) -> list[str]:
+        from rich.text import Text
+
+        assert self.console is not None
+        self.console.width = width
+        with self.console.capture() as cap:
+            self.console.print(Text("\n").join(texts), no_wrap=True, overflow="crop",
+                               crop=True, end="")
+        return cap.get().split("\n")
+
+    def with_preview(self, listed: list[str], side: bool) -> list[str]:
+        """The list's rows with the preview beside them, or followed by a rule and it."""
+        assert self.preview is not None
+        pcols, prows = self.preview_box()
+        m = self.current() if self.shown_query == self.query else None
+        shown = None
+        if m is not None and pcols > 0 and prows > 0:
+            shown = self.preview.get((full_path(m), pcols, prows))
+        else:
+            self.preview.cancel()
+        shown = shown or [""] * prows
+        bar = "\x1b[0;2m│\x1b[0m " if side else ""
+        if side:
+            return [f"{row}\x1b[0m{bar}{p}" for row, p in zip(listed, shown, strict=False)]
+        rule = "\x1b[0;2m" + "─" * self.term.size()[0] + "\x1b[0m"
+        return [*listed, rule, *shown]
+
+    def prompt_line(self, cols: int) -> tuple[str, int]:
+        from rich.cells import cell_len
+
+        shown = printable(self.query)
+        pos = self.line.pos
+        while shown and pos and cell_len(shown) > cols - 3:  # keep the cursor in view
+            shown, pos = shown[1:], pos - 1
+        while shown and cell_len(shown) > cols - 3:
+            shown = shown[:-1]
+        arrow = "\x1b[1m>\x1b[0m " if self.plain else "\x1b[1;36m>\x1b[0m "
+        return arrow + shown, 3 + cell_len(shown[:pos])
+
+    def info_line(self, snap: Snapshot) -> Text:
+        from rich.text import Text
+
+        text = Text(f"  {snap.total_match_count}/{snap.scanned_file_count}", style="yellow")
+        if self.marks:
+            text.append(f" ({len(self.marks)})", style="magenta")
+        if self.busy():
+            text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
+        return text
+
+    def match_line(self, m: FileMatch, is_cur: bool, cols: int) -> Text:
+        from rich.cells import cell_len
+        from rich.text import Text
+
+        from ffind.frontends.output import escape_indexed, path_with_root
+
+        full, indices = path_with_root(m)
+        shown, indices = escape_indexed(full, indices or ())  # never a raw control character
+        avail = cols - 2
+        shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
+        if cell_len(shown) > avail:  # keep the file name: cut on the left
+            cut = 0
+            while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
+                cut += 1
+            shown = ".." + shown[cut:]
+            shift, lo = 2 - cut, 2
+        marked = (m.root, m.path) in self.marks
+        line = Text(no_wrap=True, overflow="crop", end="")
+        line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
+        line.append("*" if marked else " ", style="bold magenta")
+        start = len(line)
+        line.append(shown, style="bold" if is_cur else "")
+        for i in indices:
+            j = i + shift
+            if lo <= j < len(shown):
+                line.stylize("bold underline" if self.plain else "bold green",
+                             start + j, start + j + 1)
+        if is_cur:
+            pad = cols - cell_len(line.plain)
+            if pad > 0:
+                line.append(" " * pad)
+            line.stylize("on grey23")
+        return line
+
+    def flush(self, lines: list[str], cols: int, height: int) -> None:
+        full = (cols, height) != self.prev_size or self.term.resized
+        self.term.resized = False
+        out = ["\x1b[?2026h\x1b[?25l"]
+        if full:
+            out.append("\x1b[0m" + self.term.clear())
+            self.prev_lines = []
+        lines = lines + [""] * (height - len(lines))
+        for row, line in enumerate(lines):
+            if row < len(self.prev_lines) and self.prev_lines[row] == line:
+                continue
+            out.append(f"{self.term.goto(row)}\x1b[0m{line}\x1b[0m\x1b[K")
+        out.append(f"{self.term.goto(0, self.cursor_col)}\x1b[?25h\x1b[?2026l")
+        self.term.write("".join(out))
+        self.prev_lines = lines
+        self.prev_size = (cols, height)

@@ -1,0 +1,75 @@
+"""The session's reporter for the picker: the newest state to draw, and a wake-up pipe."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.session import Snapshot
+
+
+class Waker:
+    """The session's reporter: keeps the latest snapshot (ranked, counted, with indices: the UI
+    draws it without waiting for the matcher) and wakes the UI loop through a pipe."""
+
+    def __init__(self, wake_w: int, limit: int) -> None:
+        self._w = wake_w
+        self._limit = limit  # how many matches the session ranks per state
+        self.latest: Snapshot | None = None
+        self.complete = False
+        """``latest`` came from ``on_complete``: walked and fully matched."""
+        self.ranked: tuple[str, list[FileMatch]] | None = None
+        """A completed query's matches, handed over before its count (``on_ranked``)."""
+        self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
+        self.arrived = threading.Event()
+
+    def wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._w, b".")
+
+    def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
+        self.latest, self.complete = snapshot, complete
+        self.seq += 1
+        self.latest_seq = self.seq
+        self.arrived.set()
+        self.wake()
+
+    def on_ranked(self, query: str, matches: list[FileMatch]) -> None:
+        self.ranked = (query, matches)
+        self.seq += 1
+        self.ranked_seq = self.seq
+        self.arrived.set()
+        self.wake()
+
+    def newest(self, query: str) -> Snapshot | None:
+        """The newest state to show: the latest snapshot, or the matches of ``query`` handed
+        over ahead of their count.  Their count is exact when they are fewer than the session
+        ranks; else, until it comes, the previous one (at least as many as handed over)."""
+        latest, ranked = self.latest, self.ranked
+        if ranked is None or self.ranked_seq < self.latest_seq or ranked[0] != query:
+            return latest
+        from ffind.searching.session import Snapshot
+
+        matches = ranked[1]
+        count = len(matches)
+        if count >= self._limit and latest is not None:
+            count = max(count, latest.total_match_count)
+        if latest is None:
+            return Snapshot(query, matches, count, 0, False)
+        return Snapshot(query, matches, count, latest.scanned_file_count, latest.walk_complete)
+
+    def answered(self, query: str) -> bool:
+        """The newest state is the typed query's answer (complete, or its matches)."""
+        if self.ranked_seq > self.latest_seq:
+            return self.ranked is not None and self.ranked[0] == query
+        return self.complete and self.latest is not None and self.latest.query == query
+
+    def on_update(self, snapshot: Snapshot) -> None:
+        self._poke(snapshot)
+
+    def on_complete(self, snapshot: Snapshot) -> None:
+        self._poke(snapshot, complete=True)
