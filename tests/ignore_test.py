@@ -87,8 +87,11 @@ def ignored(lines: list[str], path: str) -> bool | None:
     (["[!a]x"], "bx", True),
     (["[!a]x"], "ax", None),
     (["[a-c]*"], "b.txt", True),
-    # lines git never matches: reversed range, trailing backslash, unclosed bracket
-    (["[z-a]x"], "zx", None),
+    # a reversed range matches nothing, but its first byte is a member as well (git's loop)
+    (["[z-a]x"], "zx", True),
+    (["[z-a]x"], "ax", None),
+    # lines git never matches: trailing backslash, unclosed bracket, unknown class
+    (["[[:nope:]]x"], "ax", None),
     (["foo\\"], "foo", None),
     (["a["], "a[", None),
     # comments and blanks
