@@ -70,6 +70,8 @@ Check = Callable[[str], object]
 """A pre-check: ``text -> None`` when no pattern matches, anything else when one may."""
 Warn = Callable[[str], None]
 
+_GLOB_CHARS = frozenset("*?[\\")
+_SURROGATE = re.compile("[\udc80-\udcff]")
 _MANY = 32  # more suffixes or prefixes than this: looked up by length, not tried one by one
 _MAX_LEADS = 64  # more literal leading folders than this: no filtering by folder
 _NON_ASCII = "[^\\x00-\\x7f]"
@@ -77,6 +79,8 @@ _NON_ASCII = "[^\\x00-\\x7f]"
 
 def _git_trim(line: str) -> str:
     """git's trim_trailing_spaces(): drop unescaped trailing spaces (only spaces)."""
+    if not line.endswith(" "):
+        return line
     last_space = -1
     i = 0
     n = len(line)
@@ -106,7 +110,7 @@ def _text(tokens: Sequence[Token]) -> str | None:
 def _whole(text: str) -> bool:
     """Valid UTF-8 (no surrogate escapes): then ``str.endswith``/``startswith`` on names agree
     with git's byte comparison."""
-    return not any("\udc80" <= c <= "\udcff" for c in text)
+    return text.isascii() or _SURROGATE.search(text) is None
 
 
 def _fold_str(text: str) -> str:
@@ -127,48 +131,77 @@ class Pattern:
     (``"docs/api/"`` for ``docs/api/*.md``): every path it matches starts with them.
     """
 
-    __slots__ = ("_exact", "base", "casefold", "depth", "dir_only", "first", "ignores", "index",
-                 "kind", "lead", "plain", "source", "text")
+    __slots__ = ("_exact", "_source", "base", "casefold", "depth", "dir_only", "first", "glob",
+                 "ignores", "index", "kind", "lead", "plain", "text")
 
-    def __init__(self, index: int, ignores: bool, tokens: list[Token], *, base: bool,
-                 dir_only: bool, casefold: bool) -> None:
+    def __init__(self, index: int, ignores: bool, glob: str, *, base: bool, dir_only: bool,
+                 casefold: bool, tokens: list[Token] | None = None, kind: str = "") -> None:
+        """``glob``: the line without ``!``, trailing ``/`` and leading ``/``; ``tokens``: its
+        tokens, None for the common cases compiled without tokenizing: a literal, or
+        (``kind``) a ``suffix`` or ``prefix`` name pattern."""
         self.index = index
         self.ignores = ignores
+        self.glob = glob
         self.base = base
         self.dir_only = dir_only
         self.casefold = casefold
         self.depth: int | None = None
         self.lead = ""
+        self.plain = True
+        self.first = ""
+        self._source: str | None = None
+        self._exact: Callable[[str], bool] | None = None
+        if tokens is None:
+            self.kind = kind or ("name" if base else "path")
+            text = glob.strip("*") if kind else glob
+            self.text = _fold_str(text) if casefold else text
+            if not base:
+                self._shape(glob.split("/"), [glob.split("/")])
+            return
         self.kind, self.text = _kind(tokens, base)
+        if self.kind in ("suffix", "prefix"):
+            return
         self.plain = is_plain(tokens)
         head = tokens[0]  # the first character every match starts with, if known and ASCII
         self.first = chr(head[1]) if (head[0] == "lit" and isinstance(head[1], int)
                                       and head[1] < 128) else ""
-        self.source = regex_source(tokens) + ("/" if dir_only else "/?")
-        self._exact: Callable[[str], bool] | None = None
+        self._source = self._suffixed(regex_source(tokens))
         if not base:
-            self._shape(tokens)
+            segments: list[list[Token]] = [[]]
+            for tok in tokens:
+                if tok == ("lit", 0x2F):
+                    segments.append([])
+                else:
+                    segments[-1].append(tok)
+            stars = any(kind == "star" and v != 0 for kind, v in tokens)
+            self._shape([_text(seg) for seg in segments], [] if stars else segments)
 
-    def _shape(self, tokens: list[Token]) -> None:
-        segments: list[list[Token]] = [[]]
-        for tok in tokens:
-            if tok == ("lit", 0x2F):
-                segments.append([])
-            else:
-                segments[-1].append(tok)
-        if not any(kind == "star" and v != 0 for kind, v in tokens):
-            self.depth = len(segments)
-        for seg in segments[:-1]:
-            text = _text(seg)
+    def _suffixed(self, regex: str) -> str:
+        return regex + ("/" if self.dir_only else "/?")
+
+    def _shape(self, texts: Sequence[str | None], counted: Sequence[object]) -> None:
+        """``depth`` (the number of segments, unless a folder star makes it any) and ``lead``
+        from the segments' literal texts (None: not literal)."""
+        if counted:
+            self.depth = len(texts)
+        for text in texts[:-1]:
             if not text or text in (".", ".."):
                 break
             self.lead += text + "/"
+
+    @property
+    def source(self) -> str:
+        """The pre-check regex (``fullmatch``; folders written with a trailing ``/``)."""
+        if self._source is None:
+            self._source = self._suffixed(regex_source(tokenize(self.glob,
+                                                                casefold=self.casefold)))
+        return self._source
 
     def matches(self, text: str) -> bool:
         """The exact test (git's wildmatch on bytes) of a name (``base``) or a path (no
         trailing ``/``)."""
         if self._exact is None:
-            source = self.source[: -2 if self.source.endswith("/?") else -1]
+            source = self.source.removesuffix("/?").removesuffix("/")
             self._exact = byte_regex(source, casefold=self.casefold)
         return self._exact(text)
 
@@ -204,13 +237,24 @@ def _compile_pattern(line: str, index: int = 0, casefold: bool = False, *,
     dir_only = body.endswith("/")
     if dir_only:
         body = body[:-1]
+    if body.startswith("**/") and "/" not in body[3:]:
+        body = body[3:]  # '**/x' with no other slash matches where 'x' does: the name alone
     base = "/" not in body
     if not base and body.startswith("/"):
         body = body[1:]
     if not body:
         return None
+    if not _GLOB_CHARS.intersection(body):
+        return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold)
+    if base and len(body) > 1 and (body[0] == "*") != (body[-1] == "*"):
+        rest = body.strip("*")  # '*.ext' or 'name*' (any number of stars)
+        if rest and not _GLOB_CHARS.intersection(rest) and _whole(rest):
+            kind = "suffix" if body[0] == "*" else "prefix"
+            return Pattern(index, ignores, body, base=base, dir_only=dir_only,
+                           casefold=casefold, kind=kind)
     tokens = tokenize(body, casefold=casefold, strict=strict)
-    return Pattern(index, ignores, tokens, base=base, dir_only=dir_only, casefold=casefold)
+    return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold,
+                   tokens=tokens)
 
 
 Hit = tuple[int, bool]  # (line index, ignores) of the last pattern of a key
