@@ -155,3 +155,12 @@ def test_100k_line_gitignore_is_fast_and_small(tmp_path: Path) -> None:
     assert listed.split() == ["cache4/f", "gen_7.txt", "keep.txt", "out/part3/f", "x.ext2"]
     assert float(took) < 4.0, took  # about 0.5 s here
     assert int(rss) < 200, rss  # MB; about 90
+
+
+def test_the_command_warns_and_still_finds(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / ".ignore")
+    (tmp_path / "xa.txt").write_text("")
+    proc = run(["-m", "ffind", "-l", "0", "xa"], tmp_path, timeout=20)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["xa.txt"]
+    assert proc.stderr == "ffind: ignoring ./.ignore: not a regular file\n"
