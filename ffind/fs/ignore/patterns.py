@@ -508,21 +508,21 @@ class Rules:
 
 def _load_rules(lines: tuple[str, ...], source: str = "", casefold: bool = False) -> Rules:
     """Compile, or reuse this process's copy of the same lines (identical ignore files are
-    common, and a worker receiving folders to walk gets the rules again by pickle).  The
-    ``source`` of a reused copy is the file that was compiled first."""
+    common, and a worker receiving folders to walk gets the rules again by pickle).  A reused
+    copy keeps the ``source`` it was first compiled with."""
     return _compiled(lines, casefold, source)
 
 
 @functools.lru_cache(maxsize=4096)
-def _compiled_by_lines(lines: tuple[str, ...], casefold: bool) -> list[Rules]:
-    return []
+def _compiled_lines(lines: tuple[str, ...], casefold: bool) -> Rules:
+    return Rules(lines, ignore_case=casefold)
 
 
 def _compiled(lines: tuple[str, ...], casefold: bool, source: str) -> Rules:
-    slot = _compiled_by_lines(lines, casefold)
-    if not slot:
-        slot.append(Rules(lines, source, ignore_case=casefold))
-    return slot[0]
+    rules = _compiled_lines(lines, casefold)
+    if not rules.source:
+        rules.source = source
+    return rules
 
 
 def read_lines(path: str, warn: Warn | None = None) -> list[str] | None:
