@@ -232,11 +232,15 @@ def test_compiled_glob_is_linear() -> None:
     subprocess so that a regression cannot hang the suite)."""
     code = (
         "import time\n"
+        "from ffind.fs.ignore.patterns import compile_globs\n"
         "from ffind.fs.ignore.wildmatch import wildmatch\n"
         "t = time.perf_counter()\n"
         "for pat in ('*a*a*a*a*a*a*b', '**/*a*a*a*a*a*a*b', 'a*/**/*a*a*a*a*a*b'):\n"
         "    assert not wildmatch(pat, 'a' * 250)\n"
         "    assert not wildmatch(pat, '/'.join(['a' * 20] * 12))\n"
+        "    rules = compile_globs([pat])  # --exclude and the agent's glob\n"
+        "    assert rules is not None and rules.match_path('a' * 250) is None\n"
+        "    assert rules.match_path('/'.join(['a' * 20] * 12)) is None\n"
         "print(time.perf_counter() - t)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
