@@ -51,7 +51,8 @@ DIR_NAMES = ["a", "b", "src", "lib", "doc", "build", "test", "tmp", "dist", "tar
 FILE_NAMES = ["a", "b", "foo", "bar", "x.py", "y.pyc", "main.rs", "test.log", "debug.log.1",
               "README.md", ".env", ".gitignore_not", "keep.txt", "a.tar.gz", "#hash", "!bang",
               "trail ", "sp ace.txt", "[x]", "q?", "star*", "Ω.txt", "x.d", "back\\slash",
-              "doc", "build", "a.o", "z.TXT", "foo.rs.bk", "tab\t"]
+              "doc", "build", "a.o", "z.TXT", "foo.rs.bk", "tab\t", "ü.txt", "éb.md", "1.txt",
+              "x]y"]
 EXTS = [".py", ".pyc", ".txt", ".log", ".rs", ".md", ".o", ".gz", ".d", ".TXT"]
 
 EDGE_RULES = [
@@ -63,6 +64,9 @@ EDGE_RULES = [
     "q\\?", "star\\*", "{d}/**/*{e}", "!{n}/", "*.log*", "Ω*", "back\\\\slash", "sp ace*",
     "/{d}/*", "!/{d}/{n}", "{d}/[!k]*", "**/{d}/**", "*/{n}", "/**/{n}", "!**/{n}",
     "tab\t", "tab \t", "{n}\t",
+    # wildcards on bytes, POSIX classes, escapes in classes
+    "?.txt", "??.txt", "[!a]b.md", "[[:digit:]]*", "[[:alpha:]]*{e}", "x[\\]]y", "**/{d}/{n}",
+    "{d}/[[:lower:]]*", "[[:nope:]]*", "?{n}",
     # {p}: a folder's whole path from the top, so anchored patterns with literal leading
     # folders (which the walk tries only on the way to them) meet real folders
     "{p}/{n}", "/{p}/*{e}", "{p}/**/{n}", "{p}/*/", "!{p}/{n}", "{p}/", "/{p}/**",
@@ -224,3 +228,58 @@ def test_walk_agrees_with_git(seed: int, tmp_path: Path, monkeypatch: pytest.Mon
     case = generate(seed, rules())
     got, expected = run_case(case, tmp_path, monkeypatch)
     check(case, got, expected)
+
+
+# Fixed cases for what the random trees meet rarely: one '.gitignore', git decides.
+BYTE_CASES: list[tuple[list[str], list[str]]] = [
+    (["?.txt"], ["ü.txt", "u.txt", "éé.txt"]),
+    (["??.txt", "???.md"], ["ü.txt", "ab.txt", "€.md", "é.md"]),
+    (["[!a]b.md", "[é]c"], ["éb.md", "cb.md", "ab.md", "éc"]),
+    (["[[:digit:]].txt", "[[:upper:]]*.log", "[[:space:]]x", "[[:punct:]]y", "[[:xdigit:]]z"],
+     ["1.txt", "a.txt", "Ab.log", "ab.log", " x", "-y", "ay", "fz", "gz"]),
+    (["x[\\]]y", "[]a]z", "[\\!]w", "[z-a]v", "[a-]u", "[[:x]t", "[!]]s"],
+     ["x]y", "x\\y", "]z", "az", "!w", "zv", "av", "-u", "[t", ":t", "xt", "]s", "as"]),
+    (["d/[!é]/f", "d/?/g", "d/**/[[:digit:]]"], ["d/é/f", "d/e/f", "d/é/g", "d/x/y/7", "d/1"]),
+    (["[[:nope:]]", "a[", "q\\"], ["a[", "q", "n"]),
+    (["**/x/y", "!**/keep/x/y"], ["x/y", "a/x/y", "a/b/x/y", "keep/x/y", "a/keep/x/y"]),
+]
+
+
+def _fixed_case(rules_: list[str], files: list[str]) -> Case:
+    return Case(0, files, {".gitignore": rules_}, None, None, "xdg", "", hidden=False, threads=1)
+
+
+@pytest.mark.parametrize("index", range(len(BYTE_CASES)))
+def test_byte_wildcards_agree_with_git(index: int, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    case = _fixed_case(*BYTE_CASES[index])
+    got, expected = run_case(case, tmp_path, monkeypatch)
+    check(case, got, expected)
+
+
+IGNORE_CASE_RULES = ["*.TXT", "BUILD/", "Docs/*.Md", "/Out/Gen", "[A-C]x", "[[:upper:]]y",
+                     "\\Q*", "keep*", "!KEEP.me", "**/Deep/F"]
+IGNORE_CASE_FILES = ["a.txt", "b.TxT", "build/f", "Build/g", "x/BUILD/h", "build2/i",
+                     "docs/a.md", "DOCS/b.MD", "docs/sub/c.md", "out/gen", "OUT/GEN", "x/out/gen",
+                     "ax", "Bx", "dx", "ay", "Zy", "Qa", "qa", "keep.me", "KEEP.me", "keepX",
+                     "a/deep/f", "z.md"]
+
+
+def test_ignore_case_agrees_with_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """core.ignoreCase=true: git decides with the repository set so; ffind's rules compiled
+    with ``ignore_case`` (what the walk does when ``gitcase.ignore_case`` says so) agree."""
+    from ffind.fs.ignore.patterns import Rules
+
+    case = _fixed_case(IGNORE_CASE_RULES, IGNORE_CASE_FILES)
+    repo, env = build(case, tmp_path)
+    subprocess.run(["git", "config", "core.ignoreCase", "true"], cwd=repo, env=env, check=True)
+    expected = {p for p in git_others(repo, env) if p != ".gitignore"}
+    rules = Rules(IGNORE_CASE_RULES, ignore_case=True)
+    got = {p for p in IGNORE_CASE_FILES if not rules.match_path(p)}
+    check(case, got, expected)
+    from ffind.fs.ignore.gitcase import ignore_case
+
+    monkeypatch.setenv("HOME", env["HOME"])
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    assert ignore_case(str(repo / ".git")) is True

@@ -87,8 +87,11 @@ def ignored(lines: list[str], path: str) -> bool | None:
     (["[!a]x"], "bx", True),
     (["[!a]x"], "ax", None),
     (["[a-c]*"], "b.txt", True),
-    # lines git never matches: reversed range, trailing backslash, unclosed bracket
-    (["[z-a]x"], "zx", None),
+    # a reversed range matches nothing, but its first byte is a member as well (git's loop)
+    (["[z-a]x"], "zx", True),
+    (["[z-a]x"], "ax", None),
+    # lines git never matches: trailing backslash, unclosed bracket, unknown class
+    (["[[:nope:]]x"], "ax", None),
     (["foo\\"], "foo", None),
     (["a["], "a[", None),
     # comments and blanks
@@ -245,3 +248,143 @@ def test_excludes_file_from_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path
     # The repository's own config wins, a relative path is relative to the work tree.
     subprocess.run(["git", "config", "core.excludesFile", "local.ignore"], cwd=repo, check=True)
     assert excludes_file(str(repo), str(repo / ".git")) == str(repo / "local.ignore")
+
+
+# --- wildcards on bytes, POSIX classes, escapes, case folding (issue 12.2) ---------------------
+
+
+@pytest.mark.parametrize(("lines", "path", "expected"), [
+    (["?.txt"], "ü.txt", None),  # '?' is one byte, 'ü' two
+    (["??.txt"], "ü.txt", True),
+    (["?.txt"], "u.txt", True),
+    (["[!a]b.md"], "éb.md", None),
+    (["[!a]b.md"], "cb.md", True),
+    (["[[:digit:]].txt"], "1.txt", True),
+    (["[[:digit:]].txt"], "x.txt", None),
+    (["[[:alpha:][:digit:]]x"], "7x", True),
+    (["x[\\]]y"], "x]y", True),
+    (["x[\\]]y"], "x\\y", None),
+    (["d/[[:upper:]]*"], "d/Abc", True),
+    (["d/[[:upper:]]*"], "d/abc", None),
+    # '**/x/y' matches at any depth (it was tried at depth 2 only)
+    (["**/x/y"], "a/b/x/y", True),
+    (["**/x/y"], "x/y", True),
+])
+def test_byte_wildcards(lines: list[str], path: str, expected: bool | None) -> None:
+    assert ignored(lines, path) is expected
+
+
+def test_prechecks_send_non_ascii_names_to_the_exact_decision() -> None:
+    """The walk's regex pre-checks see names as str: a name that is not ASCII always reaches
+    the byte-exact decision when a pattern has '?' or a class, never slips through."""
+    rules = Rules(["??.txt", "d/?x"])
+    assert rules.base_any is not None and rules.base_any("ü.txt") is not None
+    at2 = rules.path_any_at(2)
+    assert at2 is not None and at2("d/éx") is not None
+    assert rules.match("d/éx", "éx", False) is None  # 'é' is two bytes
+    assert rules.base_any("abc") is None
+
+
+def test_posix_class_prints_no_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Rules(["[[:digit:]].txt"]).match("1.txt", "1.txt", False) is True
+
+
+def test_ignore_case_rules() -> None:
+    rules = Rules(["*.TXT", "BUILD/", "Docs/*.MD", "/Out/Gen", "[A-C]x", "keep*"],
+                  ignore_case=True)
+    assert rules.match("a.txt", "a.txt", False) is True
+    assert rules.match("x/build/", "build", True) is True
+    assert rules.match("x/build", "build", False) is None
+    assert rules.match("docs/read.md", "read.md", False) is True
+    assert rules.match("out/gen", "gen", False) is True
+    assert rules.match("bx", "bx", False) is True  # a range matches the lower case too
+    assert rules.match("KEEP.me", "KEEP.me", False) is True
+    assert Rules(["*.TXT"]).match("a.txt", "a.txt", False) is None
+    # The walk's set pre-checks compare names as they are: with case folding they are empty,
+    # and the matchers fold.
+    assert not rules.names and not rules.suffixes and not rules.dir_names
+    assert rules.base_any is not None
+    assert rules.base_any("A.Txt") is not None and rules.base_any("Build/") is not None
+    assert rules.base_any("notes.md") is None
+    at2 = rules.path_any_at(2)
+    assert at2 is not None and at2("DOCS/x.md") is not None and at2("OUT/GEN") is not None
+    assert rules.path_leads_at(2) is None
+
+
+def test_many_suffixes_are_looked_up_not_tried() -> None:
+    rules = Rules([f"*.e{i}" for i in range(100)] + ["*.tmp"])
+    assert len(rules.suffixes) == 0  # the walk would try 101 endswith per name
+    assert rules.base_any is not None
+    assert rules.base_any("x.e57") is not None and rules.base_any("x.e100") is None
+    assert rules.match("x.e57", "x.e57", False) is True
+
+
+def test_negation_is_an_explicit_decision() -> None:
+    """``!target/`` re-includes: match says False (not None), so the walk can tell it from
+    "no pattern" and let it override a fixed exclusion."""
+    rules = Rules(["!target/", "!node_modules"])
+    assert rules.match("target/", "target", True) is False
+    assert rules.match("a/node_modules/", "node_modules", True) is False
+    assert rules.match("src/", "src", True) is None
+    assert rules.match("target", "target", False) is None  # a file: the folder rule is silent
+
+
+def test_compile_globs_is_the_one_glob_compiler() -> None:
+    rules = compile_globs(["src/", "*.py", "!keep.py", "docs/**/*.MD"], ignore_case=True)
+    assert rules is not None
+    assert rules.match_path("src/a/b.rs") is True  # inside an excluded folder
+    assert rules.match_path("lib/x.py") is True
+    assert rules.match_path("lib/keep.py") is False
+    assert rules.match_path("docs/a/b/c.md") is True
+    assert rules.match_path("lib/x.rs") is None
+    with pytest.raises(TypeError):
+        compile_globs("*.txt")  # type: ignore[arg-type]
+
+
+def test_reversed_range_on_the_command_line_is_an_error() -> None:
+    with pytest.raises(FfindError, match="reversed range"):
+        compile_globs(["[z-a]"])
+    with pytest.raises(FfindError, match="unknown class"):
+        compile_globs(["[[:nope:]]"])
+
+
+# --- core.ignoreCase ---------------------------------------------------------------------------
+
+
+def test_core_ignore_case_parsing() -> None:
+    from ffind.fs.ignore.gitcase import core_ignore_case
+
+    assert core_ignore_case("[core]\n\tignorecase = true\n") is True
+    assert core_ignore_case("[Core]\n\tIgnoreCase\n") is True  # a key alone means true
+    assert core_ignore_case("[core]\nignoreCase = yes ; comment\n[core]\nignorecase=0\n") is False
+    assert core_ignore_case('[core "x"]\nignorecase = true\n') is None
+    assert core_ignore_case("[user]\nignorecase = true\n[core] ignorecase = on\n") is True
+    assert core_ignore_case("") is None
+
+
+def test_ignore_case_from_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ffind.fs.ignore.gitcase import ignore_case
+
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "--template=", str(repo)], check=True)
+    git_dir = str(repo / ".git")
+    subprocess.run(["git", "config", "core.ignoreCase", "false"], cwd=repo, check=True)
+    assert ignore_case(git_dir) is False
+    (tmp_path / ".gitconfig").write_text("[core]\n\tignoreCase = true\n")
+    assert ignore_case(git_dir) is False  # the repository's own setting wins
+    assert ignore_case(None) is True
+    subprocess.run(["git", "config", "core.ignoreCase", "true"], cwd=repo, check=True)
+    assert ignore_case(git_dir) is True
+    # An include: git itself is asked.
+    (tmp_path / ".gitconfig").write_text(f"[include]\n\tpath = {tmp_path / 'more'}\n")
+    (tmp_path / "more").write_text("[core]\n\tignoreCase = true\n")
+    assert ignore_case(None) is True

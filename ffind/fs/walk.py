@@ -216,7 +216,7 @@ class _Walker:
                 name = e.name
                 if name[0] == "." and name in _SPECIAL:
                     if name == IGNORE_FILE:
-                        new_ignore = load_file(e.path)
+                        new_ignore = load_file(e.path, warn)
                     elif name == GITIGNORE_FILE:
                         if not e.is_symlink():  # git (>= 2.32) refuses a symlinked .gitignore
                             new_git = e.path
@@ -228,7 +228,7 @@ class _Walker:
                 if tail is not None:
                     gits, git_on = tail, True
             if new_git is not None and git_on:
-                rules = load_file(new_git)
+                rules = load_file(new_git, warn)
                 if rules is not None:
                     gits = ((rules, "", cut, -depth), *gits)
             if new_ignore is not None:

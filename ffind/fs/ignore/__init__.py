@@ -1,2 +1,4 @@
-"""Ignore rules, split as ripgrep's ``ignore`` crate: ``patterns`` (one ignore file's patterns
-and their matching) and ``gitconfig`` (repositories, info/exclude, core.excludesFile)."""
+"""Ignore rules, split as ripgrep's ``ignore`` crate: ``wildmatch`` (one glob, git's semantics
+on bytes, linear time), ``patterns`` (one ignore file's patterns and their matching; the one
+glob compiler ``compile_globs``), ``gitcase`` (``core.ignoreCase``) and ``gitconfig``
+(repositories, info/exclude, core.excludesFile).  See ``docs/ignore.md``."""

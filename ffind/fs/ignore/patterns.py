@@ -11,65 +11,76 @@ Sources, highest precedence first (the first source with a matching pattern deci
 Within one file the last matching pattern wins, and a ``!pattern`` re-includes.  The walk never
 descends into an excluded folder, so a file inside it can never be re-included (git's rule).
 
-pathspec does the pattern semantics (``GitIgnoreSpecPattern``: anchoring, ``**``, escapes,
-character classes, directory-only patterns).  pathspec matches a *file path* and lets a pattern
-that matches one of its folders match the file too; the walk instead asks about one entry at a
-time (its folders were already accepted), so each pattern's regular expression is turned into
-one that must match the whole entry path, folders written with a trailing ``/``
-(:func:`_entry_regex`).  For the common case, "no pattern matches", the walk pre-checks each
-entry against all ignore files in scope at once: literal names, ``*.ext`` suffixes and
-``prefix*`` in merged sets, the other name patterns in one regex per file, and path patterns in
-one regex per file and depth (an anchored ``/dist/`` cannot match three levels down).  The
-ordered last-match-wins decision only runs when a pre-check hits.
+This module reads one file's lines as git's ``dir.c`` does (``add_patterns``,
+``parse_path_pattern``): trailing spaces trimmed unless escaped (a tab is kept), ``#`` comments,
+``!`` negation, a trailing ``/`` for folders only, a pattern without ``/`` matched against the
+name alone and any other against the path relative to the file's folder (one leading ``/``
+dropped); a UTF-8 byte order mark at the top is skipped and the ``\r`` of CRLF line ends
+dropped.  The globs themselves are git's wildmatch on bytes (:mod:`ffind.fs.ignore.wildmatch`:
+``?`` is one byte, POSIX classes, escapes, linear time).  ``ignore_case=True`` is git's
+``core.ignoreCase`` (ASCII case folding, see :mod:`ffind.fs.ignore.gitcase`).
 
-Deviations from pathspec that work around differences with git (checked by
-``tests/conformance_test.py`` against ``git ls-files``):
+The public glob compiler is :func:`compile_globs` (``--exclude``, and the agent's ``glob``):
+gitignore lines -> :class:`Rules`; ``Rules.match(path, name, is_dir)`` decides one entry and
+``Rules.match_path(path)`` a whole path (its folders first).
 
-- trailing spaces are trimmed the way git does (an escaped space ``\\ `` ends the trim), before
-  pathspec sees the line: pathspec strips every trailing space, so ``a\\  `` became invalid;
-- ``dir/**/`` (folders strictly inside ``dir``) is passed to pathspec as ``dir/**/*/``: pathspec
-  collapses it to ``dir/`` and so ignored ``dir`` itself;
-- a trailing tab (git trims spaces only; pathspec strips all whitespace) is passed as ``[\t]``;
-- a pattern pathspec rejects (``a\\`` with a trailing backslash, a reversed range ``[z-a]``) is
-  dropped, as git never matches it; a UTF-8 byte order mark at the top of a file is skipped, and
-  the ``\r`` of CRLF line ends dropped, as git does.
+How it stays fast, with a 100,000-line file too: literal names, ``*.ext`` suffixes, ``prefix*``
+and literal paths go into sets and dictionaries (the line number of the last such pattern kept
+with each), so deciding an entry costs a few lookups plus the few other patterns written after
+the best hit.  For the walk's common case, "no pattern matches", each ignore file offers
+pre-checks that the walk merges across the files in scope: the sets ``names``, ``suffixes``,
+``prefixes`` (and folder-only ``dir_*`` twins), one regex ``base_any`` for the other name
+patterns, and ``path_any_at(depth)``: one matcher for the path patterns that can match an entry
+that many segments below the file's folder (an anchored ``/dist/`` cannot match three levels
+down).  The pre-checks may say yes where the exact decision says no (a name that is not ASCII
+always reaches the exact decision when a pattern has ``?`` or a class), never the other way.
+The ordered last-match-wins decision only runs when a pre-check hits.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ffind.errors import FfindError
+from ffind.fs.ignore.wildmatch import (
+    Malformed,
+    Token,
+    byte_regex,
+    fold,
+    is_plain,
+    regex_source,
+    to_bytes,
+    tokenize,
+)
 
 IGNORE_FILE = ".ignore"
 GITIGNORE_FILE = ".gitignore"
+MAX_FILE_SIZE = 10 * 1024 * 1024
+"""Ignore files larger than this are skipped with a warning (a symlink to ``/dev/zero`` or a
+huge generated file must not fill the memory)."""
 
-_TAIL_ANY = "(?:(?P<ps_d>/)|$)"
-_TAIL_DIR = "(?P<ps_d>/)"
+Leads = tuple[tuple[str, ...], frozenset[str]] | None
+"""``Rules.path_leads_at``: (literal leading folders, the folder paths on the way to them)."""
+Check = Callable[[str], object]
+"""A pre-check: ``text -> None`` when no pattern matches, anything else when one may."""
+Warn = Callable[[str], None]
 
-
-def _entry_regex(regex: str) -> str | None:
-    """pathspec's regex (``search`` semantics, matches descendants) -> a ``fullmatch`` regex
-    for one entry path, folders written with a trailing ``/``.  None for an unknown shape."""
-    if regex == ".":  # '*', '**', '/**': everything
-        return ".+"
-    if regex == _TAIL_DIR:  # '*/', '**/': every folder
-        return ".+/"
-    if regex == "/":  # '**/*/**': everything below the first level
-        return ".+/.+"
-    if regex.endswith(_TAIL_ANY):  # 'name', 'a/b': the entry itself, file or folder
-        return regex[: -len(_TAIL_ANY)] + "/?"
-    if regex.endswith(_TAIL_DIR):  # 'name/': folders only
-        return regex[: -len(_TAIL_DIR)] + "/"
-    if regex.endswith("/"):  # 'a/**': everything strictly inside
-        return regex + ".+"
-    return None
+_GLOB_CHARS = frozenset("*?[\\")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_MANY = 32  # more suffixes or prefixes than this: looked up by length, not tried one by one
+_MAX_LEADS = 64  # more literal leading folders than this: no filtering by folder
+_NON_ASCII = "[^\\x00-\\x7f]"
 
 
 def _git_trim(line: str) -> str:
     """git's trim_trailing_spaces(): drop unescaped trailing spaces (only spaces)."""
+    if not line.endswith(" "):
+        return line
     last_space = -1
     i = 0
     n = len(line)
@@ -89,105 +100,238 @@ def _git_trim(line: str) -> str:
     return line[:last_space] if last_space >= 0 else line
 
 
-_GLOB_CHARS = frozenset("*?[\\")
-Leads = tuple[tuple[str, ...], frozenset[str]] | None
-"""``Rules.path_leads_at``: (literal leading folders, the folder paths on the way to them)."""
-_BASE_PREFIX = "^(?:.+/)?"
+def _text(tokens: Sequence[Token]) -> str | None:
+    """The literal text of tokens that are all literal bytes, or None."""
+    if any(kind != "lit" for kind, _ in tokens):
+        return None
+    return bytes(v for _, v in tokens if isinstance(v, int)).decode("utf-8", "surrogateescape")
 
 
-def _is_literal(text: str) -> bool:
-    return bool(text) and not _GLOB_CHARS.intersection(text)
+def _whole(text: str) -> bool:
+    """Valid UTF-8 (no surrogate escapes): then ``str.endswith``/``startswith`` on names agree
+    with git's byte comparison."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def _fold_str(text: str) -> str:
+    return text.lower() if text.isascii() else fold(to_bytes(text)).decode(
+        "utf-8", "surrogateescape")
 
 
 class Pattern:
     """One compiled line.
 
-    ``base`` patterns (no ``/`` inside; git matches them against the name alone) match
-    ``name`` or ``name/``; the others match the whole relative path.  ``kind`` and ``text``
-    let the walk pre-check the trivial ones without a regex: ``"name"`` (a literal name),
-    ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"other"`` (``text``:
-    the glob).  ``depth`` is
-    the number of path segments an anchored pattern without ``**`` matches (None: any).
-    ``lead`` is the literal folders an anchored path pattern starts with (``"docs/api/"`` for
-    ``docs/api/*.md``; ``""`` when it starts with a wildcard or is not anchored): every path it
-    matches starts with them, so the walk need not try it in folders off that way.
+    ``base`` patterns (no ``/`` inside; git matches them against the name alone) match the
+    name; the others the path relative to the ignore file's folder.  ``kind``: ``"name"`` (a
+    literal name), ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"path"``
+    (a literal path), ``"other"``; ``text`` is the literal part (lower case with
+    ``casefold``).  ``source`` is the pre-check regex (``fullmatch``; folders written with a
+    trailing ``/``).  ``depth`` is the number of path segments a path pattern without ``**``
+    matches (None: any).  ``lead`` is the literal folders an anchored path pattern starts with
+    (``"docs/api/"`` for ``docs/api/*.md``): every path it matches starts with them.
     """
 
-    __slots__ = ("_regex", "base", "depth", "dir_only", "ignores", "kind", "lead", "source",
-                 "text")
+    __slots__ = ("_exact", "_source", "base", "casefold", "depth", "dir_only", "first", "glob",
+                 "ignores", "index", "kind", "lead", "plain", "text")
 
-    def __init__(self, source: str, ignores: bool, *, base: bool = False,
-                 kind: str = "other", text: str = "", dir_only: bool = False,
-                 depth: int | None = None, lead: str = "") -> None:
-        self.source = source  # the fullmatch regex, compiled on first use (pre-checks are
-        self._regex: re.Pattern[str] | None = None  # joined regexes; this one is rarely needed)
+    def __init__(self, index: int, ignores: bool, glob: str, *, base: bool, dir_only: bool,
+                 casefold: bool, tokens: list[Token] | None = None, kind: str = "") -> None:
+        """``glob``: the line without ``!``, trailing ``/`` and leading ``/``; ``tokens``: its
+        tokens, None for the common cases compiled without tokenizing: a literal, or
+        (``kind``) a ``suffix`` or ``prefix`` name pattern."""
+        self.index = index
         self.ignores = ignores
+        self.glob = glob
         self.base = base
-        self.kind = kind
-        self.text = text
         self.dir_only = dir_only
-        self.depth = depth
-        self.lead = lead
+        self.casefold = casefold
+        self.depth: int | None = None
+        self.lead = ""
+        self.plain = True
+        self.first = ""
+        self._source: str | None = None
+        self._exact: Callable[[str], bool] | None = None
+        if tokens is None:
+            self.kind = kind or ("name" if base else "path")
+            text = glob.strip("*") if kind else glob
+            self.text = _fold_str(text) if casefold else text
+            if not base:
+                self._shape(glob.split("/"), [glob.split("/")])
+            return
+        self.kind, self.text = _kind(tokens, base)
+        if self.kind in ("suffix", "prefix"):
+            return
+        self.plain = is_plain(tokens)
+        head = tokens[0]  # the first character every match starts with, if known and ASCII
+        self.first = chr(head[1]) if (head[0] == "lit" and isinstance(head[1], int)
+                                      and head[1] < 128) else ""
+        self._source = self._suffixed(regex_source(tokens))
+        if not base:
+            segments: list[list[Token]] = [[]]
+            for tok in tokens:
+                if tok == ("lit", 0x2F):
+                    segments.append([])
+                else:
+                    segments[-1].append(tok)
+            stars = any(kind == "star" and v != 0 for kind, v in tokens)
+            self._shape([_text(seg) for seg in segments], [] if stars else segments)
+
+    def _suffixed(self, regex: str) -> str:
+        return regex + ("/" if self.dir_only else "/?")
+
+    def _shape(self, texts: Sequence[str | None], counted: Sequence[object]) -> None:
+        """``depth`` (the number of segments, unless a folder star makes it any) and ``lead``
+        from the segments' literal texts (None: not literal)."""
+        if counted:
+            self.depth = len(texts)
+        for text in texts[:-1]:
+            if not text or text in (".", ".."):
+                break
+            self.lead += text + "/"
 
     @property
-    def regex(self) -> re.Pattern[str]:
-        if self._regex is None:
-            self._regex = re.compile(self.source)
-        return self._regex
+    def source(self) -> str:
+        """The pre-check regex (``fullmatch``; folders written with a trailing ``/``)."""
+        if self._source is None:
+            self._source = self._suffixed(regex_source(tokenize(self.glob,
+                                                                casefold=self.casefold)))
+        return self._source
+
+    def matches(self, text: str) -> bool:
+        """The exact test (git's wildmatch on bytes) of a name (``base``) or a path (no
+        trailing ``/``)."""
+        if self._exact is None:
+            source = self.source.removesuffix("/?").removesuffix("/")
+            self._exact = byte_regex(source, casefold=self.casefold)
+        return self._exact(text)
 
 
-def _compile_pattern(line: str) -> Pattern | None:
-    """One gitignore line -> Pattern; None for blanks, comments and lines git never matches.
+def _kind(tokens: list[Token], base: bool) -> tuple[str, str]:
+    text = _text(tokens)
+    if text is not None:
+        return ("name" if base else "path"), text
+    if base and len(tokens) >= 2:
+        first, last = tokens[0], tokens[-1]
+        if first[0] == "star":
+            rest = _text(tokens[1:])
+            if rest is not None and _whole(rest):
+                return "suffix", rest
+        if last[0] == "star":
+            rest = _text(tokens[:-1])
+            if rest is not None and _whole(rest):
+                return "prefix", rest
+    return "other", ""
 
-    Raises ValueError for a line pathspec rejects.
-    """
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+def _compile_pattern(line: str, index: int = 0, casefold: bool = False, *,
+                     strict: bool = False) -> Pattern | None:
+    """One gitignore line -> Pattern; None for blanks, comments and empty patterns.
+
+    Raises Malformed for a line git can never match (``strict``: also for a reversed range
+    ``[z-a]``, most likely a typo on a command line)."""
     line = _git_trim(line)
     if not line or line[0] == "#":
         return None
-    if line[-1] != " " and line[-1].isspace():
-        # git keeps a trailing tab (it trims spaces only); pathspec would strip it: write the
-        # trailing whitespace as one-character classes, which pathspec keeps.
-        kept = line.rstrip()
-        line = kept + "".join(f"[{c}]" for c in line[len(kept) :])
-    body = line[1:] if line[0] == "!" else line
-    if body.endswith("/**/") and body != "/**/":
-        line = line + "*/"  # pathspec collapses 'dir/**/' to 'dir/'; git means folders inside
-    regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-    if regex is None or include is None:
-        return None
-    entry = _entry_regex(regex)
-    if entry is None:  # a pathspec version with another regex shape: keep its own semantics
-        return Pattern(f"(?:{regex}).*", include)
+    ignores = line[0] != "!"
+    body = line if ignores else line[1:]
     dir_only = body.endswith("/")
-    core = body[:-1] if dir_only else body
-    if core.startswith("**/"):
-        core = core[3:]
-    if core and "/" not in core and entry.startswith(_BASE_PREFIX) and core != "**":
-        # Matched against the name alone.
-        base_entry = entry[len(_BASE_PREFIX) :]
-        kind, text = "other", core
-        if _is_literal(core):
-            kind, text = "name", core
-        elif core[0] == "*" and _is_literal(core[1:]):
-            kind, text = "suffix", core[1:]
-        elif core[-1] == "*" and _is_literal(core[:-1]):
-            kind, text = "prefix", core[:-1]
-        return Pattern(base_entry, include, base=True, kind=kind, text=text,
-                       dir_only=dir_only)
-    depth = None
-    lead = ""
-    if "/" in core and "\\" not in core:  # anchored: a fixed number of segments unless '**'
-        segments = core.removeprefix("/").split("/")
-        if "**" not in segments:
-            depth = len(segments)
-        if not body.startswith("**/"):
-            for seg in segments[:-1]:
-                if not _is_literal(seg) or seg in (".", ".."):
-                    break
-                lead += seg + "/"
-    return Pattern(entry, include, dir_only=dir_only, depth=depth, lead=lead)
+    if dir_only:
+        body = body[:-1]
+    if body.startswith("**/") and "/" not in body[3:]:
+        body = body[3:]  # '**/x' with no other slash matches where 'x' does: the name alone
+    base = "/" not in body
+    if not base and body.startswith("/"):
+        body = body[1:]
+    if not body:
+        return None
+    if not _GLOB_CHARS.intersection(body):
+        return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold)
+    if base and len(body) > 1 and (body[0] == "*") != (body[-1] == "*"):
+        rest = body.strip("*")  # '*.ext' or 'name*' (any number of stars)
+        if rest and not _GLOB_CHARS.intersection(rest) and _whole(rest):
+            kind = "suffix" if body[0] == "*" else "prefix"
+            return Pattern(index, ignores, body, base=base, dir_only=dir_only,
+                           casefold=casefold, kind=kind)
+    tokens = tokenize(body, casefold=casefold, strict=strict)
+    return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold,
+                   tokens=tokens)
+
+
+Hit = tuple[int, bool]  # (line index, ignores) of the last pattern of a key
+
+
+def _table(patterns: Iterable[Pattern]) -> dict[str, Hit]:
+    table: dict[str, Hit] = {}
+    for p in patterns:  # in line order: the last one of a key stays
+        table[p.text] = (p.index, p.ignores)
+    return table
+
+
+class _Kinds:
+    """The literal patterns of one kind of entry (any, or folders only), each key with the
+    line of its last pattern."""
+
+    __slots__ = ("names", "paths", "prefix_lens", "prefixes", "suffix_lens", "suffixes")
+
+    def __init__(self, patterns: Sequence[Pattern], dir_only: bool) -> None:
+        def pick(kind: str) -> dict[str, Hit]:
+            return _table(p for p in patterns if p.kind == kind and p.dir_only == dir_only)
+
+        self.names, self.paths = pick("name"), pick("path")
+        self.suffixes, self.prefixes = pick("suffix"), pick("prefix")
+        self.suffix_lens = tuple({len(k) for k in self.suffixes})
+        self.prefix_lens = tuple({len(k) for k in self.prefixes})
+
+    def best(self, found: Hit, name: str, path: str | None) -> Hit:
+        hit = self.names.get(name)
+        if hit is not None and hit[0] > found[0]:
+            found = hit
+        if path is not None:
+            hit = self.paths.get(path)
+            if hit is not None and hit[0] > found[0]:
+                found = hit
+        size = len(name)
+        for n in self.suffix_lens:
+            if n <= size:
+                hit = self.suffixes.get(name[size - n :])
+                if hit is not None and hit[0] > found[0]:
+                    found = hit
+        for n in self.prefix_lens:
+            if n <= size:
+                hit = self.prefixes.get(name[:n])
+                if hit is not None and hit[0] > found[0]:
+                    found = hit
+        return found
+
+
+class _Tables:
+    """The literal patterns of one file: for any entry, and for folders only."""
+
+    __slots__ = ("any", "dirs")
+
+    def __init__(self, patterns: Sequence[Pattern]) -> None:
+        self.any = _Kinds(patterns, False)
+        self.dirs = _Kinds(patterns, True)
+
+    def best(self, name: str, path: str | None, is_dir: bool) -> Hit:
+        """The last literal pattern matching the entry: (line index, ignores), index -1 if
+        none; ``path`` None: the name patterns only."""
+        found = self.any.best((-1, False), name, path)
+        return self.dirs.best(found, name, path) if is_dir else found
+
+
+@functools.lru_cache(maxsize=4096)
+def _any(sources: tuple[str, ...], catchall: bool, casefold: bool) -> Check | None:
+    """One regex for "may any of these match" (``fullmatch``), or None for no patterns.
+    ``catchall``: any text with a character that is not ASCII may (the regexes are exact on
+    ASCII text only)."""
+    if not sources:
+        return None
+    parts = [f"(?:{r})" for r in sources]
+    if catchall:
+        parts.append(f".*{_NON_ASCII}.*")
+    flags = re.DOTALL | (re.IGNORECASE | re.ASCII if casefold else 0)
+    return re.compile("|".join(parts), flags).fullmatch
 
 
 class Rules:
@@ -195,198 +339,272 @@ class Rules:
 
     ``match(path, name, is_dir)`` takes the entry path relative to the folder holding the file
     (``/``-separated, folders with a trailing ``/``) and the entry's name; it returns True
-    (ignored), False (re-included by ``!``) or None (no pattern matches).
+    (ignored), False (re-included by ``!``: an explicit decision, which also overrides the
+    walk's fixed exclusions) or None (no pattern matches).
 
     Pre-checks for the walk's fast "nothing matches" case: literal ``names``, ``suffixes`` and
-    ``prefixes`` (and their folder-only ``dir_*`` twins), one regex ``base_any`` for the other
-    name patterns, and ``path_any_at(depth)``: one regex for the path patterns that can match an
-    entry that many segments below the file's folder.
+    ``prefixes`` (and their folder-only ``dir_*`` twins), one matcher ``base_any`` for the
+    other name patterns (``base_firsts``: the first characters it can match, None for any),
+    and ``path_any_at(depth)``: one matcher for the path patterns that can match an entry that
+    many segments below the file's folder.  A matcher returns None when nothing matches.
+    With ``ignore_case`` the sets are empty and the matchers fold case themselves.
     """
 
-    __slots__ = ("_at", "_leads_at", "base_any", "base_firsts", "dir_names", "dir_prefixes",
-                 "dir_suffixes", "lines", "names", "patterns", "plain", "prefixes", "source",
-                 "suffixes")
+    __slots__ = ("_at", "_leads_at", "_others", "_tables", "base_any", "base_firsts",
+                 "casefold", "dir_names", "dir_prefixes", "dir_suffixes", "lines", "names",
+                 "patterns", "plain", "prefixes", "source", "suffixes")
 
-    def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False) -> None:
+    def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False,
+                 ignore_case: bool = False) -> None:
         self.source = source
         self.lines = tuple(lines)
+        self.casefold = ignore_case
         patterns: list[Pattern] = []
-        for line in self.lines:
+        for index, line in enumerate(self.lines):
             try:
-                compiled = _compile_pattern(line)
-            except (ValueError, re.error) as exc:  # GitIgnorePatternError is a ValueError
+                compiled = _compile_pattern(line, index, ignore_case, strict=strict)
+            except Malformed as exc:
                 if strict:
                     raise FfindError(f"invalid exclude pattern {line!r}: {exc}") from None
                 continue  # git never matches such a line
-            if compiled is not None and "[" in compiled.source:
-                try:  # a reversed range ('[z-a]') is not a valid regex; git never matches it
-                    compiled.regex  # noqa: B018
-                except re.error as exc:
-                    if strict:
-                        raise FfindError(f"invalid exclude pattern {line!r}: {exc}") from None
-                    continue
             if compiled is not None:
                 patterns.append(compiled)
             elif strict and line.strip() and not line.startswith("#"):
                 raise FfindError(f"invalid exclude pattern {line!r}")
         self.patterns = tuple(patterns)
-        # No negation: any match means ignored, no ordered scan needed.
-        self.plain = all(p.ignores for p in patterns)
-        base = [p for p in patterns if p.base]
+        self.plain = all(p.ignores for p in patterns)  # no negation: any match means ignored
+        self._tables = tables = _Tables(patterns)
+        self._others = tuple(p for p in patterns if p.kind == "other")
+        few = not ignore_case  # the walk looks names up as they are: only without case folding
 
-        def texts(kind: str, dir_only: bool) -> frozenset[str]:
-            return frozenset(p.text for p in base if p.kind == kind and p.dir_only == dir_only)
+        def pre(table: dict[str, Hit], many: int = 1 << 30) -> tuple[str, ...]:
+            return tuple(table) if few and len(table) <= many else ()
 
-        self.names = texts("name", False)
-        self.dir_names = texts("name", True)
-        self.suffixes = tuple(texts("suffix", False))
-        self.dir_suffixes = tuple(texts("suffix", True))
-        self.prefixes = tuple(texts("prefix", False))
-        self.dir_prefixes = tuple(texts("prefix", True))
-        others = [p for p in base if p.kind == "other"]
-        self.base_any = _any(others)
-        # The first characters the ``base_any`` patterns can match, when each starts with a
-        # literal one (``.#*``, ``Untitled*.ipynb``); None when one starts with a wildcard.
-        firsts = {p.text[:1] for p in others}
+        self.names = frozenset(pre(tables.any.names))
+        self.dir_names = frozenset(pre(tables.dirs.names))
+        self.suffixes = pre(tables.any.suffixes, _MANY)
+        self.dir_suffixes = pre(tables.dirs.suffixes, _MANY)
+        self.prefixes = pre(tables.any.prefixes, _MANY)
+        self.dir_prefixes = pre(tables.dirs.prefixes, _MANY)
+        lookup = ignore_case or any(len(t) > _MANY for t in (
+            tables.any.suffixes, tables.dirs.suffixes, tables.any.prefixes,
+            tables.dirs.prefixes))
+        others = [p for p in self._others if p.base]
+        rx = _any(tuple(p.source for p in others), not all(p.plain for p in others),
+                  ignore_case)
+        self.base_any = self._with_lookup(rx) if lookup else rx
+        firsts = {p.first for p in others}
         self.base_firsts: frozenset[str] | None = (
-            frozenset(firsts) if firsts and all(c and c not in _GLOB_CHARS for c in firsts)
-            else None)
-        self._at: dict[int, Callable[[str], re.Match[str] | None] | None] = {}
+            frozenset(firsts) if firsts and all(firsts) and not lookup else None)
+        self._at: dict[int, Check | None] = {}
         self._leads_at: dict[int, Leads] = {}
+
+    def _with_lookup(self, rx: Check | None) -> Check:
+        """``base_any`` that also looks the name up in the literal tables (case folded)."""
+        best = self._tables.best
+        casefold = self.casefold
+
+        def check(text: str) -> object:
+            is_dir = text.endswith("/")
+            name = text[:-1] if is_dir else text
+            if best(_fold_str(name) if casefold else name, None, is_dir)[0] >= 0:
+                return True
+            return None if rx is None else rx(text)
+
+        return check
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_load_rules, (self.lines, self.source))
+        return (_load_rules, (self.lines, self.source, self.casefold))
 
-    def path_any_at(self, depth: int) -> Callable[[str], re.Match[str] | None] | None:
+    def path_any_at(self, depth: int) -> Check | None:
+        """The pre-check of the path patterns that can match an entry ``depth`` segments below
+        the file's folder (its path ``/``-ended for a folder), or None if there are none."""
         try:
             return self._at[depth]
         except KeyError:
-            fm = self._at[depth] = _any(
-                p for p in self.patterns
-                if not p.base and (p.depth is None or p.depth == depth)
-            )
-            return fm
+            pass
+        found = [p for p in self.patterns
+                 if not p.base and (p.depth is None or p.depth == depth)]
+        others = [p for p in found if p.kind == "other"]
+        rx = _any(tuple(p.source for p in others), not all(p.plain for p in others),
+                  self.casefold)
+        keys = frozenset(k for p in found if p.kind == "path"
+                         for k in ((p.text + "/",) if p.dir_only else (p.text, p.text + "/")))
+        check: Check | None = rx
+        if keys:
+            casefold = self.casefold
+
+            def check(text: str) -> object:
+                if (_fold_str(text) if casefold else text) in keys:
+                    return True
+                return None if rx is None else rx(text)
+
+        self._at[depth] = check
+        return check
 
     def path_leads_at(self, depth: int) -> Leads:
         """Where the path patterns of ``path_any_at(depth)`` can match: ``(leads, ways)``, the
         patterns' literal leading folders and every folder path on the way to one of them
         (``""`` included); a folder whose path (relative to this file's folder, ``/``-ended)
         neither starts with a lead nor is on the way matches none of them.  None when one of
-        them may match anywhere."""
+        them may match anywhere (or there are too many to be worth it)."""
         try:
             return self._leads_at[depth]
         except KeyError:
-            leads = [p.lead for p in self.patterns
-                     if not p.base and (p.depth is None or p.depth == depth)]
+            leads = {p.lead for p in self.patterns
+                     if not p.base and (p.depth is None or p.depth == depth)}
             found: Leads = None
-            if leads and all(leads):
+            if leads and all(leads) and not self.casefold and len(leads) <= _MAX_LEADS:
                 ways = {""}
                 for lead in leads:
                     cut = lead.find("/")
                     while cut >= 0:
                         ways.add(lead[:cut + 1])
                         cut = lead.find("/", cut + 1)
-                found = (tuple(set(leads)), frozenset(ways))
+                found = (tuple(leads), frozenset(ways))
             self._leads_at[depth] = found
             return found
 
     def match(self, path: str, name: str, is_dir: bool) -> bool | None:
+        """The decision for one entry (see the class docstring)."""
+        if is_dir and path.endswith("/"):
+            path = path[:-1]
+        if self.casefold:
+            index, ignores = self._tables.best(_fold_str(name), _fold_str(path), is_dir)
+        else:
+            index, ignores = self._tables.best(name, path, is_dir)
         depth = -1
-        for p in reversed(self.patterns):
+        for p in reversed(self._others):
+            if p.index < index:
+                break
+            if p.dir_only and not is_dir:
+                continue
             if p.base:
-                if p.dir_only and not is_dir:
-                    continue
-                kind = p.kind
-                if kind == "name":
-                    hit = name == p.text
-                elif kind == "suffix":
-                    hit = name.endswith(p.text)
-                elif kind == "prefix":
-                    hit = name.startswith(p.text)
-                else:
-                    hit = p.regex.fullmatch(name + "/" if is_dir else name) is not None
+                hit = p.matches(name)
             else:
                 if p.depth is not None:
                     if depth < 0:
-                        depth = path.count("/") + (0 if is_dir else 1)
+                        depth = path.count("/") + 1
                     if p.depth != depth:
                         continue
-                hit = p.regex.fullmatch(path) is not None
+                hit = p.matches(path)
             if hit:
                 return p.ignores
-        return None
+        return ignores if index >= 0 else None
+
+    def match_path(self, path: str, *, is_dir: bool = False) -> bool | None:
+        """The decision for a whole path (relative to the rules' folder, no trailing ``/``),
+        as a walk makes it: True if one of its folders is ignored, else ``match`` of the
+        entry itself."""
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            if self.match("/".join(parts[:i]) + "/", parts[i - 1], True):
+                return True
+        return self.match(path + "/" if is_dir else path, parts[-1], is_dir)
 
 
-_CACHE_SIZE = 4096
-_ANY: dict[str, Callable[[str], re.Match[str] | None]] = {}
-
-
-def _any(patterns: Iterable[Pattern]) -> Callable[[str], re.Match[str] | None] | None:
-    """One regex for "does any of these match" (``fullmatch``), or None for no patterns."""
-    regexes = [p.source for p in patterns]
-    if not regexes:
-        return None
-    joined = "|".join(f"(?:{r})" for r in regexes)
-    fm = _ANY.get(joined)
-    if fm is None:
-        if len(_ANY) >= _CACHE_SIZE:  # a long-lived process walking many trees
-            _ANY.clear()
-        fm = _ANY[joined] = re.compile(joined).fullmatch
-    return fm
-
-
-_CACHE: dict[tuple[str, ...], Rules] = {}
-
-
-def _load_rules(lines: tuple[str, ...], source: str) -> Rules:
+def _load_rules(lines: tuple[str, ...], source: str = "", casefold: bool = False) -> Rules:
     """Compile, or reuse this process's copy of the same lines (identical ignore files are
-    common, and a worker receiving folders to walk gets the rules again by pickle)."""
-    cached = _CACHE.get(lines)
-    if cached is not None:
-        return cached
-    rules = Rules(lines, source)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.clear()
-    _CACHE[lines] = rules
+    common, and a worker receiving folders to walk gets the rules again by pickle).  A reused
+    copy keeps the ``source`` it was first compiled with."""
+    return _compiled(lines, casefold, source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled_lines(lines: tuple[str, ...], casefold: bool) -> Rules:
+    return Rules(lines, ignore_case=casefold)
+
+
+def _compiled(lines: tuple[str, ...], casefold: bool, source: str) -> Rules:
+    rules = _compiled_lines(lines, casefold)
+    if not rules.source:
+        rules.source = source
     return rules
 
 
-def read_lines(path: str) -> list[str] | None:
-    """The lines of an ignore file, non-UTF-8 bytes kept as surrogates; None if unreadable."""
+def read_lines(path: str, warn: Warn | None = None) -> list[str] | None:
+    """The lines of an ignore file, non-UTF-8 bytes kept as surrogates; None if missing,
+    unreadable, not a regular file (a FIFO, a device: never opened for a blocking read) or
+    larger than ``MAX_FILE_SIZE``.  ``warn`` receives one line for each of these but missing
+    (and a folder)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            if warn is not None and not stat.S_ISDIR(st.st_mode):
+                warn(f"ignoring {path}: not a regular file")
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as exc:
+        if warn is not None:
+            warn(f"cannot read {path}: {exc.strerror or exc}")
+        return None
+    try:
+        st = os.fstat(fd)  # the file opened, not the one looked at (it may have changed)
+        if not stat.S_ISREG(st.st_mode):
+            if warn is not None:
+                warn(f"ignoring {path}: not a regular file")
+            return None
+        chunks = []
+        size = 0
+        while size <= MAX_FILE_SIZE:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_SIZE + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        if warn is not None:
+            warn(f"cannot read {path}: {exc.strerror or exc}")
+        return None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_SIZE:
+        if warn is not None:
+            warn(f"ignoring {path}: larger than {MAX_FILE_SIZE // (1024 * 1024)} MB")
+        return None
+    data = b"".join(chunks)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     # git drops the '\r' of a CRLF line end.
     return [line.removesuffix("\r") for line in data.decode("utf-8", "surrogateescape").split("\n")]
 
 
-def load_file(path: str) -> Rules | None:
-    """Compiled rules of an ignore file (cached per process); None if missing, unreadable or
-    without a single pattern."""
-    lines = read_lines(path)
+def load_file(path: str, warn: Warn | None = None, *, ignore_case: bool = False) -> Rules | None:
+    """Compiled rules of an ignore file (cached per process); None if missing, unreadable (then
+    one line to ``warn``, see :func:`read_lines`) or without a single pattern.
+    ``ignore_case``: git's ``core.ignoreCase`` (for the git sources, not ``.ignore``)."""
+    lines = read_lines(path, warn)
     if lines is None:
         return None
-    rules = _load_rules(tuple(lines), path)
+    rules = _load_rules(tuple(lines), path, ignore_case)
     return rules if rules else None
 
 
-def compile_globs(globs: Iterable[str]) -> Rules | None:
-    """``--exclude`` globs (gitignore syntax, relative to the search root) -> Rules.
+def compile_globs(globs: Iterable[str], *, ignore_case: bool = False) -> Rules | None:
+    """Globs (gitignore syntax, relative to the search root) -> Rules; None if all are blank.
 
-    Raises FfindError for a glob pathspec rejects or cannot compile.
+    The one glob compiler of ffind: ``--exclude`` and the agent's ``glob`` use it.  A leading
+    ``#`` is a name here, not a comment; ``!glob`` re-includes.  Matching is git's wildmatch on
+    bytes in linear time (see :mod:`ffind.fs.ignore.wildmatch`); ``ignore_case`` folds ASCII
+    case.  Decide entries with ``Rules.match(path, name, is_dir)`` or whole paths with
+    ``Rules.match_path(path)``.
+
+    Raises FfindError for a glob git could never match (a trailing backslash, an unclosed
+    ``[``, an unknown ``[:class:]``, a reversed range).
     """
+    if isinstance(globs, str):
+        raise TypeError("globs must be an iterable of strings, not a string")
     lines = []
     for glob in globs:
         if not glob.strip():
             continue
         # A leading '#' is a comment in a .gitignore; on the command line it is a name.
         lines.append("\\" + glob if glob.startswith("#") else glob)
-    rules = Rules(lines, "", strict=True)
+    rules = Rules(lines, "", strict=True, ignore_case=ignore_case)
     return rules if rules else None
