@@ -71,9 +71,9 @@ def in_process(tree: str, repeats: int = 5) -> list[tuple[str, float, float]]:
     """Per query, side by side: the matcher alone (``Index.match(q, limit=20)``) and the tool's
     answer (``search_snapshot``: every match counted, the page ranked, formatted), caches
     cleared; medians of ``repeats``."""
-    from ffind.agent.tool import Snapshot, search_snapshot, walk_batches
+    from ffind.agent.tool import TreeSnapshot, search_snapshot, tool_walk
 
-    snap = Snapshot.build(walk_batches(tree))
+    snap = TreeSnapshot.build(tool_walk(tree))
     rows = []
     for q in QUERIES:
         a: list[float] = []

@@ -385,7 +385,7 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
     """The one place a user error becomes ``ffind: ...`` on stderr and exit status 2."""
     try:
         if args and args[0] == "mcp":
-            from ffind.agent.tool import mcp_main
+            from ffind.agent.server import mcp_main
 
             return mcp_main(args[1:])
         _check_streams()

@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from ffind.agent.glob import GlobMatcher, expand_braces
+from ffind.agent.loose import loose_queries, stem
+from ffind.agent.schema import FIND_FILES_SCHEMA, GLOB_SCHEMA
+from ffind.agent.secrets import secret_kind, wants_secrets
+from ffind.agent.server import CachedTree, ToolServer
 from ffind.agent.tool import (
-    FIND_FILES_SCHEMA,
-    GLOB_SCHEMA,
-    CachedTree,
-    Snapshot,
-    ToolServer,
-    compile_glob,
-    display_path,
-    expand_braces,
+    TreeSnapshot,
     find_files,
     glob_files,
-    loose_queries,
     resolve_dir,
     search_snapshot,
-    secret_kind,
-    stem,
-    walk_batches,
-    wants_secrets,
+    tool_walk,
 )
 from ffind.engine.index import Index
 from ffind.errors import FfindError
@@ -227,7 +222,7 @@ def test_queries_that_ask_for_secrets() -> None:
 def test_asked_for_secrets_keep_half_the_slots() -> None:
     plain = [f"docs/pem/chapter{i}.md" for i in range(10)]
     keys = [f"certs/k{i}.pem" for i in range(10)]
-    snap = Snapshot.build([plain + keys])
+    snap = TreeSnapshot.build([plain + keys])
     lines = search_snapshot(snap, "pem", limit=4).splitlines()
     assert lines[0] == 'Found 20 files matching "pem":'
     shown = lines[2:6]
@@ -253,8 +248,8 @@ class FakeIndex(Index):
         return self.fixed[:limit]
 
 
-def _snap(matches: list[FileMatch]) -> Snapshot:
-    return Snapshot([m.path for m in matches], FakeIndex(matches), FakeIndex([]))
+def _snap(matches: list[FileMatch]) -> TreeSnapshot:
+    return TreeSnapshot([m.path for m in matches], FakeIndex(matches), FakeIndex([]))
 
 
 def test_typo_only_answers_are_suggestions_at_most_five() -> None:
@@ -325,11 +320,12 @@ def test_resolve_dir_returns_the_real_folder(tree: Path) -> None:
     assert resolve_dir(tree, None) == os.path.realpath(tree)
 
 
-def test_display_path_keeps_one_line_of_utf8() -> None:
-    assert display_path("src/main.rs") == "src/main.rs"
-    assert display_path("a\nb\tc\x1b") == "a\\nb\\tc\\x1b"
-    assert display_path("caf\udce9.txt") == "caf\\xe9.txt"
-    assert display_path("café.txt") == "café.txt"
+def test_answers_keep_one_line_of_utf8_per_path(tmp_path: Path) -> None:
+    # Control characters escaped, bytes that are not UTF-8 shown as \\xNN, as on a terminal.
+    for name in (b"a\nb\tc\x1b.txt", b"caf\xe9.txt", "café.txt".encode()):
+        (tmp_path / os.fsdecode(name)).write_bytes(b"x")
+    lines = find_files("txt", root=tmp_path).splitlines()[2:]
+    assert sorted(lines) == ["a\\nb\\tc\\x1b.txt", "caf\\xe9.txt", "café.txt"]
 
 
 # --- schemas -----------------------------------------------------------------------------------
@@ -390,9 +386,9 @@ def test_glob_truncation(tree: Path) -> None:
 
 def test_glob_bad_patterns() -> None:
     with pytest.raises(FfindError, match="empty"):
-        compile_glob("  ")
+        GlobMatcher("  ")
     with pytest.raises(FfindError, match="negation"):
-        compile_glob("!*.py")
+        GlobMatcher("!*.py")
     assert expand_braces("a/{b,c{d,e}}.x") == ["a/b.x", "a/cd.x", "a/ce.x"]
     with pytest.raises(FfindError, match="more than 64"):
         expand_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")
@@ -461,11 +457,11 @@ def test_refreshes_are_throttled(tmp_path: Path) -> None:
 
 
 def test_narrowing_a_recent_query_answers_like_a_fresh_search(tree: Path) -> None:
-    paths = [p for batch in walk_batches(str(tree)) for p in batch]
-    warm = Snapshot.build([paths])
+    paths = [p for batch in tool_walk(str(tree)) for p in batch]
+    warm = TreeSnapshot.build([paths])
     for query in ("s", "se", "ses", "session", "session test", "session test ts", "p", "pr",
                   "prompt", "prompt !test", "d", "db", "db mig"):
-        assert search_snapshot(warm, query) == search_snapshot(Snapshot.build([paths]), query)
+        assert search_snapshot(warm, query) == search_snapshot(TreeSnapshot.build([paths]), query)
     assert "db mig" in warm.matchsets and len(warm.matchsets) == 8  # the 8 latest
 
 
@@ -479,3 +475,105 @@ def test_warm_walks_the_root_before_the_first_call(tree: Path) -> None:
         assert state.tree(None).get() is snap  # served from the warm walk
     finally:
         state.close()
+
+
+# --- version-control folders -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [".git", ".git/", ".git/hooks", "./.git", "src/../.git"])
+def test_vcs_folder_is_never_searched_whatever_the_path(tree: Path, path: str) -> None:
+    with pytest.raises(FfindError, match=r"inside a version-control folder \(\.git\)"):
+        find_files("config", path=path, root=tree)
+    with pytest.raises(FfindError, match="version-control folder"):
+        glob_files("**", path=path, root=tree)
+    with pytest.raises(FfindError, match="version-control folder"):
+        find_files("config", path=str(tree / path))  # trusted, and still not
+
+
+def test_every_vcs_folder_is_left_out(tmp_path: Path) -> None:
+    for rel in ("CVS/Entries", "src/CVS/Root", ".bzr/branch-format", "_darcs/format",
+                ".hg/hgrc", ".svn/entries", "src/main.c", "src/cvs/notes.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    every = find_files("", limit=200, root=tmp_path).splitlines()[2:]
+    assert sorted(every) == ["src/cvs/notes.txt", "src/main.c"]
+    assert sorted(glob_files("**", root=tmp_path).splitlines()[2:]) == sorted(every)
+    for path in ("CVS", "src/CVS", ".bzr", "_darcs", ".hg", ".svn"):
+        with pytest.raises(FfindError, match="version-control folder"):
+            find_files("e", path=path, root=tmp_path)
+
+
+# --- the Python caller is trusted without a root -----------------------------------------------
+
+
+def test_without_root_an_absolute_path_is_the_root(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the tree is not under the working directory
+    assert find_files("schema", path=str(tree)) == (
+        'Found 1 file matching "schema":\n\ndb/schema.rb'
+    )
+    assert find_files("schema", path=str(tree / "db")) == (
+        'Found 1 file matching "schema":\n\nschema.rb'
+    )
+    assert glob_files("*.rb", path=str(tree)) == glob_files("*.rb", root=tree)
+    monkeypatch.chdir(tree / "db")
+    assert find_files("prompt", path="../src").splitlines()[2:] == [
+        "session/prompt.ts", "session/prompt_test.ts"
+    ]
+    # An explicit root still confines.
+    with pytest.raises(FfindError, match="outside the search root"):
+        find_files("schema", path=str(tree), root=tree / "db")
+
+
+# --- the answer repeats a long query only in part ----------------------------------------------
+
+
+def test_a_long_query_is_cut_in_the_echo(tree: Path) -> None:
+    query = "q" * 100_000
+    out = find_files(query, root=tree)
+    assert out == 'No files found matching "' + "q" * 200 + '…".'
+    long_glob = "z" * 5_000 + "*"
+    assert glob_files(long_glob, root=tree) == (
+        'No files found matching glob "' + "z" * 200 + '…".'
+    )
+
+
+def test_many_word_queries_are_not_loosened_exponentially(tree: Path) -> None:
+    # Each word has several looser forms: their product used to be built whole.
+    query = " ".join(["configuration database"] * 20)
+    code = (
+        "import sys\nfrom ffind.agent.tool import find_files\n"
+        f"print(find_files({query!r}, root=sys.argv[1]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tree)], capture_output=True,
+                          text=True, timeout=30, cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.startswith('No files found matching "configuration database')
+
+
+# --- secrets, case-insensitive and wider -------------------------------------------------------
+
+
+def test_credential_files_are_hidden_whatever_their_case(tmp_path: Path) -> None:
+    secret = ["config/.ENV", "cert.PEM", "prod.env", "credentials.json", ".npmrc", ".netrc",
+              "key.p12", "server.key", "store.pfx", ".pgpass", "id_ed25519"]
+    plain = ["config/app.py", ".env.example", "README.md"]
+    for rel in secret + plain:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    every = find_files("", limit=200, root=tmp_path).splitlines()[2:]
+    assert sorted(every) == sorted(plain)
+    assert sorted(glob_files("**", root=tmp_path).splitlines()[2:]) == sorted(plain)
+    assert find_files("config", root=tmp_path).splitlines()[2:] == ["config/app.py"]
+    assert find_files(".npmrc", root=tmp_path).splitlines()[2:] == [".npmrc"]
+    assert find_files("credentials", root=tmp_path).splitlines()[2:] == ["credentials.json"]
+
+
+def test_glob_lists_each_secret_kind_it_names(tmp_path: Path) -> None:
+    for rel in ("certs/server.pem", "certs/server.key", "certs/server.crt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert sorted(glob_files("**/*.{pem,key}", root=tmp_path).splitlines()[2:]) == [
+        "certs/server.key", "certs/server.pem"
+    ]
+    assert glob_files("certs/*", root=tmp_path).splitlines()[2:] == ["certs/server.crt"]

@@ -1,0 +1,343 @@
+"""``ffind mcp``: the agent tools served over MCP (stdio), with the walks they search cached.
+
+The server walks its root at start-up, keeps one walk per searched folder (``CachedTree``, at
+most ``ToolServer.MAX_TREES`` kept) and answers from it; after answering, a call starts a
+background re-walk unless one is running or the last ended under ``REFRESH_INTERVAL`` seconds
+ago (OpenCode's approach, throttled), so repeated calls are fast and new files show up.
+
+A cached tree is dropped (its walks cancelled) only when no call is using it: a call counts as
+a user from the moment it picks the tree until its answer is made, so a burst of calls over
+more folders than ``MAX_TREES`` can never cancel a walk another call waits on (the cache grows
+past the bound for as long as more trees are in use).  A walk that was cancelled anyway is
+never answered from.
+
+Every argument from the client is untrusted: ``path`` is confined to the root
+(``ffind.agent.tool.resolve_dir``).  Ctrl-C (SIGINT) ends the server at once with exit code 130.
+The ``mcp`` package is only imported by ``build_server``/``mcp_main``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+from ffind.agent.schema import (
+    FIND_FILES_DESCRIPTION,
+    FIND_FILES_SCHEMA,
+    GLOB_DESCRIPTION,
+    GLOB_LIMIT,
+    GLOB_SCHEMA,
+    SERVER_INSTRUCTIONS,
+    TOOL_LIMIT,
+)
+from ffind.agent.tool import (
+    TreeSnapshot,
+    check_limit,
+    glob_snapshot,
+    resolve_dir,
+    search_snapshot,
+    tool_walk,
+)
+from ffind.errors import ExitCode, FfindError
+
+REFRESH_INTERVAL = 2.0
+"""Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
+REFRESH_DELAY = 0.05
+"""Seconds a re-walk waits after the call that started it, so that call's answer goes first."""
+
+
+class CachedTree:
+    """The walk of one folder, kept in the server and refreshed in the background.
+
+    ``get()`` returns the last finished walk at once (the first call walks in the foreground);
+    ``kick()``, called once the answer is ready, starts a re-walk in a background thread when
+    none is running and the last one ended at least ``min_interval`` seconds ago (throttled so
+    that a burst of calls does not keep the walk workers busy while matching).  A re-walk that
+    finds the same paths keeps the old snapshot, and with it the answers cached in it.
+    ``close()`` cancels the walks; ``get()`` then raises rather than answer from a cut walk.
+    """
+
+    def __init__(
+        self,
+        directory: str,
+        walker: Callable[[str, threading.Event], Iterable[list[str]]] = tool_walk,
+        min_interval: float = REFRESH_INTERVAL,
+    ) -> None:
+        self.directory = directory
+        self.min_interval = min_interval
+        self.users = 0
+        """Calls using this tree now (counted by ``ToolServer``, under its lock)."""
+        self._walker = walker
+        self._lock = threading.Lock()
+        self._first = threading.Lock()
+        self._snap: TreeSnapshot | None = None
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._done_at = 0.0
+        self.refreshes = 0
+
+    def get(self) -> TreeSnapshot:
+        snap = self._snap
+        if snap is None:
+            with self._first:
+                snap = self._snap
+                if snap is None:
+                    snap = self._walk()
+                    if self._cancel.is_set():  # cut short: its paths are not the folder's
+                        raise FfindError(f"the search of {self.directory} was cancelled")
+                    self._snap = snap
+                    self._done_at = time.monotonic()
+        return snap
+
+    def _walk(self) -> TreeSnapshot:
+        # A server answers many searches: numpy's import pays for itself.
+        return TreeSnapshot.build(self._walker(self.directory, self._cancel), numpy=True)
+
+    def kick(self) -> None:
+        """Start a background re-walk unless one is running or the last ended too recently."""
+        with self._lock:
+            if (self._cancel.is_set() or (self._thread is not None and self._thread.is_alive())
+                    or time.monotonic() - self._done_at < self.min_interval):
+                return
+            self._thread = threading.Thread(
+                target=self._refresh, name=f"ffind-refresh {self.directory}", daemon=True
+            )
+            self._thread.start()
+
+    def _refresh(self) -> None:
+        # Let the call that kicked us send its answer first: starting the walk forks worker
+        # processes, and forking a process this size holds the interpreter for ~10 ms.
+        if self._cancel.wait(REFRESH_DELAY):
+            self._done_at = time.monotonic()
+            return
+        try:
+            new = self._walk()
+        except Exception:  # a vanished folder, say; keep serving the last walk
+            return
+        finally:
+            self._done_at = time.monotonic()
+        if self._cancel.is_set():
+            return
+        old = self._snap
+        # The parallel walk's order varies from walk to walk: compare the sets.
+        if old is None or len(new.paths) != len(old.paths) or set(new.paths) != set(old.paths):
+            self._snap = new
+        self.refreshes += 1
+
+    def wait_refresh(self, timeout: float | None = None) -> None:
+        """Block until a running refresh has finished (tests and benchmarks)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def close(self, wait: float = 5.0) -> None:
+        """Cancel the walks; wait up to ``wait`` seconds for a running refresh to end."""
+        self._cancel.set()
+        if wait > 0:
+            self.wait_refresh(wait)
+
+
+class ToolServer:
+    """The state behind ``ffind mcp``: the root and one ``CachedTree`` per searched folder."""
+
+    MAX_TREES = 8
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        refresh_interval: float = REFRESH_INTERVAL,
+        walker: Callable[[str, threading.Event], Iterable[list[str]]] = tool_walk,
+    ) -> None:
+        self.root = resolve_dir(root, None)
+        self.refresh_interval = refresh_interval
+        self._walker = walker
+        self._trees: dict[str, CachedTree] = {}
+        self._lock = threading.Lock()
+
+    def tree(self, path: str | None) -> CachedTree:
+        """The cached tree of folder ``path`` (made if new), without counting a use."""
+        with self.using(path) as tree:
+            return tree
+
+    @contextmanager
+    def using(self, path: str | None) -> Iterator[CachedTree]:
+        """The cached tree of ``path``, counted as in use (never dropped) inside the block."""
+        directory = resolve_dir(self.root, path)
+        with self._lock:
+            tree = self._trees.pop(directory, None) or CachedTree(
+                directory, self._walker, self.refresh_interval
+            )
+            self._trees[directory] = tree  # most recently used last
+            tree.users += 1
+        try:
+            yield tree
+        finally:
+            with self._lock:
+                tree.users -= 1
+                dropped = self._trim()
+            for old in dropped:
+                old.close(wait=0)
+
+    def _trim(self) -> list[CachedTree]:
+        """Forget the least recently used idle trees beyond ``MAX_TREES`` (under the lock)."""
+        idle = [d for d, t in self._trees.items() if t.users == 0]
+        excess = len(self._trees) - self.MAX_TREES
+        return [self._trees.pop(d) for d in idle[:max(excess, 0)]]
+
+    def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
+        check_limit(limit)
+        with self.using(path) as tree:
+            try:
+                return search_snapshot(tree.get(), query, limit)
+            finally:
+                tree.kick()  # after the answer, so the re-walk does not slow this call
+
+    def glob(self, pattern: str, path: str | None = None) -> str:
+        with self.using(path) as tree:
+            try:
+                snap = tree.get()
+                return glob_snapshot(snap.paths, tree.directory, pattern, GLOB_LIMIT,
+                                     snap.secret_paths)
+            finally:
+                tree.kick()
+
+    def warm(self) -> threading.Thread:
+        """Walk the root in the background now, so the agent's first call finds it walked
+        (or joins the walk under way)."""
+
+        def walk_root() -> None:
+            try:
+                with self.using(None) as tree:
+                    tree.get()
+            except FfindError:  # the server closed under the walk: nobody is waiting
+                pass
+
+        thread = threading.Thread(target=walk_root, name="ffind-warm", daemon=True)
+        thread.start()
+        return thread
+
+    def close(self, wait: float = 5.0) -> None:
+        with self._lock:
+            trees = list(self._trees.values())
+            self._trees.clear()
+        for t in trees:
+            t.close(wait)
+
+
+# --- the MCP server ----------------------------------------------------------------------------
+
+
+def build_server(state: ToolServer) -> Any:
+    """The ``MCPServer`` (mcp SDK 2.x) with the ``find_files`` and ``glob`` tools."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp_types import ToolAnnotations
+
+    from ffind import __version__
+
+    def find_files(query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
+        try:
+            return state.find_files(query, path, limit)
+        except FfindError as e:
+            raise ToolError(str(e)) from None
+
+    def glob(pattern: str, path: str | None = None) -> str:
+        try:
+            return state.glob(pattern, path)
+        except FfindError as e:
+            raise ToolError(str(e)) from None
+
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    def tool(fn: Callable[..., str], title: str, description: str,
+             schema: dict[str, Any]) -> Tool:
+        t = Tool.from_function(fn, title=title, description=description,
+                               annotations=read_only, structured_output=False)
+        # Publish our hand-written schema (descriptions for the model, limit's range); the
+        # SDK still validates arguments with the model it derived from the signature.
+        return t.model_copy(update={"parameters": schema})
+
+    return MCPServer(
+        "ffind",
+        title="ffind: fuzzy file search",
+        instructions=SERVER_INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        tools=[
+            tool(find_files, "Find files by name", FIND_FILES_DESCRIPTION, FIND_FILES_SCHEMA),
+            tool(glob, "Find files by glob pattern", GLOB_DESCRIPTION, GLOB_SCHEMA),
+        ],
+    )
+
+
+def _parse(argv: list[str]) -> Any:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line, like the rest of the command
+            raise FfindError(f"mcp: {message}")
+
+    parser = Parser(
+        prog="ffind mcp",
+        description="Serve ffind's find_files and glob tools to an AI agent over MCP (stdio).",
+    )
+    parser.add_argument(
+        "--root", default=None, metavar="DIR",
+        help="project folder the tools may search (default: the working directory)",
+    )
+    parser.add_argument(
+        "--no-warm", action="store_true",
+        help="do not walk the root at start-up (by default the walk starts at once, so the "
+        "first call is fast)",
+    )
+    return parser.parse_args(argv)
+
+
+def _exit_on_sigint(state: ToolServer) -> None:
+    """Ctrl-C ends the server at once with 130.  The SDK reads stdin in a worker thread that
+    only returns when a line or end of file comes, so the usual KeyboardInterrupt would wait
+    for stdin to close; the walks are cancelled, and their workers end with our pipes."""
+    import signal
+
+    def interrupted(signum: int, frame: object) -> None:
+        state.close(wait=0)
+        os._exit(ExitCode.INTERRUPTED)
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
+def mcp_main(argv: list[str]) -> int:
+    """``ffind mcp [--root DIR]``: serve the MCP tools over stdio; return the exit code."""
+    args = _parse(argv)
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None:
+            raise FfindError(
+                f"mcp: standard {name} is closed; the MCP server talks JSON-RPC over stdin and "
+                "stdout (start it from an MCP client)"
+            )
+    state = ToolServer(os.getcwd() if args.root is None else args.root)
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise FfindError(
+            "the MCP server needs the mcp package (ffind's mcp extra): pip install 'mcp>=2'"
+        ) from None
+    server = build_server(state)
+    _exit_on_sigint(state)
+    if not args.no_warm:
+        state.warm()
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    finally:
+        state.close()
+    return ExitCode.FOUND
