@@ -262,3 +262,30 @@ def test_nothing_is_recorded_when_ffind_has_no_remember(
     ed.wait_screen("> docs/guide.md")
     ed.send("Escape")
     assert not [c for c in ed.calls() if c.startswith("--remember")]
+
+
+def test_nvim_setup_defines_the_command_and_takes_options(start: Callable[..., Editor]) -> None:
+    """The lazy.nvim way: the folder added to 'runtimepath' late, then setup({...})."""
+    ed = start([need("nvim"), "--clean", "-u", "NONE", "-n", "-c",
+                f"set rtp+={CHECKOUT / 'editors/nvim'}", "-c",
+                "lua require('ffind').setup({ args = { '-e', 'docs' }, border = 'none' })"])
+    ed.ex("Ffind guide")
+    ed.wait_screen("0/3")  # docs/ excluded by the extra arguments
+    ed.send("Escape")
+    ed.wait(lambda: not any("0/3" in line for line in ed.screen()), "closed the picker")
+    ed.ex("Ffind code")
+    ed.wait_screen("> src/")
+    ed.send("Enter")
+    ed.entered("src/base_code.py", "src/other_code.py")
+
+
+def test_vim_options(start: Callable[..., Editor]) -> None:
+    ed = start([*vim_argv(), "--cmd", "let g:ffind_args = ['-e', 'docs'] | let g:ffind_popup = 0"])
+    ed.ex("Ffind guide")
+    ed.wait_screen("0/3")  # docs/ excluded by the extra arguments
+    screen = ed.screen()
+    assert not any("╔" in line for line in screen), "drawn in a split, not in a popup"
+    assert any("ffind [running]" in line for line in screen), screen
+    ed.send("Escape")
+    ed.wait(lambda: not any("0/3" in line for line in ed.screen()), "closed the picker")
+    assert ed.evaluate("[winnr('$'), &buftype]") == ["1", ""]

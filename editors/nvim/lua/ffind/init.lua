@@ -16,9 +16,27 @@ M.config = {
 -- Whether the installed ffind has --remember: nil = not known yet, "checking", true, false.
 local state = { remember = nil, waiting = {}, last = nil }
 
+-- `:Ffind` and the autocommand recording entered buffers (again: replaced, not doubled).
+function M.define()
+  vim.api.nvim_create_user_command("Ffind", function(opts)
+    M.pick(opts.args, opts.bang)
+  end, { nargs = "*", bang = true, force = true,
+         desc = "Pick files with ffind (! = hidden and ignored too)" })
+  local group = vim.api.nvim_create_augroup("ffind_remember", { clear = true })
+  vim.api.nvim_create_autocmd("BufEnter", {
+    group = group,
+    callback = function(args)
+      M.remember_buffer(args.buf)
+    end,
+  })
+end
+
+-- Options (see M.config); also defines `:Ffind`, for plugin managers that add the folder to
+-- 'runtimepath' after Neovim has sourced the plugin/ files.
 function M.setup(opts)
   M.config = vim.tbl_extend("force", M.config, opts or {})
   state.remember = nil
+  M.define()
 end
 
 -- The picker's argument list (without the output redirection): ffind -i -0 [-H -I] [args] [-- query].
