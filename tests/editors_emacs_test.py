@@ -181,13 +181,15 @@ REMEMBER = """(let ((root default-directory))
     (while (and (< (float-time) deadline)
                 (or (not (memq ffind--remember-state '(yes no)))
                     (seq-some #'process-live-p (process-list))))
-      (accept-process-output nil 0.05))))"""
+      (accept-process-output nil 0.05)))
+  (princ ffind--remember-state))"""
 
 
 def test_remember_mode_records_visits_when_ffind_has_it(
     emacs: str, env: dict[str, str], tree: Path, tmp_path: Path,
 ) -> None:
-    run(emacs, {**env, "FAKE_REMEMBER": "1"}, tree, REMEMBER)
+    got = run(emacs, {**env, "FAKE_REMEMBER": "1"}, tree, REMEMBER)
+    assert got.stdout == "yes", got.stderr
     calls = (tmp_path / "calls").read_text().splitlines()
     assert calls == ["--help", f"--remember {tree / 'docs/guide.md'}",
                      f"--remember {tree / 'src/other_code.py'}"]
@@ -196,5 +198,5 @@ def test_remember_mode_records_visits_when_ffind_has_it(
 def test_remember_mode_records_nothing_without_it(
     emacs: str, env: dict[str, str], tree: Path, tmp_path: Path,
 ) -> None:
-    run(emacs, env, tree, REMEMBER)
+    assert run(emacs, env, tree, REMEMBER).stdout == "no"
     assert (tmp_path / "calls").read_text().splitlines() == ["--help"]
