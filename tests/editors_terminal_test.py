@@ -144,7 +144,11 @@ def start(tmp_path: Path, tree: Path) -> Iterator[Callable[..., Editor]]:
         return editor
 
     yield launch
+    socket = subprocess.run([*tmux, "display-message", "-p", "#{socket_path}"],
+                            capture_output=True, text=True).stdout.strip()
     subprocess.run([*tmux, "kill-server"], capture_output=True)
+    if socket:
+        Path(socket).unlink(missing_ok=True)
 
 
 def nvim_argv() -> list[str]:
@@ -289,3 +293,13 @@ def test_vim_options(start: Callable[..., Editor]) -> None:
     ed.send("Escape")
     ed.wait(lambda: not any("0/3" in line for line in ed.screen()), "closed the picker")
     assert ed.evaluate("[winnr('$'), &buftype]") == ["1", ""]
+
+
+@pytest.mark.parametrize("editor", EDITORS)
+def test_an_error_of_ffind_is_shown(editor: str, start: Callable[..., Editor]) -> None:
+    setup = {"nvim": ["-c", "lua require('ffind').setup({ args = { '--no-such-flag' } })"],
+             "vim": ["--cmd", "let g:ffind_args = ['--no-such-flag']"]}[editor]
+    ed = start([*EDITORS[editor](), *setup])
+    ed.ex("Ffind guide")
+    ed.wait_screen("--no-such-flag")  # click's message, from the picker's stderr
+    assert ed.evaluate("[&buftype, winnr('$')]") == ["", "1"]

@@ -156,23 +156,32 @@ end
 
 -- --- memory: `ffind --remember FILE`, spawned, never waited for
 
+-- Start `cmd ARGS` in the background; `on_output(code, stdout)` (optional) once it has exited
+-- and its output has been read to the end.
 local function spawn(args, on_output)
   local stdout = on_output and vim.loop.new_pipe(false) or nil
-  local chunks = {}
-  local ok, handle = pcall(vim.loop.spawn, M.config.cmd, {
-    args = args,
-    stdio = { nil, stdout, nil },
-  }, function(code)
-    if stdout then
-      stdout:close()
-    end
-    if on_output then
+  local chunks, code, pending = {}, nil, on_output and 2 or 1
+  local handle
+  local function step()
+    pending = pending - 1
+    if pending == 0 and on_output then
       vim.schedule(function()
         on_output(code, table.concat(chunks))
       end)
     end
+  end
+  local ok, spawned = pcall(vim.loop.spawn, M.config.cmd, {
+    args = args,
+    stdio = { nil, stdout, nil },
+  }, function(exit_code)
+    code = exit_code
+    if handle then
+      handle:close()
+    end
+    step()
   end)
-  if not ok or not handle then
+  handle = ok and spawned or nil
+  if not handle then
     if stdout then
       stdout:close()
     end
@@ -186,6 +195,9 @@ local function spawn(args, on_output)
     stdout:read_start(function(_, data)
       if data then
         table.insert(chunks, data)
+      else
+        stdout:close()
+        step()
       end
     end)
   end
