@@ -7,6 +7,7 @@ the name of every buffer it enters to a file, which the test reads.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -303,3 +304,25 @@ def test_an_error_of_ffind_is_shown(editor: str, start: Callable[..., Editor]) -
     ed.ex("Ffind guide")
     ed.wait_screen("--no-such-flag")  # click's message, from the picker's stderr
     assert ed.evaluate("[&buftype, winnr('$')]") == ["", "1"]
+
+
+def test_the_picker_command_line(tmp_path: Path) -> None:
+    """What :Ffind / :Ffind! run, from each plugin's own function, with the editor headless."""
+    out = tmp_path / "out"
+    lua = ("vim.fn.writefile({ vim.fn.json_encode({ require('ffind').command('-a b', true),"
+           " require('ffind').command('', false) }) }, '" + str(out) + "')")
+    subprocess.run([need("nvim"), "--headless", "--clean", "-u", "NONE", "-n", "--cmd",
+                    f"set rtp+={CHECKOUT / 'editors/nvim'}", "-c", f"lua {lua}", "-c", "qa!"],
+                   check=True, timeout=60, capture_output=True, stdin=subprocess.DEVNULL)
+    nvim = json.loads(out.read_text())
+    out.unlink()
+    subprocess.run([need("vim"), "-Nu", "NONE", "-i", "NONE", "-n", "-es", "--cmd",
+                    f"set rtp+={CHECKOUT / 'editors/vim'}", "-c", "runtime plugin/ffind.vim",
+                    "-c", "let g:ffind_args = ['-e', 'x']",
+                    "-c", f"call writefile([json_encode([FfindCommand('-a b', 1), "
+                          f"FfindCommand('', 0)])], '{out}')", "-c", "qa!"],
+                   check=True, timeout=60, capture_output=True, stdin=subprocess.DEVNULL)
+    vim = json.loads(out.read_text())
+    assert nvim == [["ffind", "-i", "-0", "-H", "-I", "--", "-a b"], ["ffind", "-i", "-0"]]
+    assert vim == [["ffind", "-i", "-0", "-H", "-I", "-e", "x", "--", "-a b"],
+                   ["ffind", "-i", "-0", "-e", "x"]]
