@@ -3,10 +3,10 @@
     python benchmarks/batch_bench.py DIR [--repeat 5]
 
 DIR holds what ``profile_keys.py --dump DIR`` wrote: per query, the paths that reached the
-exact scorer (``Index._score``), one per line; the file name is the query (``SLASH`` for
-``/``, ``_`` for a space).  For each term of each query (fuzzy, folded, as the engine scores
-it), times ``scorer.fuzzy`` once per path and ``batch.fuzzy_many`` once over them all (best of
-``--repeat``), checks the scores are equal, and prints the time per candidate of both.
+exact scorer (``Index._score``), one per line; the file name is the query, %-quoted.  For
+each term of each query (fuzzy, folded, as the engine scores it), times ``scorer.fuzzy``
+once per path and ``batch.fuzzy_many`` once over them all (best of ``--repeat``), checks the
+scores are equal, and prints the time per candidate of both.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from functools import partial
+from urllib.parse import unquote
 
 from ffind.query import fold
 from ffind.scoring.batch import fuzzy_many
@@ -45,7 +46,7 @@ def main() -> int:
     print(f"{'query':14s} {'term':10s} {'cands':>6s} {'scalar ms':>10s} {'batch ms':>9s}"
           f" {'us/cand':>8s} {'us/cand':>8s} {'x':>5s}")
     for fname in sorted(os.listdir(args.dir)):
-        query = fname[:-4].replace("SLASH", "/").replace("_", " ")
+        query = unquote(fname[:-4])
         with open(os.path.join(args.dir, fname)) as f:
             origs = f.read().splitlines()
         if not origs:

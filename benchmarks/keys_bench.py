@@ -34,12 +34,14 @@ def p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-def keystroke(fs: FileSearcher, query: str) -> float:
-    t = time.perf_counter()
+def keystroke(fs: FileSearcher, query: str) -> tuple[float, float]:
+    """Wall and CPU milliseconds (CPU: every thread of this process, so the figure a loaded
+    machine does not inflate)."""
+    t, c = time.perf_counter(), time.process_time()
     fs.set_query(query)
     fs.wait()
     fs.results(20)
-    return (time.perf_counter() - t) * 1000
+    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
 
 
 def row(label: str, xs: list[float]) -> str:
@@ -62,9 +64,10 @@ def main() -> int:
     ap.add_argument("--json", help="write every timing here")
     args = ap.parse_args()
     words = [w for w in args.words.split(",") if w]
-    typing: dict[str, list[tuple[str, float]]] = {w: [] for w in words}
-    back: dict[str, list[tuple[str, float]]] = {w: [] for w in words}
-    direct: dict[str, list[tuple[str, float]]] = {w: [] for w in words}
+    Timings = dict[str, list[tuple[str, float, float]]]  # query -> (prefix, wall, cpu)
+    typing: Timings = {w: [] for w in words}
+    back: Timings = {w: [] for w in words}
+    direct: Timings = {w: [] for w in words}
     t = time.perf_counter()
     with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
         fs.wait()
@@ -77,31 +80,33 @@ def main() -> int:
                 fs._cache.clear()
                 prefixes = [word[:i] for i in range(1, len(word) + 1) if word[i - 1] != " "]
                 for q in prefixes:
-                    typing[word].append((q, keystroke(fs, q)))
+                    typing[word].append((q, *keystroke(fs, q)))
                 for q in prefixes:
-                    t = time.perf_counter()
+                    t, c = time.perf_counter(), time.process_time()
                     index.match(q, limit=20)
-                    direct[word].append((q, (time.perf_counter() - t) * 1000))
+                    direct[word].append((q, (time.perf_counter() - t) * 1000,
+                                         (time.process_time() - c) * 1000))
                 for q in reversed(prefixes[:-1]):
-                    back[word].append((q, keystroke(fs, q)))
+                    back[word].append((q, *keystroke(fs, q)))
                 fs.set_query("")
                 fs.wait()
     print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms; peak RSS {walked:.0f} MiB"
           f" after the walk, {rss_mib():.0f} MiB at the end")
     for title, table in (("session, typing", typing), ("session, backspacing", back),
                          ("Index.match(q, limit=20)", direct)):
-        print(f"\n{title}")
-        for w in words:
-            print("  " + row(w, [ms for _, ms in table[w]]))
-        print("  " + row("ALL", [ms for w in words for _, ms in table[w]]))
-    print("\nslowest typed keys (session / Index.match, worst of the repeats)")
-    worst: dict[str, tuple[float, float]] = {}
+        for col, what in ((1, "wall"), (2, "CPU")):
+            print(f"\n{title} ({what} ms)")
+            for w in words:
+                print("  " + row(w, [x[col] for x in table[w]]))
+            print("  " + row("ALL", [x[col] for w in words for x in table[w]]))
+    print("\nslowest typed keys, worst of the repeats: session wall / CPU, Index.match wall / CPU")
+    worst: dict[str, list[float]] = {}
     for w in words:
-        for (q, a), (_, b) in zip(typing[w], direct[w], strict=True):
-            s, d = worst.get(q, (0.0, 0.0))
-            worst[q] = (max(s, a), max(d, b))
-    for q, (a, b) in sorted(worst.items(), key=lambda kv: -kv[1][0])[:15]:
-        print(f"  {q!r:18s} {a:7.1f} ms  {b:7.1f} ms")
+        for (q, a, b), (_, c, d) in zip(typing[w], direct[w], strict=True):
+            old = worst.get(q, [0.0] * 4)
+            worst[q] = [max(x, y) for x, y in zip(old, (a, b, c, d), strict=True)]
+    for q, v in sorted(worst.items(), key=lambda kv: -kv[1][1])[:15]:
+        print(f"  {q!r:18s} " + "  ".join(f"{x:7.1f}" for x in v))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tree": args.tree, "paths": n, "walk_ms": walk_ms, "rss_walked": walked,

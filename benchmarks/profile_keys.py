@@ -19,6 +19,7 @@ import pstats
 import sys
 import time
 from typing import Any
+from urllib.parse import quote
 
 from ffind.engine.index import Index
 
@@ -91,8 +92,7 @@ def main() -> int:
             stats.sort_stats("tottime").print_stats(args.top)
         if args.dump:
             os.makedirs(args.dump, exist_ok=True)
-            name = q.replace("/", "SLASH").replace(" ", "_")
-            with open(os.path.join(args.dump, f"{name}.txt"), "w") as f:
+            with open(os.path.join(args.dump, quote(q, safe="") + ".txt"), "w") as f:
                 f.write("".join(paths[i] + "\n" for i in scored))
     return 0
 

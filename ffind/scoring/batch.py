@@ -121,20 +121,16 @@ def _bonuses(cur: Any, prev: Any, first: Any, ascii_table: Any) -> Any:
     return np.where(c_al, b, BONUS_DELIM).astype(np.int32)
 
 
-def _shift(a: Any, by: int, fill: int) -> Any:
-    """``a`` moved ``by`` columns right, ``fill`` coming in on the left."""
-    out = np.full_like(a, fill)
-    out[:, by:] = a[:, :-by]
-    return out
-
-
 def _block(key: str, texts: Sequence[str], origs: Sequence[str], bases: Sequence[int],
            ascii_table: Any) -> Any:
     """The best placement's score per candidate of one block (below ``NEG // 2``: none).
 
     Only the positions holding one of the key's characters can hold a state: the block is
-    first compressed to those (``P``: their positions, in order), which divides the work by
-    the share of such characters in the paths."""
+    first compressed to those (``pos``: their positions, in order), which divides the work by
+    the share of such characters in the paths.  Two padding columns on the left (no state)
+    make "the previous column" and "the one before" plain views.  An impossible state is
+    ``NEG`` plus or minus a few thousand, never mistaken for a score, so the recurrence needs
+    no validity masks: the larger of two candidates is the valid one when one is."""
     width = max(1, max(map(len, texts)))
     t = _codes(texts, width)
     mask = np.zeros(t.shape, dtype=bool)
@@ -143,37 +139,41 @@ def _block(key: str, texts: Sequence[str], origs: Sequence[str], bases: Sequence
     cnt = mask.sum(axis=1)
     n, w = len(texts), max(1, int(cnt.max()))
     rows, cols = np.nonzero(mask)
-    rank = np.arange(len(rows)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    rank = np.arange(len(rows)) - np.repeat(np.cumsum(cnt) - cnt, cnt) + 2
     # padding columns: past every path, never next to a real one, never matching
-    pos = np.broadcast_to(np.arange(width + 2, width + 2 + w, dtype=np.int32), (n, w)).copy()
+    pos = np.broadcast_to(np.arange(width, width + w + 2, dtype=np.int32), (n, w + 2)).copy()
+    pos[:, :2] = 0
     pos[rows, rank] = cols
-    ch = np.zeros((n, w), dtype=np.uint32)
+    ch = np.zeros((n, w + 2), dtype=np.uint32)
     ch[rows, rank] = t[rows, cols]
     o = _codes(origs, width)
-    cur = o[rows, cols]
-    prev = o[rows, np.maximum(cols - 1, 0)]
-    bon = np.zeros((n, w), dtype=np.int32)
-    bon[rows, rank] = _bonuses(cur, prev, cols == 0, ascii_table)
-    nb = np.where(pos >= np.asarray(bases, dtype=np.int32)[:, None], BONUS_NAME, 0)
-    mb = (MATCH + bon + nb).astype(np.int32)  # what a matched character earns before context
-    adj = np.zeros((n, w), dtype=bool)  # the previous column is the previous character
-    adj[:, 1:] = pos[:, 1:] == pos[:, :-1] + 1
-    s = np.where(ch == ord(key[0]), mb + bon, NEG)
-    fb = bon
-    gap_cost = GAP_START - 2 * GAP_EXT
+    bon = np.zeros((n, w + 2), dtype=np.int32)
+    bon[rows, rank] = _bonuses(o[rows, cols], o[rows, np.maximum(cols - 1, 0)], cols == 0,
+                               ascii_table)
+    bon = bon[:, 2:]
+    cur = pos[:, 2:]
+    nb = np.where(cur >= np.asarray(bases, dtype=np.int32)[:, None], BONUS_NAME, 0)
+    gap_add = (MATCH + bon + nb - (GAP_START - 2 * GAP_EXT) - cur).astype(np.int32)
+    con_add = (MATCH + nb).astype(np.int32)
+    con_bon = np.maximum(bon, BONUS_CONSEC).astype(np.int32)
+    delim = bon >= BONUS_DELIM
+    adj = cur == pos[:, 1:-1] + 1  # the previous column holds the previous character
+    not_adj = np.where(adj, 0, NEG).astype(np.int32)
+    s = np.full((n, w + 2), NEG, dtype=np.int32)
+    s[:, 2:] = np.where(ch[:, 2:] == ord(key[0]), MATCH + 2 * bon + nb, NEG)
+    fb = np.zeros((n, w + 2), dtype=np.int32)
+    fb[:, 2:] = bon
+    run = np.empty_like(s)
     for c in key[1:]:
-        # gap: the best S[p] + p over positions p < j - 1 (columns before, less the adjacent)
-        run = np.maximum.accumulate(s + pos, axis=1)
-        g = np.where(adj, _shift(run, 2, NEG), _shift(run, 1, NEG))
-        s_gap = np.where(g > NEG // 2, g - pos - gap_cost + mb, NEG)
-        # consecutive: from the previous character
-        sp = np.where(adj, _shift(s, 1, NEG), NEG)
-        fp = _shift(fb, 1, 0)
-        s_con = sp + mb - bon + np.maximum(np.maximum(bon, fp), BONUS_CONSEC)
-        take_con = (sp > NEG // 2) & (s_con >= s_gap)
-        eq = ch == ord(c)
-        s = np.where(eq & take_con, s_con, np.where(eq & (s_gap > NEG // 2), s_gap, NEG))
-        fb = np.where(take_con, np.where((bon >= BONUS_DELIM) & (bon > fp), bon, fp), bon)
+        # gap: the best s[p] + p over positions p < j - 1 (a running maximum, shifted)
+        np.maximum.accumulate(s + pos, axis=1, out=run)
+        s_gap = np.where(adj, run[:, :-2], run[:, 1:-1]) + gap_add
+        # consecutive: from the previous column when it is the previous character
+        fp = fb[:, 1:-1]
+        s_con = s[:, 1:-1] + not_adj + con_add + np.maximum(con_bon, fp)
+        take_con = s_con >= s_gap
+        fb[:, 2:] = np.where(take_con, np.where(delim, np.maximum(bon, fp), fp), bon)
+        s[:, 2:] = np.where(ch[:, 2:] == ord(c), np.maximum(s_con, s_gap), NEG)
     return s.max(axis=1)
 
 
