@@ -4,7 +4,8 @@
 
 PATHS_FILE holds one path per line (what a walk of the tree found).  Builds one ``Index``,
 warms it (``Index.warm``, as the idle session does), then for each query: the wall time of one
-``match`` call (best of 3), and one profiled call: the cumulative time of the engine's stages
+``match`` call (best of 3), the CPU time of its stages (methods wrapped with a timer, no
+profiler), and one profiled call: the cumulative time of the engine's stages
 (prefilter, bounds and their refinements, exact scoring, typo pass) and how many times the
 exact scorer ran.  ``--dump DIR`` saves each query's candidates that reached the exact
 scorer (one path per line), for ``batch_bench.py``.
@@ -42,6 +43,41 @@ def stage_table(stats: pstats.Stats) -> dict[str, tuple[int, float]]:
     return out
 
 
+TIMED = ["_fast", "_fast_aligned", "_compute", "_bounds", "_early_total", "_tighten_name",
+         "_chunks", "_tighten_starts", "_initials", "_prefix_scored", "_score", "_typos",
+         "_first_by_ties", "_results"]
+
+
+def stage_times(index: Index, q: str) -> tuple[float, dict[str, list[float]]]:
+    """CPU ms of one ``match(q, limit=20)`` and, per method of ``TIMED``, [calls, CPU ms]
+    (inclusive: ``_fast`` holds the stages it calls, ``_bounds`` holds ``_early_total``).
+    Each method is wrapped on the instance, so the per-call overhead is ~1 us (``_score``'s
+    is counted in, a few hundred calls)."""
+    acc: dict[str, list[float]] = {}
+
+    def wrap(name: str) -> Any:
+        real = getattr(index, name)
+
+        def timed(*a: Any, **k: Any) -> Any:
+            t = time.process_time()
+            try:
+                return real(*a, **k)
+            finally:
+                slot = acc.setdefault(name, [0, 0.0])
+                slot[0] += 1
+                slot[1] += 1000 * (time.process_time() - t)
+        return timed
+
+    for name in TIMED:
+        setattr(index, name, wrap(name))
+    t = time.process_time()
+    index.match(q, limit=20)
+    total = 1000 * (time.process_time() - t)
+    for name in TIMED:
+        delattr(index, name)
+    return total, acc
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,6 +107,10 @@ def main() -> int:
             t = time.perf_counter()
             index.match(q, limit=20)
             best = min(best, time.perf_counter() - t)
+        cpu, acc = stage_times(index, q)
+        print(f"\n{q!r}: stages, CPU ms (inclusive), one call of {cpu:.1f} ms: " + ", ".join(
+            f"{k} {v[1]:.1f}" + (f" ({int(v[0])} calls)" if v[0] > 1 else "")
+            for k, v in sorted(acc.items(), key=lambda kv: -kv[1][1])))
         scored.clear()
         index._score = spy  # type: ignore[method-assign]
         prof = cProfile.Profile()
@@ -81,7 +121,7 @@ def main() -> int:
         stats = pstats.Stats(prof)
         table = stage_table(stats)
         total = table.get("match", (0, 0.0))[1]
-        print(f"\n{q!r}: {1000 * best:.1f} ms (profiled {1000 * total:.1f} ms);"
+        print(f"{q!r}: {1000 * best:.1f} ms (profiled {1000 * total:.1f} ms);"
               f" exact scorings (_score) {len(scored)}")
         for name in STAGES:
             if name in table and name != "match":
