@@ -103,3 +103,6 @@ def test_edges() -> None:
     check("a", ["", "a", "A", "/a", "b/a"])
     check("", ["a", "b/c"])
     check("ab", ["aXb/ab", "a/b", "ab.ab", "x/ab/ab", "AB"], folded=False)
+    # a file name that is not UTF-8 (surrogate escapes) and characters outside the BMP
+    check("ab", ["x\udcff/ab", "\udcffa\udcffb", "\U0001f600a/b\U0001f600b"])
+    check("\udcff", ["x\udcff/ab", "\udcffa"])

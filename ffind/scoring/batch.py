@@ -101,9 +101,10 @@ def _classes(codes: Any, ascii_table: Any) -> Any:
 
 
 def _codes(strings: Sequence[str], width: int) -> Any:
-    """``strings`` as an ``(n, width)`` uint32 array of code points, NUL-padded."""
-    joined = "".join(s.ljust(width, "\0") for s in strings)
-    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).reshape(len(strings), width)
+    """``strings`` as an ``(n, width)`` uint32 array of code points, NUL-padded (a lone
+    surrogate, from a file name that is not UTF-8, is kept as its code point)."""
+    joined = "".join(s.ljust(width, "\0") for s in strings).encode("utf-32-le", "surrogatepass")
+    return np.frombuffer(joined, dtype=np.uint32).reshape(len(strings), width)
 
 
 def _bonuses(cur: Any, prev: Any, first: Any, ascii_table: Any) -> Any:
@@ -180,7 +181,8 @@ def _block(key: str, texts: Sequence[str], origs: Sequence[str], bases: Sequence
 def fuzzy_many(
     key: str, texts: Sequence[str], origs: Sequence[str], bases: Sequence[int]
 ) -> list[int | None]:
-    """``[fuzzy(key, t, o, b, False)[0] or None ...]`` for every candidate, in one pass."""
+    """Per candidate, ``fuzzy(key, text, orig, base, False)``'s score, or None where that is
+    None (``key`` is not a subsequence of ``text``)."""
     n = len(texts)
     out: list[int | None] = [None] * n
     if not n:
