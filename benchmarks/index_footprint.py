@@ -38,8 +38,39 @@ def deep(obj: Any, seen: set[int]) -> int:
         return size + sum(deep(k, seen) + deep(v, seen) for k, v in obj.items())
     if isinstance(obj, (list, tuple, set, frozenset)):
         return size + sum(deep(x, seen) for x in obj)
-    nbytes = getattr(obj, "nbytes", None)  # a numpy array
-    return size + (nbytes if isinstance(nbytes, int) else 0)
+    nbytes = getattr(obj, "nbytes", None)  # a numpy array: its size holds its own data only
+    if isinstance(nbytes, int) and getattr(obj, "base", None) is not None:
+        return size + nbytes
+    return size
+
+
+def compact(index: Index) -> dict[str, Any]:
+    """The per-path tables of docs/speed.md's step A, built from ``index``'s: the folded path
+    shared with the path when folding changes nothing, the word starts in one ASCII buffer
+    with offsets, the letter tables as int32 arrays, the offsets and lengths as one numpy
+    table; names, stems and reversed paths dropped (sliced when needed)."""
+    import numpy as np
+
+    paths = index.paths
+    folded = [p if f == p else f for p, f in zip(paths, index._folded, strict=True)]
+    inits = index._initials(list(range(len(paths))))
+    ascii_ids = [i for i, v in enumerate(inits) if v.isascii()]
+    buf = "".join(inits[i] for i in ascii_ids).encode("ascii")
+    off = np.zeros(len(paths) + 1, dtype=np.uint32)
+    off[1:] = np.cumsum([len(v) if v.isascii() else 0 for v in inits])
+    other = {i: v for i, v in enumerate(inits) if not v.isascii()}
+    base = np.asarray(index._base, dtype=np.int32)
+    plen = np.fromiter(map(len, paths), dtype=np.int32, count=len(paths))
+    table = np.stack([base, np.asarray(index._pstart, dtype=np.int32), plen,
+                      plen - base, np.asarray([len(x) for x in index._stem_list()],
+                                              dtype=np.int32)])
+    return {
+        "paths": paths, "folded (shared)": folded, "word starts": (buf, off, other),
+        "first": {c: np.asarray(v, dtype=np.int32) for c, v in index._first.items()},
+        "parent_first": {c: np.asarray(v, dtype=np.int32)
+                         for c, v in index._parent_first.items()},
+        "numeric table": table, "hidden": index._hidden,
+    }
 
 
 def mib(n: float) -> str:
@@ -81,6 +112,13 @@ def main() -> int:
     print(f"\n{'attribute':16s} {'type':10s} {'size':>11s} {'B/path':>7s}")
     for size, name, typ in sorted(rows, reverse=True):
         print(f"{name:16s} {typ:10s} {mib(size)} {size / n:7.1f}")
+    print(f"{'total':27s} {mib(total)} {total / n:7.1f}")
+    seen = set()
+    rows = [(deep(v, seen), k) for k, v in compact(index).items()]
+    total = sum(r[0] for r in rows)
+    print("\nthe same, as proposed (docs/speed.md, step A)")
+    for size, name in rows:
+        print(f"{name:27s} {mib(size)} {size / n:7.1f}")
     print(f"{'total':27s} {mib(total)} {total / n:7.1f}")
     ms = index.run("s")
     sup = ms.superset
