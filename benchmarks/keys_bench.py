@@ -1,0 +1,119 @@
+"""Keystroke latency by query shape: the session and ``Index.match`` alone, key by key.
+
+    python benchmarks/keys_bench.py TREE [--repeat 2] [--words W,W] [--json OUT]
+
+Walks TREE once with a ``FileSearcher`` (limit 20), then for each query types it one key at a
+time (``set_query`` -> ``wait`` -> ``results(20)``, the session's cache cleared before each
+query so every query starts cold, as a new user's would) and backspaces back to one key.  Each
+typed prefix is also timed through one fresh ``Index.match(prefix, limit=20)`` on the same
+index (nothing reused).  Prints, per query and pooled: median, p95 and max of the session's
+typing keys, its backspacing keys and ``Index.match``, then the slowest keys, and the peak RSS
+after the walk and at the end.  ``--json`` writes every timing (ms) for later comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+
+from binaries import TREE_HELP
+
+from ffind.options import SearchOptions
+from ffind.searching.session import FileSearcher
+
+WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
+         "session test", "web servlet", "src main java"]
+
+
+def p95(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+
+
+def keystroke(fs: FileSearcher, query: str) -> tuple[float, float]:
+    """Wall and CPU milliseconds (CPU: every thread of this process, so the figure a loaded
+    machine does not inflate)."""
+    t, c = time.perf_counter(), time.process_time()
+    fs.set_query(query)
+    fs.wait()
+    fs.results(20)
+    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+
+
+def row(label: str, xs: list[float]) -> str:
+    if not xs:
+        return f"{label:14s} -"
+    return (f"{label:14s} n={len(xs):3d} median {statistics.median(xs):6.1f}"
+            f"  p95 {p95(xs):6.1f}  max {max(xs):6.1f}")
+
+
+def rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help=TREE_HELP)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries")
+    ap.add_argument("--json", help="write every timing here")
+    args = ap.parse_args()
+    words = [w for w in args.words.split(",") if w]
+    Timings = dict[str, list[tuple[str, float, float]]]  # query -> (prefix, wall, cpu)
+    typing: Timings = {w: [] for w in words}
+    back: Timings = {w: [] for w in words}
+    direct: Timings = {w: [] for w in words}
+    t = time.perf_counter()
+    with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
+        fs.wait()
+        walk_ms = (time.perf_counter() - t) * 1000
+        walked = rss_mib()
+        n = fs.snapshot().scanned_file_count
+        index = fs._index
+        for _ in range(args.repeat):
+            for word in words:
+                fs._cache.clear()
+                prefixes = [word[:i] for i in range(1, len(word) + 1) if word[i - 1] != " "]
+                for q in prefixes:
+                    typing[word].append((q, *keystroke(fs, q)))
+                for q in prefixes:
+                    t, c = time.perf_counter(), time.process_time()
+                    index.match(q, limit=20)
+                    direct[word].append((q, (time.perf_counter() - t) * 1000,
+                                         (time.process_time() - c) * 1000))
+                for q in reversed(prefixes[:-1]):
+                    back[word].append((q, *keystroke(fs, q)))
+                fs.set_query("")
+                fs.wait()
+    print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms; peak RSS {walked:.0f} MiB"
+          f" after the walk, {rss_mib():.0f} MiB at the end")
+    for title, table in (("session, typing", typing), ("session, backspacing", back),
+                         ("Index.match(q, limit=20)", direct)):
+        for col, what in ((1, "wall"), (2, "CPU")):
+            print(f"\n{title} ({what} ms)")
+            for w in words:
+                print("  " + row(w, [x[col] for x in table[w]]))
+            print("  " + row("ALL", [x[col] for w in words for x in table[w]]))
+    print("\nslowest typed keys, worst of the repeats: session wall / CPU, Index.match wall / CPU")
+    worst: dict[str, list[float]] = {}
+    for w in words:
+        for (q, a, b), (_, c, d) in zip(typing[w], direct[w], strict=True):
+            old = worst.get(q, [0.0] * 4)
+            worst[q] = [max(x, y) for x, y in zip(old, (a, b, c, d), strict=True)]
+    for q, v in sorted(worst.items(), key=lambda kv: -kv[1][1])[:15]:
+        print(f"  {q!r:18s} " + "  ".join(f"{x:7.1f}" for x in v))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"tree": args.tree, "paths": n, "walk_ms": walk_ms, "rss_walked": walked,
+                       "rss_end": rss_mib(), "typing": typing, "backspacing": back,
+                       "match": direct}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
