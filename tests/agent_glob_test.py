@@ -79,7 +79,6 @@ def test_deep_paths_do_not_recurse() -> None:
     assert not GlobMatcher("*.rs").matches(deep)
 
 
-@pytest.mark.xfail(strict=True, reason="needs the linear wildmatch from the ignore branch")
 def test_many_stars_on_a_long_name_stay_fast() -> None:
     # Issue 12.5: a backtracking regex takes minutes here (git: instant).
     code = (

@@ -272,7 +272,6 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
 
 
-@pytest.mark.xfail(strict=True, reason="needs the linear wildmatch from the ignore branch")
 def test_a_backtracking_glob_does_not_freeze_the_server(tmp_path: Path) -> None:
     # Issue 12.5: a regex glob backtracks for minutes over a 250-character name, holding the GIL.
     root = _folders(tmp_path / "repo", 1)

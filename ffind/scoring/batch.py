@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ffind.scoring.scorer import (
+from ffind.scoring.scorer import folder_extras, name_prefix_at
+from ffind.scoring.weights import (
     BONUS_CAMEL,
     BONUS_CONSEC,
     BONUS_DELIM,
@@ -44,8 +45,6 @@ from ffind.scoring.scorer import (
     MATCH,
     NAME_PREFIX,
     WHOLE_NAME,
-    folder_extras,
-    name_prefix_at,
 )
 
 BLOCK_CELLS = 1 << 16
