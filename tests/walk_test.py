@@ -842,3 +842,154 @@ def test_a_process_with_more_than_1024_open_files_still_walks(tmp_path: Path) ->
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['a/x.txt', 'b/y.txt', 'c/z.txt']"
+
+
+_SIGTERM_SCRIPT = """
+import sys, time
+from ffind.options import SearchOptions
+from ffind.fs.walk import walk
+walker = sys.modules["ffind.fs.walk"]._Walker
+real_scan = walker.scan
+
+
+def stuck_scan(self, item, *args):  # a worker busy for a long time, writing nothing
+    if item[1]:
+        time.sleep(120)
+    real_scan(self, item, *args)
+
+
+walker.scan = stuck_scan
+it = walk(sys.argv[1], SearchOptions(threads=2))
+print(next(it).startswith("f"), flush=True)  # the root's 100 files come in one batch at once
+time.sleep(120)
+"""
+
+
+def _worker_pids(parent: int) -> set[int]:
+    out: set[int] = set()
+    for tid in os.listdir(f"/proc/{parent}/task"):
+        with contextlib.suppress(OSError):
+            out.update(int(x) for x in Path(f"/proc/{parent}/task/{tid}/children").read_text()
+                       .split())
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_workers_die_with_a_parent_killed_by_sigterm(tmp_path: Path) -> None:
+    """``timeout 30 ffind ...`` sends SIGTERM to ffind alone: its workers, busy in a long
+    folder read, used to run on (every signal blocked) holding the output pipe."""
+    root = make(tmp_path / "tree", *(f"f{i}.txt" for i in range(100)),
+                *(f"d{i}/f.txt" for i in range(8)))
+    proc = subprocess.Popen([sys.executable, "-c", _SIGTERM_SCRIPT, str(root)],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    pids: set[int] = set()
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "True"
+        pids = _worker_pids(proc.pid)
+        assert len(pids) == 2
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        deadline = time.monotonic() + 5
+        while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert all(_gone(p) for p in pids), "a worker outlived its parent"
+        assert proc.stdout.read() == ""  # no worker holds the output pipe: end of file
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the workers too, should it fail
+        proc.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_worker_honours_sigterm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _big_tree(tmp_path)
+    _slow_scan(monkeypatch, 0.01)
+    before = _children()
+    killed: list[int] = []
+    with pytest.raises(FfindError) as info:
+        for _ in walk_batches(root, SearchOptions(threads=2)):
+            kids = _children() - before
+            if kids and not killed:
+                killed.append(min(kids))
+                os.kill(killed[0], signal.SIGTERM)
+    assert str(info.value) == "a walk worker process ended unexpectedly (killed by SIGTERM)"
+    assert _children() == before
+
+
+_THREADS_SCRIPT = """
+import os, sys
+from ffind.options import SearchOptions
+from ffind.fs.walk import walk
+real_fork, forks = os.fork, []
+
+
+def fork():  # a bound, so that the test fails fast instead of exhausting the machine
+    forks.append(1)
+    if len(forks) > 64:
+        raise OSError(11, "more than 64 workers")
+    return real_fork()
+
+
+os.fork = fork
+notes = []
+got = sorted(walk(sys.argv[1], SearchOptions(threads=10000), on_warning=notes.append))
+print(len(got), len(forks), notes)
+"""
+
+
+def test_threads_are_capped(tmp_path: Path) -> None:
+    """``--threads 10000`` ran the machine out of memory: at most 4 workers per CPU, 64 in
+    all, with a note."""
+    make(tmp_path, "a.txt", *(f"d{i}/f.txt" for i in range(20)))
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cap = min(64, (os.cpu_count() or 1) * 4)
+    assert done.stdout.strip() == (
+        f"21 {cap} ['threads=10000 is more than this machine can use: walking with {cap}']")
+    # without on_warning, the note goes to stderr, once
+    code = ("import sys; from ffind.fs.walk import walk; from ffind.options import SearchOptions;"
+            " print(len(list(walk(sys.argv[1], SearchOptions(threads=10000)))))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert (done.stdout, done.stderr) == (
+        "21\n", f"ffind: threads=10000 is more than this machine can use: walking with {cap}\n")
+
+
+def _deep(root: Path, depth: int, width: int) -> str:
+    """``depth`` nested folders of ``width`` characters each (far beyond PATH_MAX), made
+    relative to descriptors; returns their relative path.  The deepest holds ``deep.txt``,
+    ``skip.txt`` and an ``.ignore`` naming ``skip.txt``."""
+    names = [f"{i:03d}".ljust(width, "x") for i in range(depth)]
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            new = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        for name, text in (("deep.txt", b""), ("skip.txt", b""), (".ignore", b"skip.txt\n")):
+            out = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+            os.write(out, text)
+            os.close(out)
+    finally:
+        os.close(fd)
+    return "/".join(names)
+
+
+@pytest.mark.skipif(os.scandir not in os.supports_fd, reason="needs scandir on a descriptor")
+@pytest.mark.parametrize("threads", THREADS)
+def test_paths_longer_than_path_max(tmp_path: Path, threads: int) -> None:
+    """500 nested 30-character folders: read relative to an open folder descriptor (the walk
+    used to warn "File name too long" and miss the file, which find reaches)."""
+    deep = _deep(tmp_path, 500, 30)
+    assert len(os.fsencode(str(tmp_path / deep))) > 4096
+    notes: list[str] = []
+    got = list(walk(tmp_path, SearchOptions(threads=threads), on_warning=notes.append))
+    assert notes == []
+    assert f"{deep}/deep.txt" in got
+    if os.path.isdir("/proc/self/fd"):  # the deepest folder's .ignore is read there too
+        assert got == [f"{deep}/deep.txt"]
+    dirs = set(walk(tmp_path, SearchOptions(threads=threads, types=("d",))))
+    assert len(dirs) == 500
