@@ -37,8 +37,8 @@ only ``_child_main``:
   SIGTERM to its default action and unblocks it: ``kill`` and ``timeout`` end a worker;
 - it dies with its parent: ``PR_SET_PDEATHSIG`` (Linux; SIGKILL when the thread that started the
   workers ends, so that thread must outlive the walk, as a walk's generator does), and on every
-  platform the worker checks ``getppid()`` after each folder and stops at end of file or a broken
-  pipe;
+  platform the worker checks ``getppid()`` before it sends each batch and stops at end of file
+  or a broken pipe;
 - a ``keep`` filter runs in the child: it must import nothing and take no lock.
 
 ``spawn`` (where there is no fork) starts fresh interpreters through multiprocessing.
@@ -130,8 +130,6 @@ def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
                 item = stack.pop()
                 mine = len(stack)
                 scan(item, out, stack, warn, seen)
-                if parent is not None and os.getppid() != parent:
-                    return  # the parent is gone
                 if follow:  # the new folders go to the parent, which chooses the real
                     if len(stack) > mine:  # folders to enter (the others it chose already)
                         send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
@@ -141,6 +139,8 @@ def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
                     send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
                     del stack[:k]
                 if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
+                    if parent is not None and os.getppid() != parent:
+                        return  # the parent is gone
                     flush(out)
                     out = []
                     limit = min(limit * 2, MAX_BATCH)

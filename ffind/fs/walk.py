@@ -95,33 +95,29 @@ def is_cache_dir(folder: str, dir_fd: int | None = None) -> bool:
 
 
 def _open_long(path: str) -> int:
-    """An open descriptor of a folder whose path is too long for one system call: opened a few
-    hundred segments at a time, each relative to the last."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-    parts = path.split("/")
+    """An open descriptor of a folder whose path is too long for one system call: opened
+    ``_LONG_PATH`` bytes at a time, each step relative to the last."""
     fd: int | None = None
     step: list[str] = []
     size = 0
-    for i, part in enumerate(parts):
+    for part in path.split("/"):
         n = len(os.fsencode(part)) + 1
-        if step and (size + n > _LONG_PATH or i == len(parts) - 1):
-            if i == len(parts) - 1:
-                step.append(part)
-            new = os.open("/".join(step) or "/", flags, dir_fd=fd)
-            if fd is not None:
-                os.close(fd)
-            fd, step, size = new, [], 0
-            if i == len(parts) - 1:
-                break
+        if step and size + n > _LONG_PATH:
+            fd = _open_step(step, fd)
+            step, size = [], 0
         step.append(part)
         size += n
-    else:
-        new = os.open("/".join(step) or "/", flags, dir_fd=fd)
-        if fd is not None:
-            os.close(fd)
-        fd = new
-    assert fd is not None
-    return fd
+    return _open_step(step, fd)
+
+
+def _open_step(parts: list[str], dir_fd: int | None) -> int:
+    """Open the folder ``parts`` (joined with ``/``) relative to ``dir_fd``, which is closed."""
+    name = "/".join(parts) or ("/" if dir_fd is None else ".")
+    try:
+        return os.open(name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), dir_fd=dir_fd)
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
 
 
 class _Walker:
@@ -202,7 +198,8 @@ class _Walker:
         """Each entry of one folder (``fd`` when read by descriptor) at ``depth``: listed,
         entered, or left out."""
         checks = bool(ctx.levels)
-        slow = ctx.slow_check(prefix, depth) if checks else None
+        base_anys = ctx.base_anys
+        path_checks = ctx.path_checks(prefix, depth) if checks else ()
         decide = ctx.decide
         dir_pre = (ctx.dir_names, ctx.dir_suffixes, ctx.dir_prefixes)
         file_pre = (ctx.file_names, ctx.file_suffixes, ctx.file_prefixes)
@@ -239,8 +236,18 @@ class _Walker:
             verdict = None
             if checks:
                 names, suffixes, prefixes = dir_pre if is_dir else file_pre
-                if (name in names or name.endswith(suffixes) or name.startswith(prefixes)
-                        or (slow is not None and slow(name + tail, rel + tail))):
+                hit = name in names or name.endswith(suffixes) or name.startswith(prefixes)
+                if not hit and base_anys:
+                    for fm, firsts in base_anys:
+                        if (firsts is None or name[0] in firsts) and fm(name + tail) is not None:
+                            hit = True
+                            break
+                if not hit and path_checks:
+                    for fm, lead, cut in path_checks:
+                        if fm(lead + (rel + tail)[cut:] if lead else (rel + tail)[cut:]):
+                            hit = True
+                            break
+                if hit:
                     verdict = decide(rel, name, is_dir)
                     if verdict:
                         continue

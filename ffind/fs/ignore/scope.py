@@ -15,7 +15,7 @@ repository (a folder holding ``.git``) starts over with its own info/exclude.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ffind.fs.ignore.gitconfig import (
@@ -32,11 +32,6 @@ Level = tuple[Rules, str, int, int]
 ``lead + path[cut:]`` (``lead`` for files above the search root, ``cut`` for files below);
 an entry at depth ``d`` below the search root is ``d + offset`` segments below the file's
 folder."""
-
-Slow = Callable[[str, str], bool]
-"""The regex pre-check of one folder: (name, path relative to the root), each with a trailing
-``/`` for a folder -> may a pattern match?"""
-
 
 def repo_ignores_case(git_common_dir: str | None) -> bool:
     """core.ignoreCase of the repository.
@@ -57,7 +52,8 @@ class Scope:
 
     Pre-checks: an entry can only match when its name is in ``names``, ends with one of
     ``suffixes`` or starts with one of ``prefixes`` (``file_*`` for files, ``dir_*`` for
-    folders, which also meet folder-only patterns), or when ``slow_check`` says so.
+    folders, which also meet folder-only patterns), or when a regex of ``base_anys`` (names) or
+    ``path_checks`` (paths) matches.
     """
 
     __slots__ = ("_at", "base_anys", "dir_names", "dir_prefixes", "dir_suffixes", "file_names",
@@ -102,32 +98,21 @@ class Scope:
             found = self._at[depth] = tuple(checks)
             return found
 
-    def slow_check(self, prefix: str, depth: int) -> Slow | None:
-        """The regex pre-check for the entries of the folder ``prefix`` (its path + ``/``),
-        which are ``depth`` below the root; None when no regex can match there.  Path patterns
-        under literal folders are tried only on the way to them (``docs/api/*.md`` never
-        under ``src/``)."""
-        path_checks = []
+    def path_checks(self, prefix: str, depth: int) -> list[tuple[Any, str, int]]:
+        """(regex fullmatch, lead, cut) of the path patterns that can match the entries of the
+        folder ``prefix`` (its path + ``/``), ``depth`` below the root: an entry's path ``p``
+        (with a trailing ``/`` for a folder) may match when ``fm(lead + p[cut:])`` does.  Path
+        patterns under literal folders are tried only on the way to them (``docs/api/*.md``
+        never under ``src/``).  Name patterns beyond the literal pre-checks are ``base_anys``:
+        (regex fullmatch, the first characters it can match or None)."""
+        checks = []
         for fm, lead, cut, leads in self._path_checks(depth):
             if leads is not None:
                 here = lead + prefix[cut:] if lead else prefix[cut:]
                 if here not in leads[1] and not here.startswith(leads[0]):
                     continue
-            path_checks.append((fm, lead, cut))
-        base_anys = self.base_anys
-        if not base_anys and not path_checks:
-            return None
-
-        def slow(name: str, path: str) -> bool:
-            for fm, firsts in base_anys:
-                if (firsts is None or name[0] in firsts) and fm(name) is not None:
-                    return True
-            for fm, lead, cut in path_checks:
-                if fm(lead + path[cut:] if lead else path[cut:]) is not None:
-                    return True
-            return False
-
-        return slow
+            checks.append((fm, lead, cut))
+        return checks
 
     def decide(self, rel: str, name: str, is_dir: bool) -> bool | None:
         """The ordered decision once a pre-check matched: True (ignored), False (re-included
