@@ -53,7 +53,6 @@ finished ends quietly (multiprocessing's exit handler terminates spawned workers
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import gc
 import os
@@ -67,6 +66,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ffind.errors import FfindError
+
+if sys.platform != "win32":  # (where there is no fork, and no fcntl)
+    import fcntl
 
 _P, _W, _I, _E, _X = 80, 87, 73, 69, 88
 POLL = 0.05  # seconds: how often the parent looks at ``cancel`` while waiting for workers
@@ -161,6 +163,8 @@ def _report_failure(results: Any, exc: BaseException) -> None:
 def _isolate(pipes: list[_Pipe]) -> None:
     """Keep only ``pipes`` (moved above 2): the standard descriptors to /dev/null, every other
     one closed."""
+    if sys.platform == "win32":
+        return  # (never: there is no fork)
     for pipe in pipes:
         if pipe.fileno() <= 2:  # the parent ran with a standard descriptor closed
             pipe.replace(fcntl.fcntl(pipe.fileno(), fcntl.F_DUPFD, 3))
@@ -276,8 +280,9 @@ class _Pipe:
 
 def _set_pipe_size(conn: Any) -> None:
     """A bigger pipe (Linux) lets a worker run ahead of a busy consumer for longer."""
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
 
 
 class _Forked:

@@ -81,7 +81,7 @@ def is_cache_dir(folder: str, dir_fd: int | None = None) -> bool:
     """Whether ``folder`` holds a valid ``CACHEDIR.TAG``: a regular file starting with the
     convention's signature (https://bford.info/cachedir/)."""
     try:
-        fd = os.open(os.path.join(folder, CACHEDIR_TAG), os.O_RDONLY | os.O_NONBLOCK,
+        fd = os.open(os.path.join(folder, CACHEDIR_TAG), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0),
                      dir_fd=dir_fd)
     except OSError:
         return False
