@@ -993,3 +993,18 @@ def test_paths_longer_than_path_max(tmp_path: Path, threads: int) -> None:
         assert got == [f"{deep}/deep.txt"]
     dirs = set(walk(tmp_path, SearchOptions(threads=threads, types=("d",))))
     assert len(dirs) == 500
+
+
+def test_a_parallel_walk_with_standard_descriptors_closed(tmp_path: Path) -> None:
+    """With stdin and stdout closed (``ffind x <&- >&-``) a worker's pipe can land on
+    descriptor 0 or 1: pointing the worker's standard descriptors to /dev/null must not
+    clobber it."""
+    make(tmp_path, *(f"d{i}/f{i}.txt" for i in range(30)))
+    code = ("import os, sys\n"
+            "os.close(0); os.close(1)\n"
+            "from ffind.options import SearchOptions\n"
+            "from ffind.fs.walk import walk\n"
+            "sys.stderr.write(str(len(list(walk(sys.argv[1], SearchOptions(threads=2))))))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "30")
