@@ -39,11 +39,11 @@ def _ffind_threads() -> list[threading.Thread]:
 
 
 def _assert_nothing_left() -> None:
-    # numpy's import (process-wide, started once an Index ranks twice) belongs to no session:
-    # let it finish; every other ffind thread must be gone
-    from ffind.engine.index import numpy_ready
-
-    numpy_ready(30)
+    # numpy's import (in a thread an Index starts, which runs to its end whatever becomes of
+    # the index) belongs to no session: let it finish; every other ffind thread must be gone
+    for t in threading.enumerate():
+        if t.name == "ffind-numpy":
+            t.join(30)
     assert _ffind_threads() == []
     assert multiprocessing.active_children() == []
 
@@ -122,8 +122,9 @@ def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
             time.sleep(0.01)
         assert fs._warmed == len(paths)  # Index.warm ran to its end while nothing was asked
         index = fs._index
-        assert len(index._rev) == len(index._pstart) == len(paths)
-        assert all(v is not None for v in index._inits)
+        built = index.store.built()
+        assert built["reversed"] == len(index.store.pstart) == len(paths)
+        assert built["initials"] == len(paths)
         fs.set_query("file_1")
         assert fs.wait(30)
         assert fs.results() == ffind.match("file_1", index.paths)
@@ -318,3 +319,20 @@ def test_a_searcher_never_closed_lets_the_program_exit_cleanly(tmp_path: Path) -
                           text=True, timeout=60)
     assert done.returncode == 0
     assert done.stderr == ""
+
+
+def test_set_query_none_raises_and_the_session_keeps_working() -> None:
+    # It used to reach the match thread and kill it: every wait() raised afterwards.
+    with FileSearcher(paths=["src/a.py", "b.txt"]) as fs:
+        with pytest.raises(TypeError, match="text"):
+            fs.set_query(None)  # type: ignore[arg-type]
+        fs.set_query("apy")
+        assert fs.wait(10)
+        assert [m.path for m in fs.results()] == ["src/a.py"]
+
+
+def test_constructor_arguments_are_checked() -> None:
+    with pytest.raises(TypeError, match="options"):
+        FileSearcher(paths=[], options={"limit": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="paths"):
+        FileSearcher(paths="src/a.py")

@@ -239,11 +239,12 @@ class Snapshot:
     only re-filters its matches, as the session does while the user types."""
 
     @classmethod
-    def build(cls, batches: Iterable[list[str]]) -> Snapshot:
-        """Index the walk's batches as they arrive (overlapping the walk's worker processes)."""
+    def build(cls, batches: Iterable[list[str]], numpy: bool | None = None) -> Snapshot:
+        """Index the walk's batches as they arrive (overlapping the walk's worker processes);
+        ``numpy``: the indexes' numpy use (``ffind.Index``)."""
         from ffind.engine.index import Index
 
-        snap = cls([], Index(), Index())
+        snap = cls([], Index(numpy=numpy), Index(numpy=numpy))
         for batch in batches:
             snap.paths.extend(batch)
             plain = [p for p in batch if secret_kind(p) is None]
@@ -615,7 +616,7 @@ class CachedTree:
             with self._first:
                 snap = self._snap
                 if snap is None:
-                    snap = Snapshot.build(self._walker(self.directory, self._cancel))
+                    snap = Snapshot.build(self._walker(self.directory, self._cancel), numpy=True)
                     self._snap = snap
                     self._done_at = time.monotonic()
         return snap
@@ -638,7 +639,7 @@ class CachedTree:
             self._done_at = time.monotonic()
             return
         try:
-            new = Snapshot.build(self._walker(self.directory, self._cancel))
+            new = Snapshot.build(self._walker(self.directory, self._cancel), numpy=True)
         except Exception:  # a vanished folder, say; keep serving the last walk
             return
         finally:
@@ -670,9 +671,6 @@ class ToolServer:
     def __init__(
         self, root: str | os.PathLike[str], refresh_interval: float = REFRESH_INTERVAL
     ) -> None:
-        from ffind.engine.index import prefer_numpy
-
-        prefer_numpy()  # a server answers many searches: numpy's import pays for itself
         self.root = resolve_dir(root, None)
         self.refresh_interval = refresh_interval
         self._trees: dict[str, CachedTree] = {}

@@ -3,50 +3,19 @@
 The scorer is fzf's (``src/algo/algo.go``, FuzzyMatchV2), adapted to file paths.  A term
 matches a path when its characters appear in order; among all the ways they can be placed,
 the score of the best one is kept (a Smith-Waterman style dynamic programme over the
-positions where each query character occurs).  Per matched character:
+positions where each query character occurs).  The weights, and why they are what they are,
+are in ``ffind.scoring.weights``; every function here takes a ``Weights`` (``w``, the default
+one unless given).  ``docs/ranking.md`` describes the whole ranking.
 
-- ``MATCH`` (16) points, plus a *bonus* that depends on the character before it:
-  ``/`` or the start of the path ``BONUS_SEP`` (9); another delimiter (``_ - . `` space, any
-  non-alphanumeric) ``BONUS_DELIM`` (8); a lower-to-upper or letter-to-digit change
-  ``BONUS_CAMEL`` (7); a matched non-word character itself (``/``, ``.``) ``BONUS_DELIM``;
-- the first query character's bonus counts twice (where a match starts matters most);
-- a character right after the previous one (consecutive) gets at least ``BONUS_CONSEC`` (4)
-  and inherits the bonus of the chunk's first character, so ``prompt`` at the start of a word
-  is worth as much as six word starts;
-- a gap costs ``GAP_START`` (3) for its first skipped character and ``GAP_EXT`` (1) for each
-  further one;
-- a character inside the file name (after the last ``/``) earns ``BONUS_NAME`` (6) more: a
-  match in the file name beats one spread over folders.
+Per matched character: ``MATCH``, plus the bonus of the character before it (``bonus_at``:
+``BONUS_SEP`` after ``/`` or at the start, ``BONUS_DELIM`` after another delimiter or for a
+matched delimiter, ``BONUS_CAMEL`` at a camel hump or a digit), the first character's bonus
+twice; a consecutive character follows ``Weights.consecutive``; a gap costs ``GAP_START``
+then ``GAP_EXT`` per further character; a character in the file name earns ``BONUS_NAME``.
+Per term, the extras (``extras``): name prefix, whole name, folder extras, contiguity.
 
-Per term, on top of the best placement: ``CONTIG_NAME`` (20) when the term occurs as it is
-(contiguous) in the file name, else ``CONTIG_PATH`` (10) when it occurs as it is in the path
-(contiguous and substring matches beat scattered ones); ``NAME_PREFIX`` (24) when it is a
-prefix of the file name (for a term with ``/``: each part a prefix of the matching one of the
-last components, so ``s/p/t`` aligns with ``src/pkg/tools.rs``); ``WHOLE_NAME`` (16) more
-when it is the whole file name or its whole stem (``prompt`` for ``prompt.ts``);
-``WHOLE_DIR`` (8) when it is a whole folder name; ``PARENT_PREFIX`` (28; 20 for a single
-character, which must not beat a file-name prefix) when it is a prefix of the file's own folder
-(``printing`` for ``sympy/printing/c.py``), ``WHOLE_PARENT`` (16) more when it is all of it.
-The folder extras add to any match in the file name, a prefix of it included (for a term
-without ``/``): ``view`` in ``a/view/preview.rs`` scores the folder too, and ``includes``
-ranks ``t/includes/includes_loop.yml`` above its sibling ``t/includes/test_includes.yml``
-(before, a name prefix earned no folder extras and lost to the sibling; giving them helped
-``name`` and ``dirname`` on all six seeds of ``rank_eval.py`` and ``words`` on five, by
--0.06, -0.09 and -0.08 keys@1 on the mean).  A short term inside a name can still pass a name
-prefix with the folder's help (``ve`` ranks ``vendor/rpg-vendor.png`` above ``vertex.rs``).
-Checked on held-out seeds (``rank_eval.py`` seeds 1-6, the constants were fitted on 1-3;
-measured before name prefixes earned the folder extras): dropping the folder extras when the
-term is in the name helps ``name`` on all six seeds (-0.01) but hurts ``dirname``/``words``
-on five (+0.05); ``PARENT_PREFIX`` 22 or 36 trades ``name`` against ``dirname`` the same way
-(36: ``dirname`` -0.05 on five seeds, ``name`` +0.05 on five), so 28 stays: the loss to the
-best peer on a seed is mostly tie luck among same-score paths (files of one folder, or one
-name repeated in many folders).
-Per path: ``-HIDDEN`` (32) when a component starts with ``.`` and the query does not target
-hidden files; ``-LEN_NAME`` per character of the file name (0: measured over three seeds of
-``rank_eval.py``, letting ties fall to the shorter path ranks better than preferring the
-shorter name).
-
-Worked examples (query ``prom``; 16*4 = 64 for the characters)::
+Worked examples with the default weights (query ``prom``; 16*4 = 64 for the characters;
+``tests/scoring_scorer_test.py`` checks each)::
 
     src/session/prompt.ts   p at a name start 2*9, r o m inherit 9 each: 45; in the name 4*6;
                             NAME_PREFIX 24, CONTIG_NAME 20 -> 177
@@ -54,13 +23,6 @@ Worked examples (query ``prom``; 16*4 = 64 for the characters)::
                             PARENT_PREFIX 28 -> 147
     tests/p_r_o_m.rs        p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each:
                             64+24+42-9 = 121
-
-Typo matches (see ``ffind.engine.index``) score what the term would score as a prefix of the file
-name, less ``TYPO_COST`` (56): above matches scattered across folders, below clean matches in
-the file name (``typo_score``).  A term without ``.`` is compared with the stems too; one edit
-from the stem of a longer name (``ivnentory`` for ``inventory.py``) costs ``TYPO_STEM`` (1)
-more than one edit from a whole name (the file ``inventory``): the closer reading wins over
-the path-length tie-break.
 """
 
 from __future__ import annotations
@@ -68,32 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MATCH = 16
-GAP_START = 3
-GAP_EXT = 1
-BONUS_SEP = 9
-BONUS_DELIM = 8
-BONUS_CAMEL = 7
-BONUS_CONSEC = 4
-BONUS_NAME = 6
-NAME_PREFIX = 24
-WHOLE_NAME = 16
-WHOLE_DIR = 8
-PARENT_PREFIX = 28
-PARENT_STEP = 20
-WHOLE_PARENT = 16
-
-
-def parent_prefix(m: int) -> int:
-    """PARENT_PREFIX for a term of ``m`` characters: PARENT_STEP per character up to it."""
-    return min(PARENT_PREFIX, PARENT_STEP * m)
-CONTIG_NAME = 20
-CONTIG_PATH = 10
-LEN_NAME = 0
-LEN_NAME_CAP = 40
-HIDDEN = 32
-TYPO_COST = 56
-TYPO_STEM = 1
+from ffind.scoring.weights import DEFAULT, Weights
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,20 +48,20 @@ class FileMatch:
     root: str | None = None
 
 
-def bonus_at(orig: str, j: int) -> int:
+def bonus_at(orig: str, j: int, w: Weights = DEFAULT) -> int:
     """The bonus of matching ``orig[j]``, from the character before it."""
     c = orig[j]
     if not c.isalnum():
-        return BONUS_DELIM
+        return w.bonus_delim
     if j == 0:
-        return BONUS_SEP
+        return w.bonus_sep
     p = orig[j - 1]
     if p == "/":
-        return BONUS_SEP
+        return w.bonus_sep
     if not p.isalnum():
-        return BONUS_DELIM
+        return w.bonus_delim
     if (p.islower() and c.isupper()) or (c.isdigit() and not p.isdigit()):
-        return BONUS_CAMEL
+        return w.bonus_camel
     return 0
 
 
@@ -138,7 +75,17 @@ def initials(path: str) -> str:
     a regex without look-behinds is 2-3x faster, and a supersequence keeps the bound valid."""
     if path.isascii():
         return "".join(_INITIALS.findall(path)).lower()
-    return "".join(c for j, c in enumerate(path) if bonus_at(path, j)).lower()
+    return "".join(c for j, c in enumerate(path) if _has_bonus(path, j)).lower()
+
+
+def _has_bonus(path: str, j: int) -> bool:
+    """Whether ``bonus_at(path, j)`` can be non-zero (whatever the weights)."""
+    c = path[j]
+    if not c.isalnum() or j == 0:
+        return True
+    p = path[j - 1]
+    return (not p.isalnum() or (p.islower() and c.isupper())
+            or (c.isdigit() and not p.isdigit()))
 
 
 _NOT_INITIAL = re.compile(r"(?<=[A-Za-z0-9])[a-z]+")
@@ -162,25 +109,6 @@ def initials_many(paths: list[str]) -> list[str]:
     return out
 
 
-def dir_extras_max(m: int) -> int:
-    """The most a term of ``m`` characters can get from the folder extras."""
-    return WHOLE_DIR + parent_prefix(m) + WHOLE_PARENT
-
-
-def term_max(m: int) -> int:
-    """The highest score a term of ``m`` characters can get (before the per-path terms)."""
-    return (MATCH + BONUS_NAME + BONUS_SEP) * m + BONUS_SEP + NAME_PREFIX + WHOLE_NAME + CONTIG_NAME
-
-
-def typo_score(m: int) -> int:
-    """The score of a typo match of an ``m``-character term (before the per-path terms)."""
-    return term_max(m) - WHOLE_NAME - TYPO_COST
-
-
-def path_penalty(name_len: int, hidden: bool) -> int:
-    return LEN_NAME * min(name_len, LEN_NAME_CAP) + (HIDDEN if hidden else 0)
-
-
 def name_prefix_at(key: str, text: str, base: int) -> int:
     """Where ``key`` starts when it is a prefix of the file name; for a term with ``/``, when
     each of its parts is a prefix of the matching one of the last path components
@@ -198,59 +126,69 @@ def name_prefix_at(key: str, text: str, base: int) -> int:
     return -1
 
 
-def folder_extras(key: str, text: str, base: int) -> int:
-    """``WHOLE_DIR`` when ``key`` is a whole folder name of ``text``; ``parent_prefix`` when it
-    starts the file's own folder (without ``/``), ``WHOLE_PARENT`` more when it is all of it."""
+def folder_extras(key: str, text: str, base: int, w: Weights = DEFAULT) -> int:
+    """``whole_dir`` when ``key`` is a whole folder name of ``text``; ``parent_prefix_for`` when
+    it starts the file's own folder (without ``/``), ``whole_parent`` more when it is all of
+    it."""
     if not base:
         return 0
-    extra = WHOLE_DIR if ("/" + key + "/") in ("/" + text[:base]) else 0
+    extra = w.whole_dir if ("/" + key + "/") in ("/" + text[:base]) else 0
     parent = text.rfind("/", 0, base - 1) + 1
     if "/" not in key and base - 1 - parent >= len(key) and text.startswith(key, parent):
-        extra += parent_prefix(len(key))
+        extra += w.parent_prefix_for(len(key))
         if base - 1 - parent == len(key):
-            extra += WHOLE_PARENT
+            extra += w.whole_parent
     return extra
 
 
-def _extras(key: str, text: str, base: int) -> int:
+def extras(key: str, text: str, base: int, w: Weights = DEFAULT) -> int:
+    """What a term earns on top of its best placement: the same for every placement (name
+    prefix, whole name, folder extras, contiguity)."""
     extra = 0
     if name_prefix_at(key, text, base) >= 0:
-        extra += NAME_PREFIX
+        extra += w.name_prefix
         tail = key[key.rfind("/") + 1:]
         end = base + len(tail)
         if end == len(text) or (text[end] == "." and "." not in tail):
-            extra += WHOLE_NAME
+            extra += w.whole_name
         if "/" not in key:
-            extra += folder_extras(key, text, base)
+            extra += folder_extras(key, text, base, w)
     else:
-        extra += folder_extras(key, text, base)
+        extra += folder_extras(key, text, base, w)
     if text.find(key, base) >= 0:
-        extra += CONTIG_NAME
+        extra += w.contig_name
     elif key in text:
-        extra += CONTIG_PATH
+        extra += w.contig_path
     return extra
 
 
-def contiguous(key: str, text: str, orig: str, base: int, p: int) -> int:
+def contiguous(key: str, text: str, orig: str, base: int, p: int, w: Weights = DEFAULT) -> int:
     """Score of ``key`` placed at ``text[p:p+len(key)]`` (no extras)."""
-    fb = bonus_at(orig, p)
-    s = MATCH + 2 * fb + (BONUS_NAME if p >= base else 0)
-    for j in range(p + 1, p + len(key)):
-        b = bonus_at(orig, j)
-        if b >= BONUS_DELIM and b > fb:
-            fb = b
-        s += MATCH + max(b, fb, BONUS_CONSEC) + (BONUS_NAME if j >= base else 0)
-    return s
+    return _chunk(orig, base, p, p + len(key), True, w)[0]
 
 
-def name_prefix_score(key: str, text: str, orig: str, base: int) -> int:
+def _chunk(orig: str, base: int, p: int, end: int, first: bool, w: Weights) -> tuple[int, int]:
+    """Score of the characters ``orig[p:end]`` matched as one chunk (consecutive), the first
+    one's bonus twice when it starts the term; and the chunk bonus after its last one."""
+    fb = bonus_at(orig, p, w)
+    s = w.match + (2 * fb if first else fb) + (w.bonus_name if p >= base else 0)
+    for j in range(p + 1, end):
+        b, fb = w.consecutive(bonus_at(orig, j, w), fb)
+        s += w.match + b + (w.bonus_name if j >= base else 0)
+    return s, fb
+
+
+def name_prefix_score(key: str, text: str, orig: str, base: int, w: Weights = DEFAULT) -> int:
     """Exact score of a term that is a contiguous prefix of the file name (the best placement
     there is, so no search is needed)."""
-    return contiguous(key, text, orig, base, base) + _extras(key, text, base)
+    return contiguous(key, text, orig, base, base, w) + extras(key, text, base, w)
+
+
+NEVER = -(1 << 30)
 
 
 def fuzzy(
-    key: str, text: str, orig: str, base: int, want: bool
+    key: str, text: str, orig: str, base: int, want: bool, w: Weights = DEFAULT
 ) -> tuple[int, list[int] | None] | None:
     """Best placement of ``key`` as a subsequence of ``text`` (``orig`` gives the bonuses).
 
@@ -272,9 +210,34 @@ def fuzzy(
         hi[i] = j
     if lo == hi:  # only one placement
         pos = lo
-        return _score_positions(key, pos, orig, base, text), (pos if want else None)
+        return score_positions(key, pos, orig, base, text, w), (pos if want else None)
+    rows = _placements(key, text, orig, base, lo, hi, w)
+    if rows is None:
+        return None
+    rows_pos, rows_sc, rows_bp = rows
+    last = rows_sc[-1]
+    bi = max(range(len(last)), key=last.__getitem__)
+    score = last[bi] + extras(key, text, base, w)
+    if not want:
+        return score, None
+    out = [0] * m
+    for i in range(m - 1, -1, -1):
+        out[i] = rows_pos[i][bi]
+        bi = rows_bp[i][bi]
+    return score, out
 
-    # rows[i] = (positions, scores, chunk bonus, back pointer index)
+
+def _placements(
+    key: str, text: str, orig: str, base: int, lo: list[int], hi: list[int], w: Weights
+) -> tuple[list[list[int]], list[list[int]], list[list[int]]] | None:
+    """The dynamic programme: per query character, the positions it can take, the best score
+    of the term up to it placed there, and the back pointers (None when it cannot be placed).
+    """
+    match, bonus_name, gap_ext = w.match, w.bonus_name, w.gap_ext
+    # a gap from p to j costs gap_start + gap_ext * (j - p - 2): folded so that the best
+    # previous position is one running maximum of ``score + gap_ext * p``
+    gap_fold = w.gap_start - 2 * gap_ext
+    consecutive = w.consecutive
     rows_pos: list[list[int]] = []
     rows_sc: list[list[int]] = []
     rows_fb: list[list[int]] = []
@@ -286,16 +249,16 @@ def fuzzy(
     j = lo[0]
     h = hi[0]
     while 0 <= j <= h:
-        b = bonus_at(orig, j)
+        b = bonus_at(orig, j, w)
         pos0.append(j)
-        sc0.append(MATCH + 2 * b + (BONUS_NAME if j >= base else 0))
+        sc0.append(match + 2 * b + (bonus_name if j >= base else 0))
         fb0.append(b)
         j = text.find(c0, j + 1)
     rows_pos.append(pos0)
     rows_sc.append(sc0)
     rows_fb.append(fb0)
     rows_bp.append([-1] * len(pos0))
-    for i in range(1, m):
+    for i in range(1, len(key)):
         c = key[i]
         ppos, psc, pfb = rows_pos[-1], rows_sc[-1], rows_fb[-1]
         npp = len(ppos)
@@ -304,29 +267,28 @@ def fuzzy(
         cur_fb: list[int] = []
         cur_bp: list[int] = []
         k = 0
-        best = -(1 << 30)
+        best = NEVER
         best_k = -1
         j = text.find(c, max(lo[i], ppos[0] + 1))
         h = hi[i]
         while 0 <= j <= h:
             # fold in every previous position < j - 1 (gap placements)
             while k < npp and ppos[k] < j - 1:
-                v = psc[k] + ppos[k]
+                v = psc[k] + gap_ext * ppos[k]
                 if v > best:
                     best, best_k = v, k
                 k += 1
-            b = bonus_at(orig, j)
-            nb = BONUS_NAME if j >= base else 0
-            s_gap = -(1 << 30)
+            b = bonus_at(orig, j, w)
+            nb = bonus_name if j >= base else 0
+            s_gap = NEVER
             if best_k >= 0:
-                s_gap = best - j - (GAP_START - 2 * GAP_EXT) + MATCH + b + nb
-            s_con = -(1 << 30)
+                s_gap = best - gap_ext * j - gap_fold + match + b + nb
+            s_con = NEVER
             fbc = b
             if k < npp and ppos[k] == j - 1:
-                fb = pfb[k]
-                s_con = psc[k] + MATCH + max(b, fb, BONUS_CONSEC) + nb
-                fbc = b if (b >= BONUS_DELIM and b > fb) else fb
-            if s_con >= s_gap and s_con > -(1 << 30):
+                cb, fbc = consecutive(b, pfb[k])
+                s_con = psc[k] + match + cb + nb
+            if s_con >= s_gap and s_con > NEVER:
                 cur_pos.append(j)
                 cur_sc.append(s_con)
                 cur_fb.append(fbc)
@@ -343,41 +305,34 @@ def fuzzy(
         rows_sc.append(cur_sc)
         rows_fb.append(cur_fb)
         rows_bp.append(cur_bp)
-    last = rows_sc[-1]
-    bi = max(range(len(last)), key=last.__getitem__)
-    score = last[bi] + _extras(key, text, base)
-    if not want:
-        return score, None
-    out = [0] * m
-    for i in range(m - 1, -1, -1):
-        out[i] = rows_pos[i][bi]
-        bi = rows_bp[i][bi]
-    return score, out
+    return rows_pos, rows_sc, rows_bp
 
 
-def _score_positions(key: str, pos: list[int], orig: str, base: int, text: str) -> int:
+def score_positions(
+    key: str, pos: list[int], orig: str, base: int, text: str, w: Weights = DEFAULT
+) -> int:
+    """The score of ``key`` placed at ``pos`` (sorted positions of ``text``), extras included:
+    chunks of consecutive positions, a gap before each chunk after the first."""
     s = 0
-    fb = 0
     prev = -2
-    for i, j in enumerate(pos):
-        b = bonus_at(orig, j)
-        nb = BONUS_NAME if j >= base else 0
-        if i == 0:
-            s += MATCH + 2 * b + nb
-            fb = b
-        elif j == prev + 1:
-            s += MATCH + max(b, fb, BONUS_CONSEC) + nb
-            if b >= BONUS_DELIM and b > fb:
-                fb = b
-        else:
-            s += MATCH + b + nb - GAP_START - GAP_EXT * (j - prev - 2)
-            fb = b
-        prev = j
-    return s + _extras(key, text, base)
+    n = len(pos)
+    i = 0
+    while i < n:
+        e = i + 1
+        while e < n and pos[e] == pos[e - 1] + 1:
+            e += 1
+        start = pos[i]
+        if i:
+            s -= w.gap_start + w.gap_ext * (start - prev - 2)
+        s += _chunk(orig, base, start, pos[e - 1] + 1, i == 0, w)[0]
+        prev = pos[e - 1]
+        i = e
+    return s + extras(key, text, base, w)
 
 
 def substring(
-    key: str, text: str, orig: str, base: int, want: bool, at: int | None = None
+    key: str, text: str, orig: str, base: int, want: bool, at: int | None = None,
+    w: Weights = DEFAULT,
 ) -> tuple[int, list[int] | None] | None:
     """Best contiguous placement of ``key`` (at ``at`` only, when given)."""
     m = len(key)
@@ -393,6 +348,6 @@ def substring(
             p = text.find(key, p + 1)
         if not starts:
             return None
-    best, bp = max((contiguous(key, text, orig, base, p), p) for p in starts)
-    best += _extras(key, text, base)
+    best, bp = max((contiguous(key, text, orig, base, p, w), p) for p in starts)
+    best += extras(key, text, base, w)
     return best, (list(range(bp, bp + m)) if want else None)

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ffind
-from ffind.engine.index import UNKNOWN, Index, MatchSet
+from ffind.engine.bounding import UNKNOWN
+from ffind.engine.index import Index, MatchSet
 from ffind.query import Kind, fold, parse, variant
 from ffind.scoring.scorer import FileMatch
 
@@ -210,44 +211,34 @@ def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
     ``limit`` best by the tie-breaks are kept; ``SEED`` candidates are scored before the
     bounds are refined; terms with ``/`` try their aligned paths first: still the first k of
     the unlimited ranking."""
-    import ffind.engine.index as index_mod
+    def index(paths: list[str]) -> Index:
+        return Index(paths, budget=budget, seed=seed)
 
-    saved = index_mod.EXACT_BUDGET, index_mod.SEED
-    index_mod.EXACT_BUDGET, index_mod.SEED = budget, seed
-    try:
-        ix = Index(cands)
-        full = ix.match(q)
-        assert ix.match(q, limit=k) == full[:k]
-        assert ix.top(ix.run(q), k) == full[:k]
-        # nor does the order the paths came in change anything (a parallel walk's batches
-        # interleave differently at every run)
-        unique = list(dict.fromkeys(cands))
-        assert Index(unique[::-1]).match(q, limit=k) == Index(unique).match(q, limit=k)
-        assert Index(sorted(unique)).match(q) == Index(unique).match(q)
-    finally:
-        index_mod.EXACT_BUDGET, index_mod.SEED = saved
+    ix = index(cands)
+    full = ix.match(q)
+    assert ix.match(q, limit=k) == full[:k]
+    assert ix.top(ix.run(q), k) == full[:k]
+    # nor does the order the paths came in change anything (a parallel walk's batches
+    # interleave differently at every run)
+    unique = list(dict.fromkeys(cands))
+    assert index(unique[::-1]).match(q, limit=k) == index(unique).match(q, limit=k)
+    assert index(sorted(unique)).match(q) == index(unique).match(q)
 
 
 @pytest.mark.parametrize("query", ["p", "prom", "promtp", "s/p/t", "mod.rs", "co ctl", "xyzzy"])
 def test_numpy_and_plain_paths_agree(query: str) -> None:
     """The cdist-through-numpy reading and the process.extract one give the same answer."""
-    from ffind.engine import index as index_mod
-
     paths = [
         "src/session/prompt.ts", "src/session/prompt_test.ts", "packages/tools/main.rs",
         "src/pkg/tools.rs", "lib/mod.rs", "src/controller.py", "app/controllers/user.rb",
         "docs/promtp.md", "a/b/c.txt", "prompts/x.py",
     ] * 3 + [f"gen/file{i}/mod{i}.rs" for i in range(40)]
-    try:
-        index_mod.prefer_numpy(False)
-        plain = Index(paths).match(query, compute_indices=True)
-        plain_n = len(Index(paths).run(query))
-        index_mod.prefer_numpy(True)
-        assert index_mod.numpy_ready(60)  # imported in the background: wait for it
-        fast = Index(paths).match(query, compute_indices=True)
-        fast_n = len(Index(paths).run(query))
-    finally:
-        index_mod.prefer_numpy(None)
+    plain = Index(paths, numpy=False).match(query, compute_indices=True)
+    plain_n = len(Index(paths, numpy=False).run(query))
+    with_np = Index(paths, numpy=True)
+    assert with_np.numpy_ready(60)  # imported in the background: wait for it
+    fast = with_np.match(query, compute_indices=True)
+    fast_n = len(with_np.run(query))
     assert fast == plain
     assert fast_n == plain_n
 
@@ -257,12 +248,12 @@ def test_numpy_is_imported_only_once_an_index_ranks_a_second_time() -> None:
     # (in a thread of its own: no ranking waits for it).
     code = (
         "import sys\n"
-        "from ffind.engine.index import Index, numpy_ready\n"
+        "from ffind.engine.index import Index\n"
         "index = Index(['src/prompt.ts', 'lib/mod.rs', 'a/b/c.txt'])\n"
         "assert index.match('prom', limit=2)[0].path == 'src/prompt.ts'\n"
         "assert 'numpy' not in sys.modules\n"
         "assert index.match('mod', limit=2)[0].path == 'lib/mod.rs'\n"
-        "print(numpy_ready(60) and 'numpy' in sys.modules)\n"
+        "print(index.numpy_ready(60) and 'numpy' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
@@ -273,9 +264,7 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
-    from ffind.engine.index import numpy_ready
-
-    arrays = 1 if numpy_ready(60) else 0  # the name lengths, in one step, when numpy is used
+    arrays = 1 if warmed.numpy_ready(60) else 0  # the name lengths, in one step, when numpy is used
     steps = sum(1 for _ in warmed.warm(step=3))
     # numpy, three slices of the per-path tables, the lengths, three of the word starts
     assert steps == 7 + arrays
@@ -284,10 +273,11 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     cold.extend(["new/file.py"])
     assert sum(1 for _ in warmed.warm(step=3)) == 3 + arrays  # picks up the new path alone
     n = len(paths) + 1
-    assert len(warmed._pstart) == len(warmed._stems) == len(warmed._rev) == n
-    assert all(v is not None for v in warmed._inits) and len(warmed._inits) == n
+    built = warmed.store.built()
+    assert len(warmed.store.pstart) == built["stems"] == built["reversed"] == n
+    assert built["initials"] == n
     if arrays:
-        assert len(warmed._lens[True]) == len(warmed._lens[False]) == n
+        assert built["lengths"] == n
     for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
         assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
             q, limit=3, compute_indices=True)
@@ -346,7 +336,7 @@ def test_prepare_changes_no_result() -> None:
         assert prepared.match(q, limit=2) == Index(paths).match(q, limit=2)
     prepared = Index(paths)
     prepared.prepare("srcui", 0, 20)  # no name holds the term: the word starts are ready
-    assert all(v is not None for v in prepared._inits)
+    assert prepared.store.built()["initials"] == len(prepared)
 
 
 @SETTINGS
@@ -371,7 +361,7 @@ def exact(ix: Index, q: str) -> list[tuple[int, int, str]]:
     paths = ix.paths
     return sorted(
         (-s, len(paths[i]), paths[i]) for i in ms.ids
-        if (s := ix._score(scoring, i, parsed.targets_hidden)) is not None)
+        if (s := ix.exact.score(scoring, i, parsed.targets_hidden)) is not None)
 
 
 @SETTINGS
@@ -403,12 +393,12 @@ def test_earlier_terms_kept_between_rankings_change_nothing(
         assert ix.match(q) == Index(ix.paths).match(q)
     fresh = Index(ix.paths)
     # what was kept is what a fresh index computes
-    for fq, bounds in ix._early_bounds.items():
+    for fq, bounds in ix.bounder.early_bounds.items():
         ids = [i for i, v in enumerate(bounds) if v != UNKNOWN]
-        fresh._bounds(parse(f"{fq} {last}"), ids, False)
-        assert [fresh._early_bounds[fq][i] for i in ids] == [bounds[i] for i in ids]
-    for t, scores in ix._early_scores.items():
+        fresh.bounder.bounds(parse(f"{fq} {last}"), ids, False)
+        assert [fresh.bounder.early_bounds[fq][i] for i in ids] == [bounds[i] for i in ids]
+    for t, scores in ix.exact.early_scores.items():
         for i, (r, dirs) in scores.items():
-            d = fresh._term_score(t, i, False, dirs_only=True)
-            assert r == fresh._term_score(t, i, True)
+            d = fresh.exact.term_score(t, i, False, dirs_only=True)
+            assert r == fresh.exact.term_score(t, i, True)
             assert dirs == (None if r is None or d is None else d[0])

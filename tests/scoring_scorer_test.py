@@ -7,7 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ffind.engine.index import match
-from ffind.scoring.scorer import FileMatch, bonus_at, fuzzy, initials, initials_many, substring
+from ffind.scoring.scorer import (
+    FileMatch,
+    bonus_at,
+    fuzzy,
+    initials,
+    initials_many,
+    score_positions,
+    substring,
+)
+from ffind.scoring.weights import Weights
 
 # A few real paths of aider (github.com/Aider-AI/aider), copied here: every path of the
 # repository that contains b, a, s, e, _, c, o, d in order, plus neighbours that do not.
@@ -247,3 +256,38 @@ def test_initials_hold_every_character_with_a_bonus_in_order(path: str) -> None:
     with_bonus = iter(initials(path))
     assert all(c in with_bonus
                for c in (ch.lower() for j, ch in enumerate(path) if bonus_at(path, j)))
+
+
+# ------------------------------------------------------------------ the docstring's worked examples
+@pytest.mark.parametrize(
+    ("path", "score", "why"),
+    [
+        # p at a name start 2*9, r o m inherit 9 each: 45; in the name 4*6; NAME_PREFIX 24,
+        # CONTIG_NAME 20
+        ("src/session/prompt.ts", 64 + 45 + 24 + 24 + 20, "name prefix"),
+        # the same placement in a folder: 64+45, CONTIG_PATH 10, PARENT_PREFIX 28
+        ("src/prom_x/a.ts", 64 + 45 + 10 + 28, "folder prefix"),
+        # p 2*9+6, r o m after '_' 8+6 each, three gaps of one -3 each
+        ("tests/p_r_o_m.rs", 64 + 24 + 42 - 9, "scattered over word starts"),
+    ],
+)
+def test_worked_examples_of_the_scorer_docstring(path: str, score: int, why: str) -> None:
+    text = path.lower()
+    r = fuzzy("prom", text, path, text.rfind("/") + 1, False)
+    assert r is not None and r[0] == score, why
+    assert [m.score for m in match("prom", [path])] == [score]
+
+
+def test_score_positions_is_the_dynamic_programme_for_its_placement() -> None:
+    path = "tests/p_r_o_m.rs"
+    r = fuzzy("prom", path, path, 6, True)
+    assert r is not None and r[1] == [6, 8, 10, 12]
+    assert score_positions("prom", r[1], path, 6, path) == r[0] == 121
+
+
+def test_the_scorer_follows_the_weights_it_is_given() -> None:
+    w = Weights(match=10, bonus_name=0)
+    # "ab" at the start of "ab": 2*10, a's bonus twice (9*2), b inherits 9; name prefix 24,
+    # whole name 16, contiguous 20
+    assert fuzzy("ab", "ab", "ab", 0, False, w) == (20 + 18 + 9 + 24 + 16 + 20, None)
+    assert bonus_at("a_b", 2, Weights(bonus_delim=5)) == 5

@@ -1,0 +1,96 @@
+"""Whether an index reads rapidfuzz's ``cdist`` results through numpy: one ``NumpyUse`` per
+``Index`` (no process-wide switch, so one session never changes another index).
+
+``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x
+cheaper per keystroke); None, the default: once something has imported numpy, or once the
+index ranks for the second time (a long-lived index pays the import once; a one-shot search,
+which ranks once, never pays it: it costs more than it saves in one match); False: never
+(``process.extract_iter`` instead; the same results).
+
+The import never holds a ranking up: it runs in a thread of its own (40-80 ms, which would
+otherwise delay a picker's first results), and rankings use the plain path until it is done
+(``ready`` waits for it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+
+def _load_numpy() -> None:
+    # numpy is a dependency, but the matcher works without it
+    with contextlib.suppress(ImportError):
+        import numpy  # noqa: F401
+
+
+def _loaded() -> Any:
+    """numpy when its import has finished (another index's thread may still be importing it:
+    the module is then in ``sys.modules`` half made, its spec marked as initialising)."""
+    np = sys.modules.get("numpy")
+    if np is None or getattr(getattr(np, "__spec__", None), "_initializing", False):
+        return None
+    return np
+
+
+class NumpyUse:
+    """The numpy policy of one index (see the module docstring)."""
+
+    def __init__(self, wanted: bool | None = None) -> None:
+        if wanted is not None and not isinstance(wanted, bool):
+            raise TypeError(f"numpy must be True, False or None, not {wanted!r}")
+        self.wanted = wanted
+        self.earned = False
+        """Set once the index ranks a second time: repeated matching pays the import back."""
+        self._lock = threading.Lock()
+        self._loader: threading.Thread | None = None
+
+    def module(self) -> Any:
+        """The numpy module when it is to be used and loaded, else None (starting its import
+        in the background when it is wanted)."""
+        if self.wanted is False:
+            return None
+        loader = self._loader
+        if loader is not None:
+            return None if loader.is_alive() else _loaded()
+        np = _loaded()
+        if np is not None or not (self.wanted or self.earned):
+            return np
+        with self._lock:
+            if self._loader is None:
+                self._loader = threading.Thread(target=_load_numpy, name="ffind-numpy")
+                self._loader.start()
+        return None
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Start numpy's import if it is wanted and wait for it; True when numpy is in use."""
+        self.module()
+        loader = self._loader
+        if loader is not None:
+            loader.join(timeout)
+        return self.module() is not None
+
+    def subsequence_hits(self, key: str, texts: Sequence[str]) -> list[int]:
+        """Positions (ascending) of the ``texts`` that hold ``key`` as a subsequence: their
+        longest common subsequence with it is all of it.  rapidfuzz's ``cdist`` into a numpy
+        array when numpy is in use, else ``process.extract_iter`` (in order, no sorting)."""
+        return subsequence_hits(key, texts, self.module())
+
+
+def subsequence_hits(key: str, texts: Sequence[str], np: Any = None) -> list[int]:
+    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import LCSseq
+
+    if not texts:
+        return []
+    if np is None:
+        return [r[2] for r in process.extract_iter(key, texts, scorer=LCSseq.similarity,
+                                                   score_cutoff=len(key))]
+    scores = process.cdist([key], texts, scorer=LCSseq.similarity, score_cutoff=len(key),
+                           dtype=np.int32)
+    hits: list[int] = np.flatnonzero(scores[0]).tolist()
+    return hits

@@ -1,0 +1,280 @@
+"""Upper bounds of each candidate's exact score, in bulk, and their refinements
+(``Bounder``); the arithmetic comes from ``ffind.scoring.bounds``.
+
+The score of a term can only reach its maximum when the term is a prefix of the file name,
+and every character matched outside the file name loses ``bonus_name``.  Bounds are refined
+in stages, each only for the paths still in reach (``ffind.engine.ranker``): the term's
+longest common subsequence with the file name (rapidfuzz) bounds how many characters can be
+inside it (``tighten_name``); then the chunks a scattered term must be split into (``m`` less
+the term's bigrams found in the path: a gap before each; ``chunks``, ``tighten_gaps``) and
+how many of them can start on a word start (the term's LCS with the path's word starts,
+``tighten_starts``).  A term before a query's last keeps its bounds per path between
+rankings (``early_bounds``).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+
+from ffind.engine.accel import NumpyUse
+from ffind.engine.exact import kept
+from ffind.engine.prefilter import aligned_rx
+from ffind.engine.store import PathStore
+from ffind.query import Query, Term
+from ffind.scoring.bounds import Bounds
+from ffind.scoring.scorer import folder_extras, name_prefix_score
+
+UNKNOWN = -(1 << 31)
+"""A kept bound not computed yet (``Bounder.early_bounds``)."""
+
+
+class Bounder:
+    """Bounds of the paths of one ``PathStore`` (see the module docstring)."""
+
+    def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
+        self.store = store
+        self.weights = store.weights
+        self.b = Bounds(store.weights)
+        self.numpy = numpy
+        self.early_bounds: dict[str, array[int]] = {}
+        """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
+        computed yet), kept between rankings."""
+
+    def aligned_bucket(self, fq: str) -> Sequence[int] | None:
+        """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
+        name starts with the term's last part, or (that part empty) its folder with the part
+        before; None when neither gives a letter."""
+        parts = fq.split("/")
+        if parts[-1]:
+            return self.store.first.get(parts[-1][0], ())
+        if len(parts) >= 2 and parts[-2]:
+            return self.store.parent_first.get(parts[-2][0], ())
+        return None
+
+    def prefix_scored(self, t: Term, ids: list[int], hidden_ok: bool) -> list[tuple[int, int]]:
+        """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
+        form (``Bounds.name_prefix_score``: the placement at the name's start is the best one
+        there is)."""
+        st, w = self.store, self.weights
+        key = t.key
+        m = len(key)
+        texts = st.term_texts(t)
+        base, paths, hidden = st.base, st.paths, st.hidden
+        const = self.b.name_prefix_score(m)
+        whole_ok = "." not in key
+        scored = []
+        for i in ids:
+            p = paths[i]
+            b = base[i]
+            if not p[b].isalnum():
+                s = name_prefix_score(key, texts[i], p, b, w) - st.penalty(i, hidden_ok)
+            else:
+                end = b + m
+                s = (const - min(len(p) - b, w.len_name_cap) * w.len_name
+                     - (w.hidden if hidden[i] and not hidden_ok else 0))
+                if end == len(p) or (whole_ok and p[end] == "."):
+                    s += w.whole_name
+            scored.append((s, i))
+        # the folder extras, for the few whose folder starts with the term or is it
+        pst = st.pstart
+        mid = "/" + key + "/"
+        mid1 = mid[1:]
+        for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
+                texts[i].startswith(key, pst[i]) or mid in texts[i]
+                or texts[i].startswith(mid1))]:
+            s, i = scored[j]
+            scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
+        return scored
+
+    def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
+        """Per id: the bounds of every term but the last, less the path's penalty.
+
+        Each of those terms is scored anywhere, or against the folder path with the file's
+        folder as the name (``ExactScorer.score``): no file-name bound; but a term that is
+        nowhere contiguous gets no prefix, whole-name, contiguity or folder bonus in either
+        reading (unless it has a ``/``, which may align with the folders instead)."""
+        st = self.store
+        total = [-p for p in st.penalties(ids, hidden_ok)]
+        for t in q.positive[:-1]:
+            fq = t.folded
+            m = len(fq)
+            tiers = self.b.tiers(m)
+            extra = self.b.dir_extras_max(m)
+            most = tiers.top + extra
+            if "/" in fq:
+                total = [a + most for a in total]
+                continue
+            # its bound per path, kept between rankings: computed for new ids only
+            known, made = kept(self.early_bounds, fq, lambda: array("i"))
+            if len(known) < len(st.paths):
+                known.extend(array("i", [UNKNOWN]) * (len(st.paths) - len(known)))
+            new = ids if made else [i for i in ids if known[i] == UNKNOWN]
+            if new:
+                tbn = self._early_term(fq, new, most)
+                for i, v in zip(new, tbn, strict=True):
+                    known[i] = v
+                if new is ids:
+                    total = [a + v for a, v in zip(total, tbn, strict=True)]
+                    continue
+            total = [a + known[i] for a, i in zip(total, ids, strict=True)]
+        return total
+
+    def _early_term(self, fq: str, new: list[int], most: int) -> list[int]:
+        """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it
+        is contiguous, a prefix of the file name or of its folder's name, inside one of them,
+        or elsewhere; the folder extras only when it is inside the folders."""
+        st = self.store
+        names, folded, base, pst = st.names, st.folded, st.base, st.pstart
+        m = len(fq)
+        tiers = self.b.tiers(m)
+        extra = self.b.dir_extras_max(m)
+        bonus = self.b.name_bonus(m)
+        tbn = [most if fq in folded[i] else tiers.rest + bonus for i in new]
+        for j in [j for j, v in enumerate(tbn) if v == most]:
+            i = new[j]
+            f, b, nm, ps = folded[i], base[i], names[i], pst[i]
+            if nm.startswith(fq) or (ps >= 0 and b - 1 - ps >= m and f.startswith(fq, ps)):
+                v = tiers.top
+            elif fq in nm or (ps >= 0 and f.find(fq, ps, b - 1) >= 0):
+                v = tiers.in_name
+            else:
+                v = tiers.in_path + bonus
+            tbn[j] = v + (extra if f.find(fq, 0, b) >= 0 else 0)
+        return tbn
+
+    def bounds(self, q: Query, ids: list[int], hidden_ok: bool) -> tuple[list[int], list[bool]]:
+        """An upper bound of the exact score of each id, and whether it is *optimistic*
+        (assumes every character can be in the file name; ``tighten_name`` computes that part
+        with rapidfuzz's LCSseq against the file name instead)."""
+        total = self.early_total(q, ids, hidden_ok)
+        fq = q.positive[-1].folded
+        if "/" in fq:
+            return self._aligned_bounds(fq, ids, total)
+        st = self.store
+        names, folded, base = st.names, st.folded, st.base
+        m = len(fq)
+        tiers = self.b.tiers(m)
+        w = self.weights
+        # the folder extras need the term as it is inside the folders
+        # (bounded inline: a call per id dominated one-letter terms)
+        mid = "/" + fq + "/"
+        mid1 = mid[1:]
+        pst = st.pstart
+        pp = w.parent_prefix_for(m)
+        tb = [tiers.rest] * len(ids)  # nowhere as it is: no extra
+        # "loose" (flagged): not in the file name as it is
+        flagged = [True] * len(ids)
+        # (one character is in every candidate as it is)
+        where = (range(len(ids)) if m == 1
+                 else [j for j, i in enumerate(ids) if fq in folded[i]])
+        for j in where:
+            i = ids[j]
+            f, b = folded[i], base[i]
+            if f.find(fq, 0, b) < 0:  # only in the file name
+                tb[j] = tiers.top if names[i].startswith(fq) else tiers.in_name
+                flagged[j] = False
+                continue
+            nm = names[i]
+            if nm.startswith(fq):
+                v = tiers.top
+                flagged[j] = False
+            elif fq in nm:
+                v = tiers.in_name
+                flagged[j] = False
+            else:
+                v = tiers.in_path
+            ps = pst[i]
+            if f.startswith(fq, ps):
+                v += pp + (w.whole_parent if b - 1 - ps == m else 0)
+            if mid in f or f.startswith(mid1):
+                v += w.whole_dir
+            tb[j] = v
+        bonus = self.b.name_bonus(m)
+        total = [a + (b + bonus if f else b)
+                 for a, b, f in zip(total, tb, flagged, strict=True)]
+        return total, flagged
+
+    def _aligned_bounds(
+        self, fq: str, ids: list[int], total: list[int]
+    ) -> tuple[list[int], list[bool]]:
+        """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
+        components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
+        aligned = aligned_rx(fq).match
+        rev = self.store.reversed()
+        bucket = self.aligned_bucket(fq)
+        if bucket is None:
+            hit = {i for i in ids if aligned(rev[i])}
+        else:
+            hit = {i for i in bucket if aligned(rev[i])}
+        top = self.b.term_max(len(fq))
+        contig, other = self.b.unaligned(len(fq))
+        folded = self.store.folded
+        total = [a + (top if i in hit else contig if fq in folded[i] else other)
+                 for a, i in zip(total, ids, strict=True)]
+        return total, [i not in hit for i in ids]
+
+    def tighten_name(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
+        """Optimistic ``bounds`` (every character in the file name) made precise on that
+        point: only the term's LCS with the file name (rapidfuzz) can be in it."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        m = len(fq)
+        names = self.store.names
+        texts = [names[i] for i in ids]
+        bonus = self.weights.bonus_name
+        np = self.numpy.module()
+        if np is not None and texts:
+            v = process.cdist([fq], texts, scorer=LCSseq.similarity, dtype=np.int32)[0]
+            arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
+            out: list[int] = arr.tolist()
+            return out
+        out = [b - self.b.name_bonus(m) for b in bounds]
+        res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
+        for _, v, j in res:
+            out[j] += self.b.name_bonus(v)
+        return out
+
+    def chunks(self, q: Query, ids: list[int]) -> list[int]:
+        """Per id, how many chunks the last term must at least be split into there
+        (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""
+        fq = q.positive[-1].folded
+        m = len(fq)
+        folded = self.store.folded
+        if m < 2:
+            return [0] * len(ids)
+        texts = [folded[i] for i in ids]
+        chunks = [0 if fq in f else m for f in texts]
+        for k in range(m - 1):
+            g = fq[k:k + 2]
+            chunks = [c - (g in f) if c else 0 for c, f in zip(chunks, texts, strict=True)]
+        return chunks
+
+    def tighten_gaps(self, bounds: list[int], chunks: list[int]) -> list[int]:
+        """Each chunk after the first starts after a gap (``Bounds.gaps_loss``)."""
+        loss = self.b.gaps_loss
+        return [b - loss(c) for b, c in zip(bounds, chunks, strict=True)]
+
+    def tighten_starts(
+        self, q: Query, ids: list[int], bounds: list[int], chunks: list[int]
+    ) -> list[int]:
+        """Of ``c`` chunks at most ``w`` (the term's LCS with the characters at word starts,
+        rapidfuzz) start on a boundary (``Bounds.starts_loss``)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        out = list(bounds)
+        scat = [j for j, c in enumerate(chunks) if c]
+        if scat:
+            inits = self.store.initials([ids[j] for j in scat])
+            on = [0] * len(scat)
+            for _, v, j in process.extract_iter(fq, inits, scorer=LCSseq.similarity,
+                                                score_cutoff=1):
+                on[j] = v
+            loss = self.b.starts_loss
+            for j, wj in zip(scat, on, strict=True):
+                out[j] -= loss(chunks[j], wj)
+        return out

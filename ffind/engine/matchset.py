@@ -1,0 +1,161 @@
+"""``MatchSet``: every match of one query over some id ranges of an index, computed lazily,
+and the id-range helpers it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from ffind.engine.prefilter import typo_term
+from ffind.query import parse
+
+Range = tuple[int, int]
+
+
+def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
+    """``ranges`` cut to ``[start, end)``."""
+    out = []
+    for s, e in ranges:
+        s, e = max(s, start), min(e, end)
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def union(a: list[Range], b: list[Range]) -> list[Range]:
+    """The union of two lists of ranges, sorted and merged."""
+    out: list[Range] = []
+    for s, e in sorted(a + b):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+class Source(Protocol):
+    """What a ``MatchSet`` computes itself with (``ffind.engine.index.Index``)."""
+
+    def compute(
+        self, query: str, ranges: list[Range], hint: MatchSet | None
+    ) -> tuple[list[int], list[int], list[int]]: ...
+
+    def find_typos(self, ms: MatchSet) -> list[int]: ...
+
+
+class MatchSet:
+    """Every match of one query over some id ranges of an ``Index``.
+
+    Keeps the superset a narrower query needs (ids matching every positive term folded), the
+    exact matches under the case rules (``strict``) and case-insensitively (``loose``, smart
+    case's fallback); typo matches are found lazily over ``ranges``.
+
+    Lazy: ``Index.run`` only records the query, the ranges and the nearest computed set it
+    narrows (``hint``); the sets are computed on first use (``Index.top`` when its fast path is
+    not enough, ``len``, ``merge`` of unrelated sets), from ``hint`` when there is one.
+    """
+
+    def __init__(
+        self, index: Source, query: str, ranges: list[Range], superset: list[int] | None,
+        strict: list[int] | None = None, loose: list[int] | None = None,
+        typos: list[int] | None = None, hint: MatchSet | None = None,
+    ) -> None:
+        self.index = index
+        self.query = query
+        self.ranges = ranges
+        self._superset = superset
+        self._strict = strict
+        self._loose = loose
+        self._typos = typos
+        self._hint = hint
+        self._count: int | None = None
+
+    @property
+    def computed(self) -> bool:
+        return self._superset is not None
+
+    def nearest_computed(self) -> MatchSet | None:
+        """This set when it is computed, else the computed set it narrows (if any): what a
+        query narrowing this one can start from."""
+        return self if self.computed else self._hint
+
+    def _compute(self) -> None:
+        if self._superset is None:
+            sup, self._strict, self._loose = self.index.compute(
+                self.query, self.ranges, self._hint)
+            self._superset = sup  # last: another thread may be reading ``computed``
+            self._hint = None
+
+    @property
+    def superset(self) -> list[int]:
+        self._compute()
+        assert self._superset is not None
+        return self._superset
+
+    @property
+    def strict(self) -> list[int]:
+        self._compute()
+        assert self._strict is not None
+        return self._strict
+
+    @property
+    def loose(self) -> list[int]:
+        self._compute()
+        assert self._loose is not None
+        return self._loose
+
+    @property
+    def fallback(self) -> bool:
+        """True when the query has capitals but matches nothing case-sensitively."""
+        return not self.strict and self.strict is not self.loose and bool(self.loose)
+
+    @property
+    def ids(self) -> list[int]:
+        """The exact (non-typo) matches, ascending."""
+        return self.loose if self.fallback else self.strict
+
+    def typos(self) -> list[int]:
+        """The typo matches (ids of names one edit away), computed on first use."""
+        if self._typos is None:
+            self._typos = self.index.find_typos(self)
+        return self._typos
+
+    def __len__(self) -> int:
+        if self._count is None:
+            ids = self.ids
+            n = len(ids)
+            if typo_term(parse(self.query)) is not None:
+                typos = self.typos()
+                if typos:
+                    n += len(set(typos).difference(ids))
+            self._count = n
+        return self._count
+
+    def can_narrow(self, new_query: str) -> bool:
+        """True when ``new_query``'s matches are a subset of this set's superset (typing more
+        of a term, or adding a term); False when unsure."""
+        from ffind.query import implies
+
+        new = parse(new_query).positive
+        return all(any(implies(t2, t1) for t2 in new) for t1 in parse(self.query).positive)
+
+    def merge(self, other: MatchSet) -> MatchSet:
+        """The MatchSet of the same query over both id ranges: exactly what one ``run`` over
+        the union would give."""
+        if (self._superset is None and other._superset is None
+                and self._hint is other._hint):
+            return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
+                            hint=self._hint)
+
+        def cat(a: list[int], b: list[int]) -> list[int]:
+            return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+
+        loose_is_strict = self.loose is self.strict and other.loose is other.strict
+        strict = cat(self.strict, other.strict)
+        typos = (cat(self._typos, other._typos)
+                 if self._typos is not None and other._typos is not None else None)
+        return MatchSet(
+            self.index, self.query, union(self.ranges, other.ranges),
+            cat(self.superset, other.superset), strict,
+            strict if loose_is_strict else cat(self.loose, other.loose), typos,
+        )

@@ -1,0 +1,157 @@
+"""What can match a query, before any score: the prefilter (``Prefilter``, ``select``) and
+the query shapes the engine treats specially (``typo_term``, ``lone_term``, ``aligned_rx``).
+
+Each positive term is looked for in the folded (lowercased, accent-stripped) paths: a
+one-character term with ``in``, longer fuzzy terms with rapidfuzz's ``LCSseq`` (a term is a
+subsequence exactly when its longest common subsequence with the path is the whole term).
+Case- or accent-sensitive terms and negations then refine this superset (``refine``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from ffind.engine.accel import subsequence_hits
+from ffind.query import Kind, Query, Term, fold, parse
+
+TYPO_MIN = 4
+"""Shortest term (characters) that gets a typo pass."""
+
+
+def select(
+    kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False,
+    np: Any = None,
+) -> list[int]:
+    """The ``ids`` whose ``texts`` match a term of ``kind`` and ``key`` (do not, with
+    ``negate``); a fuzzy term through rapidfuzz (``np``: the numpy module to read its results
+    with, or None)."""
+    if kind is Kind.FUZZY and len(key) > 1 and not negate:
+        if isinstance(ids, range) and ids.step == 1:
+            off = ids.start
+            return [off + j for j in subsequence_hits(key, texts[ids.start:ids.stop], np)]
+        return [ids[j] for j in subsequence_hits(key, [texts[i] for i in ids], np)]
+    if kind is Kind.FUZZY or kind is Kind.EXACT:
+        if negate:
+            return [i for i in ids if key not in texts[i]]
+        return [i for i in ids if key in texts[i]]
+    if kind is Kind.PREFIX:
+        return [i for i in ids if texts[i].startswith(key) is not negate]
+    if kind is Kind.SUFFIX:
+        return [i for i in ids if texts[i].endswith(key) is not negate]
+    return [i for i in ids if (texts[i] == key) is not negate]
+
+
+def typo_term(q: Query) -> Term | None:
+    """The term a typo pass is for: a lone fuzzy term of TYPO_MIN+ characters, no ``/``."""
+    pos = q.positive
+    if len(pos) != 1:
+        return None
+    t = pos[0]
+    if t.kind is not Kind.FUZZY or len(t.text) < TYPO_MIN or "/" in t.text:
+        return None
+    return t
+
+
+def lone_term(q: Query) -> Term | None:
+    """The query's only term when it is a plain fuzzy one without ``/``."""
+    if len(q.terms) != 1:
+        return None
+    t = q.terms[0]
+    if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:
+        return None
+    return t
+
+
+@lru_cache(maxsize=64)
+def aligned_rx(folded_term: str) -> re.Pattern[str]:
+    """Matches the *reversed* paths where ``scorer.name_prefix_at`` holds for a term with
+    ``/`` (reversed, the last components come first and ``re.match`` stays anchored)."""
+    parts = [re.escape(p[::-1]) for p in reversed(folded_term.split("/"))]
+    return re.compile("[^/]*" + "/[^/]*".join(parts) + "(?:/|$)")
+
+
+class Prefilter:
+    """``Prefilter(query)(paths)``: the paths that ``query`` can match, in order: every path
+    ``Index(paths).run(query)`` counts (folded matches of each positive term, and for a lone
+    term of ``TYPO_MIN``+ characters the names one edit away), possibly a few more.
+
+    For a caller that knows the query before it has the paths (``search``: the walk's workers
+    drop what cannot match, so only candidates reach the index).  An index of the kept paths
+    ranks them exactly as an index of all of them would: a path's score, and every ranking
+    decision, depend only on the paths that match.  Built in the parent process (it imports
+    rapidfuzz there), it pickles as its query; calling it imports nothing, so a forked worker may.
+    ``active`` is False for a query without positive terms (everything can match).
+    """
+
+    def __init__(self, query: str) -> None:
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA, LCSseq
+
+        self.query = query
+        q = parse(query)
+        self._terms = sorted(q.positive, key=lambda t: -len(t.text))
+        self.active = bool(self._terms)
+        typo = typo_term(q)
+        self._typo_key = typo.folded if typo is not None else None
+        self._extract = process.extract_iter
+        self._lcs = LCSseq.similarity
+        self._osa = OSA.distance
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Prefilter, (self.query,))
+
+    def __call__(self, paths: list[str]) -> list[str]:
+        if not self.active or not paths:
+            return paths
+        folded = ([p.lower() for p in paths] if "".join(paths).isascii()
+                  else [p.lower() if p.isascii() else fold(p) for p in paths])
+        first, *rest = self._terms
+        key = first.folded
+        typo_key = self._typo_key
+        near: list[int] = []
+        ids: Sequence[int]
+        if first.kind is Kind.FUZZY and len(key) > 1:
+            m = len(key)
+            # The term's longest common subsequence with a path: all of it, a match; one short,
+            # the path may hold a name one edit away (a typo match).
+            cut = m - 1 if typo_key is not None else m
+            hits = []
+            for _, score, j in self._extract(key, folded, scorer=self._lcs, score_cutoff=cut):
+                if score == m:
+                    hits.append(j)
+                else:
+                    near.append(j)
+            ids = hits
+        else:
+            ids = select(first.kind, key, folded, range(len(folded)))
+        for t in rest:
+            key = t.folded
+            if t.kind is Kind.FUZZY and len(key) > 1 and ids:
+                # not select with numpy: a forked worker must not import it
+                sub = [folded[j] for j in ids]
+                ids = [ids[r[2]] for r in self._extract(key, sub, scorer=self._lcs,
+                                                        score_cutoff=len(key))]
+            else:
+                ids = select(t.kind, key, folded, ids)
+        if near and typo_key is not None:
+            m = len(typo_key)
+            whole = "." in typo_key
+            osa = self._osa
+            typos = []
+            for j in near:
+                f = folded[j]
+                start = f.rfind("/") + 1
+                end = len(f)
+                if not whole:  # the stem: up to the last dot, unless the name starts with it
+                    dot = f.rfind(".", start + 1)
+                    if dot > 0:
+                        end = dot
+                if m - 1 <= end - start <= m + 1 and osa(typo_key, f[start:end],
+                                                         score_cutoff=1) <= 1:
+                    typos.append(j)
+            if typos:
+                ids = sorted([*ids, *typos])
+        return [paths[j] for j in ids]

@@ -1,0 +1,143 @@
+"""The full ranking of a ``MatchSet`` (``rank``): what ``Index.top`` does when no shortcut
+(``ffind.engine.shortcuts``) answers.
+
+1. A lone plain term that is a prefix of the file name is scored in closed form
+   (``Bounder.prefix_scored``).
+2. Every other candidate gets an upper bound (``Bounder.bounds``); those sure of it (the term
+   as it is in the file name) are visited by branch and bound (``rank.BranchAndBound``) in
+   groups of equal bound, best first, until ``limit`` scores beat every remaining bound.
+3. The optimistic ones (the term perhaps in the file name) are refined: their LCS with the
+   file name; then ``SEED`` of the best-bounded are scored exactly, so the k-th score is
+   known; then, for the paths still in reach, the chunks and word starts of a scattered term.
+4. The typo pass (``ffind.engine.typos``), when a typo match could reach the top ``limit``.
+
+Every decision depends on the path and its candidate set only, never on ``limit``, so
+``limit=k`` is the prefix of ``limit=None``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffind.engine.prefilter import lone_term, typo_term
+from ffind.engine.rank import BranchAndBound, TopK, best, best_positions, by_bound
+from ffind.engine.typos import add_typos, typo_indices
+from ffind.query import Query, parse
+from ffind.scoring.scorer import FileMatch
+
+if TYPE_CHECKING:
+    from ffind.engine.index import Index
+    from ffind.engine.matchset import MatchSet
+
+CHEAP_SLACK = 9
+"""Past the exact budget, a path scores its bound less this per query character."""
+
+
+def visitor(
+    ix: Index, q: Query, hidden_ok: bool, topk: TopK, pool: list[tuple[int, int]],
+    limit: int | None,
+) -> BranchAndBound:
+    """Branch and bound over ``ix`` for ``q``, with the index's exact budget."""
+    exact = ix.exact.score
+
+    def score(i: int) -> int | None:
+        return exact(q, i, hidden_ok)
+
+    slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
+    return BranchAndBound(score, ix.paths, topk, pool, limit, ix.budget, slack)
+
+
+def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch]:
+    """The best ``limit`` matches of ``ms`` (all of them when None), best first."""
+    q = parse(ms.query)
+    if ms.fallback:
+        q = q.insensitive()
+    ids = ms.ids
+    if not q.positive:
+        chosen = ids if limit is None else ids[:limit]
+        return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
+    hidden_ok = q.targets_hidden
+    topk = TopK(limit)
+    pool: list[tuple[int, int]] = []
+    lone = lone_term(q)
+    if lone is not None:
+        key, texts, base = lone.key, ix.store.term_texts(lone), ix.store.base
+        is_p = [texts[i].startswith(key, base[i]) for i in ids]
+        pre = [i for i, f in zip(ids, is_p, strict=True) if f]
+        pool = ix.bounder.prefix_scored(lone, pre, hidden_ok)
+        for s, _ in pool:
+            topk.add(s)
+        ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
+    walker = visitor(ix, q, hidden_ok, topk, pool, limit)
+    bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
+    opt = [j for j, f in enumerate(flagged) if f]
+    u2 = max(map(bounds.__getitem__, opt), default=None)
+    if len(opt) == len(ids):
+        groups = []
+    else:
+        sure = [j for j, f in enumerate(flagged) if not f]
+        groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
+    done = walker.visit(groups, u2)
+    if opt and u2 is not None and not topk.beats(u2):
+        _refine_and_visit(ix, q, walker, [ids[j] for j in opt], [bounds[j] for j in opt],
+                          groups[done:])
+    typo_ids: set[int] = set()
+    tt = typo_term(parse(ms.query))
+    if tt is not None:
+        ts = ix.bounds.typo_score(len(tt.folded))
+        if not topk.beats(ts - 1):
+            pool, typo_ids = add_typos(ix.store, tt, ms.typos(), ts, hidden_ok, walker.pool)
+    return results(ix, q, best(pool, ix.paths, limit), typo_ids, ci)
+
+
+def _refine_and_visit(
+    ix: Index, q: Query, walker: BranchAndBound, oids: list[int], ob: list[int],
+    left_groups: list[tuple[int, list[int]]],
+) -> None:
+    """The optimistic candidates ``oids`` (bounds ``ob``): their bounds refined stage by stage
+    (see the module docstring), then visited with the sure groups not visited yet."""
+    bounder, topk = ix.bounder, walker.topk
+    ob = bounder.tighten_name(q, oids, ob)
+    # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and outside
+    # the budget), so the k-th score is known before the costlier refinements (chunks, word
+    # starts), which then skip every path bounded below it.
+    seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]])
+    for j in seed:
+        sc = walker.score(oids[j])
+        if sc is not None:
+            walker.pool.append((sc, oids[j]))
+            topk.add(sc)
+    seeded = set(seed)
+    # only bounds that can still reach the top ``limit`` matter
+    floor = topk.floor()
+    left = [i for b, g in left_groups if b >= floor for i in g]
+    lb = [b for b, g in left_groups if b >= floor for _ in g]
+    keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
+    oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
+    chunks = bounder.chunks(q, oids)
+    ob = bounder.tighten_gaps(ob, chunks)
+    keep = [j for j, b in enumerate(ob) if b >= floor]
+    oids, ob, chunks = ([oids[j] for j in keep], [ob[j] for j in keep],
+                        [chunks[j] for j in keep])
+    ob = bounder.tighten_starts(q, oids, ob, chunks)
+    # grouped, then each group in id order (as grouping the id-sorted pairs would)
+    regroup = by_bound(left + oids, lb + ob)
+    for _, g in regroup:
+        g.sort()
+    walker.visit(regroup, None)
+
+
+def results(
+    ix: Index, q: Query, chosen: list[tuple[int, int]], typo_ids: set[int], ci: bool
+) -> list[FileMatch]:
+    """``FileMatch`` objects for the chosen ``(score, id)``, with positions when ``ci``."""
+    out = []
+    tt = typo_term(q)
+    for s, i in chosen:
+        typo = i in typo_ids
+        idx = None
+        if ci:
+            idx = (typo_indices(ix.store, tt, i) if typo and tt is not None
+                   else ix.exact.indices(q, i))
+        out.append(FileMatch(s, ix.paths[i], idx, typo))
+    return out

@@ -1,0 +1,92 @@
+"""The typo pass: a single fuzzy term of ``TYPO_MIN`` or more characters also finds file
+names (or stems) one edit away (rapidfuzz's ``OSA`` distance: a swap of neighbours, a wrong,
+missing or extra letter; only names within one character of its length are compared), when
+they could reach the top ``limit``.  A typo match scores ``Bounds.typo_score`` less the
+path's penalty; one edit from the stem of a longer name costs ``typo_stem`` more than one
+edit from a whole name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ffind.engine.accel import NumpyUse
+from ffind.engine.matchset import Range
+from ffind.engine.prefilter import select, typo_term
+from ffind.engine.store import PathStore
+from ffind.query import Query, Term
+
+
+def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range]) -> list[int]:
+    """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit
+    from the query's typo term (none when it has none), ascending."""
+    t = typo_term(q)
+    if t is None or not ranges:
+        return []
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    key = t.folded
+    whole = "." in key
+    names = store.names if whole else store.stems()
+    found: list[int] = []
+    np = numpy.module()
+    m = len(key)
+    for s, e in ranges:
+        if np is not None:
+            # one edit changes the length by one at most: only those names are compared
+            lens = store.lengths(whole, np)[s:e]
+            near = (np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s).tolist()
+            d = process.cdist([key], [names[i] for i in near], scorer=OSA.distance,
+                              score_cutoff=1, dtype=np.int32)
+            found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
+            continue
+        res = process.extract_iter(key, names[s:e], scorer=OSA.distance, score_cutoff=1)
+        found.extend(s + r[2] for r in res if r[1] == 1)
+    found.sort()
+    return refine(store, found, q.insensitive(), np)
+
+
+def refine(store: PathStore, ids: list[int], q: Query, np: object = None) -> list[int]:
+    """``ids`` narrowed by the query's case- or accent-sensitive terms and its negations."""
+    for t in q.positive:
+        if t.case_sensitive or t.accent_sensitive:
+            ids = select(t.kind, t.key, store.term_texts(t), ids, np=np)
+    for t in q.negative:
+        ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np)
+    return ids
+
+
+def add_typos(
+    store: PathStore, t: Term, typo_ids: Iterable[int], typo_score: int, hidden_ok: bool,
+    pool: list[tuple[int, int]],
+) -> tuple[list[tuple[int, int]], set[int]]:
+    """``pool`` (``(score, id)``) with the typo matches ``typo_ids`` added where they score
+    more than the id's exact match; and the ids whose score is now their typo score."""
+    stems_only = "." not in t.folded
+    names = store.names
+    stem = store.weights.typo_stem
+    have = {i: s for s, i in pool}
+    chosen: set[int] = set()
+    for i in typo_ids:
+        s = typo_score - store.penalty(i, hidden_ok)
+        if stems_only and names[i].rfind(".") > 0:
+            s -= stem
+        if s > have.get(i, s - 1):
+            chosen.add(i)
+            have[i] = s
+    return [(s, i) for i, s in have.items()], chosen
+
+
+def typo_indices(store: PathStore, t: Term, i: int) -> list[int]:
+    """The positions of path ``i`` that a typo match of ``t`` keeps (its name's characters
+    that the edit leaves alone)."""
+    from rapidfuzz.distance import Levenshtein
+
+    key = t.folded
+    target = store.names[i] if "." in key else store.stems()[i]
+    base = store.base[i]
+    out: list[int] = []
+    for op in Levenshtein.opcodes(key, target):
+        if op.tag == "equal":
+            out.extend(range(base + op.dest_start, base + op.dest_end))
+    return out

@@ -1,0 +1,75 @@
+"""Work ahead of a ranking: ``warm`` builds, a slice at a time, the tables a ranking builds on
+first use (for an idle caller, the session); ``prepare`` computes, batch by batch while a
+walk goes on, the word starts a scattered term will need (``search``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ffind.engine.accel import NumpyUse
+from ffind.engine.prefilter import lone_term
+from ffind.engine.store import PathStore
+from ffind.query import parse
+
+
+class WorkAhead:
+    """The work ahead of one index's rankings (see the module docstring)."""
+
+    def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
+        self.store = store
+        self.numpy = numpy
+        self._inits = 0  # ``warm`` computed the word starts of ids below this
+        self._seen: dict[str, int] = {}  # per term: file names holding it (``prepare``)
+
+    def warm(self, step: int = 4096) -> Iterator[None]:
+        """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
+        import when it is wanted, stems, reversed paths, penalties, name lengths, word
+        starts).  A generator: each step takes a few milliseconds, and it ends once every
+        path indexed so far is covered (a new one picks up where it ended)."""
+        store, numpy = self.store, self.numpy
+        numpy.module()
+        yield
+        while True:
+            n = len(store)
+            have = store.reversed_len()
+            if have < n:
+                upto = min(have + step, n)
+                store.stems(upto)
+                store.reversed(upto)
+                store.penalties(range(0), False, upto)
+                store.penalties(range(0), True, upto)
+                yield
+            elif numpy.module() is not None and any(
+                    store.lengths_len(whole) < n for whole in (False, True)):
+                # once, over every path: numpy arrays grow by copying, not a slice at a time
+                np = numpy.module()
+                store.lengths(False, np)
+                store.lengths(True, np)
+                yield
+            elif self._inits < n:
+                upto = min(self._inits + step, n)
+                store.initials(list(range(self._inits, upto)))
+                self._inits = upto
+                yield
+            else:
+                return
+
+    def prepare(self, query: str, start: int, limit: int | None) -> None:
+        """Work ahead, for a ranking of ``query`` that is to follow, on the ids from ``start``.
+        A lone plain term that fewer than ``limit`` file names hold so far is likely to be
+        ranked by its scattered matches (the one-term shortcut will not do), whose bounds need
+        every candidate's word starts: they are computed now."""
+        t = lone_term(parse(query))
+        if t is None or limit is None or len(t.folded) < 2:
+            return
+        key = t.folded
+        store = self.store
+        names = store.names
+        seen = self._seen.get(key, 0)
+        if seen >= limit:
+            return
+        end = len(store)
+        seen += sum(1 for j in range(start, end) if key in names[j])
+        self._seen[key] = seen
+        if seen < limit:
+            store.initials(list(range(start, end)))

@@ -1,0 +1,136 @@
+"""Upper bounds of the score, computed from the weights (never copied arithmetic).
+
+The engine ranks the top ``k`` without scoring every candidate: it groups candidates by an
+upper bound of their score and stops once ``k`` exact scores beat every remaining bound
+(``ffind.engine.rank``).  That is exact only while each bound really is one; each method says
+which case of the scorer it bounds and why.  They rely on the assumptions ``Weights`` checks
+(``ffind.scoring.weights``): non-negative weights, ``bonus_sep`` the largest per-character
+bonus, ``contig_name >= contig_path``.
+
+The per-character part: a matched character earns at most ``match + bonus_name +
+bonus_sep`` (in the file name, on the strongest boundary or inheriting it in a chunk), and
+the first one's bonus counts twice (``bonus_sep`` more).  The per-term extras at most
+``name_prefix + whole_name + contig_name`` plus the folder extras (``dir_extras_max``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ffind.scoring.weights import DEFAULT, Weights
+
+
+@dataclass(frozen=True, slots=True)
+class Tiers:
+    """The bounds of an ``m``-character term before the folder extras and the path's penalty,
+    by where it occurs as it is (contiguous)."""
+
+    top: int
+    """a prefix of the file name: ``Bounds.term_max``"""
+    in_name: int
+    """inside the file name, not a prefix: no ``name_prefix``, no ``whole_name``"""
+    in_path: int
+    """only in the folders: ``contig_path`` instead of ``contig_name``, and no
+    ``bonus_name`` for its characters (a caller adds it back when only part of them are
+    known to be outside the name)"""
+    rest: int
+    """nowhere as it is: no contiguity extra, no ``bonus_name`` (idem)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Shells:
+    """The bounds the one-term shortcut compares its shells with (``ffind.engine.shortcuts``):
+    the best a path can score without the term starting its file name, before the folder
+    extras, less the least penalty a path pays (its name has a character at least)."""
+
+    in_name: int
+    """the term as it is in the file name"""
+    in_path: int
+    """the term as it is only in the folders (its characters possibly in the name)"""
+    scattered: int
+    """the term nowhere as it is (a typo match scores ``typo_score`` at most)"""
+
+
+class Bounds:
+    """The bounds of one ``Weights``: ``Bounds(w).term_max(m)`` and so on."""
+
+    __slots__ = ("w",)
+
+    def __init__(self, w: Weights = DEFAULT) -> None:
+        self.w = w
+
+    def char_max(self) -> int:
+        """The most one matched character earns."""
+        w = self.w
+        return w.match + w.bonus_name + w.bonus_sep
+
+    def term_max(self, m: int) -> int:
+        """The highest score a term of ``m`` characters can get, before the folder extras and
+        the per-path terms: every character at ``char_max``, the first one's bonus twice, and
+        every extra a file-name prefix earns."""
+        w = self.w
+        return self.char_max() * m + w.bonus_sep + w.name_prefix + w.whole_name + w.contig_name
+
+    def name_prefix_score(self, m: int) -> int:
+        """The exact score of an ``m``-character term that is a prefix of the file name
+        starting on a letter or digit, before ``whole_name``, the folder extras and the
+        penalty: its first character is on a separator (``bonus_sep`` twice) and the others
+        inherit that bonus, the largest (``Weights.consecutive``), so it is ``term_max`` less
+        ``whole_name``: no placement of the term in that path can do better."""
+        return self.term_max(m) - self.w.whole_name
+
+    def dir_extras_max(self, m: int) -> int:
+        """The most a term of ``m`` characters gets from the folder extras."""
+        w = self.w
+        return w.whole_dir + w.parent_prefix_for(m) + w.whole_parent
+
+    def typo_score(self, m: int) -> int:
+        """The score of a typo match of an ``m``-character term (before the per-path terms):
+        what it would score as a prefix of the file name, less ``whole_name`` and
+        ``typo_cost``."""
+        return self.term_max(m) - self.w.whole_name - self.w.typo_cost
+
+    def tiers(self, m: int) -> Tiers:
+        w = self.w
+        top = self.term_max(m)
+        in_name = top - w.name_prefix - w.whole_name
+        rest = in_name - w.contig_name - w.bonus_name * m
+        return Tiers(top, in_name, rest + w.contig_path, rest)
+
+    def name_bonus(self, chars: int) -> int:
+        """What ``chars`` characters earn for being in the file name (``bonus_name`` each):
+        a bound that assumed them there drops it for each one that cannot be."""
+        return self.w.bonus_name * chars
+
+    def gaps_loss(self, chunks: int) -> int:
+        """A term split into ``chunks`` chunks has a gap before each but the first, each
+        costing at least ``gap_start``."""
+        return self.w.gap_start * (chunks - 1) if chunks > 1 else 0
+
+    def starts_loss(self, chunks: int, on_starts: int) -> int:
+        """Of ``chunks`` chunks at most ``on_starts`` start on a character with a bonus; each
+        other one starts on a character without (bonus 0 where the bound gave ``bonus_sep``)."""
+        return self.w.bonus_sep * max(0, chunks - on_starts)
+
+    def least_penalty(self) -> int:
+        """The least penalty a path pays: its file name has one character at least."""
+        return self.w.len_name
+
+    def shells(self, m: int, typo_m: int | None) -> Shells:
+        """For an ``m``-character term; ``typo_m``: the length of its folded form when it gets
+        a typo pass, else None."""
+        w = self.w
+        in_name = self.tiers(m).in_name - self.least_penalty()
+        in_path = in_name - w.contig_name + w.contig_path
+        scattered = in_name - w.contig_name
+        if typo_m is not None:
+            scattered = max(scattered, self.typo_score(typo_m) - 1)
+        return Shells(in_name, in_path, scattered)
+
+    def unaligned(self, m: int) -> tuple[int, int]:
+        """For a term with ``/``, the bounds of a path it does not align with: as it is in the
+        path (only ``whole_dir`` of the folder extras applies to a term with ``/``), and
+        nowhere as it is; its characters possibly all in the file name."""
+        t = self.tiers(m)
+        bonus = self.name_bonus(m)
+        return t.in_path + self.w.whole_dir + bonus, t.rest + bonus

@@ -1,0 +1,74 @@
+"""The public entry points of the engine refuse wrong arguments, naming them (``ffind.match``,
+``Index``), instead of iterating a string's characters or answering ``[]``."""
+
+from __future__ import annotations
+
+import pytest
+
+import ffind
+from ffind.engine.index import Index
+from ffind.scoring.weights import Weights
+
+
+def test_match_refuses_a_string_of_candidates() -> None:
+    with pytest.raises(TypeError, match="candidates"):
+        ffind.match("a", "src/a.py")  # type: ignore[arg-type]
+
+
+def test_extend_refuses_a_string() -> None:
+    ix = Index()
+    with pytest.raises(TypeError, match="paths"):
+        ix.extend("abc")
+    with pytest.raises(TypeError, match="paths"):
+        Index("abc")
+    assert len(ix) == 0
+
+
+def test_extend_refuses_what_is_not_a_str_and_keeps_the_index_whole() -> None:
+    ix = Index(["a/b.py"])
+    with pytest.raises(TypeError, match="paths"):
+        ix.extend(["c.py", 3])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="paths"):
+        ix.extend([b"c.py"])  # type: ignore[list-item]
+    assert ix.paths == ["a/b.py"] and ix.match("b")[0].path == "a/b.py"
+
+
+@pytest.mark.parametrize("limit", [-5, -1])
+def test_a_negative_limit_is_refused(limit: int) -> None:
+    with pytest.raises(ValueError, match="limit"):
+        ffind.match("a", ["a.py"], limit=limit)
+    ix = Index(["a.py"])
+    with pytest.raises(ValueError, match="limit"):
+        ix.match("a", limit=limit)
+    with pytest.raises(ValueError, match="limit"):
+        ix.top(ix.run("a"), limit)
+
+
+def test_a_limit_that_is_not_an_int_is_refused() -> None:
+    with pytest.raises(TypeError, match="limit"):
+        ffind.match("a", ["a.py"], limit="3")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="limit"):
+        ffind.match("a", ["a.py"], limit=True)
+
+
+def test_a_query_that_is_not_a_str_is_refused() -> None:
+    with pytest.raises(TypeError, match="query"):
+        ffind.match(None, ["a.py"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="query"):
+        Index(["a.py"]).run(None)  # type: ignore[arg-type]
+
+
+def test_limit_zero_and_generators_still_work() -> None:
+    assert ffind.match("a", ["a.py"], limit=0) == []
+    assert [m.path for m in ffind.match("a", (p for p in ["a.py", "b.py"]))] == ["a.py"]
+
+
+def test_weights_and_numpy_are_per_index() -> None:
+    plain = Index(["src/prompt.ts"], numpy=False)
+    other = Index(["src/prompt.ts"], weights=Weights(name_prefix=0))
+    assert plain.match("prom")[0].score - other.match("prom")[0].score == 24
+    assert not plain.numpy_ready(0)  # numpy=False: never used by this index
+    with pytest.raises(TypeError, match="weights"):
+        Index(weights={"match": 3})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="numpy"):
+        Index(numpy="yes")  # type: ignore[arg-type]
