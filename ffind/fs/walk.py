@@ -165,14 +165,16 @@ class _Walker:
     def _enter(self, ctx: Scope, entries: list[os.DirEntry[str]], where: str, prefix: str,
                depth: int) -> Scope:
         """The scope of the folder being read, after its own ignore files."""
-        found = {}
+        found = None
         for e in entries:
             name = e.name
             if name[0] == "." and name in _SPECIAL:
                 if name == GITIGNORE_FILE and e.is_symlink():
                     continue  # git (>= 2.32) refuses a symlinked .gitignore
+                if found is None:
+                    found = {}
                 found[name] = f"{where}/{name}"
-        return self.ignores.enter(ctx, where, prefix, depth, found)
+        return ctx if found is None else self.ignores.enter(ctx, where, prefix, depth, found)
 
     def scan(self, item: Item, out: list[str], stack: list[Item], warn: Warn | None,
              seen: set[tuple[int, int]]) -> None:

@@ -105,8 +105,11 @@ class Scope:
         patterns under literal folders are tried only on the way to them (``docs/api/*.md``
         never under ``src/``).  Name patterns beyond the literal pre-checks are ``base_anys``:
         (regex fullmatch, the first characters it can match or None)."""
+        at_depth = self._path_checks(depth)
+        if not at_depth:
+            return []
         checks = []
-        for fm, lead, cut, leads in self._path_checks(depth):
+        for fm, lead, cut, leads in at_depth:
             if leads is not None:
                 here = lead + prefix[cut:] if lead else prefix[cut:]
                 if here not in leads[1] and not here.startswith(leads[0]):
