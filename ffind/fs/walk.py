@@ -139,17 +139,15 @@ class _Walker:
         return (_Walker, (self.options, self.exclude, self.ignores))
 
     @staticmethod
-    def _list(path: str, warn: Warn | None) -> tuple[list[os.DirEntry[str]], int | None] | None:
-        """The entries of a folder, and the descriptor they are relative to when its path is
-        too long to name (the caller closes it); None when it cannot be read."""
+    def _list_long(path: str, error: OSError, warn: Warn | None
+                   ) -> tuple[list[os.DirEntry[str]], int] | None:
+        """After ``os.scandir(path)`` failed with ``error``: the entries of a folder whose path
+        is too long to name, and the descriptor they are relative to (the caller closes it);
+        None when it cannot be read (a warning, unless it vanished)."""
         fd = None
         try:
-            try:
-                with os.scandir(path) as it:
-                    return list(it), None
-            except OSError as exc:
-                if exc.errno != errno.ENAMETOOLONG or not _FD_WALK:
-                    raise
+            if error.errno != errno.ENAMETOOLONG or not _FD_WALK:
+                raise error
             fd = _open_long(path)
             with os.scandir(fd) as it:
                 return list(it), fd
@@ -162,33 +160,34 @@ class _Walker:
             os.close(fd)
         return None
 
-    def _enter(self, ctx: Scope, entries: list[os.DirEntry[str]], where: str, prefix: str,
-               depth: int) -> Scope:
-        """The scope of the folder being read, after its own ignore files."""
-        found = None
-        for e in entries:
-            name = e.name
-            if name[0] == "." and name in _SPECIAL:
-                if name == GITIGNORE_FILE and e.is_symlink():
-                    continue  # git (>= 2.32) refuses a symlinked .gitignore
-                if found is None:
-                    found = {}
-                found[name] = f"{where}/{name}"
-        return ctx if found is None else self.ignores.enter(ctx, where, prefix, depth, found)
-
     def scan(self, item: Item, out: list[str], stack: list[Item], warn: Warn | None,
              seen: set[tuple[int, int]]) -> None:
         """Read one folder: append the paths to list to ``out`` and the folders to enter to
         ``stack``; with ``follow_links``, ``seen`` holds the real folders already entered."""
         path, prefix, depth, ctx, _ = item
-        listing = self._list(path, warn)
-        if listing is None:
-            return
-        entries, fd = listing
+        fd = None
         try:
-            if self.respect:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except OSError as exc:
+            listing = self._list_long(path, exc, warn)
+            if listing is None:
+                return
+            entries, fd = listing
+        try:
+            if self.respect:  # the folder's own ignore files, and .git
                 where = path if fd is None else f"{_PROC_FD}/{fd}"
-                ctx = self._enter(ctx, entries, where, prefix, depth)
+                found: dict[str, str] | None = None
+                for e in entries:
+                    name = e.name
+                    if name[0] == "." and name in _SPECIAL:
+                        if name == GITIGNORE_FILE and e.is_symlink():
+                            continue  # git (>= 2.32) refuses a symlinked .gitignore
+                        if found is None:
+                            found = {}
+                        found[name] = f"{where}/{name}"
+                if found is not None:
+                    ctx = self.ignores.enter(ctx, where, prefix, depth, found)
             self._sort(entries, fd, path, prefix, depth + 1, ctx, out, stack, seen)
         finally:
             if fd is not None:
