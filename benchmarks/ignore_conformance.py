@@ -3,7 +3,8 @@
     python benchmarks/ignore_conformance.py [--cases 3000] [--start 100000]
 
 Each case is a generated tree in a fresh repository; the walk must list exactly what
-``git ls-files --others --exclude-standard`` lists (less hidden paths and DEFAULT_EXCLUDES).
+``git ls-files --others --exclude-standard`` lists (less hidden paths and the build folders
+that DEFAULT_EXCLUDES leaves out).
 Prints the failures (with the case, to reproduce) and a summary; exit status 1 on any failure.
 """
 

@@ -5,7 +5,10 @@ at several depths, sometimes ``.git/info/exclude`` and a global excludes file (H
 XDG_CONFIG_HOME point into the temporary folder), sometimes searched from a subdirectory.  The
 rules mix real lines from the corpus (``../shared/corpus/ignores``) with every edge case of the
 gitignore syntax.  Expected: ``git ls-files --others --exclude-standard`` run in the search
-folder, minus hidden paths (unless ``hidden=True``) and paths inside ``DEFAULT_EXCLUDES``.
+folder, minus hidden paths (unless ``hidden=True``) and paths inside the folders
+``DEFAULT_EXCLUDES`` leaves out: ``node_modules`` and ``__pycache__`` unless the ignore file
+that decides for the folder re-includes it (``git check-ignore -v`` names a ``!`` pattern), and
+``target`` only when it holds a valid ``CACHEDIR.TAG`` (never in the generated trees).
 
 ``benchmarks/ignore_conformance.py`` runs the same generator on many more trees.
 """
@@ -172,17 +175,38 @@ def git_others(cwd: Path, env: dict[str, str]) -> list[str]:
     return [os.fsdecode(raw) for raw in out.split(b"\0") if raw]
 
 
+ALWAYS_EXCLUDED = frozenset(DEFAULT_EXCLUDES) - {"target"}  # target: only a tagged cache
+
+
+def git_reincluded(repo: Path, env: dict[str, str], folders: set[str]) -> set[str]:
+    """The ``folders`` (relative to the repo) whose deciding ignore pattern is a negation."""
+    if not folders:
+        return set()
+    out = subprocess.run(
+        ["git", "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin"], cwd=repo, env=env,
+        input=b"\0".join(os.fsencode(f) for f in sorted(folders)) + b"\0",
+        capture_output=True, check=False).stdout.split(b"\0")
+    return {os.fsdecode(out[i + 3]).rstrip("/") for i in range(0, len(out) - 3, 4)
+            if out[i + 2].startswith(b"!")}
+
+
 def git_expected(case: Case, repo: Path, env: dict[str, str]) -> set[str]:
     if case.search and not any(p.startswith(case.search + "/") for p in git_others(repo, env)):
         # git shows nothing inside an ignored folder, fd (and ffind) show an explicit root's
         # content: compare such cases from the top instead.
         case.search = ""
+    top = case.search + "/" if case.search else ""
+    listed = git_others(repo / case.search if case.search else repo, env)
+    excluded = {top + "/".join(parts[:i + 1])
+                for parts in (path.split("/") for path in listed)
+                for i in range(len(parts) - 1) if parts[i] in ALWAYS_EXCLUDED}
+    excluded -= git_reincluded(repo, env, excluded)
     expected = set()
-    for path in git_others(repo / case.search if case.search else repo, env):
+    for path in listed:
         parts = path.split("/")
         if not case.hidden and any(p.startswith(".") for p in parts):
             continue
-        if any(p in DEFAULT_EXCLUDES for p in parts[:-1]):
+        if any(top + "/".join(parts[:i + 1]) in excluded for i in range(len(parts) - 1)):
             continue
         expected.add(path)
     return expected
@@ -283,3 +307,39 @@ def test_ignore_case_agrees_with_git(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     assert ignore_case(str(repo / ".git")) is True
+CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                "# This file is a cache directory tag created by cargo.\n")
+
+
+def test_a_tracked_package_named_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracked Java package ``.../aop/target`` is listed as git lists it; only the build
+    folders are left out: a ``target`` holding a valid CACHEDIR.TAG (Cargo's) and
+    ``node_modules``."""
+    repo, env = build(Case(0, [], {}, None, None, "xdg", "", False, 1), tmp_path)
+    java = "src/main/java/org/x/aop/target/"
+    sources = [java + n for n in ("HotSwappableTargetSource.java", "LazyInitTargetSource.java",
+                                  "package-info.java")]
+    for path in [*sources, "crate/src/main.rs", "crate/target/debug/app", "tool/target/out.bin",
+                 "mod/target/classes/X.class", "mod/pom.xml", "node_modules/m/index.js",
+                 "notes/target/todo.txt"]:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text("")
+    (repo / "crate" / ".gitignore").write_text("/target\n")  # as cargo new writes it
+    (repo / "crate" / "target" / "CACHEDIR.TAG").write_text(CACHEDIR_TAG)
+    (repo / "tool" / "target" / "CACHEDIR.TAG").write_text(CACHEDIR_TAG)  # not in .gitignore
+    (repo / "mod" / ".gitignore").write_text("target/\n")  # Maven's, untagged
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "add", *sources], cwd=repo, env=env, check=True)
+    subprocess.run([*git, "commit", "-qm", "sources"], cwd=repo, env=env, check=True)
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                         cwd=repo, env=env, capture_output=True, check=True).stdout
+    listed = {os.fsdecode(raw) for raw in out.split(b"\0") if raw}
+    assert set(sources) <= listed
+    expected = {p for p in listed if not p.startswith(("tool/target/", "node_modules/"))
+                and not any(part.startswith(".") for part in p.split("/"))}
+    assert expected >= {*sources, "notes/target/todo.txt"}
+    for key in ("HOME", "GIT_CONFIG_NOSYSTEM"):
+        monkeypatch.setenv(key, env[key])
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    for threads in (1, 2):
+        assert set(walk(repo, SearchOptions(threads=threads))) == expected

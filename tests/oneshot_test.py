@@ -92,10 +92,10 @@ def test_cancelled_search_reports_incomplete(roots: tuple[Path, Path]) -> None:
 
 
 def test_missing_root_and_file_root(tmp_path: Path) -> None:
-    with pytest.raises(FfindError, match="no such directory"):
+    with pytest.raises(FfindError, match="no such folder"):
         search("x", tmp_path / "nope")
     _touch(tmp_path, "f.txt")
-    with pytest.raises(FfindError, match="not a directory"):
+    with pytest.raises(FfindError, match="not a folder"):
         search("x", tmp_path / "f.txt")
     with pytest.raises(FfindError):
         search("x", [])

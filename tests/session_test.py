@@ -310,7 +310,7 @@ def test_close_during_a_real_walk_leaves_no_thread_or_worker(tmp_path: Path) -> 
 
 
 def test_missing_root_is_a_user_error(tmp_path: Path) -> None:
-    with pytest.raises(FfindError, match="not a folder"):
+    with pytest.raises(FfindError, match="no such folder"):
         FileSearcher(tmp_path / "nope")
 
 

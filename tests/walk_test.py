@@ -40,6 +40,10 @@ def make(root: Path, *paths: str) -> Path:
     return root
 
 
+CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                "# This file is a cache directory tag created by cargo.\n")
+
+
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -69,15 +73,52 @@ def test_hidden_vcs_and_default_excludes(tmp_path: Path, threads: int) -> None:
     make(tmp_path, "a.txt", ".env", ".hidden/x", "src/main.rs", "node_modules/m/index.js",
          "target/debug/app", "src/__pycache__/m.pyc", ".git/config", ".hg/x", ".svn/x",
          ".jj/x", "src/target")  # a *file* named target is kept
+    write(tmp_path / "target" / "CACHEDIR.TAG", CACHEDIR_TAG)  # a build folder (Cargo's)
     assert files(tmp_path, threads=threads) == {"a.txt", "src/main.rs", "src/target"}
     assert files(tmp_path, threads=threads, hidden=True) == {
         "a.txt", ".env", ".hidden/x", "src/main.rs", "src/target"}
     # respect_ignore=False turns off every ignore source but keeps VCS folders out
     assert files(tmp_path, threads=threads, hidden=True, respect_ignore=False) == {
         "a.txt", ".env", ".hidden/x", "src/main.rs", "node_modules/m/index.js",
-        "target/debug/app", "src/__pycache__/m.pyc", "src/target"}
+        "target/debug/app", "target/CACHEDIR.TAG", "src/__pycache__/m.pyc", "src/target"}
     assert {"node_modules", "target", "__pycache__"} <= set(DEFAULT_EXCLUDES)
     assert {".git", ".hg", ".svn", ".jj"} <= VCS_DIRS
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_a_source_package_named_target_is_listed(tmp_path: Path, threads: int) -> None:
+    """A Java package ``.../aop/target`` is source: only a build folder (one holding a valid
+    CACHEDIR.TAG, as Cargo writes) named ``target`` is left out."""
+    java = "src/main/java/org/x/aop/target/"
+    make(tmp_path, java + "HotSwappableTargetSource.java", java + "LazyInitTargetSource.java",
+         "crate/target/debug/app", "crate/src/main.rs", "fake/target/CACHEDIR.TAG/x",
+         "bad/target/a.o")
+    write(tmp_path / "crate" / "target" / "CACHEDIR.TAG", CACHEDIR_TAG)
+    write(tmp_path / "bad" / "target" / "CACHEDIR.TAG", "Signature: something else\n")
+    os.mkfifo(tmp_path / "ghost")  # a FIFO named CACHEDIR.TAG must not block the walk
+    os.makedirs(tmp_path / "pipe" / "target")
+    os.rename(tmp_path / "ghost", tmp_path / "pipe" / "target" / "CACHEDIR.TAG")
+    assert files(tmp_path, threads=threads) == {
+        java + "HotSwappableTargetSource.java", java + "LazyInitTargetSource.java",
+        "crate/src/main.rs", "fake/target/CACHEDIR.TAG/x", "bad/target/CACHEDIR.TAG",
+        "bad/target/a.o"}
+    assert "crate/target" not in files(tmp_path, threads=threads, types=("d",))
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("source", [".ignore", ".gitignore"])
+def test_a_negation_re_includes_a_default_exclude(tmp_path: Path, threads: int,
+                                                  source: str) -> None:
+    git_init(tmp_path)
+    make(tmp_path, "node_modules/m/index.js", "target/debug/app", "src/__pycache__/m.pyc",
+         "a.txt")
+    write(tmp_path / "target" / "CACHEDIR.TAG", CACHEDIR_TAG)
+    assert files(tmp_path, threads=threads) == {"a.txt"}
+    write(tmp_path / source, "!target/\n!node_modules/\n")
+    assert files(tmp_path, threads=threads) == {
+        "a.txt", "target/debug/app", "target/CACHEDIR.TAG", "node_modules/m/index.js"}
+    write(tmp_path / "src" / source, "!__pycache__\n")  # also from a deeper file
+    assert "src/__pycache__/m.pyc" in files(tmp_path, threads=threads)
 
 
 def test_paths_are_relative_slash_separated_without_dot(tmp_path: Path,
@@ -118,9 +159,9 @@ def test_user_errors(tmp_path: Path) -> None:
     make(tmp_path, "f.txt")
     with pytest.raises(FfindError, match="invalid exclude pattern"):
         walk(tmp_path, SearchOptions(exclude=("a\\",)))
-    with pytest.raises(FfindError, match="not a folder"):
+    with pytest.raises(FfindError, match=r"^cannot search '.*f\.txt': not a folder$"):
         walk(tmp_path / "f.txt")
-    with pytest.raises(FfindError, match="cannot read folder"):
+    with pytest.raises(FfindError, match=r"^cannot search '.*missing': no such folder$"):
         walk(tmp_path / "missing")
     with pytest.raises(ValueError, match="threads"):  # refused by SearchOptions itself
         walk(tmp_path, SearchOptions(threads=0))
@@ -251,10 +292,26 @@ def test_symlinks(tmp_path: Path, threads: int) -> None:
     base = {"real/f.txt", "file.txt", "link-file"}
     assert files(root, threads=threads) == base
     followed = files(root, threads=threads, follow_links=True)
-    # every real folder is entered at most once per chain: 'loop' points back to the root,
-    # which is on every chain, so it is never entered; 'link-dir' enters 'real' a second time
-    # on another chain
-    assert followed == base | {"link-dir/f.txt", "link-out/o.txt"}
+    # every real folder is entered once in the walk: 'loop' points back to the root, so it is
+    # never entered; 'real' is entered through 'real' or 'link-dir', whichever comes first
+    assert followed - {"real/f.txt", "link-dir/f.txt"} == {"file.txt", "link-file",
+                                                            "link-out/o.txt"}
+    assert len(followed & {"real/f.txt", "link-dir/f.txt"}) == 1
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_follow_links_enters_each_real_folder_once(tmp_path: Path, threads: int) -> None:
+    """With follow_links, a real folder reached through many links (or a link to ``/``, whose
+    /sys graph is a maze of links) is entered once in the whole walk, whichever worker meets
+    it: ten links to a 200-folder tree used to list it eleven times."""
+    shared = make(tmp_path, *(f"shared/d{i}/f{i}.txt" for i in range(200)))
+    for i in range(10):
+        (tmp_path / f"l{i}").mkdir()
+        (tmp_path / f"l{i}" / "to-shared").symlink_to(shared / "shared")
+    (tmp_path / "shared" / "up").symlink_to(tmp_path)  # and a loop back to the root
+    got = list(walk(tmp_path, SearchOptions(threads=threads, follow_links=True)))
+    assert len(got) == 200
+    assert {p.rsplit("/", 1)[1] for p in got} == {f"f{i}.txt" for i in range(200)}
 
 
 def test_symlink_loops_between_two_folders_end(tmp_path: Path) -> None:
@@ -262,7 +319,7 @@ def test_symlink_loops_between_two_folders_end(tmp_path: Path) -> None:
     (tmp_path / "a" / "to-b").symlink_to(tmp_path / "b")
     (tmp_path / "b" / "to-a").symlink_to(tmp_path / "a")
     got = files(tmp_path, follow_links=True)
-    assert got == {"a/x", "b/y", "a/to-b/y", "b/to-a/x"}
+    assert got == {"a/x", "b/y"}  # 'a' and 'b' are each entered once, from the root
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,16 +514,6 @@ def test_library_use_from_a_thread(tmp_path: Path) -> None:
     assert result == [files(root, threads=1)]
 
 
-def test_module_entry_point(tmp_path: Path) -> None:
-    make(tmp_path, "a.txt", "b/c.txt")
-    out = subprocess.run([sys.executable, "-m", "ffind.fs.walk", str(tmp_path), "-0"],
-                         capture_output=True, check=True).stdout
-    assert set(out.split(b"\0")) - {b""} == {b"a.txt", b"b/c.txt"}
-    bad = subprocess.run([sys.executable, "-m", "ffind.fs.walk", str(tmp_path / "nope")],
-                         capture_output=True)
-    assert bad.returncode == 2 and bad.stderr.startswith(b"ffind: ")
-
-
 def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """All the work sits below one folder: the workers split it by subfolder (the fork carries
@@ -480,8 +527,8 @@ def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
     real_scan = walk_module._Walker.scan
 
     def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
-             stack: list[object], warn: object) -> None:
-        real_scan(self, item, out, stack, warn)
+             stack: list[object], warn: object, seen: set[object]) -> None:
+        real_scan(self, item, out, stack, warn, seen)
         if item[1].startswith("only/"):
             out.append(f"pid:{os.getpid()}")
 
@@ -502,12 +549,11 @@ def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
 
     from ffind.engine.index import Prefilter
 
-    walk_module = sys.modules["ffind.fs.walk"]
     git_init(tmp_path)
     make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log", "b/keep.txt")
     write(tmp_path / ".gitignore", "*.log\n!keep.log\n")
     write(tmp_path / "b" / ".gitignore", "c/z.txt\n")
-    monkeypatch.setattr(walk_module, "_fork_available", lambda: False)
+    monkeypatch.setattr(sys.modules["ffind.fs.pool"], "_fork_available", lambda: False)
     got = files(tmp_path, threads=2, exclude=("y.*",))
     assert got == {"keep.log", "b/keep.txt"}
     assert "multiprocessing" in sys.modules and multiprocessing.active_children() == []
@@ -667,8 +713,8 @@ def test_signals_to_the_process_group_never_reach_a_worker(
     before a worker could ignore them: a worker is born with every signal blocked, so it neither
     dies of SIGINT (it used to, with a KeyboardInterrupt traceback, and the parent reported a
     dead worker) nor runs a handler it inherited (the picker's SIGWINCH)."""
-    walk_module = sys.modules["ffind.fs.walk"]
-    real_loop = walk_module._worker_loop
+    pool_module = sys.modules["ffind.fs.pool"]
+    real_loop = pool_module._worker_loop
     ran_in: list[int] = []
     report_r, report_w = os.pipe()
 
@@ -679,7 +725,7 @@ def test_signals_to_the_process_group_never_reach_a_worker(
         os.kill(os.getpid(), signum)  # the earliest moment a patch can reach
         real_loop(*args)
 
-    monkeypatch.setattr(walk_module, "_worker_loop", loop)
+    monkeypatch.setattr(pool_module, "_worker_loop", loop)
     old = signal.signal(signum, handler) if signum != signal.SIGINT else None
     try:
         root = _big_tree(tmp_path)
@@ -796,3 +842,169 @@ def test_a_process_with_more_than_1024_open_files_still_walks(tmp_path: Path) ->
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['a/x.txt', 'b/y.txt', 'c/z.txt']"
+
+
+_SIGTERM_SCRIPT = """
+import sys, time
+from ffind.options import SearchOptions
+from ffind.fs.walk import walk
+walker = sys.modules["ffind.fs.walk"]._Walker
+real_scan = walker.scan
+
+
+def stuck_scan(self, item, *args):  # a worker busy for a long time, writing nothing
+    if item[1]:
+        time.sleep(120)
+    real_scan(self, item, *args)
+
+
+walker.scan = stuck_scan
+it = walk(sys.argv[1], SearchOptions(threads=2))
+print(next(it).startswith("f"), flush=True)  # the root's 100 files come in one batch at once
+time.sleep(120)
+"""
+
+
+def _worker_pids(parent: int) -> set[int]:
+    out: set[int] = set()
+    for tid in os.listdir(f"/proc/{parent}/task"):
+        with contextlib.suppress(OSError):
+            out.update(int(x) for x in Path(f"/proc/{parent}/task/{tid}/children").read_text()
+                       .split())
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_workers_die_with_a_parent_killed_by_sigterm(tmp_path: Path) -> None:
+    """``timeout 30 ffind ...`` sends SIGTERM to ffind alone: its workers, busy in a long
+    folder read, used to run on (every signal blocked) holding the output pipe."""
+    root = make(tmp_path / "tree", *(f"f{i}.txt" for i in range(100)),
+                *(f"d{i}/f.txt" for i in range(8)))
+    proc = subprocess.Popen([sys.executable, "-c", _SIGTERM_SCRIPT, str(root)],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    pids: set[int] = set()
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "True"
+        pids = _worker_pids(proc.pid)
+        assert len(pids) == 2
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        deadline = time.monotonic() + 5
+        while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert all(_gone(p) for p in pids), "a worker outlived its parent"
+        assert proc.stdout.read() == ""  # no worker holds the output pipe: end of file
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the workers too, should it fail
+        proc.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_worker_honours_sigterm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _big_tree(tmp_path)
+    _slow_scan(monkeypatch, 0.01)
+    before = _children()
+    killed: list[int] = []
+    with pytest.raises(FfindError) as info:
+        for _ in walk_batches(root, SearchOptions(threads=2)):
+            kids = _children() - before
+            if kids and not killed:
+                killed.append(min(kids))
+                os.kill(killed[0], signal.SIGTERM)
+    assert str(info.value) == "a walk worker process ended unexpectedly (killed by SIGTERM)"
+    assert _children() == before
+
+
+_THREADS_SCRIPT = """
+import os, sys
+from ffind.options import SearchOptions
+from ffind.fs.walk import walk
+real_fork, forks = os.fork, []
+
+
+def fork():  # a bound, so that the test fails fast instead of exhausting the machine
+    forks.append(1)
+    if len(forks) > 64:
+        raise OSError(11, "more than 64 workers")
+    return real_fork()
+
+
+os.fork = fork
+notes = []
+got = sorted(walk(sys.argv[1], SearchOptions(threads=10000), on_warning=notes.append))
+print(len(got), len(forks), notes)
+"""
+
+
+def test_threads_are_capped(tmp_path: Path) -> None:
+    """``--threads 10000`` ran the machine out of memory: at most 4 workers per CPU, 64 in
+    all, with a note."""
+    make(tmp_path, "a.txt", *(f"d{i}/f.txt" for i in range(20)))
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cap = min(64, (os.cpu_count() or 1) * 4)
+    assert done.stdout.strip() == (
+        f"21 {cap} ['threads=10000 is more than this machine can use: walking with {cap}']")
+    # without on_warning, the note goes to stderr, once
+    code = ("import sys; from ffind.fs.walk import walk; from ffind.options import SearchOptions;"
+            " print(len(list(walk(sys.argv[1], SearchOptions(threads=10000)))))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert (done.stdout, done.stderr) == (
+        "21\n", f"ffind: threads=10000 is more than this machine can use: walking with {cap}\n")
+
+
+def _deep(root: Path, depth: int, width: int) -> str:
+    """``depth`` nested folders of ``width`` characters each (far beyond PATH_MAX), made
+    relative to descriptors; returns their relative path.  The deepest holds ``deep.txt``,
+    ``skip.txt`` and an ``.ignore`` naming ``skip.txt``."""
+    names = [f"{i:03d}".ljust(width, "x") for i in range(depth)]
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            new = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        for name, text in (("deep.txt", b""), ("skip.txt", b""), (".ignore", b"skip.txt\n")):
+            out = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+            os.write(out, text)
+            os.close(out)
+    finally:
+        os.close(fd)
+    return "/".join(names)
+
+
+@pytest.mark.skipif(os.scandir not in os.supports_fd, reason="needs scandir on a descriptor")
+@pytest.mark.parametrize("threads", THREADS)
+def test_paths_longer_than_path_max(tmp_path: Path, threads: int) -> None:
+    """500 nested 30-character folders: read relative to an open folder descriptor (the walk
+    used to warn "File name too long" and miss the file, which find reaches)."""
+    deep = _deep(tmp_path, 500, 30)
+    assert len(os.fsencode(str(tmp_path / deep))) > 4096
+    notes: list[str] = []
+    got = list(walk(tmp_path, SearchOptions(threads=threads), on_warning=notes.append))
+    assert notes == []
+    assert f"{deep}/deep.txt" in got
+    if os.path.isdir("/proc/self/fd"):  # the deepest folder's .ignore is read there too
+        assert got == [f"{deep}/deep.txt"]
+    dirs = set(walk(tmp_path, SearchOptions(threads=threads, types=("d",))))
+    assert len(dirs) == 500
+
+
+def test_a_parallel_walk_with_standard_descriptors_closed(tmp_path: Path) -> None:
+    """With stdin and stdout closed (``ffind x <&- >&-``) a worker's pipe can land on
+    descriptor 0 or 1: pointing the worker's standard descriptors to /dev/null must not
+    clobber it."""
+    make(tmp_path, *(f"d{i}/f{i}.txt" for i in range(30)))
+    code = ("import os, sys\n"
+            "os.close(0); os.close(1)\n"
+            "from ffind.options import SearchOptions\n"
+            "from ffind.fs.walk import walk\n"
+            "sys.stderr.write(str(len(list(walk(sys.argv[1], SearchOptions(threads=2))))))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "30")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ffind.errors import FfindError
+from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.merge import merge, ranked
 
@@ -106,15 +107,6 @@ class _Cancel:
 
     def is_set(self) -> bool:
         return self._event.is_set() or (self._outer is not None and self._outer.is_set())
-
-
-def _check_root(root: str) -> None:
-    if not os.path.exists(root):
-        raise FfindError(f"cannot search {root!r}: no such directory")
-    if not os.path.isdir(root):
-        raise FfindError(f"cannot search {root!r}: not a directory")
-    if not os.access(root, os.R_OK | os.X_OK):
-        raise FfindError(f"cannot search {root!r}: permission denied")
 
 
 Total = int | Callable[[], int]
@@ -236,7 +228,7 @@ def search(
     if not root_list:
         raise FfindError("no folder to search")
     for root in root_list:
-        _check_root(root)
+        check_root(root)
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
+from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.query import parse
 from ffind.searching.merge import order_matches, ranked
@@ -148,8 +149,7 @@ class FileSearcher:
             if not self.roots:
                 raise FfindError("no folder to search")
             for root in self.roots:
-                if not os.path.isdir(root):
-                    raise FfindError(f"{root}: not a folder")
+                check_root(root)
         self.warnings: list[str] = []
         self._reporter = reporter
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk

@@ -1,0 +1,528 @@
+"""The walk's worker processes: start them, share the folders out, collect the paths, end them.
+
+``run(walker, item, n, cancel, warn, keep)`` walks from ``item`` with ``n`` workers and yields
+batches of paths.  Each worker walks depth first from its own stack; when another worker is idle
+(a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
+subtrees, through the parent, which hands them on.  With ``walker.follow`` a worker gives away
+every folder it finds, so that the parent, which sees them all, enters each real folder (device,
+inode) once in the whole walk.
+
+Messages from a worker start with one tag byte: P paths (NUL-joined UTF-8), W folders given away
+(pickled items), I idle, E a warning, X the worker failed (its last message: one line).  The
+parent sends each worker pickled lists of folders, and an empty message to finish.
+
+Forking from a process with threads (the session and the MCP server walk from a thread).
+The child of fork() holds only the forking thread; any lock another thread held at that moment
+stays locked for ever in the child.  So where fork exists the workers are started with a bare
+``os.fork()`` (not ``multiprocessing.Process``, whose child code closes ``sys.stdin``, flushes
+``sys.stdout``/``sys.stderr`` at exit and runs after-fork and exit hooks: the buffered streams'
+locks, and the flush could print the parent's unflushed output a second time), and the child runs
+only ``_child_main``:
+
+- no I/O but ``os.scandir``/``os.stat``/reading ignore files and ``os.read``/``os.write`` on its
+  two pipes; no ``print``, no logging, no ``sys.std*``; it never raises a traceback: a failure
+  goes to the parent as one ``X`` message;
+- nothing imported after the fork: what it needs is imported at the top of this module (and
+  ``ffind.fs.walk`` imports pathspec before the first fork);
+- it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
+  buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
+- it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
+  stderr point to ``/dev/null``, so a worker holds no other walk's pipe (which would hide that
+  walk's end of file) and never the parent's output (a ``| wc`` downstream ends when the parent
+  does);
+- every signal is blocked in the forking thread around ``fork()``, so the child is born with
+  them blocked: no inherited Python handler (the picker's SIGWINCH) and no
+  ``signal.set_wakeup_fd`` write ever runs in a worker.  Ctrl-C and a terminal resize reach the
+  whole process group; the parent handles them and ends the workers.  The child then resets
+  SIGTERM to its default action and unblocks it: ``kill`` and ``timeout`` end a worker;
+- it dies with its parent: ``PR_SET_PDEATHSIG`` (Linux; SIGKILL when the thread that started the
+  workers ends, so that thread must outlive the walk, as a walk's generator does), and on every
+  platform the worker checks ``getppid()`` before it sends each batch and stops at end of file
+  or a broken pipe;
+- a ``keep`` filter runs in the child: it must import nothing and take no lock.
+
+``spawn`` (where there is no fork) starts fresh interpreters through multiprocessing.
+
+No process-wide state: a walk's workers belong to its ``Workers`` object.  At the interpreter's
+exit a walk still running (a generator left open, a walk in a daemon thread) needs no exit hook:
+its forked workers die with the process (above), a generator left open is closed (and its
+workers reaped) when it is collected, and a walk whose pipes end while the main thread has
+finished ends quietly (multiprocessing's exit handler terminates spawned workers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from ffind.errors import FfindError
+
+if sys.platform != "win32":  # (where there is no fork, and no fcntl)
+    import fcntl
+
+_P, _W, _I, _E, _X = 80, 87, 73, 69, 88
+POLL = 0.05  # seconds: how often the parent looks at ``cancel`` while waiting for workers
+FIRST_BATCH = 64  # the first batches are small so the first paths arrive at once
+MAX_BATCH = 4096
+FLUSH_AFTER = 0.02  # seconds: send what a worker has after this long, however few
+_PR_SET_PDEATHSIG = 1
+
+
+class Cancel(Protocol):
+    def is_set(self) -> bool: ...
+
+
+Warn = Callable[[str], None]
+Keep = Callable[[list[str]], list[str]]
+Item = tuple[Any, ...]
+"""A folder to read; ``item[4]`` is its (device, inode) when the walk follows links."""
+
+
+class Walker(Protocol):
+    follow: bool
+
+    def scan(self, item: Any, out: list[str], stack: list[Any], warn: Warn | None,
+             seen: set[tuple[int, int]]) -> None: ...
+
+
+def max_workers() -> int:
+    """The most workers a walk starts: 4 per CPU, at most 64."""
+    return min(64, (os.cpu_count() or 1) * 4)
+
+
+def _encode(paths: list[str]) -> bytes:
+    return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
+
+
+def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
+                 keep: Keep | None, parent: int | None = None) -> None:
+    send = results.send_bytes
+
+    def flush(out: list[str]) -> None:
+        kept = out if keep is None else keep(out)
+        if kept:
+            send(_encode(kept))
+
+    def warn(message: str) -> None:
+        send(b"E" + message.encode("utf-8", "surrogateescape"))
+
+    scan = walker.scan
+    follow = walker.follow
+    seen: set[tuple[int, int]] = set()
+    limit = FIRST_BATCH  # small first batches, so the first paths arrive at once
+    try:
+        while True:
+            msg = tasks.recv_bytes()
+            if not msg:
+                return
+            stack: list[Item] = pickle.loads(msg)
+            out: list[str] = []
+            last = time.monotonic()
+            while stack:
+                item = stack.pop()
+                mine = len(stack)
+                scan(item, out, stack, warn, seen)
+                if follow:  # the new folders go to the parent, which chooses the real
+                    if len(stack) > mine:  # folders to enter (the others it chose already)
+                        send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
+                        del stack[mine:]
+                elif want[0] and len(stack) > 1:
+                    k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
+                    send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
+                    del stack[:k]
+                if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
+                    if parent is not None and os.getppid() != parent:
+                        return  # the parent is gone
+                    flush(out)
+                    out = []
+                    limit = min(limit * 2, MAX_BATCH)
+                    last = time.monotonic()
+            if out:
+                flush(out)
+            send(b"I")
+    except (EOFError, OSError):
+        return  # the parent went away
+
+
+def _report_failure(results: Any, exc: BaseException) -> None:
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    with contextlib.suppress(BaseException):
+        results.send_bytes(b"X" + text.encode("utf-8", "replace"))
+
+
+def _isolate(pipes: list[_Pipe]) -> None:
+    """Keep only ``pipes`` (moved above 2): the standard descriptors to /dev/null, every other
+    one closed."""
+    if sys.platform == "win32":
+        return  # (never: there is no fork)
+    for pipe in pipes:
+        if pipe.fileno() <= 2:  # the parent ran with a standard descriptor closed
+            pipe.replace(fcntl.fcntl(pipe.fileno(), fcntl.F_DUPFD, 3))
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd, inheritable=False)
+    low = 3
+    for fd in sorted(pipe.fileno() for pipe in pipes):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, max(low, os.sysconf("SC_OPEN_MAX")))
+
+
+def _child_main(walker: Walker, tasks: _Pipe, results: _Pipe, want: Any, keep: Keep | None,
+                parent: int, arm: Callable[[], None] | None) -> None:
+    """A forked worker: see the module docstring on what it may touch.  Never returns."""
+    code = 0
+    try:
+        gc.disable()
+        if arm is not None:
+            arm()  # die with the parent...
+        if os.getppid() != parent:
+            return  # ...which may have died before that
+        _isolate([tasks, results])
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        _worker_loop(walker, tasks, results, want, keep, parent)
+    except BaseException as exc:  # reported to the parent, never printed here
+        code = 1
+        _report_failure(results, exc)
+    finally:
+        os._exit(code)
+
+
+def _spawn_main(walker: Walker, tasks: Any, results: Any, want: Any,
+                keep: Keep | None) -> None:
+    """A spawned worker (a fresh interpreter, no fork hazards)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
+    try:
+        _worker_loop(walker, tasks, results, want, keep, os.getppid())
+    except BaseException as exc:
+        _report_failure(results, exc)
+        raise SystemExit(1) from None
+
+
+def _death_signal() -> Callable[[], None] | None:
+    """What a forked child calls to be killed when its parent ends (Linux ``prctl``), looked up
+    in the parent (the child imports nothing)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+    return functools.partial(prctl, _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+class _Pipe:
+    """One end of a pipe carrying messages (a 4-byte length, then the bytes): what
+    ``multiprocessing.Pipe`` gives, for forked workers, without importing multiprocessing
+    (~7 ms of every ``ffind`` start).  ``send_bytes``/``recv_bytes``/``fileno``/``close`` as
+    multiprocessing's ``Connection``; ``recv_bytes`` raises EOFError when the other end closed."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    @staticmethod
+    def pair() -> tuple[_Pipe, _Pipe]:
+        """(reading end, writing end)."""
+        r, w = os.pipe()
+        return _Pipe(r), _Pipe(w)
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def replace(self, fd: int) -> None:
+        """Use ``fd`` (a duplicate) from now on, closing the old descriptor."""
+        os.close(self._fd)
+        self._fd = fd
+
+    def send_bytes(self, data: bytes) -> None:
+        view = memoryview(len(data).to_bytes(4, "big") + data)
+        while view:
+            view = view[os.write(self._fd, view):]
+
+    def _read(self, n: int) -> bytes:
+        data = os.read(self._fd, n)
+        if len(data) == n:
+            return data
+        parts = [data]
+        while n > len(data):
+            if not data:
+                raise EOFError
+            n -= len(data)
+            data = os.read(self._fd, n)
+            parts.append(data)
+        return b"".join(parts)
+
+    def recv_bytes(self) -> bytes:
+        return self._read(int.from_bytes(self._read(4), "big"))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+
+def _set_pipe_size(conn: Any) -> None:
+    """A bigger pipe (Linux) lets a worker run ahead of a busy consumer for longer."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+
+
+class _Forked:
+    """A worker started with ``os.fork``: kill and reap it by pid."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.exitcode: int | None = None  # as multiprocessing: -N when killed by signal N
+        self.reaped = False
+
+    def kill(self) -> None:
+        if not self.reaped:  # never signal a pid that may have been reused
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def join(self, timeout: float | None = None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.reaped:
+            try:
+                pid, status = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): code unknown
+                self.reaped = True
+                return
+            if pid:
+                self.reaped = True
+                self.exitcode = os.waitstatus_to_exitcode(status)
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            time.sleep(0.002)
+
+    def is_alive(self) -> bool:
+        self.join(0)
+        return not self.reaped
+
+
+def _fork_available() -> bool:
+    """Where there is ``os.fork`` the workers are forked; else spawned through multiprocessing."""
+    return hasattr(os, "fork")
+
+
+class Workers:
+    """One parallel walk's worker processes and the parent's ends of their pipes."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.procs: list[Any] = []  # _Forked, or multiprocessing.Process (spawn; never closed)
+        self.tasks: list[Any] = []
+        self.results: list[Any] = []
+        self.stopped = False
+        self.owner = os.getpid()
+
+    def end(self, *, graceful: bool) -> None:
+        """Stop the workers (idempotent, from any thread): ask them to finish when
+        ``graceful``, kill the rest, and reap them all.  The pipes stay open (the walking
+        thread may be waiting on them); ``close`` closes them."""
+        with self.lock:
+            if self.stopped:
+                return
+            self.stopped = True
+            if os.getpid() != self.owner:
+                return  # a copy inherited by a child process: not ours to stop
+            if graceful:
+                for conn in self.tasks:
+                    with contextlib.suppress(OSError):
+                        conn.send_bytes(b"")
+                for proc in self.procs:
+                    proc.join(1.0)
+            for proc in self.procs:
+                if proc.is_alive():
+                    proc.kill()
+            for proc in self.procs:
+                proc.join()
+
+    def close(self, *, graceful: bool) -> None:
+        """``end``, then close the pipes (the walking thread only)."""
+        self.end(graceful=graceful)
+        if os.getpid() != self.owner:
+            return
+        for conn in (*self.tasks, *self.results):
+            conn.close()
+
+    def died(self, i: int) -> str:
+        """Why worker ``i``'s pipe ended: one line."""
+        proc = self.procs[i]
+        proc.join(2.0)  # the pipe closes a moment before the process can be reaped
+        code = proc.exitcode
+        if code is None:
+            how = "still running" if proc.is_alive() else "exit status unknown"
+        elif code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        return f"a walk worker process ended unexpectedly ({how})"
+
+    def start(self, walker: Walker, n: int, want: Any, keep: Keep | None,
+              mp: Any = None) -> None:
+        """Start ``n`` workers: forked, or spawned through the multiprocessing context ``mp``."""
+        arm = _death_signal() if mp is None else None
+        for _ in range(n):
+            try:
+                pipe = _Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
+                task_r, task_w = pipe()
+                try:
+                    res_r, res_w = pipe()
+                except OSError:
+                    task_r.close()
+                    task_w.close()
+                    raise
+            except OSError as exc:  # EMFILE
+                raise FfindError(f"cannot start the walk's workers: {exc}") from None
+            _set_pipe_size(res_w)
+            self.tasks.append(task_w)
+            self.results.append(res_r)
+            try:
+                if mp is None:
+                    self.procs.append(_Forked(_fork(walker, task_r, res_w, want, keep, arm)))
+                else:
+                    proc = mp.Process(target=_spawn_main, name="ffind-walk",
+                                      args=(walker, task_r, res_w, want, keep), daemon=True)
+                    proc.start()
+                    self.procs.append(proc)
+            except OSError as exc:  # fork: EAGAIN, ENOMEM
+                raise FfindError(f"cannot start the walk's workers: {exc}") from None
+            finally:
+                task_r.close()
+                res_w.close()
+
+
+def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | None,
+          arm: Callable[[], None] | None) -> int:
+    """Fork one worker with every signal blocked (see the module docstring); its pid."""
+    parent = os.getpid()
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns about fork() in a process with threads; see the module
+            # docstring for why this child is safe.
+            warnings.filterwarnings("ignore", ".* is multi-threaded", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            _child_main(walker, task_r, res_w, want, keep, parent, arm)  # never returns
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return pid
+
+
+def _channel(fork: bool) -> tuple[Any, Any, Callable[..., list[Any]]]:
+    """(the multiprocessing context or None, the shared "a worker is idle" byte, wait)."""
+    if fork:
+        import mmap
+        import select
+
+        def wait(conns: list[Any], timeout: float) -> list[Any]:
+            # poll, not select: a process with more than FD_SETSIZE (1024) open files (a
+            # long-lived server) may hold pipe ends that select() cannot take
+            poller = select.poll()
+            for conn in conns:
+                poller.register(conn.fileno(), select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(timeout * 1000)}
+            return [conn for conn in conns if conn.fileno() in ready]
+
+        return None, mmap.mmap(-1, 1), wait
+    import multiprocessing
+    import multiprocessing.connection
+
+    mp = multiprocessing.get_context("spawn")
+    return mp, mp.RawArray("b", 1), multiprocessing.connection.wait
+
+
+def _unseen(items: list[Item], seen: set[Any]) -> list[Item]:
+    """The folders whose real folder (``item[4]``) no worker has entered yet; now seen."""
+    new = []
+    for item in items:
+        if item[4] not in seen:
+            seen.add(item[4])
+            new.append(item)
+    return new
+
+
+def _exiting() -> bool:
+    """The main thread has finished: the interpreter is exiting (its exit handlers run)."""
+    return not threading.main_thread().is_alive()
+
+
+def run(walker: Walker, item: Item, n: int, cancel: Cancel | None, warn: Warn | None,
+        keep: Keep | None = None) -> Iterator[list[str]]:
+    """The walk from ``item`` with ``n`` workers, in batches; see the module docstring."""
+    mp, want, wait = _channel(_fork_available())
+    workers = Workers()
+    finished = False
+    seen = {item[4]} if walker.follow else None
+    try:
+        workers.start(walker, n, want, keep, mp)
+        task_conns = workers.tasks
+        which = {conn: i for i, conn in enumerate(workers.results)}
+        queue: list[Item] = [item]
+        idle = set(range(n))
+        while True:
+            handout = []
+            while idle and queue:  # hand out folders: an equal share to each idle worker
+                share = max(1, len(queue) // len(idle))
+                handout.append((idle.pop(), queue[-share:]))
+                del queue[-share:]
+            want[0] = 1 if idle else 0  # before the hand-out, so a busy worker sees it at once
+            for i, give in handout:
+                task_conns[i].send_bytes(pickle.dumps(give, pickle.HIGHEST_PROTOCOL))
+            if len(idle) == n:
+                finished = True
+                return
+            if cancel is not None and cancel.is_set():
+                return
+            for conn in wait(list(which), timeout=POLL):
+                i = which[conn]
+                try:
+                    msg = conn.recv_bytes()
+                except (EOFError, OSError):
+                    if workers.stopped or (cancel is not None and cancel.is_set()) or _exiting():
+                        return  # stopped on purpose (cancel, or the interpreter is exiting)
+                    raise FfindError(workers.died(i)) from None
+                tag = msg[0]
+                if tag == _P:
+                    yield msg[1:].decode("utf-8", "surrogateescape").split("\0")
+                elif tag == _W:
+                    given: list[Item] = pickle.loads(msg[1:])
+                    queue.extend(given if seen is None else _unseen(given, seen))
+                elif tag == _I:
+                    idle.add(i)
+                elif tag == _E and warn is not None:
+                    warn(msg[1:].decode("utf-8", "surrogateescape"))
+                elif tag == _X:
+                    text = msg[1:].decode("utf-8", "replace")
+                    raise FfindError(f"a walk worker process failed: {text}")
+                if cancel is not None and cancel.is_set():
+                    return
+    finally:
+        workers.close(graceful=finished)
