@@ -31,7 +31,7 @@ def run(args: list[str], cwd: Path, timeout: float = 30) -> subprocess.Completed
 
 
 def walk_cli(root: Path, *flags: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return run(["-m", "ffind.fs.walk", *flags, str(root)], root, timeout)
+    return run(["-m", "ffind", *flags, "-C", str(root)], root, timeout)
 
 
 def git_init(path: Path) -> None:
