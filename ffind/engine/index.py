@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import os
 import re
 import sys
 import threading
@@ -82,6 +83,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from ffind.engine.rank import TopK, best, by_bound
+from ffind.engine.recall import Recall, VisitSource, match_with_memory
 from ffind.query import Kind, Query, Term, fold, parse, variant
 from ffind.scoring.scorer import (
     BONUS_NAME,
@@ -571,6 +573,7 @@ class Index:
         # kept for the terms before a query's last (``_kept``), oldest first
         self._early_bounds: dict[str, array[int]] = {}
         self._early_scores: dict[Term, dict[int, tuple[Any, int | None]]] = {}
+        self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -1335,8 +1338,23 @@ class Index:
         return heapq.nsmallest(limit, near, key=lambda i: (len(paths[i]), paths[i]))
 
     def match(
-        self, query: str, *, limit: int | None = None, compute_indices: bool = False
+        self, query: str, *, limit: int | None = None, compute_indices: bool = False,
+        memory: VisitSource | None = None, root: str | os.PathLike[str] | None = None,
+        now: float | None = None,
     ) -> list[FileMatch]:
+        """The ranking of ``query``, best first, at most ``limit``.
+
+        With ``memory`` (an ``ffind.Memory``), remembered paths and their neighbours gain a
+        bounded boost (``ffind.engine.recall``); ``root`` is the absolute folder the index's
+        paths are relative to (default: the working directory), ``now`` the time recency is
+        judged at (default: now).  Without it the ranking is the memory-free one."""
+        if memory is not None:
+            if self._recall is None:
+                self._recall = Recall(Index)
+            base = os.path.abspath(os.getcwd() if root is None else os.fspath(root))
+            return match_with_memory(self, self._recall, query, limit=limit,
+                                     compute_indices=compute_indices, memory=memory,
+                                     root=base, now=now)
         return self.top(self.run(query), limit, compute_indices)
 
     def _fast(self, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] | None:

@@ -1,0 +1,127 @@
+"""Ranking with the memory of opened files, exactly.
+
+With a memory, a path's final score is its fuzzy score plus its boost
+(``ffind.scoring.recency``); paths the memory does not know keep their score, and the order
+among equal final scores is the usual one (shorter path, then path).  The boosted paths are
+few (the remembered files of this root and the files in the folders of recent visits), so:
+
+1. the boosted paths that match are scored by an index of their own (kept until the memory
+   changes) and get their boost;
+2. the rest come from the index's own ranking, asked for ``limit`` more than the boosted
+   paths it returns, until ``limit`` unboosted paths are in hand (usually one call);
+3. the two sorted lists are merged.
+
+Every step is a prefix of the full answer (the index's ``limit=k`` is the prefix of its full
+ranking), so ``limit=k`` with memory is still the prefix of the full ranking with memory.  With
+an empty query, the remembered files come first, most boosted first, then the usual order.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ffind.scoring.recency import boosts as recency_boosts
+from ffind.scoring.scorer import FileMatch
+
+if TYPE_CHECKING:
+    from ffind.engine.index import Index
+
+
+class VisitSource(Protocol):
+    """What ranking reads from a memory (``ffind.Memory`` is one)."""
+
+    def weights(self, root: str, now: float | None = None) -> dict[str, tuple[float, float]]: ...
+
+
+class Recall:
+    """The per-index state of ranking with memory: the index's folders and the small index
+    of the boosted paths, each rebuilt only when what it depends on changes."""
+
+    def __init__(self, make_index: Callable[[list[str]], Index]) -> None:
+        self._make_index = make_index
+        self._folders: dict[str, list[str]] = {}
+        self._folders_for = -1
+        self._sub: Index | None = None
+        self._sub_paths: tuple[str, ...] = ()
+
+    def folders(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """``{folder: its paths}`` of the index (kept while the index only grows)."""
+        if self._folders_for != len(paths):
+            start = max(self._folders_for, 0)
+            for p in paths[start:]:
+                cut = p.rfind("/")
+                self._folders.setdefault(p[:cut] if cut >= 0 else "", []).append(p)
+            self._folders_for = len(paths)
+        return self._folders
+
+    def boosts(self, paths: Sequence[str], memory: VisitSource, root: str,
+               now: float) -> dict[str, int]:
+        """``{path: boost}`` for this index, memory, root and time."""
+        folders = self.folders(paths)
+        visits = memory.weights(root, now)
+        known = {p: v for p, v in visits.items() if _in(p, folders)}
+        return recency_boosts(known, folders, len(paths))
+
+    def sub_index(self, boosted: Sequence[str]) -> Index:
+        key = tuple(sorted(boosted))
+        if self._sub is None or key != self._sub_paths:
+            self._sub = self._make_index(list(key))
+            self._sub_paths = key
+        return self._sub
+
+
+def _in(path: str, folders: dict[str, list[str]]) -> bool:
+    cut = path.rfind("/")
+    members = folders.get(path[:cut] if cut >= 0 else "")
+    return members is not None and path in members
+
+
+def _key(m: FileMatch) -> tuple[int, int, str]:
+    return (-m.score, len(m.path), m.path)
+
+
+def match_with_memory(
+    index: Index, recall: Recall, query: str, *, limit: int | None, compute_indices: bool,
+    memory: VisitSource, root: str, now: float | None,
+) -> list[FileMatch]:
+    """``index.match(query, ...)`` with the memory's boosts (see the module docstring)."""
+    t = time.time() if now is None else float(now)
+    boost = recall.boosts(index.paths, memory, root, t)
+    if not boost:
+        return index.match(query, limit=limit, compute_indices=compute_indices)
+    sub = recall.sub_index(list(boost))
+    lifted = [_lift(m, boost[m.path]) for m in
+              sub.match(query, limit=None, compute_indices=compute_indices)]
+    if not query.strip():  # everything matches with score 0: remembered first, then the rest
+        lifted.sort(key=lambda m: -m.score)  # stable: ties keep the index's order
+        rest = _unboosted(index, query, limit, compute_indices, boost, len(lifted))
+        out = lifted + rest
+        return out if limit is None else out[:limit]
+    lifted.sort(key=_key)
+    rest = _unboosted(index, query, limit, compute_indices, boost, len(lifted))
+    merged = heapq.merge(lifted, rest, key=_key)
+    if limit is None:
+        return list(merged)
+    return [m for _, m in zip(range(limit), merged, strict=False)]
+
+
+def _lift(m: FileMatch, boost: int) -> FileMatch:
+    return FileMatch(m.score + boost, m.path, m.indices, m.typo, m.root)
+
+
+def _unboosted(index: Index, query: str, limit: int | None, compute_indices: bool,
+               boost: dict[str, int], boosted_matches: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the index's ranking that have no boost."""
+    if limit is None:
+        return [m for m in index.match(query, compute_indices=compute_indices)
+                if m.path not in boost]
+    ask = limit + min(boosted_matches, limit)
+    while True:
+        got = index.match(query, limit=ask, compute_indices=compute_indices)
+        rest = [m for m in got if m.path not in boost]
+        if len(rest) >= limit or len(got) < ask:
+            return rest[:limit]
+        ask = max(ask * 2, limit + boosted_matches)
