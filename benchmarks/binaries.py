@@ -32,3 +32,7 @@ def require(tool: str) -> str:
     if found is None:
         sys.exit(f"{tool} is not installed")
     return found
+
+
+TREE_HELP = ("the folder to search (required): any checkout works; the published figures used a "
+             "tree built from 14 public repositories, see docs/benchmarks.md")

@@ -1,7 +1,10 @@
 """One-shot search, side by side: ``ffind -l 20 QUERY`` against
 ``fdfind -t f | fzf --filter QUERY --scheme=path | head -20``, and ``ffind --version``.
 
-Usage: ``python benchmarks/cli_bench.py [--tree /tmp/tree100k] [--runs 5] [--rounds 1] [QUERY ...]``
+Usage: ``python benchmarks/cli_bench.py --tree TREE [--runs 5] [--rounds 1] [QUERY ...]``
+
+Tools, found on ``PATH`` (a pyenv shim resolved to its program): ``hyperfine``, ``fdfind``
+(fd), ``fzf``; ``ffind`` is the console script next to this interpreter.
 
 Everything runs in one hyperfine invocation (so machine load hits both sides alike); the
 ratio is ffind's median over the pipeline's median, per query.  ``--rounds R`` repeats the whole
@@ -28,14 +31,15 @@ import subprocess
 import sys
 import tempfile
 
-from binaries import require
+from binaries import TREE_HELP, require
 
 QUERIES = ["prom", "base_cod", "main", "srcui"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tree", default="/tmp/tree100k")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", required=True, help=TREE_HELP)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1)

@@ -39,7 +39,8 @@ class _Env:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=3000)
     parser.add_argument("--start", type=int, default=100_000,
                         help="first seed (the tests use 0..299)")

@@ -1,6 +1,9 @@
 """Matching speed: ``Index.match(q, limit=20)`` on ~110k paths, queries typed one key at a time.
 
-    python3 benchmarks/match_bench.py [--tree /tmp/tree100k] [--repeat 3]
+    python3 benchmarks/match_bench.py --tree TREE [--repeat 3]
+
+The paths are ``git ls-files`` of TREE (a git work tree); frizbee is the ``frizbee`` Python
+package (``pip install frizbee``).
 
 Builds one ``ffind.Index`` (reports the build time), then for every prefix of each query
 times one ``index.match(prefix, limit=20)`` call (a fresh call each time, nothing reused
@@ -16,6 +19,8 @@ import statistics
 import subprocess
 import time
 
+from binaries import TREE_HELP
+
 QUERIES = ["prompt", "base_coder", "mod.rs", "s/p/t", "controller"]
 
 
@@ -29,8 +34,9 @@ def timed(fn: object, repeat: int) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tree", default="/tmp/tree100k")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", required=True, help=TREE_HELP)
     ap.add_argument("--repeat", type=int, default=3, help="runs per keystroke (min taken)")
     ap.add_argument("--limit", type=int, default=20)
     args = ap.parse_args()

@@ -1,6 +1,6 @@
 """Time from start to the first frame with results, in a pseudo-terminal (80x24).
 
-    python benchmarks/picker_bench.py /tmp/tree100k [--query prompt] [--runs 5]
+    python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
@@ -29,7 +29,7 @@ import sys
 import termios
 import time
 
-from binaries import real_binary
+from binaries import TREE_HELP, real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 
@@ -107,8 +107,9 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tree")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--query", default="prompt")
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()

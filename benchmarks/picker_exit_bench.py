@@ -1,6 +1,6 @@
 """Time from Enter to the end of the process when leaving the picker, in a pseudo-terminal.
 
-    python benchmarks/picker_exit_bench.py /tmp/tree1m [--query prompt] [--runs 5]
+    python benchmarks/picker_exit_bench.py TREE [--query prompt] [--runs 5]
 
 Each system is started in a fresh pty (80x24) in the tree; the query is given as PATTERN.
 Once the walk and the matching are over (the counter line has no spinner and the screen has
@@ -27,6 +27,8 @@ import struct
 import sys
 import termios
 import time
+
+from binaries import TREE_HELP
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 IN_PROCESS = "import sys; from ffind.frontends.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -85,8 +87,9 @@ def one(argv: list[str], cwd: str, settle: float, typed: str) -> tuple[float, fl
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tree")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--query", default="prompt")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--type", default="", help="then type this, one character at a time")

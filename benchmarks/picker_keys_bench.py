@@ -1,6 +1,6 @@
 """Keystroke to frame in the real picker, in a pseudo-terminal (80x24), after the walk.
 
-    python benchmarks/picker_keys_bench.py /tmp/tree100k [--gap 0.1] [--rounds 2] [--no-fzf]
+    python benchmarks/picker_keys_bench.py TREE [--gap 0.1] [--rounds 2] [--no-fzf]
         [--queries "session test,base coder"]
 
 ``ffind -i`` (and ``fdfind -t f | fzf`` for reference) is started in a fresh pty with an empty
@@ -31,7 +31,7 @@ import sys
 import termios
 import time
 
-from binaries import real_binary
+from binaries import TREE_HELP, real_binary
 
 QUERIES = ["prompt", "base_coder", "controller", "mod.rs", "s/p/t"]
 VERBOSE = False
@@ -125,8 +125,9 @@ def run_picker(argv: list[str], cwd: str, env: dict[str, str], total: int,
 
 def main() -> int:
     global VERBOSE, QUERIES
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tree")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--gap", type=float, default=0.1)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-fzf", action="store_true")

@@ -3,7 +3,7 @@ together.
 
     python3 benchmarks/rank_pool.py DIR_OR_FILES... [--tie-noise RULE_FILES...]
 
-Each file is one ``../shared/bench/rank_eval.py --json`` output; its seed is the number after
+Each file is one ``rank_eval.py --json`` output; its seed is the number after
 ``seed`` in the file name (``seed7.json``, ``seed7.peers.json``, ``seed7.ffind.json``: files of
 one seed are merged, so the peers, which are slow, can be run once and ffind again after each
 change).  For every seed, and pooled over all targets of all seeds, prints ffind against the
@@ -103,7 +103,7 @@ def row(label: str, t: dict[str, dict[str, tuple[int, int]]]) -> tuple[str, int]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", type=Path, help="rank_eval.py --json files or folders")
     args = ap.parse_args()
     seeds = load(args.paths)

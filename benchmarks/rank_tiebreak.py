@@ -1,7 +1,11 @@
 """How much of the ranking benchmark is tie-break luck: ffind with another order among equal
-scores, on ``../shared/bench/rank_eval.py``'s own plan and scoring.
+scores, on ``rank_eval.py``'s own plan and scoring.
 
-    python3 benchmarks/rank_tiebreak.py --rule path --seed 4 --json out/seed4.path.json
+    python3 benchmarks/rank_tiebreak.py --rank-eval KIT/rank_eval.py --corpus CORPUS \
+        --rule path --seed 4 --json out/seed4.path.json
+
+``--rank-eval`` is the ranking benchmark's script and ``--corpus`` its folder of path lists
+(``paths/<repo>.txt``); neither is part of this repository (see docs/benchmarks.md).
 
 ``--rule``: ``spec`` (ffind as it is: shorter path, then path), ``path`` (path only: the input
 order of a sorted list, what frizbee and rapidfuzz fall back to), ``longer`` (longer path
@@ -32,15 +36,17 @@ RULES: dict[str, Callable[[str], Any]] = {
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rule", choices=sorted(RULES), required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--targets", type=int, default=40)
-    ap.add_argument("--shared", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared")
+    ap.add_argument("--rank-eval", type=Path, required=True,
+                    help="the ranking benchmark's rank_eval.py (imported for its plan and scoring)")
+    ap.add_argument("--corpus", type=Path, required=True,
+                    help="the corpus folder rank_eval.py --data reads (paths/<repo>.txt)")
     ap.add_argument("--json", type=Path, required=True)
     args = ap.parse_args()
-    sys.path.insert(0, str(args.shared / "bench"))
+    sys.path.insert(0, str(args.rank_eval.resolve().parent))
     import rank_eval  # type: ignore[import-not-found]
 
     key = RULES[args.rule]
@@ -51,7 +57,7 @@ def main() -> None:
             res.sort(key=lambda m: (-m.score, key(m.path)))
             return [m.path for m in res[:k]]
 
-    repos = rank_eval.load_repos(args.shared / "corpus", None)
+    repos = rank_eval.load_repos(args.corpus, None)
     rng = random.Random(args.seed)  # the same plan as rank_eval.py --seed
     plan = {repo: [(t, rank_eval.typed_strings(t, rng))
                    for t in rank_eval.pick_targets(paths, args.targets, rng)]

@@ -1,6 +1,6 @@
 """Per-keystroke latency of a FileSearcher, typing and backspacing, after the walk completes.
 
-    python benchmarks/session_bench.py /tmp/tree100k [--repeat 3] [--no-reuse] [--words W,W]
+    python benchmarks/session_bench.py TREE [--repeat 3] [--no-reuse] [--words W,W]
 
 For each word, type it one character at a time (``set_query`` -> ``wait`` -> ``results(20)``),
 then backspace back to one character.  Prints the median and p95 of typing and backspacing
@@ -17,6 +17,8 @@ import resource
 import statistics
 import sys
 import time
+
+from binaries import TREE_HELP
 
 import ffind.searching.session
 from ffind.options import SearchOptions
@@ -50,8 +52,9 @@ def cancel_latency(tree: str, after: float) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tree")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-reuse", action="store_true")
     ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries to type")

@@ -15,7 +15,7 @@ arrives, so a background re-walk is usually running: the worst case) and ``space
 seconds between calls, so each call finds the re-walk finished: an agent thinking between calls).
 Also the one-shot Python ``ffind.agent.tool.find_files`` (walk + index + match per call) for scale.
 
-    python benchmarks/tool_bench.py --tree /tmp/tree100k --rounds 3
+    python benchmarks/tool_bench.py --tree TREE --rounds 3      # needs the mcp extra
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from binaries import TREE_HELP
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,8 +100,9 @@ def oneshot_ms(tree: str) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tree", default="/tmp/tree100k")
+    ap = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", required=True, help=TREE_HELP)
     ap.add_argument("--rounds", type=int, default=3, help="server processes per mode")
     ap.add_argument("--calls", type=int, default=10, help="calls after the first")
     ap.add_argument("--gap", type=float, default=3.0, help="seconds between calls, spaced mode")

@@ -1,6 +1,8 @@
 """The walk against fd, side by side: wall time, file counts, peak memory; threads=1 vs 2.
 
-    python benchmarks/walk_bench.py [--tree /tmp/tree100k] [--rounds 15] [--hyperfine]
+    python benchmarks/walk_bench.py --tree TREE [--rounds 15] [--hyperfine]
+
+Tools, found on ``PATH``: ``fdfind`` (fd), and ``hyperfine`` with ``--hyperfine``.
 
 Each round runs every command once, in a shuffled order, as a user would (a new process
 whose output is read through a pipe), so slow drifts of the shared machine's load hit all
@@ -24,6 +26,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from binaries import TREE_HELP
 
 FFIND = [sys.executable, "-m", "ffind.fs.walk"]
 
@@ -141,8 +145,9 @@ def hyperfine(tree: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tree", default="/tmp/tree100k")
+    parser = argparse.ArgumentParser(description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", required=True, help=TREE_HELP)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--hyperfine", action="store_true")
     args = parser.parse_args()

@@ -14,6 +14,15 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
+EXIT_MEANING: dict[ExitCode, tuple[str, str]] = {
+    ExitCode.FOUND: ("found", "something was found"),
+    ExitCode.NOT_FOUND: ("nothing found", "nothing was found"),
+    ExitCode.ERROR: ("error", "an error (bad flag, missing --cwd, invalid glob, unusable output)"),
+    ExitCode.INTERRUPTED: ("interrupted", "interrupted (Ctrl-C)"),
+}
+"""Each exit status: a short label (``-h``) and a sentence (the man page)."""
+
+
 class FfindError(Exception):
     """A problem the user can fix (bad flag value, missing folder, invalid glob).
 

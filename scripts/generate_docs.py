@@ -3,12 +3,18 @@
     python scripts/generate_docs.py          # (re)write completions/* and man/ffind.1
     python scripts/generate_docs.py --check  # exit 1 when a committed file differs
 
+Both come from the one table of flags, ``ffind/frontends/flags.py`` (``FLAGS``), through the
+click command built from it:
+
 - ``completions/ffind.bash``, ``completions/_ffind`` (zsh), ``completions/ffind.fish``: click's
   own completion scripts, the text ``_FFIND_COMPLETE={bash,zsh,fish}_source ffind`` prints.
-  They call ``ffind`` back with ``_FFIND_COMPLETE=..._complete`` to complete each word.
-- ``man/ffind.1``: roff rendered from the command's help text, options (with their defaults),
-  examples and exit codes, like pipx's ``scripts/generate_man.py``.  No date in ``.TH``, so
-  regenerating never drifts by itself.
+  They call ``ffind`` back with ``_FFIND_COMPLETE=..._complete`` to complete each word.  The
+  fish script is corrected: click's splits each answer at every comma, which cut an option's
+  description at its first comma (``--json (Print JSON lines: {score)``); it splits at the
+  first comma only (``type,value<TAB>description``).
+- ``man/ffind.1``: roff rendered from the command's help text, options (with their defaults,
+  and which ones the picker ignores), examples and exit codes, like pipx's
+  ``scripts/generate_man.py``.  No date in ``.TH``, so regenerating never drifts by itself.
 """
 
 from __future__ import annotations
@@ -22,6 +28,10 @@ from click.shell_completion import get_completion_class
 
 from ffind import __version__
 from ffind.frontends.cli import EXAMPLES, EXIT_STATUS, HELP, MCP_NOTE, build_command
+from ffind.frontends.flags import FLAGS
+
+BY_DEST = {flag.param: flag for flag in FLAGS}
+"""Each row of the table by its click parameter name."""
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,10 +40,18 @@ COMPLETIONS = {"bash": "completions/ffind.bash", "zsh": "completions/_ffind",
 MAN = "man/ffind.1"
 
 
+FISH_SPLIT = 'string split "," $completion'
+"""click's fish script splits an answer at every comma (click 8)."""
+FISH_SPLIT_FIRST = 'string split --max 1 "," -- $completion'
+
+
 def completion(shell: str) -> str:
     cls = get_completion_class(shell)
     assert cls is not None, shell
     text = cls(build_command(), {}, "ffind", "_FFIND_COMPLETE").source()
+    if shell == "fish":
+        assert FISH_SPLIT in text, "click's fish script changed: check the comma fix"
+        text = text.replace(FISH_SPLIT, FISH_SPLIT_FIRST)
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -76,6 +94,11 @@ def man_page() -> str:
         if record is None:
             continue
         names, help_text = record
+        flag = BY_DEST.get(param.name or "")
+        if flag is not None and not flag.picker:
+            note = "  Not used by the picker (-i)."
+            at = help_text.find("  [")
+            help_text = help_text + note if at < 0 else help_text[:at] + note + help_text[at:]
         out.append(".TP")
         out.append(", ".join(f"\\fB{roff(n.split(' ')[0])}\\fR"
                              + (f" \\fI{roff(n.split(' ', 1)[1])}\\fR" if " " in n else "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shlex
 import shutil
 import signal
 import subprocess
@@ -516,3 +517,99 @@ def test_ctrl_c_during_walk_stops_workers(big_tree: Path) -> None:
         assert not [k for k in kids if _alive(k)]
         return
     pytest.fail("the walk always finished before SIGINT could be sent")
+
+
+# --- issue 12: no limit without a pattern, unusable streams -----------------------------------
+
+def _many(root: Path, n: int) -> None:
+    for i in range(n):
+        (root / f"f{i:03}.txt").write_text("")
+
+
+def test_without_a_pattern_every_file_is_listed(tmp_path: Path) -> None:
+    _many(tmp_path, 100)
+    assert len(lines(run(cwd=tmp_path))) == 100  # fd's rule: no limit unless -l
+    assert len(lines(run("-l", "5", cwd=tmp_path))) == 5
+    assert len(lines(run("f0", cwd=tmp_path))) == 64  # with a pattern: the best 64
+    assert len(lines(run("-l", "0", "f0", cwd=tmp_path))) == 100
+
+
+def test_help_example_for_xargs_passes_every_match(tmp_path: Path) -> None:
+    _many(tmp_path, 100)
+    help_text = run("-h").stdout.decode()
+    assert "ffind -0 -l0 test | xargs -0 wc -l" in help_text
+    proc = subprocess.run(f"{shlex.quote(FFIND)} -0 -l0 f | xargs -0 printf '%s\\n' | wc -l",
+                          shell=True, cwd=tmp_path, capture_output=True, timeout=60)
+    assert proc.stdout.strip() == b"100"
+
+
+def _sh(script: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run a shell line with ``$FFIND`` set (redirections such as ``2>&-`` need a shell)."""
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["FFIND"] = FFIND
+    return subprocess.run(["sh", "-c", script], cwd=cwd, env=env, capture_output=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("redirect", ["2>&-", "2>/dev/full"])
+def test_results_survive_an_unusable_stderr_on_proc(tmp_path: Path, redirect: str) -> None:
+    # /proc holds folders nobody may read (warnings), whoever runs the test
+    proc = _sh(f'"$FFIND" -C /proc -l 5 -d 2 status {redirect}', tmp_path)
+    assert proc.returncode == 0
+    assert len(proc.stdout.splitlines()) == 5
+
+
+@pytest.mark.parametrize("script", [
+    '"$FFIND" x >&-',
+    '"$FFIND" x >/dev/full',
+    '"$FFIND" --version >/dev/full',
+    '"$FFIND" --help >/dev/full',
+    '"$FFIND" -l1 --version >/dev/full',
+    '"$FFIND" --stdin x <&-',
+])
+def test_unusable_stdout_or_stdin_is_one_line_and_exit_2(tmp_path: Path, script: str) -> None:
+    (tmp_path / "x.txt").write_text("")
+    proc = _sh(script, tmp_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err.startswith("ffind: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+
+
+def test_deleted_working_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = _sh('cd gone && rmdir ../gone && "$FFIND" x', tmp_path)
+    assert_error(proc, "current folder")
+    # an absolute -C still works from there
+    (tmp_path / "x.txt").write_text("")
+    gone.mkdir()
+    proc = _sh(f'cd gone && rmdir ../gone && "$FFIND" -C {shlex.quote(str(tmp_path))} x',
+               tmp_path)
+    assert proc.returncode == 0 and proc.stdout == b"x.txt\n"
+
+
+def test_bad_options_are_a_usage_error(tmp_path: Path) -> None:
+    assert_error(run("--threads", "0", "x", cwd=tmp_path), "--threads")
+    assert_error(run("-d", "-1", "x", cwd=tmp_path), "--max-depth")
+
+
+# --- issue 12.18: escaping wherever a path reaches a terminal --------------------------------
+
+def test_color_always_escapes_control_characters_for_a_pager(tree: Path) -> None:
+    (tree / "d").mkdir()
+    (tree / "d" / "\x1b]0;title\x07.txt").write_text("x")
+    out = run("--color", "always", "title", cwd=tree).stdout
+    assert b"\x07" not in out and b"\x1b]" not in out
+    assert out.replace(b"\x1b[1;31m", b"").replace(b"\x1b[0m", b"") == (
+        b"d/\\x1b]0;title\\x07.txt\n")
+    # piped without colour: the bytes as they are
+    assert run("title", cwd=tree).stdout == b"d/\x1b]0;title\x07.txt\n"
+
+
+def test_nbsp_and_the_invalid_byte_a0_look_different(tmp_path: Path) -> None:
+    os.close(os.open(os.fsencode(tmp_path) + b"/nb\xc2\xa0x.txt", os.O_CREAT | os.O_WRONLY))
+    os.close(os.open(os.fsencode(tmp_path) + b"/bad\xa0x.txt", os.O_CREAT | os.O_WRONLY))
+    rc, shown = run_tty("--color", "never", "x", cwd=tmp_path)
+    assert rc == 0
+    assert sorted(shown.splitlines()) == [b"bad\\xa0x.txt", b"nb\\u00a0x.txt"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,3 +60,41 @@ def test_man_page_renders() -> None:
     for flag in ["--limit", "--json", "--print0", "--no-require-git", "--interactive"]:
         assert flag in out
     assert "[default: 64" in out
+
+
+def _markdown_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _without_fences(text: str) -> str:
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _prose(text: str) -> str:
+    """The text without code blocks and inline code, where brackets are not links."""
+    return re.sub(r"`[^`\n]*`", "", _without_fences(text))
+
+
+def _anchors(md: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    headings = re.findall(r"^#{1,6} +(.+?) *$", _without_fences(md.read_text()), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def test_relative_links_point_to_existing_files() -> None:
+    """Every relative link of README.md and docs/*.md names a file (and heading) that exists."""
+    checked = 0
+    broken = []
+    for md in _markdown_files():
+        for target in re.findall(r"\]\(([^)\s]+)\)", _prose(md.read_text())):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto: ...
+            path, _, anchor = target.partition("#")
+            dest = (md.parent / path).resolve() if path else md
+            checked += 1
+            if not dest.exists():
+                broken.append(f"{md.relative_to(ROOT)}: {target}")
+            elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+                broken.append(f"{md.relative_to(ROOT)}: {target} (no such heading)")
+    assert checked >= 10, "the README links to docs/"
+    assert broken == []

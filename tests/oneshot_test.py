@@ -119,3 +119,36 @@ def test_lazy_and_eager_counts_agree(roots: tuple[Path, Path]) -> None:
         assert (matches, total, complete) == (eager.matches, eager.total_match_count, True)
         assert lazy == (eager.matches, eager.total_match_count, True)
         assert "total_match_count=" in repr(lazy)
+
+
+def test_arguments_are_checked(roots: tuple[Path, Path]) -> None:
+    a, _ = roots
+    with pytest.raises(TypeError, match="query"):
+        search(None, a)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="options"):
+        search("x", a, {"limit": 3})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="paths"):
+        search_paths("x", "src/a.py")
+    with pytest.raises(ValueError, match="limit"):
+        search("x", a, SearchOptions(limit=-5))
+
+
+def test_multi_root_ties_follow_the_one_rule(tmp_path: Path) -> None:
+    # Equal scores: the shorter path first whatever root it is in, then the first root given
+    # (search used to keep root order only; FileSearcher ranked by path length).
+    a, b = tmp_path / "a", tmp_path / "b"
+    _touch(a, "longer/x.py", "same.py")
+    _touch(b, "lo/x.py", "same.py")
+    opts = SearchOptions(threads=1)
+    expected = [(str(b), "lo/x.py"), (str(a), "longer/x.py")]
+    assert [(m.root, m.path) for m in search("x.py", [a, b], opts).matches][:2] == expected
+    with ffind.FileSearcher([a, b], opts) as fs:
+        fs.set_query("x.py")
+        assert fs.wait(10)
+        assert [(m.root, m.path) for m in fs.results()][:2] == expected
+    same = [(str(b), "same.py"), (str(a), "same.py")]
+    assert [(m.root, m.path) for m in search("same", [b, a], opts).matches] == same
+    with ffind.FileSearcher([b, a], opts) as fs:
+        fs.set_query("same")
+        assert fs.wait(10)
+        assert [(m.root, m.path) for m in fs.results()] == same

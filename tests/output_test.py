@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import shlex
+import subprocess
+import sys
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,11 +16,13 @@ from ffind.frontends.output import (
     BOLD,
     HIGHLIGHT,
     RESET,
+    escape_indexed,
     format_json,
     format_plain,
     highlight,
     highlight_style,
     json_text,
+    path_with_root,
     terminal_safe,
     use_color,
 )
@@ -102,3 +109,61 @@ def test_json_non_utf8_path_is_lossy_one_for_one() -> None:
 def test_terminal_safe_output_is_printable(text: str) -> None:
     assert terminal_safe(text).isprintable()
     assert len(json_text(text)) == len(text)
+
+
+def test_a_valid_nbsp_and_the_invalid_byte_a0_are_told_apart() -> None:
+    assert terminal_safe("a\u00a0b") == "a\\u00a0b"
+    assert terminal_safe("a\udca0b") == "a\\xa0b"  # the byte 0xa0, kept by surrogateescape
+    assert terminal_safe("\x85\x9b") == "\\u0085\\u009b"  # C1 controls: valid characters
+    assert terminal_safe("\x1b\x7f") == "\\x1b\\x7f"
+    assert terminal_safe("caf\u00e9") == "caf\u00e9"
+
+
+def test_escape_indexed_moves_the_indices() -> None:
+    assert escape_indexed("abc", [0, 2]) == ("abc", [0, 2])
+    shown, idx = escape_indexed("d/\x1bx", [2, 3])
+    assert shown == "d/\\x1bx"
+    assert idx == [2, 3, 4, 5, 6]  # the escape of a matched character is marked whole
+    assert "".join(shown[i] for i in idx) == "\\x1bx"
+
+
+def test_path_with_root_joins_with_one_slash() -> None:
+    assert path_with_root(FileMatch(1, "a/b.py", [2], root="r")) == ("r/a/b.py", [4])
+    assert path_with_root(FileMatch(1, "a/b.py", [2], root="r/")) == ("r/a/b.py", [4])
+    assert path_with_root(FileMatch(1, "a/b.py", None)) == ("a/b.py", None)
+
+
+def test_print_paths_is_the_plain_writer() -> None:
+    # the picker prints its selection with it: the same bytes as the command, escaped only
+    # on a terminal
+    script = (
+        "import sys; from ffind.frontends.output import print_paths; "
+        "from ffind.scoring.scorer import FileMatch; "
+        "print_paths([FileMatch(1, 'd/\\x1b]0;t\\x07.txt', root='r'), FileMatch(1, 'x')], "
+        "print0=sys.argv[1] == '0')"
+    )
+    piped = subprocess.run([sys.executable, "-c", script, "n"], capture_output=True,
+                           timeout=60, check=True)
+    assert piped.stdout == b"r/d/\x1b]0;t\x07.txt\nx\n"
+    nul = subprocess.run([sys.executable, "-c", script, "0"], capture_output=True, timeout=60,
+                         check=True)
+    assert nul.stdout == b"r/d/\x1b]0;t\x07.txt\0x\0"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", script, "n"], stdout=slave)
+    os.close(slave)
+    assert proc.wait(timeout=60) == 0
+    shown = os.read(master, 4096)
+    os.close(master)
+    assert shown.replace(b"\r\n", b"\n") == b"r/d/\\x1b]0;t\\x07.txt\nx\n"
+
+
+def test_warn_never_fails_on_an_unusable_stderr() -> None:
+    script = ("from ffind.frontends.output import warn; warn('one\\ntwo'); "
+              "warn('again \\x1b]0;t\\x07'); "
+              "print('still here')")
+    for redirect in ("2>&-", "2>/dev/full"):
+        proc = subprocess.run(f"{shlex.quote(sys.executable)} -c {shlex.quote(script)} {redirect}",
+                              shell=True, capture_output=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (0, b"still here\n"), proc.stderr
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert proc.stderr == b"ffind: one two\nffind: again \\x1b]0;t\\x07\n"

@@ -356,3 +356,22 @@ def test_the_waker_shows_matches_handed_over_before_their_count() -> None:
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_a_picked_name_with_escapes_never_reaches_the_terminal_raw(
+    start: Callable[..., Pane], tmp_path: Path,
+) -> None:
+    """The row and the printed pick (stdout on the terminal) are escaped by output's rules:
+    the OSC sequence in the name must not set the pane's title (issue 12.18)."""
+    listing = tmp_path / "list.txt"
+    listing.write_bytes(b"d/\x1b]0;pwned\x07.txt\nother.py\n")
+    pane = start(command=f"{FFIND} --stdin -i pwn < {shlex.quote(str(listing))} > /dev/tty")
+    lines = pane.wait_for(lambda s: len(s) > 2 and s[0] == "> pwn" and s[1].strip() == "1/2")
+    assert lines[2] == "> d/\\x1b]0;pwned\\x07.txt"  # the row: escaped, not '?'
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    shown = pane.wait_for(lambda s: any("pwned" in line for line in s))
+    assert any(line.startswith("d/\\x1b]0;pwned\\x07.txt") for line in shown), shown
+    title = subprocess.run([*pane.tmux, "display-message", "-p", "-t", "picker",
+                            "#{pane_title}"], capture_output=True, text=True, check=True)
+    assert "pwned" not in title.stdout

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,3 +48,34 @@ def test_public_names_are_functions_not_modules() -> None:
     assert ffind.walk is ffind.fs.walk.walk
     assert ffind.match is ffind.engine.index.match
     assert [m.path for m in ffind.match("ab", ["x/ab.rs", "c.txt"])] == ["x/ab.rs"]
+
+
+def _python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)\n```", text, re.S)
+
+
+def _run_block(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    for var in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        env[var] = str(cwd.parent / var.lower())
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_readme_python_examples_run(tmp_path: Path) -> None:
+    """Every Python block of the README runs as it is, in a folder with a few files."""
+    tree = tmp_path / "project"
+    for rel in ["src/session/prompt.ts", "src/session/prompt_test.ts", "docs/guide.md",
+                "aider/coders/base_coder.py"]:
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text("")
+    blocks = _python_blocks((ROOT / "README.md").read_text())
+    assert len(blocks) >= 2, "the README shows the library and the agent tool in one example each"
+    for code in blocks:
+        proc = _run_block(code, tree)
+        assert proc.returncode == 0, (code, proc.stderr)
+        assert "src/session/prompt.ts" in proc.stdout, (code, proc.stdout)
+
+
+def test_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 300

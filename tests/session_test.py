@@ -318,3 +318,20 @@ def test_a_searcher_never_closed_lets_the_program_exit_cleanly(tmp_path: Path) -
                           text=True, timeout=60)
     assert done.returncode == 0
     assert done.stderr == ""
+
+
+def test_set_query_none_raises_and_the_session_keeps_working() -> None:
+    # It used to reach the match thread and kill it: every wait() raised afterwards.
+    with FileSearcher(paths=["src/a.py", "b.txt"]) as fs:
+        with pytest.raises(TypeError, match="text"):
+            fs.set_query(None)  # type: ignore[arg-type]
+        fs.set_query("apy")
+        assert fs.wait(10)
+        assert [m.path for m in fs.results()] == ["src/a.py"]
+
+
+def test_constructor_arguments_are_checked() -> None:
+    with pytest.raises(TypeError, match="options"):
+        FileSearcher(paths=[], options={"limit": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="paths"):
+        FileSearcher(paths="src/a.py")

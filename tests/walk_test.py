@@ -122,7 +122,7 @@ def test_user_errors(tmp_path: Path) -> None:
         walk(tmp_path / "f.txt")
     with pytest.raises(FfindError, match="cannot read folder"):
         walk(tmp_path / "missing")
-    with pytest.raises(FfindError, match="threads"):
+    with pytest.raises(ValueError, match="threads"):  # refused by SearchOptions itself
         walk(tmp_path, SearchOptions(threads=0))
 
 

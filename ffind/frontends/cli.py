@@ -9,6 +9,7 @@ parsed, so ``ffind --version`` starts as fast as the interpreter does.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffind import __version__
-from ffind.errors import ExitCode, FfindError
-from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS, SearchOptions
+from ffind.errors import EXIT_MEANING, ExitCode, FfindError
+from ffind.frontends import output
+from ffind.frontends.flags import FLAGS, Flag, command_limit, split_values
+from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
     import click
@@ -33,33 +36,26 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ffind -l1 base_cod", "only the best one"),
     ('vim "$(ffind -l1 base_cod)"', "open it in an editor"),
     ("ffind --json prom | jq -r .path", "JSON lines for scripts"),
-    ("ffind -0 test | xargs -0 wc -l", "NUL-separated, safe for any file name"),
+    ("ffind -0 -l0 test | xargs -0 wc -l", "every match (-l0: no limit), NUL-separated"),
+    ("ffind | wc -l", "count every file that would be searched (no limit without PATTERN)"),
     ("git ls-files | ffind --stdin prom", "match paths from another command"),
     ("ffind -i", "pick interactively"),
     ("git ls-files | ffind --stdin -i", "pick among another command's paths"),
 ]
-EXIT_STATUS: list[tuple[int, str]] = [
-    (ExitCode.FOUND, "something was found"),
-    (ExitCode.NOT_FOUND, "nothing was found"),
-    (ExitCode.ERROR, "an error (bad flag, missing --cwd, invalid glob)"),
-    (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-]
+EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
 
 def _epilog() -> str:
     width = max(len(cmd) for cmd, _ in EXAMPLES) + 2
     examples = "\n".join(f"  {cmd:<{width}}{what}" for cmd, what in EXAMPLES)
-    codes = "0 found, 1 nothing found, 2 error, 130 interrupted"
+    codes = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_MEANING.items())
     return f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}"
-
-
-TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
 
 
 @dataclass(frozen=True)
 class Invocation:
-    """What the command line asks for, once parsed."""
+    """What the command line asks for, once parsed (the ``target="invocation"`` flags)."""
 
     pattern: str
     root: str
@@ -71,84 +67,108 @@ class Invocation:
     interactive: bool = False
 
 
-def _types(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+def _click_option(flag: Flag) -> click.Option:
+    """The click option of one row of ``FLAGS``."""
     import click
 
-    out: list[str] = []
-    for v in value:
-        t = TYPE_NAMES.get(v.lower())
-        if t is None:
-            raise click.BadParameter(f"{v!r} is not one of f (file), d (directory)")
-        if t not in out:
-            out.append(t)
-    return tuple(out) or ("f",)
+    kind: object = None  # a click.ParamType
+    if flag.kind == "int":
+        kind = click.IntRange(min=flag.minimum)
+    elif flag.kind == "dir":
+        kind = click.Path(file_okay=False)
+    elif flag.kind == "choice":
+        kind = click.Choice(list(flag.choices))
+    callback = None
+    parse = flag.parse
+    if parse is not None:
+        def callback(ctx: click.Context, param: click.Parameter, value: object) -> object:
+            try:
+                if isinstance(value, tuple):
+                    return tuple(parse(v) for v in value)
+                return value if value is None else parse(str(value))
+            except ValueError as e:
+                raise click.BadParameter(str(e)) from None
+
+    help_text, show_default = flag.help, flag.show_default
+    if isinstance(show_default, str):  # click would put the text in parentheses
+        help_text, show_default = f"{help_text}  [default: {show_default}]", False
+    return click.Option(
+        [*flag.names, flag.param], type=kind, is_flag=flag.kind == "bool",
+        default=flag.default, multiple=flag.multiple, metavar=flag.metavar, help=help_text,
+        show_default=show_default, callback=callback,
+    )
 
 
 def build_command() -> click.Command:
-    """The click command (also what scripts/generate_docs.py renders)."""
+    """The click command, built from ``flags.FLAGS`` (also what scripts/generate_docs.py
+    renders)."""
     import click
 
-    @click.command(
-        name="ffind", help=HELP, epilog=_epilog(),
+    def command(pattern: str, **values: object) -> Invocation:
+        values = {flag.long: values[flag.param] for flag in FLAGS}
+        if values["json"] and values["print0"]:
+            raise click.UsageError("--json and --print0 cannot be used together")
+        fields, inv = split_values(values, FLAGS)
+        limit = fields["limit"]
+        fields["limit"] = command_limit(limit if isinstance(limit, int) else None, pattern)
+        try:
+            options = SearchOptions(**fields)  # type: ignore[arg-type]
+        except (TypeError, ValueError) as e:
+            raise click.UsageError(str(e)) from None
+        return Invocation(pattern=pattern, options=options, **inv)  # type: ignore[arg-type]
+
+    params: list[click.Parameter] = [click.Argument(["pattern"], required=False, default="")]
+    params += [_click_option(flag) for flag in FLAGS]
+    cmd = click.Command(
+        name="ffind", help=HELP, epilog=_epilog(), callback=command, params=params,
         context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
-    @click.argument("pattern", required=False, default="")
-    @click.option("--json", "json_output", is_flag=True,
-                  help="Print JSON lines: {score, path[, indices, typo]} per match.")
-    @click.option("-l", "--limit", type=click.IntRange(min=0), default=DEFAULT_LIMIT,
-                  show_default=True, metavar="N", help="Show at most N matches; 0 = no limit.")
-    @click.option("-C", "--cwd", type=click.Path(file_okay=False), default=".",
-                  show_default=True, metavar="DIR", help="Search below DIR instead of here.")
-    @click.option("--compute-indices", is_flag=True,
-                  help="Compute the matched character positions (JSON 'indices').")
-    @click.option("-e", "--exclude", multiple=True, metavar="GLOB",
-                  help="Exclude paths matching the gitignore-style GLOB (repeatable).")
-    @click.option("--threads", type=click.IntRange(min=1), default=DEFAULT_THREADS,
-                  show_default=True, metavar="N", help="Walk with N worker processes.")
-    @click.option("-H", "--hidden", is_flag=True, help="Include hidden files and folders.")
-    @click.option("-I", "--no-ignore", is_flag=True,
-                  help="Do not honour .gitignore, .ignore or the default exclusions.")
-    @click.option("-L", "--follow", is_flag=True, help="Follow symbolic links to folders.")
-    @click.option("-t", "--type", "types", multiple=True, callback=_types, metavar="f|d",
-                  help="List files (f) or directories (d); repeatable.  [default: f]")
-    @click.option("-d", "--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
-                  help="Descend at most N levels (1 = DIR's own entries); no limit by default.")
-    @click.option("-0", "--print0", is_flag=True,
-                  help="End each path with NUL instead of newline (for xargs -0).")
-    @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
-                  show_default=True,
-                  help="Highlight matches (in the picker too); auto = on a terminal, no NO_COLOR.")
-    @click.option("--no-require-git", is_flag=True,
-                  help="Honour .gitignore files outside git repositories too.")
-    @click.option("--stdin", "read_stdin", is_flag=True,
-                  help="Match the paths read from standard input instead of walking.")
-    @click.option("-i", "--interactive", is_flag=True,
-                  help="Open the interactive picker; print the chosen path(s).")
-    @click.version_option(__version__, "--version", prog_name="ffind",
-                          message="%(prog)s %(version)s", help="Show the version and exit.")
-    def command(
-        pattern: str, json_output: bool, limit: int, cwd: str, compute_indices: bool,
-        exclude: tuple[str, ...], threads: int, hidden: bool, no_ignore: bool, follow: bool,
-        types: tuple[str, ...], max_depth: int | None, print0: bool, color: str,
-        no_require_git: bool, read_stdin: bool, interactive: bool,
-    ) -> Invocation:
-        if json_output and print0:
-            raise click.UsageError("--json and --print0 cannot be used together")
-        options = SearchOptions(
-            hidden=hidden, respect_ignore=not no_ignore, exclude=tuple(exclude),
-            follow_links=follow, threads=threads, types=types, max_depth=max_depth,
-            require_git=not no_require_git, limit=limit or None,
-            compute_indices=compute_indices,
-        )
-        return Invocation(pattern=pattern, root=cwd, options=options, json=json_output,
-                          print0=print0, color=color, stdin=read_stdin, interactive=interactive)
-
-    return command
+    version = click.version_option(__version__, "--version", prog_name="ffind",
+                                   message="%(prog)s %(version)s",
+                                   help="Show the version and exit.")
+    return version(cmd)
 
 
-def _error(message: str) -> None:
-    sys.stderr.write(f"ffind: {' '.join(message.split())}\n")
-    sys.stderr.flush()
+def _check_streams() -> None:
+    """Before anything is opened: a closed stdin or stderr is reserved with /dev/null (a pipe
+    of the walk must not become fd 2); a closed stdout is an error (there is nowhere to write
+    results)."""
+    for fd in (0, 2):
+        if not _is_open(fd):
+            output.to_devnull(fd)
+    if not _is_open(1) or sys.stdout is None:
+        raise FfindError("cannot write to standard output: it is closed")
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
+    pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        _quiet_stdout()
+        raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def _write_stdout(data: bytes) -> None:
+    """Write bytes to stdout (``--version``, JSON lines), errors as :func:`_stdout_errors`."""
+    with _stdout_errors():
+        stdout = sys.stdout
+        if stdout is None:
+            raise OSError(errno.EBADF, "it is closed")
+        stdout.flush()
+        output.write(stdout.buffer, data)
 
 
 def _stdin_paths() -> Iterator[str]:
@@ -158,6 +178,18 @@ def _stdin_paths() -> Iterator[str]:
             yield os.fsdecode(line)
 
 
+def _check_where(inv: Invocation) -> None:
+    """Errors of the place to search, told before a walk or a picker starts."""
+    if inv.stdin and sys.stdin is None:
+        raise FfindError("cannot read standard input: it is closed")
+    if not inv.stdin and not os.path.isabs(inv.root):
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            raise FfindError("the current folder no longer exists; "
+                             "use -C with a folder that does") from None
+
+
 def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
@@ -165,8 +197,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     has written its results (the console script does; ``main(argv)`` called in-process does
     not).
     """
-    from ffind.frontends import output
-
+    _check_where(inv)
     if inv.interactive:
         from ffind.frontends.picker import run_picker
 
@@ -174,10 +205,11 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         # so stdin may be a pipe); Ctrl-C while they are read still exits 130.
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
-        return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
-                          paths=paths, color=color, on_done=_exit_now if exit_fast else None)
+        with _stdout_errors():  # writing the selection
+            return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
+                              paths=paths, color=color,
+                              on_done=_exit_now if exit_fast else None)
 
-    stdout = sys.stdout.buffer
     on_tty = sys.stdout.isatty()
     options = inv.options
     style = None if inv.json else output.highlight_style(
@@ -194,50 +226,54 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     else:
         from ffind.searching.oneshot import search
 
-        results = search(inv.pattern, inv.root, options, on_warning=_error,
+        results = search(inv.pattern, inv.root, options, on_warning=output.warn,
                          eager_count=inv.json)
 
     matches = results.matches
     if inv.json:
-        data = output.format_json(matches, total_match_count=results.total_match_count,
-                                  limit=options.limit, compute_indices=inv.options.compute_indices)
+        _write_stdout(output.format_json(
+            matches, total_match_count=results.total_match_count, limit=options.limit,
+            compute_indices=inv.options.compute_indices))
     else:
-        data = output.format_plain(matches, print0=inv.print0, style=style, escape=on_tty)
-    output.write(stdout, data)
+        # Coloured output is for a terminal, even through a pager (``--color always | less
+        # -R``): it is escaped too.
+        with _stdout_errors():
+            output.print_paths(matches, print0=inv.print0, style=style,
+                               escape=on_tty or style is not None)
     shown = len(matches)
     # The count is only read when the limit may have cut (it may cost a pass over the names).
     if (not inv.json and options.limit is not None and shown == options.limit
-            and sys.stderr.isatty() and results.total_match_count > shown):
-        _error(f"showing {shown} of {results.total_match_count} matches; use --limit")
+            and _stderr_isatty() and results.total_match_count > shown):
+        output.warn(f"showing {shown} of {results.total_match_count} matches; use --limit")
     code = ExitCode.FOUND if matches else ExitCode.NOT_FOUND
     if exit_fast:
         _exit_now(code)  # the walk is over and reaped: skip freeing the index and the heap
     return code
 
 
+def _stderr_isatty() -> bool:
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
 def _parse(args: list[str]) -> Invocation | int:
     import click
 
     try:
-        rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
+        with _stdout_errors():  # --help into a full disk
+            rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
     except click.exceptions.Abort:
         return ExitCode.INTERRUPTED
     except click.ClickException as e:
-        _error(e.format_message())
-        return ExitCode.ERROR
+        raise FfindError(e.format_message()) from None
     if isinstance(rv, Invocation):
         return rv
     return int(rv or 0)  # --help / --version: click printed it
 
 
 def _quiet_stdout() -> None:
-    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush is quiet."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+    """After a failed write: point stdout at /dev/null so the interpreter's final flush of
+    what is still buffered is quiet."""
+    output.to_devnull(1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,27 +292,29 @@ def _exit_now(code: int) -> None:
     search of 100k files.
     """
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     os._exit(code)
 
 
 def _main(args: list[str], exit_fast: bool = False) -> int:
+    """The one place a user error becomes ``ffind: ...`` on stderr and exit status 2."""
     try:
-        if args == ["--version"]:  # the common case, answered without importing click
-            sys.stdout.write(f"ffind {__version__}\n")
-            sys.stdout.flush()
-            return ExitCode.FOUND
         if args and args[0] == "mcp":
             from ffind.agent.tool import mcp_main
 
             return mcp_main(args[1:])
+        _check_streams()
+        if args == ["--version"]:  # the common case, answered without importing click
+            _write_stdout(f"ffind {__version__}\n".encode())
+            return ExitCode.FOUND
         inv = _parse(args)
         if isinstance(inv, int):
             return inv
         return run(inv, exit_fast=exit_fast)
     except FfindError as e:
-        _error(str(e))
+        output.warn(str(e))
         return ExitCode.ERROR
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED

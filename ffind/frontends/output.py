@@ -4,9 +4,13 @@ Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
 
 - piped (no escaping): each path is ``os.fsencode(path)``, so a name that is not valid UTF-8
   comes out as the same bytes it has on disk;
-- on a terminal (``escape=True``): control characters and undecodable bytes are shown as
-  escapes (``\\n``, ``\\x1b``, ``\\xff``), so a file name cannot move the cursor or change colours;
+- on a terminal (``escape=True``; the command also escapes whenever it colours, as
+  ``--color always | less -R`` ends on a terminal too): control characters, undecodable bytes
+  and other non-printable characters are shown as escapes, so a file name cannot move the
+  cursor or change colours: ``\\n``, ``\\t``, ``\\r``, ``\\x1b`` (an ASCII control), ``\\xa0``
+  (an undecodable byte), ``\\u00a0`` / ``\\U000e0001`` (a valid but non-printable character);
   matched characters are highlighted with plain ANSI escapes (no rich import: it costs 60-90 ms);
+  the picker draws its rows through the same escaping;
 - JSON lines (orjson): ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
   relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut
   the results.  A path that is not valid UTF-8 cannot be a JSON string: each undecodable byte
@@ -15,6 +19,7 @@ Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -67,7 +72,7 @@ def _escape_char(ch: str) -> str:
     code = ord(ch)
     if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
         return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
+    if code < 0x80:  # an ASCII control: the byte and the character are one
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
@@ -98,8 +103,26 @@ def highlight(
     return "".join(out)
 
 
-def display_path(m: FileMatch) -> tuple[str, list[int] | None]:
-    """The path as shown in plain output (prefixed with its root when it has one), and the
+def escape_indexed(text: str, indices: Iterable[int]) -> tuple[str, list[int]]:
+    """``terminal_safe(text)`` and ``indices`` moved to match: a matched character shown as an
+    escape marks every character of its escape (what the picker highlights)."""
+    if text.isprintable():
+        return text, list(indices)
+    starts: list[int] = []
+    out: list[str] = []
+    n = 0
+    for ch in text:
+        starts.append(n)
+        shown = ch if ch.isprintable() else _escape_char(ch)
+        out.append(shown)
+        n += len(shown)
+    starts.append(n)
+    moved = [j for i in indices if 0 <= i < len(text) for j in range(starts[i], starts[i + 1])]
+    return "".join(out), moved
+
+
+def path_with_root(m: FileMatch) -> tuple[str, list[int] | None]:
+    """The path as printed (prefixed with its root, and ``/``, when it has one), and the
     matched indices shifted to match."""
     if m.root is None:
         return m.path, m.indices
@@ -116,10 +139,10 @@ def format_plain(
     characters wrapped in ``style`` (see :func:`highlight_style`) when it is given."""
     end = b"\0" if print0 else b"\n"
     if not style and not escape:
-        return b"".join(os.fsencode(display_path(m)[0]) + end for m in matches)
+        return b"".join(os.fsencode(path_with_root(m)[0]) + end for m in matches)
     lines: list[bytes] = []
     for m in matches:
-        path, indices = display_path(m)
+        path, indices = path_with_root(m)
         if style and indices:
             text = highlight(path, indices, escape=escape, style=style)
         else:
@@ -173,6 +196,56 @@ def format_json(
 
 
 def write(out: BinaryIO, data: bytes) -> None:
-    """Write and flush (the caller handles ``BrokenPipeError``)."""
+    """Write and flush (the caller handles ``OSError``, ``BrokenPipeError`` included)."""
     out.write(data)
     out.flush()
+
+
+def print_paths(
+    matches: Iterable[FileMatch], *, print0: bool = False, style: str | None = None,
+    escape: bool | None = None,
+) -> None:
+    """The one plain-path writer of the command and the picker: each path (with its root) on
+    standard output, matched characters in ``style`` (see :func:`format_plain`), escaped when
+    ``escape`` (None: when stdout is a terminal).  Raises ``OSError`` as :func:`write`."""
+    import sys
+
+    stdout = sys.stdout
+    if stdout is None:
+        raise OSError(errno.EBADF, "standard output is closed")
+    stdout.flush()
+    if escape is None:
+        escape = stdout.isatty()
+    write(stdout.buffer, format_plain(matches, print0=print0, style=style, escape=escape))
+
+
+def warn(message: str) -> None:
+    """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
+    held-back warnings), escaped like a path on a terminal (a warning names folders, whose
+    names may hold control characters).
+
+    A stderr that cannot be written (closed, full) loses the message, never the results: the
+    failure is swallowed and stderr pointed at /dev/null, so later writes and the
+    interpreter's last flush are quiet too."""
+    import sys
+
+    stream = sys.stderr
+    if stream is None:  # started with fd 2 closed
+        return
+    try:
+        stream.write(f"ffind: {terminal_safe(' '.join(message.split()))}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        to_devnull(2)
+
+
+def to_devnull(fd: int) -> None:
+    """Point ``fd`` at /dev/null (after a failed write, or to keep a closed one from being
+    reused by the next file or pipe opened)."""
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        if devnull != fd:
+            os.dup2(devnull, fd)
+            os.close(devnull)
+    except OSError:
+        pass

@@ -128,26 +128,18 @@ def run_picker(
 
 
 def _print_warnings(warnings: list[str]) -> None:
-    """The walk's warnings (unreadable folders), held back while the picker had the screen."""
-    import sys
+    """The walk's warnings (unreadable folders), held back while the picker had the screen
+    (a stderr that cannot be written loses them, never the selection)."""
+    from ffind.frontends.output import warn
 
     for message in warnings:
-        sys.stderr.write(f"ffind: {' '.join(message.split())}\n")
-    sys.stderr.flush()
+        warn(message)
 
 
 def _print_selection(picked: list[FileMatch], print0: bool) -> None:
-    import sys
+    from ffind.frontends.output import print_paths
 
-    end = b"\0" if print0 else b"\n"
-    out = b"".join(os.fsencode(_full_path(m)) + end for m in picked)
-    sys.stdout.flush()
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
-
-
-def _full_path(m: FileMatch) -> str:
-    return m.path if m.root is None else os.path.join(m.root, m.path)
+    print_paths(picked, print0=print0)  # the command's writer: escaped on a terminal
 
 
 class _Waker:
@@ -567,24 +559,27 @@ class _Picker:
         from rich.cells import cell_len
         from rich.text import Text
 
-        shown = _printable(_full_path(m))
-        shift = len(shown) - len(m.path)  # the root prefix, when several roots
+        from ffind.frontends.output import escape_indexed, path_with_root
+
+        full, indices = path_with_root(m)
+        shown, indices = escape_indexed(full, indices or ())  # never a raw control character
         avail = cols - 2
+        shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
         if cell_len(shown) > avail:  # keep the file name: cut on the left
             cut = 0
             while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
                 cut += 1
             shown = ".." + shown[cut:]
-            shift += 2 - cut
+            shift, lo = 2 - cut, 2
         marked = (m.root, m.path) in self.marks
         line = Text(no_wrap=True, overflow="crop", end="")
         line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
         line.append("*" if marked else " ", style="bold magenta")
         start = len(line)
         line.append(shown, style="bold" if is_cur else "")
-        for i in m.indices or ():
+        for i in indices:
             j = i + shift
-            if 0 <= j < len(shown) and (shift >= 0 or j >= 2):
+            if lo <= j < len(shown):
                 line.stylize("bold underline" if self.plain else "bold green",
                              start + j, start + j + 1)
         if is_cur:

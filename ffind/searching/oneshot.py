@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ffind.errors import FfindError
-from ffind.options import SearchOptions
+from ffind.options import SearchOptions, check_options, check_query
+from ffind.searching.merge import merge, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Prefilter
@@ -153,9 +154,7 @@ def _match_batches(
         matchset = part if matchset is None else matchset.merge(part)
     if matchset is None:
         matchset = index.run(query)
-    from ffind.query import parse
-
-    if parse(query).positive:
+    if ranked(query):
         top = index.top(matchset, limit, options.compute_indices)
     else:
         # Only negations (``!test``): every match scores alike; list them in path order, like
@@ -223,9 +222,11 @@ def search(
     index alive).
 
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
-    ``exclude`` glob is invalid.
+    ``exclude`` glob is invalid; ``TypeError`` when ``query`` is not a str or ``options`` not a
+    SearchOptions.
     """
-    options = options or SearchOptions()
+    query = check_query(query)
+    options = check_options(options)
     if roots is None:
         root_list = ["."]
     elif isinstance(roots, (str, os.PathLike)):
@@ -242,22 +243,17 @@ def search(
                                          eager_count)
         return FileSearchResults(top, total, complete)
 
-    merged: list[FileMatch] = []
+    parts: list[list[FileMatch]] = []
     totals: list[Total] = []
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count)
-        merged.extend(dataclasses.replace(m, root=root) for m in top)
+        parts.append([dataclasses.replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
         if not done:
             break
-    if query:
-        merged.sort(key=lambda m: -m.score)  # stable: ties keep each root's own order
-    else:
-        merged.sort(key=lambda m: (m.root or "", m.path))
-    if options.limit is not None:
-        del merged[options.limit :]
+    merged = merge(root_list, parts, options.limit, ranked=ranked(query))
     return FileSearchResults(merged, _sum(totals), complete)
 
 
@@ -269,7 +265,10 @@ def search_paths(
 
     ``paths`` is consumed lazily, in batches, so matching starts while it is still being read.
     """
-    options = options or SearchOptions()
+    query = check_query(query)
+    options = check_options(options)
+    if isinstance(paths, (str, bytes)):
+        raise TypeError("paths must be an iterable of str, not a single str")
 
     keep = _prefilter(query)  # only what the query can match goes into the index
 

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
-from ffind.options import SearchOptions
+from ffind.options import SearchOptions, check_options, check_query
+from ffind.searching.merge import order_matches, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
@@ -136,7 +137,9 @@ class FileSearcher:
         *,
         paths: Iterable[str] | None = None,
     ) -> None:
-        self.options = options or SearchOptions()
+        self.options = check_options(options)
+        if isinstance(paths, (str, bytes)):
+            raise TypeError("paths must be an iterable of str, not a single str")
         self.roots = _normalise_roots(roots)
         if paths is None:
             if not self.roots:
@@ -192,7 +195,11 @@ class FileSearcher:
     # ----------------------------------------------------------------------------- public API
 
     def set_query(self, text: str) -> None:
-        """Match ``text`` from now on; returns at once, stale work is abandoned."""
+        """Match ``text`` from now on; returns at once, stale work is abandoned.
+
+        Raises ``TypeError`` when ``text`` is not a str (the matcher never sees it).
+        """
+        check_query(text, "text")
         with self._cond:
             if text == self._query:
                 return
@@ -292,14 +299,15 @@ class FileSearcher:
         with self._ilock:
             found = self._index.top(state.ms, limit, ci)
         if self._multi:
-            found = self._with_roots(found)
+            found = self._with_roots(found, state.query)
         with self._cond:
             if len(state.tops) >= 8:
                 state.tops.clear()
             state.tops[key] = found
         return list(found)
 
-    def _with_roots(self, found: list[FileMatch]) -> list[FileMatch]:
+    def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
+        """``found`` with each match's root, in the one multi-root order (``merge``)."""
         seen: dict[str, int] = {}
         out = []
         for m in found:
@@ -309,7 +317,9 @@ class FileSearcher:
                 seen[m.path] = k + 1
                 where = where[min(k, len(where) - 1)]
             out.append(dataclasses.replace(m, root=self.roots[where]))
-        return out
+        if not ranked(query):
+            return out
+        return order_matches(out, {r: i for i, r in reversed(list(enumerate(self.roots)))})
 
     # --- walk thread
 

@@ -1,0 +1,185 @@
+"""Every flag of the ``ffind`` command, defined once.
+
+The click command (:func:`ffind.frontends.cli.build_command`), the shell completions
+(``completions/``) and the man page (``man/ffind.1``) are all generated from :data:`FLAGS`;
+``scripts/generate_docs.py`` rewrites the generated files and ``tests/docs_test.py`` fails when
+a committed one differs from a fresh generation.
+
+Adding a flag is one row here:
+
+1. append a :class:`Flag` to :data:`FLAGS` (the order is the order of ``--help`` and the man
+   page).  ``dest`` names where its value goes: a field of
+   :class:`~ffind.options.SearchOptions` (``target="options"``) or of the command's
+   :class:`~ffind.frontends.cli.Invocation` (``target="invocation"``; add the field there);
+   ``convert`` turns the parsed value into that field's value (``--no-ignore`` gives
+   ``respect_ignore=not value``).
+2. run ``python scripts/generate_docs.py`` and commit the completions and the man page.
+
+``picker`` says whether the flag means anything to the picker (``ffind -i``); the man page
+says which do not.  Nothing else in the command lists flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS
+
+KINDS = ("bool", "int", "str", "dir", "choice")
+"""``bool``: a switch (False unless given); ``int``: a whole number >= 0 (``minimum`` raises
+the bound); ``str``: any text; ``dir``: a folder (completed as one); ``choice``: one of
+``choices``."""
+
+
+def _identity(value: object) -> object:
+    return value
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag."""
+
+    long: str
+    """The long name without ``--`` (``"max-depth"``)."""
+    short: str | None
+    """The one-letter name without ``-`` (``"d"``), or None."""
+    kind: str
+    """One of :data:`KINDS`."""
+    default: object
+    """The value when the flag is not given."""
+    help: str
+    """One sentence or two for ``--help`` and the man page."""
+    dest: str
+    """The field the value goes to (see ``target``)."""
+    target: str = "options"
+    """``"options"`` (a :class:`~ffind.options.SearchOptions` field) or ``"invocation"``."""
+    convert: Callable[[object], object] = _identity
+    """Parsed value -> field value."""
+    metavar: str | None = None
+    """The placeholder shown after the flag (``N``, ``DIR``, ``GLOB``)."""
+    multiple: bool = False
+    """Repeatable; the value is a tuple of every occurrence."""
+    choices: tuple[str, ...] = ()
+    """For ``kind="choice"``."""
+    minimum: int = 0
+    """For ``kind="int"``: the smallest value accepted."""
+    show_default: bool | str = False
+    """Show ``[default: ...]`` in the help (True: the default; a string: that text)."""
+    picker: bool = True
+    """The flag applies to the picker (``ffind -i``) too."""
+    parse: Callable[[str], object] | None = None
+    """For ``kind="str"``: checks and converts each value; a ValueError is the message shown."""
+
+    def __post_init__(self) -> None:
+        assert self.kind in KINDS, self.kind
+        assert self.target in ("options", "invocation"), self.target
+        assert self.kind != "choice" or self.choices, self.long
+
+    @property
+    def param(self) -> str:
+        """The click parameter name (``"max_depth"``)."""
+        return self.long.replace("-", "_")
+
+    @property
+    def names(self) -> list[str]:
+        """``["-l", "--limit"]``."""
+        return ([f"-{self.short}"] if self.short else []) + [f"--{self.long}"]
+
+
+def _types(value: object) -> object:
+    """``-t`` values (already checked by :func:`parse_type`), deduplicated; files by default."""
+    assert isinstance(value, tuple)
+    out: list[str] = []
+    for v in value:
+        if v not in out:
+            out.append(v)
+    return tuple(out) or ("f",)
+
+
+def _not(value: object) -> object:
+    return not value
+
+
+def command_limit(given: int | None, pattern: str) -> int | None:
+    """The limit of the command: ``-l N`` (0 = none); without ``-l``, ``DEFAULT_LIMIT`` with a
+    pattern and none without (every file is listed, as ``fd`` does)."""
+    if given is None:
+        return DEFAULT_LIMIT if pattern else None
+    return given or None
+
+
+def _tuple(value: object) -> object:
+    assert isinstance(value, tuple)
+    return tuple(value)
+
+
+TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
+"""What ``-t`` accepts, and the type letter each means."""
+
+
+def parse_type(value: str) -> str:
+    """One ``-t`` value as ``"f"`` or ``"d"``; ValueError with the message to show."""
+    t = TYPE_NAMES.get(value.lower())
+    if t is None:
+        raise ValueError(f"{value!r} is not one of f (file), d (directory)")
+    return t
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("json", None, "bool", False, "Print JSON lines: {score, path[, indices, typo]} per match.",
+         dest="json", target="invocation", picker=False),
+    Flag("limit", "l", "int", None,
+         "Show at most N matches; 0 = no limit.  Without PATTERN every file is listed unless "
+         "-l is given.", dest="limit", metavar="N",
+         show_default=f"{DEFAULT_LIMIT} with a PATTERN", picker=False),
+    Flag("cwd", "C", "dir", ".", "Search below DIR instead of here.", dest="root",
+         target="invocation", metavar="DIR", show_default=True),
+    Flag("compute-indices", None, "bool", False,
+         "Compute the matched character positions (JSON 'indices').", dest="compute_indices",
+         picker=False),
+    Flag("exclude", "e", "str", (), "Exclude paths matching the gitignore-style GLOB (repeatable).",
+         dest="exclude", convert=_tuple, metavar="GLOB", multiple=True),
+    Flag("threads", None, "int", DEFAULT_THREADS, "Walk with N worker processes.",
+         dest="threads", metavar="N", minimum=1, show_default=True),
+    Flag("hidden", "H", "bool", False, "Include hidden files and folders.", dest="hidden"),
+    Flag("no-ignore", "I", "bool", False,
+         "Do not honour .gitignore, .ignore or the default exclusions.", dest="respect_ignore",
+         convert=_not),
+    Flag("follow", "L", "bool", False, "Follow symbolic links to folders.", dest="follow_links"),
+    Flag("type", "t", "str", (), "List files (f) or directories (d); repeatable.",
+         dest="types", convert=_types, metavar="f|d", multiple=True, parse=parse_type,
+         show_default="f"),
+    Flag("max-depth", "d", "int", None,
+         "Descend at most N levels (1 = DIR's own entries); no limit by default.",
+         dest="max_depth", metavar="N"),
+    Flag("print0", "0", "bool", False,
+         "End each path with NUL instead of newline (for xargs -0).", dest="print0",
+         target="invocation"),
+    Flag("color", None, "choice", "auto",
+         "Highlight matches (in the picker too); auto = on a terminal, no NO_COLOR.",
+         dest="color", target="invocation", choices=("auto", "always", "never"),
+         show_default=True),
+    Flag("no-require-git", None, "bool", False,
+         "Honour .gitignore files outside git repositories too.", dest="require_git",
+         convert=_not),
+    Flag("stdin", None, "bool", False,
+         "Match the paths read from standard input instead of walking.", dest="stdin",
+         target="invocation"),
+    Flag("interactive", "i", "bool", False,
+         "Open the interactive picker; print the chosen path(s).", dest="interactive",
+         target="invocation"),
+)
+"""The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
+
+
+def split_values(
+    values: dict[str, object], flags: Sequence[Flag] = FLAGS,
+) -> tuple[dict[str, object], dict[str, object]]:
+    """Parsed values by flag ``long`` name -> (SearchOptions fields, Invocation fields)."""
+    options: dict[str, object] = {}
+    invocation: dict[str, object] = {}
+    for flag in flags:
+        value = flag.convert(values[flag.long])
+        (options if flag.target == "options" else invocation)[flag.dest] = value
+    return options, invocation

@@ -1,0 +1,65 @@
+"""The one multi-root merge: the matches of several roots as one ranking.
+
+Used by :func:`ffind.search` (one index per root, each ranked on its own, then merged here) and
+by :class:`ffind.FileSearcher` (one index for every root, whose ranking this order agrees with).
+
+- With a query: higher score first, then the index's tie-breaks (``ffind.engine.rank``: the
+  shorter path, then the path), then the root given first (the same relative path found in two
+  roots).
+- Without a query (a listing): by root, then by path, like ``fd`` with several roots.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ffind.scoring.scorer import FileMatch
+
+
+def ranked(query: str) -> bool:
+    """Whether the matches of ``query`` come best first; else in path order (no query, or only
+    negations: every match scores alike)."""
+    if not query:
+        return False
+    from ffind.query import parse
+
+    return bool(parse(query).positive)
+
+
+def rank_key(m: FileMatch, root_order: int) -> tuple[int, int, str, int]:
+    """The ranking of a match among every root's: score, shorter path, path, root order."""
+    return (-m.score, len(m.path), m.path, root_order)
+
+
+def merge(
+    roots: Sequence[str], parts: Iterable[list[FileMatch]], limit: int | None, *, ranked: bool
+) -> list[FileMatch]:
+    """One list of the matches in ``parts`` (one list per root, each with its ``root`` set and
+    already in this order), best first (``ranked``) or in path order, at most ``limit``."""
+    order = {root: i for i, root in reversed(list(enumerate(roots)))}
+    every = [m for part in parts for m in part]
+    if ranked:
+        return order_matches(every, order, limit)
+    key = _listing_key
+    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
+
+
+def order_matches(
+    matches: list[FileMatch], order: dict[str, int], limit: int | None = None
+) -> list[FileMatch]:
+    """``matches`` (each with its ``root`` set) by :func:`rank_key`; ``order`` maps a root to
+    its position among the roots given."""
+
+    def key(m: FileMatch) -> tuple[int, int, str, int]:
+        return rank_key(m, order.get(m.root or "", 0))
+
+    if limit is None:
+        return sorted(matches, key=key)
+    return heapq.nsmallest(limit, matches, key=key)
+
+
+def _listing_key(m: FileMatch) -> tuple[str, str]:
+    return (m.root or "", m.path)
