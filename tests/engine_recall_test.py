@@ -95,7 +95,7 @@ def test_remembered_paths_outside_the_root_or_index_are_never_returned(mem: Memo
 
 def test_the_boost_is_bounded() -> None:
     visits = {"a": (1e9, 1e9)}
-    assert boosts(visits, {"": ["a", "b"]}, 1_000_000)["a"] == MAX_BOOST
+    assert boosts(visits, {"": ["a", "b"]})["a"] == MAX_BOOST
 
 
 CORPUS = [f"{d}/{n}" for d in ("src", "src/core", "lib", "test", "docs")

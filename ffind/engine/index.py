@@ -83,7 +83,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from ffind.engine.rank import TopK, best, by_bound
-from ffind.engine.recall import Recall, VisitSource, match_with_memory
+from ffind.engine.recall import Recall, VisitSource, rank_with_memory
 from ffind.query import Kind, Query, Term, fold, parse, variant
 from ffind.scoring.scorer import (
     BONUS_NAME,
@@ -1352,9 +1352,11 @@ class Index:
             if self._recall is None:
                 self._recall = Recall(Index)
             base = os.path.abspath(os.getcwd() if root is None else os.fspath(root))
-            return match_with_memory(self, self._recall, query, limit=limit,
-                                     compute_indices=compute_indices, memory=memory,
-                                     root=base, now=now)
+            ms = self.run(query)
+            return rank_with_memory(
+                self._recall, self.paths, query,
+                lambda k: self.top(ms, k, compute_indices), limit=limit,
+                compute_indices=compute_indices, memory=memory, root=base, now=now)
         return self.top(self.run(query), limit, compute_indices)
 
     def _fast(self, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] | None:

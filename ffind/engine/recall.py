@@ -33,17 +33,30 @@ if TYPE_CHECKING:
 class VisitSource(Protocol):
     """What ranking reads from a memory (``ffind.Memory`` is one)."""
 
-    def weights(self, root: str, now: float | None = None) -> dict[str, tuple[float, float]]: ...
+    def weights(self, root: str, now: float | None = None) -> dict[str, tuple[float, float]]:
+        """``{path relative to root: (weight, recent)}`` at ``now``."""
+        ...
+
+    def stamp(self) -> object:
+        """Changes whenever ``weights`` may answer differently (a visit recorded anywhere)."""
+        ...
+
+
+NOW_STEP = 60.0
+"""Without an explicit ``now``, recency is judged to the minute, so that the boosts of one
+minute are computed once (a session ranks on every keystroke)."""
 
 
 class Recall:
-    """The per-index state of ranking with memory: the index's folders and the small index
-    of the boosted paths, each rebuilt only when what it depends on changes."""
+    """The per-index state of ranking with memory: the index's folders, the boosts and the
+    small index of the boosted paths, each rebuilt only when what it depends on changes."""
 
     def __init__(self, make_index: Callable[[list[str]], Index]) -> None:
         self._make_index = make_index
         self._folders: dict[str, list[str]] = {}
         self._folders_for = -1
+        self._boosts: dict[str, int] = {}
+        self._boosts_for: tuple[object, ...] | None = None
         self._sub: Index | None = None
         self._sub_paths: tuple[str, ...] = ()
 
@@ -58,12 +71,17 @@ class Recall:
         return self._folders
 
     def boosts(self, paths: Sequence[str], memory: VisitSource, root: str,
-               now: float) -> dict[str, int]:
-        """``{path: boost}`` for this index, memory, root and time."""
-        folders = self.folders(paths)
-        visits = memory.weights(root, now)
-        known = {p: v for p, v in visits.items() if _in(p, folders)}
-        return recency_boosts(known, folders, len(paths))
+               now: float | None) -> dict[str, int]:
+        """``{path of the index: boost}`` for this memory, root and time."""
+        t = float(now) if now is not None else time.time() // NOW_STEP * NOW_STEP
+        key = (id(memory), memory.stamp(), root, t, len(paths))
+        if key != self._boosts_for:
+            folders = self.folders(paths)
+            visits = memory.weights(root, t)
+            known = {p: v for p, v in visits.items() if _in(p, folders)}
+            self._boosts = recency_boosts(known, folders)
+            self._boosts_for = key
+        return self._boosts
 
     def sub_index(self, boosted: Sequence[str]) -> Index:
         key = tuple(sorted(boosted))
@@ -83,25 +101,29 @@ def _key(m: FileMatch) -> tuple[int, int, str]:
     return (-m.score, len(m.path), m.path)
 
 
-def match_with_memory(
-    index: Index, recall: Recall, query: str, *, limit: int | None, compute_indices: bool,
-    memory: VisitSource, root: str, now: float | None,
+Rank = Callable[[int | None], list[FileMatch]]
+"""The memory-free ranking of the query being answered: ``limit -> its first limit matches``
+(``Index.match``, or a session's ``Index.top`` of the query's match set)."""
+
+
+def rank_with_memory(
+    recall: Recall, paths: Sequence[str], query: str, rank: Rank, *, limit: int | None,
+    compute_indices: bool, memory: VisitSource, root: str, now: float | None,
 ) -> list[FileMatch]:
-    """``index.match(query, ...)`` with the memory's boosts (see the module docstring)."""
-    t = time.time() if now is None else float(now)
-    boost = recall.boosts(index.paths, memory, root, t)
+    """The ranking ``rank`` gives, with the memory's boosts (see the module docstring)."""
+    boost = recall.boosts(paths, memory, root, now)
     if not boost:
-        return index.match(query, limit=limit, compute_indices=compute_indices)
+        return rank(limit)
     sub = recall.sub_index(list(boost))
     lifted = [_lift(m, boost[m.path]) for m in
               sub.match(query, limit=None, compute_indices=compute_indices)]
     if not query.strip():  # everything matches with score 0: remembered first, then the rest
         lifted.sort(key=lambda m: -m.score)  # stable: ties keep the index's order
-        rest = _unboosted(index, query, limit, compute_indices, boost, len(lifted))
+        rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
     lifted.sort(key=_key)
-    rest = _unboosted(index, query, limit, compute_indices, boost, len(lifted))
+    rest = _unboosted(rank, limit, boost, len(lifted))
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
         return list(merged)
@@ -112,15 +134,14 @@ def _lift(m: FileMatch, boost: int) -> FileMatch:
     return FileMatch(m.score + boost, m.path, m.indices, m.typo, m.root)
 
 
-def _unboosted(index: Index, query: str, limit: int | None, compute_indices: bool,
-               boost: dict[str, int], boosted_matches: int) -> list[FileMatch]:
-    """The first ``limit`` paths of the index's ranking that have no boost."""
+def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
+               boosted_matches: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the memory-free ranking that have no boost."""
     if limit is None:
-        return [m for m in index.match(query, compute_indices=compute_indices)
-                if m.path not in boost]
+        return [m for m in rank(None) if m.path not in boost]
     ask = limit + min(boosted_matches, limit)
     while True:
-        got = index.match(query, limit=ask, compute_indices=compute_indices)
+        got = rank(ask)
         rest = [m for m in got if m.path not in boost]
         if len(rest) >= limit or len(got) < ask:
             return rest[:limit]

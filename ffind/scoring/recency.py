@@ -13,9 +13,13 @@ the last day):
 - ``SHARE_VISITED``: a file opened before, in proportion to its decayed visit count
   (``ffind.state.memory``: visits halve every 14 days);
 - ``SHARE_NEIGHBOUR``: a file in a folder the user worked in lately, the folder in proportion
-  to its recent visits (halving every day), shared evenly among the folder's files (this is
-  what helps files never opened before);
-- ``SHARE_ELSEWHERE``: any path of the index, evenly.
+  to its recent visits (halving every six hours), each of its files getting a
+  ``FOLDER_FILES``-th of the folder's share (this is what helps files never opened before);
+- ``SHARE_ELSEWHERE``: any path, one ``REFERENCE_PATHS``-th each.
+
+The last two use fixed sizes (an ordinary folder, an ordinary repository) rather than the
+index's, so a path's boost depends on the memory alone: an index of the candidates of a query
+(``ffind.search``) and one of the whole tree (the session) rank alike.
 
 ``boost = POINTS_PER_E * ln(P(path) / P_elsewhere)``, at most ``MAX_BOOST``.  A path the memory
 knows nothing about has boost 0, so a ranking without memory is the ranking with an empty
@@ -37,6 +41,10 @@ visited file about 25 times likelier than a stranger gains one character's worth
 SHARE_VISITED = 0.6
 SHARE_NEIGHBOUR = 0.3
 SHARE_ELSEWHERE = 0.1
+REFERENCE_PATHS = 10_000
+"""The size of an ordinary repository: "any path" is one of this many."""
+FOLDER_FILES = 10
+"""The size of an ordinary folder: a recent folder's share is split this many ways."""
 MAX_BOOST = 48
 """The most a remembered path can gain: less than a clearly better match's margin (above)."""
 
@@ -47,22 +55,19 @@ def _folder(path: str) -> str:
 
 
 def boosts(
-    visits: Mapping[str, tuple[float, float]],
-    folders: Mapping[str, Iterable[str]],
-    total: int,
+    visits: Mapping[str, tuple[float, float]], folders: Mapping[str, Iterable[str]],
 ) -> dict[str, int]:
     """``{path: boost}`` (boost > 0) for the paths the memory makes likelier.
 
-    ``visits``: ``{path: (weight, recent)}`` for remembered paths that are in the index
-    (relative to its root; ``weight`` halves every 14 days, ``recent`` every day).
-    ``folders``: ``{folder: its paths in the index}`` (only the folders of ``visits`` are
-    read).  ``total``: how many paths the index holds.
+    ``visits``: ``{path: (weight, recent)}`` for remembered paths (relative to the index's
+    root; ``weight`` halves every 14 days, ``recent`` every six hours).  ``folders``:
+    ``{folder: its paths in the index}`` (only the folders of ``visits`` are read): the
+    neighbours that can gain.  Only paths of ``visits`` or ``folders`` appear in the answer.
     """
-    if not visits or total <= 0:
+    if not visits:
         return {}
-    elsewhere = SHARE_ELSEWHERE / total
+    elsewhere = SHARE_ELSEWHERE / REFERENCE_PATHS
     prior: dict[str, float] = {}
-    weight_sum = sum(w for w, _ in visits.values())
     by_folder: dict[str, float] = {}
     for path, (_, recent) in visits.items():
         d = _folder(path)
@@ -70,12 +75,10 @@ def boosts(
     recent_sum = sum(by_folder.values())
     if recent_sum > 0:
         for d, recent in by_folder.items():
-            members = list(folders.get(d, ()))
-            if not members or recent <= 0:
-                continue
-            share = SHARE_NEIGHBOUR * recent / recent_sum / len(members)
-            for member in members:
+            share = SHARE_NEIGHBOUR * recent / recent_sum / FOLDER_FILES
+            for member in folders.get(d, ()):
                 prior[member] = share
+    weight_sum = sum(w for w, _ in visits.values())
     if weight_sum > 0:
         for path, (weight, _) in visits.items():
             prior[path] = prior.get(path, 0.0) + SHARE_VISITED * weight / weight_sum

@@ -98,7 +98,8 @@ class Memory:
         self._db: sqlite3.Connection | None = None
         self._opened = False
         self._records = 0
-        self._seen: tuple[int, int] | None = None
+        self._forgets = 0
+        self._seen: tuple[int, int, int] | None = None
         self._mirror: dict[str, dict[str, tuple[float, float, float]]] = {}
 
     # --- opening and recovery ----------------------------------------------------------------
@@ -218,6 +219,7 @@ class Memory:
             cur = db.execute("DELETE FROM visits WHERE path = ? OR (path >= ? AND path < ?)",
                              (full, *under))
             self._mirror.clear()
+            self._forgets += 1
             return cur.rowcount
 
     def prune(self, root: str | os.PathLike[str], present: Iterable[str]) -> int:
@@ -235,6 +237,7 @@ class Memory:
                 return 0
             db.executemany("DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
             self._mirror.clear()
+            self._forgets += 1
         return len(gone)
 
     @staticmethod
@@ -266,7 +269,8 @@ class Memory:
             if db is None:
                 return {}
             try:
-                seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records)
+                seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records,
+                        self._forgets)
                 if seen != self._seen:
                     self._mirror.clear()
                     self._seen = seen
@@ -281,6 +285,19 @@ class Memory:
                 self.warning = f"cannot read {self.path}: {e}"
                 return {}
             return rows
+
+    def stamp(self) -> object:
+        """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
+        forgotten, by this object or by another process."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return None
+            try:
+                return (db.execute("PRAGMA data_version").fetchone()[0], self._records,
+                        self._forgets)
+            except sqlite3.Error:
+                return None
 
     def weights(
         self, root: str | os.PathLike[str], now: float | None = None
