@@ -48,7 +48,9 @@ from ffind.searching.merge import order_matches, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
+    from ffind.engine.recall import Recall, VisitSource
     from ffind.scoring.scorer import FileMatch
+    from ffind.state.gitstatus import Visits
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
@@ -136,6 +138,7 @@ class FileSearcher:
         reporter: Reporter | None = None,
         *,
         paths: Iterable[str] | None = None,
+        memory: VisitSource | None = None,
     ) -> None:
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
@@ -152,6 +155,15 @@ class FileSearcher:
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
         self._multi = paths is None and len(self.roots) > 1
         self._root_of: dict[str, int | list[int]] = {}
+        self._visits: Visits | None = None  # ranking with memory: one root, or paths given
+        self._recall: Recall | None = None
+        self._memory_root = ""
+        if memory is not None and (paths is not None or len(self.roots) == 1):
+            from ffind.state.gitstatus import GitChanges, Visits
+
+            self._memory_root = os.path.abspath(self.roots[0] if paths is None else ".")
+            git = GitChanges(self._memory_root) if paths is None else None
+            self._visits = Visits(memory, git, wait_for_git=True)
 
         self._cond = threading.Condition(threading.Lock())
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
@@ -297,7 +309,7 @@ class FileSearcher:
         if state.ms is None or limit == 0:
             return []
         with self._ilock:
-            found = self._index.top(state.ms, limit, ci)
+            found = self._ranked(state, limit, ci)
         if self._multi:
             found = self._with_roots(found, state.query)
         with self._cond:
@@ -305,6 +317,22 @@ class FileSearcher:
                 state.tops.clear()
             state.tops[key] = found
         return list(found)
+
+    def _ranked(self, state: _State, limit: int | None, ci: bool) -> list[FileMatch]:
+        """The best ``limit`` of ``state`` (with the memory when there is one)."""
+        ms = state.ms
+        assert ms is not None
+        if self._visits is None or (state.query.strip() and not ranked(state.query)):
+            return self._index.top(ms, limit, ci)  # (only negations: path order)
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall, rank_with_memory
+
+        if self._recall is None:
+            self._recall = Recall(Index)
+        return rank_with_memory(
+            self._recall, self._index.paths, state.query,
+            lambda k: self._index.top(ms, k, ci), limit=limit, compute_indices=ci,
+            memory=self._visits, root=self._memory_root, now=None)
 
     def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
         """``found`` with each match's root, in the one multi-root order (``merge``)."""

@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ffind.state.paths import make_private_dir, xdg_dir
 
@@ -222,13 +222,17 @@ class Memory:
             self._forgets += 1
             return cur.rowcount
 
-    def prune(self, root: str | os.PathLike[str], present: Iterable[str]) -> int:
+    def prune(self, root: str | os.PathLike[str], present: Iterable[str],
+              could_list: Callable[[str], bool] | None = None) -> int:
         """After a *complete* walk of ``root``: forget remembered paths under it that the walk
-        did not find (``present``: the walk's paths, relative to ``root``)."""
+        did not find (``present``: the walk's paths, relative to ``root``).  ``could_list``
+        says which relative paths the walk's options would have listed had they existed (a
+        hidden file is not pruned by a walk that skips hidden files); default: all."""
         full = os.path.abspath(os.fspath(root))
         keep = set(present)
-        prefix = os.path.join(full, "")
-        gone = [p for p in self._rows_under(full) if p[len(prefix):] not in keep]
+        cut = len(os.path.join(full, ""))
+        gone = [p for p in self._rows_under(full) if p[cut:] not in keep
+                and (could_list is None or could_list(p[cut:]))]
         if not gone:
             return 0
         with self._lock:
