@@ -47,6 +47,7 @@ _LAZY: dict[str, str] = {
     "search": "ffind.searching.oneshot",
     "FileSearchResults": "ffind.searching.oneshot",
     "FileSearcher": "ffind.searching.session",
+    "Memory": "ffind.state.memory",
     "Snapshot": "ffind.searching.session",
 }
 
@@ -58,6 +59,7 @@ __all__ = [
     "FileSearchResults",
     "FileSearcher",
     "Index",
+    "Memory",
     "SearchOptions",
     "Snapshot",
     "__version__",
@@ -73,6 +75,7 @@ if TYPE_CHECKING:  # the lazy attributes, for type checkers
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import FileSearchResults, search
     from ffind.searching.session import FileSearcher, Snapshot
+    from ffind.state.memory import Memory
 
 
 def __getattr__(name: str) -> Any:

@@ -33,6 +33,7 @@ parallel walk's varying batch order never changes a result.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -42,6 +43,7 @@ from ffind.engine.exact import ExactScorer
 from ffind.engine.matchset import MatchSet, Range, clip
 from ffind.engine.prefilter import Prefilter, select
 from ffind.engine.ranker import rank
+from ffind.engine.recall import Recall, VisitSource, rank_with_memory
 from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
 from ffind.engine.typos import find_typos, refine
@@ -113,6 +115,7 @@ class Index:
         self.bounder = Bounder(self.store, self.numpy)
         self._ahead = WorkAhead(self.store, self.numpy)
         self._ranked = 0
+        self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -198,9 +201,26 @@ class Index:
         return rank(self, ms, limit, compute_indices)
 
     def match(
-        self, query: str, *, limit: int | None = None, compute_indices: bool = False
+        self, query: str, *, limit: int | None = None, compute_indices: bool = False,
+        memory: VisitSource | None = None, root: str | os.PathLike[str] | None = None,
+        now: float | None = None,
     ) -> list[FileMatch]:
+        """The ranking of ``query``, best first, at most ``limit``.
+
+        With ``memory`` (an ``ffind.Memory``), remembered paths and their neighbours gain a
+        bounded boost (``ffind.engine.recall``); ``root`` is the absolute folder the index's
+        paths are relative to (default: the working directory), ``now`` the time recency is
+        judged at (default: now).  Without it the ranking is the memory-free one."""
         check_limit(limit)
+        if memory is not None:
+            if self._recall is None:
+                self._recall = Recall(lambda paths: Index(paths, weights=self.weights))
+            base = os.path.abspath(os.getcwd() if root is None else os.fspath(root))
+            ms = self.run(query)
+            return rank_with_memory(
+                self._recall, self.paths, query,
+                lambda k: self.top(ms, k, compute_indices), limit=limit,
+                compute_indices=compute_indices, memory=memory, root=base, now=now)
         return self.top(self.run(query), limit, compute_indices)
 
     # --- work ahead

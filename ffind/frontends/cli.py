@@ -26,6 +26,8 @@ from ffind.options import SearchOptions
 if TYPE_CHECKING:
     import click
 
+    from ffind.state.memory import Memory
+
 HELP = """Find files by fuzzy PATTERN below the current folder (or --cwd), best match first.
 
 Without PATTERN, list every file that would be searched, in path order.
@@ -107,6 +109,9 @@ class Invocation:
     color: str = "auto"
     stdin: bool = False
     interactive: bool = False
+    memory: bool = True
+    remember: bool = False
+    forget: bool = False
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -278,7 +283,48 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         remember = any(flag.long == "remember" for flag in FLAGS)
         _write_stdout(script(inv.shell, remember=remember).encode())
         return ExitCode.FOUND
+    if inv.remember or inv.forget:
+        if inv.remember and inv.forget:
+            raise FfindError("--remember and --forget cannot be used together")
+        return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
     _check_where(inv)
+    memory = _open_memory() if inv.memory else None
+    try:
+        return _run(inv, memory, exit_fast)
+    finally:
+        if memory is not None and memory.warning:
+            output.warn(memory.warning)  # once, after the results
+
+
+def _open_memory() -> Memory | None:
+    """The user's memory (``FFIND_MEMORY``, XDG state), unless ``FFIND_NO_MEMORY`` is set."""
+    from ffind.state.memory import Memory, memory_disabled
+
+    return None if memory_disabled() else Memory()
+
+
+def _visits(action: str, paths: list[str]) -> int:
+    """``ffind --remember PATH...`` / ``--forget PATH...``: no walk, no search."""
+    from ffind.state.memory import Memory, memory_disabled
+
+    if paths and paths[0] == "--":
+        paths = paths[1:]
+    if not paths:
+        raise FfindError(f"{action} needs at least one PATH")
+    for p in paths:
+        if not p or "\0" in p:
+            raise FfindError(f"{action}: not a path: {p!r}")
+    if memory_disabled():
+        raise FfindError(f"{action}: the memory is off (FFIND_NO_MEMORY is set)")
+    with Memory() as memory:
+        for p in paths:
+            ok = memory.record(p) if action == "--remember" else memory.forget(p) >= 0
+            if not ok or memory.warning:
+                raise FfindError(f"{action}: {memory.warning}")
+    return ExitCode.FOUND
+
+
+def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
     if inv.interactive:
         from ffind.frontends.picker import Height, run_picker
 
@@ -289,7 +335,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
         with _stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
-                              paths=paths, color=color,
+                              paths=paths, color=color, memory=memory,
                               on_done=_exit_now if exit_fast else None,
                               height=height, preview=inv.preview)
 
@@ -310,7 +356,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json)
+                         eager_count=inv.json, memory=memory)
 
     matches = results.matches
     if inv.json:
@@ -330,6 +376,8 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         output.warn(f"showing {shown} of {results.total_match_count} matches; use --limit")
     code = ExitCode.FOUND if matches else ExitCode.NOT_FOUND
     if exit_fast:
+        if memory is not None and memory.warning:
+            output.warn(memory.warning)
         _exit_now(code)  # the walk is over and reaped: skip freeing the index and the heap
     return code
 
@@ -389,6 +437,8 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
 
             return mcp_main(args[1:])
         _check_streams()
+        if args and args[0] in ("--remember", "--forget"):  # fast: no click, no walk
+            return _visits(args[0], args[1:])
         if args == ["--version"]:  # the common case, answered without importing click
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND

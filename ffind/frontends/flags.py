@@ -192,6 +192,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag("fish", None, "bool", False,
          "Print the fish key bindings and **<TAB> completion: ffind --fish | source.",
          dest="fish", target="invocation", picker=False),
+    Flag("no-memory", None, "bool", False,
+         "Rank without the memory of opened files (also FFIND_NO_MEMORY=1).", dest="memory",
+         target="invocation", convert=_not),
+    Flag("remember", None, "bool", False,
+         "Remember the PATH(s) given as opened (for editors and shell hooks); no search.",
+         dest="remember", target="invocation", picker=False),
+    Flag("forget", None, "bool", False,
+         "Forget the PATH(s) given, and every remembered path under a folder; no search.",
+         dest="forget", target="invocation", picker=False),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 

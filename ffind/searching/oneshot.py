@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import itertools
 import operator
 import os
 import threading
@@ -29,7 +30,8 @@ from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.merge import merge, ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Prefilter
+    from ffind.engine.index import Index, Prefilter
+    from ffind.engine.recall import Rank, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
 
@@ -114,12 +116,13 @@ Total = int | Callable[[], int]
 
 def _match_batches(
     query: str, batches: Iterable[list[str]], options: SearchOptions, cancel: _Cancel,
-    eager_count: bool = False,
+    eager_count: bool = False, recall: _Recalling | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """Match every batch as it arrives; return (top matches, total count, complete).
 
     The total is a callable when counting would cost more work (typo matches); with
     ``eager_count`` each batch is counted as it arrives, overlapping with the walk.
+    ``recall``: rank with the memory (``ffind.engine.recall``).
     """
     limit = options.limit
     if not query:
@@ -129,6 +132,10 @@ def _match_batches(
         paths: list[str] = []
         for batch in batches:
             paths.extend(batch)
+        if recall is not None:
+            if not cancel.is_set():
+                recall.prune(paths, options)
+            return recall.listing(paths, limit), len(paths), not cancel.is_set()
         chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
         return [FileMatch(0, p) for p in chosen], len(paths), not cancel.is_set()
 
@@ -146,7 +153,10 @@ def _match_batches(
         matchset = part if matchset is None else matchset.merge(part)
     if matchset is None:
         matchset = index.run(query)
-    if ranked(query):
+    if ranked(query) and recall is not None:
+        ms, ci = matchset, options.compute_indices
+        top = recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci)
+    elif ranked(query):
         top = index.top(matchset, limit, options.compute_indices)
     else:
         # Only negations (``!test``): every match scores alike; list them in path order, like
@@ -173,17 +183,69 @@ def _sum(totals: list[Total]) -> Total:
     return lambda: sum(t if isinstance(t, int) else t() for t in totals)
 
 
+class _Recalling:
+    """Ranking one root's matches with the memory and the work tree's uncommitted changes
+    (``git status``, started with the walk and skipped if it has not answered by the time
+    the walk has)."""
+
+    def __init__(self, memory: VisitSource, root: str) -> None:
+        from ffind.state.gitstatus import GitChanges, Visits
+
+        self.root = os.path.abspath(root)
+        self.visits = Visits(memory, GitChanges(self.root))
+
+    def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
+             ci: bool) -> list[FileMatch]:
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall, rank_with_memory
+
+        return rank_with_memory(Recall(Index), index.paths, query, rank, limit=limit,
+                                compute_indices=ci, memory=self.visits, root=self.root,
+                                now=None)
+
+    def prune(self, paths: list[str], options: SearchOptions) -> None:
+        """After a complete listing of the root: the memory forgets what it no longer holds
+        (only paths these options would list: a hidden file survives a walk without -H)."""
+        memory = self.visits.memory
+        prune = getattr(memory, "prune", None)
+        if prune is not None and "f" in options.types:
+            prune(self.root, paths, lambda p: could_list(p, options))
+
+    def listing(self, paths: list[str], limit: int | None) -> list[FileMatch]:
+        """Every path: the boosted first (most boosted first), then in path order."""
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall
+        from ffind.scoring.scorer import FileMatch
+
+        boost = Recall(Index).boosts(paths, self.visits, self.root, None)
+        first = sorted(boost, key=lambda p: (-boost[p], p))
+        rest = (p for p in sorted(paths) if p not in boost)
+        chosen = itertools.chain(((p, boost[p]) for p in first), ((p, 0) for p in rest))
+        return [FileMatch(b, p) for p, b in itertools.islice(chosen, limit)]
+
+
+def could_list(path: str, options: SearchOptions) -> bool:
+    """Whether a walk with ``options`` lists ``path`` (relative) when it exists, as far as
+    the path's own name tells (hidden parts, depth); ignore rules are not asked."""
+    parts = path.split("/")
+    if not options.hidden and any(part.startswith(".") for part in parts):
+        return False
+    return options.max_depth is None or len(parts) <= options.max_depth
+
+
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
+    memory: VisitSource | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
     from ffind.fs.walk import walk_batches
 
+    recall = None if memory is None else _Recalling(memory, root)
     # the workers drop what the query cannot match
     batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
                            keep=_prefilter(query))
     try:
-        return _match_batches(query, batches, options, cancel, eager_count)
+        return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
         cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind
         raise
@@ -201,8 +263,13 @@ def search(
     cancel: Cancel | None = None,
     on_warning: Callable[[str], None] | None = None,
     eager_count: bool = True,
+    memory: VisitSource | None = None,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
+
+    ``memory`` (an ``ffind.Memory``): rank the files it remembers, the files next to them
+    and the work tree's uncommitted changes higher (``docs/memory.md``); None (the default)
+    ranks without.
 
     Paths are relative to their root, ``/``-separated.  With several roots the results of all of
     them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
@@ -232,14 +299,15 @@ def search(
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
-                                         eager_count)
+                                         eager_count, memory)
         return FileSearchResults(top, total, complete)
 
     parts: list[list[FileMatch]] = []
     totals: list[Total] = []
     complete = True
     for root in root_list:
-        top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count)
+        top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
+                                     memory)
         parts.append([dataclasses.replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done

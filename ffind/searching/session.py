@@ -52,7 +52,9 @@ from ffind.searching.merge import order_matches, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
+    from ffind.engine.recall import Recall, VisitSource
     from ffind.scoring.scorer import FileMatch
+    from ffind.state.gitstatus import Visits
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
@@ -140,6 +142,7 @@ class FileSearcher:
         reporter: Reporter | None = None,
         *,
         paths: Iterable[str] | None = None,
+        memory: VisitSource | None = None,
     ) -> None:
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
@@ -155,6 +158,15 @@ class FileSearcher:
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
         self._multi = paths is None and len(self.roots) > 1
         self._root_of: dict[str, int | list[int]] = {}
+        self._visits: Visits | None = None  # ranking with memory: one root, or paths given
+        self._recall: Recall | None = None
+        self._memory_root = ""
+        if memory is not None and (paths is not None or len(self.roots) == 1):
+            from ffind.state.gitstatus import GitChanges, Visits
+
+            self._memory_root = os.path.abspath(self.roots[0] if paths is None else ".")
+            git = GitChanges(self._memory_root) if paths is None else None
+            self._visits = Visits(memory, git, wait_for_git=True)
 
         self._cond = threading.Condition(threading.Lock())
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
@@ -301,10 +313,7 @@ class FileSearcher:
         if state.ms is None or limit == 0:
             return []
         with self._ilock:
-            if parse(state.query).positive:
-                found = self._index.top(state.ms, limit, ci)
-            else:
-                found = self._in_path_order(state, limit, ci)
+            found = self._ranked(state, limit, ci)
         if self._multi:
             found = self._with_roots(found, state.query)
         with self._cond:
@@ -337,6 +346,30 @@ class FileSearcher:
         if kept is None or kept[0] != state.query or kept[1] <= state.covered:
             self._path_order = (state.query, state.covered, limit_kept, chosen)
         return [FileMatch(0, paths[i], [] if ci else None) for i in chosen[:limit]]
+
+    def _ranked(self, state: _State, limit: int | None, ci: bool) -> list[FileMatch]:
+        """The best ``limit`` of ``state``: ranked, or in path order when there is nothing to
+        score; with the memory when there is one (remembered files first on an empty query).
+        Caller holds ``_ilock``."""
+        ms = state.ms
+        assert ms is not None
+        positive = bool(parse(state.query).positive)
+
+        def plain(k: int | None) -> list[FileMatch]:
+            if positive:
+                return self._index.top(ms, k, ci)
+            return self._in_path_order(state, k, ci)
+
+        if self._visits is None or (not positive and state.query.strip()):
+            return plain(limit)  # only negations: path order, no memory
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall, rank_with_memory
+
+        if self._recall is None:
+            self._recall = Recall(Index)
+        return rank_with_memory(
+            self._recall, self._index.paths, state.query, plain, limit=limit,
+            compute_indices=ci, memory=self._visits, root=self._memory_root, now=None)
 
     def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
         """``found`` with each match's root, in the one multi-root order (``merge``)."""

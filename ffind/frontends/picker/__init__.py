@@ -30,6 +30,7 @@ from ffind.options import SearchOptions
 if TYPE_CHECKING:
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import FileSearcher
+    from ffind.state.memory import Memory
 
 __all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
            "run_picker"]
@@ -44,9 +45,12 @@ def run_picker(
     query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
     paths: Iterable[str] | None = None, color: bool | None = None,
     on_done: Callable[[int], object] | None = None, height: Height | None = None,
-    preview: str | None = None,
+    preview: str | None = None, memory: Memory | None = None,
 ) -> int:
     """Run the picker; print the selection to stdout; return the exit code.
+
+    ``memory``: rank with it (remembered files first before typing), and record each picked
+    path in it as a visit.
 
     ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: draw
     in colour (True, even with ``NO_COLOR`` or ``TERM=dumb``) or without (False: bold and
@@ -74,7 +78,8 @@ def run_picker(
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
-            searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths)
+            searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths,
+                                    memory=memory)
             shown = None if preview is None else Preview(
                 preview, lambda width: make_console(width, color), waker.wake)
             try:
@@ -95,6 +100,8 @@ def run_picker(
         code = ExitCode.NOT_FOUND
     else:
         _print_selection(picked, print0)
+        if memory is not None:
+            _remember(memory, picked, roots)
         code = ExitCode.FOUND
     if on_done is not None:
         on_done(code)
@@ -108,6 +115,12 @@ def _print_warnings(warnings: list[str]) -> None:
 
     for message in warnings:
         warn(message)
+
+
+def _remember(memory: Memory, picked: list[FileMatch], roots: list[str]) -> None:
+    """Each printed pick is a visit (the memory keeps absolute paths)."""
+    for m in picked:
+        memory.record(os.path.join(m.root or (roots[0] if roots else "."), m.path))
 
 
 def _print_selection(picked: list[FileMatch], print0: bool) -> None:

@@ -1,0 +1,148 @@
+"""Ranking with the memory of opened files, exactly.
+
+With a memory, a path's final score is its fuzzy score plus its boost
+(``ffind.scoring.recency``); paths the memory does not know keep their score, and the order
+among equal final scores is the usual one (shorter path, then path).  The boosted paths are
+few (the remembered files of this root and the files in the folders of recent visits), so:
+
+1. the boosted paths that match are scored by an index of their own (kept until the memory
+   changes) and get their boost;
+2. the rest come from the index's own ranking, asked for ``limit`` more than the boosted
+   paths it returns, until ``limit`` unboosted paths are in hand (usually one call);
+3. the two sorted lists are merged.
+
+Every step is a prefix of the full answer (the index's ``limit=k`` is the prefix of its full
+ranking), so ``limit=k`` with memory is still the prefix of the full ranking with memory.  With
+an empty query, the remembered files come first, most boosted first, then the usual order.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ffind.scoring.recency import boosts as recency_boosts
+from ffind.scoring.scorer import FileMatch
+
+if TYPE_CHECKING:
+    from ffind.engine.index import Index
+
+
+class VisitSource(Protocol):
+    """What ranking reads from a memory (``ffind.Memory`` is one)."""
+
+    def weights(self, root: str, now: float | None = None) -> dict[str, tuple[float, float]]:
+        """``{path relative to root: (weight, recent)}`` at ``now``."""
+        ...
+
+    def stamp(self) -> object:
+        """Changes whenever ``weights`` may answer differently (a visit recorded anywhere)."""
+        ...
+
+
+NOW_STEP = 60.0
+"""Without an explicit ``now``, recency is judged to the minute, so that the boosts of one
+minute are computed once (a session ranks on every keystroke)."""
+
+
+class Recall:
+    """The per-index state of ranking with memory: the index's folders, the boosts and the
+    small index of the boosted paths, each rebuilt only when what it depends on changes."""
+
+    def __init__(self, make_index: Callable[[list[str]], Index]) -> None:
+        self._make_index = make_index
+        self._folders: dict[str, list[str]] = {}
+        self._folders_for = -1
+        self._boosts: dict[str, int] = {}
+        self._boosts_for: tuple[object, ...] | None = None
+        self._sub: Index | None = None
+        self._sub_paths: tuple[str, ...] = ()
+
+    def folders(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """``{folder: its paths}`` of the index (kept while the index only grows)."""
+        if self._folders_for != len(paths):
+            start = max(self._folders_for, 0)
+            for p in paths[start:]:
+                cut = p.rfind("/")
+                self._folders.setdefault(p[:cut] if cut >= 0 else "", []).append(p)
+            self._folders_for = len(paths)
+        return self._folders
+
+    def boosts(self, paths: Sequence[str], memory: VisitSource, root: str,
+               now: float | None) -> dict[str, int]:
+        """``{path of the index: boost}`` for this memory, root and time."""
+        t = float(now) if now is not None else time.time() // NOW_STEP * NOW_STEP
+        key = (id(memory), memory.stamp(), root, t, len(paths))
+        if key != self._boosts_for:
+            folders = self.folders(paths)
+            visits = memory.weights(root, t)
+            known = {p: v for p, v in visits.items() if _in(p, folders)}
+            self._boosts = recency_boosts(known, folders)
+            self._boosts_for = key
+        return self._boosts
+
+    def sub_index(self, boosted: Sequence[str]) -> Index:
+        key = tuple(sorted(boosted))
+        if self._sub is None or key != self._sub_paths:
+            self._sub = self._make_index(list(key))
+            self._sub_paths = key
+        return self._sub
+
+
+def _in(path: str, folders: dict[str, list[str]]) -> bool:
+    cut = path.rfind("/")
+    members = folders.get(path[:cut] if cut >= 0 else "")
+    return members is not None and path in members
+
+
+def _key(m: FileMatch) -> tuple[int, int, str]:
+    return (-m.score, len(m.path), m.path)
+
+
+Rank = Callable[[int | None], list[FileMatch]]
+"""The memory-free ranking of the query being answered: ``limit -> its first limit matches``
+(``Index.match``, or a session's ``Index.top`` of the query's match set)."""
+
+
+def rank_with_memory(
+    recall: Recall, paths: Sequence[str], query: str, rank: Rank, *, limit: int | None,
+    compute_indices: bool, memory: VisitSource, root: str, now: float | None,
+) -> list[FileMatch]:
+    """The ranking ``rank`` gives, with the memory's boosts (see the module docstring)."""
+    boost = recall.boosts(paths, memory, root, now)
+    if not boost:
+        return rank(limit)
+    sub = recall.sub_index(list(boost))
+    lifted = [_lift(m, boost[m.path]) for m in
+              sub.match(query, limit=None, compute_indices=compute_indices)]
+    if not query.strip():  # everything matches with score 0: remembered first, then the rest
+        lifted.sort(key=lambda m: -m.score)  # stable: ties keep the index's order
+        rest = _unboosted(rank, limit, boost, len(lifted))
+        out = lifted + rest
+        return out if limit is None else out[:limit]
+    lifted.sort(key=_key)
+    rest = _unboosted(rank, limit, boost, len(lifted))
+    merged = heapq.merge(lifted, rest, key=_key)
+    if limit is None:
+        return list(merged)
+    return [m for _, m in zip(range(limit), merged, strict=False)]
+
+
+def _lift(m: FileMatch, boost: int) -> FileMatch:
+    return FileMatch(m.score + boost, m.path, m.indices, m.typo, m.root)
+
+
+def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
+               boosted_matches: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the memory-free ranking that have no boost."""
+    if limit is None:
+        return [m for m in rank(None) if m.path not in boost]
+    ask = limit + min(boosted_matches, limit)
+    while True:
+        got = rank(ask)
+        rest = [m for m in got if m.path not in boost]
+        if len(rest) >= limit or len(got) < ask:
+            return rest[:limit]
+        ask = max(ask * 2, limit + boosted_matches)

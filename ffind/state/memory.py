@@ -1,0 +1,347 @@
+"""The memory of opened files: a small SQLite file of visits, one row per remembered path.
+
+Each row keeps two *decayed visit counts*: every visit adds 1 to both; ``weight`` halves every
+``HALF_LIFE_DAYS`` (so a file opened five times last month weighs less than one opened twice
+today) and ``recent`` every ``RECENT_HALF_LIFE_DAYS`` (where the user works today).  One row
+per path is all the ranking needs (``ffind.scoring.recency`` turns the counts into boosts),
+and it keeps the file small: rows whose count has decayed below ``MIN_WEIGHT`` (about ten
+half-lives without a visit) are aged out, and at most ``MAX_ROWS`` rows are kept (the lightest
+go first), zoxide's ``_ZO_MAXAGE`` idea.  At about 150 bytes a row that is under 10 MB.
+
+The store holds absolute paths the user opened and nothing else.  It never looks at the files
+(a remembered file may be gone): the walk is the authority, ranking only boosts paths that are
+in the index, and a complete walk of a folder prunes the remembered paths it no longer finds
+(:meth:`Memory.prune`).
+
+Bad state never breaks a search: a file that is not a database is moved aside
+(``memory.sqlite3.corrupt-<time>``, never deleted) and a fresh one started; a locked, read-only
+or missing state folder, or a database written by a newer ffind, leaves the memory off for this
+run.  Either way :attr:`Memory.warning` says so in one line, for the front end to print once.
+Writers in several processes (shells, an editor) are safe: each visit is one ``UPSERT``
+statement in WAL mode with a busy timeout, so no visit is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+
+from ffind.state.paths import make_private_dir, xdg_dir
+
+SCHEMA_VERSION = 1
+HALF_LIFE_DAYS = 14.0
+"""A visit counts half as much after this many days."""
+HALF_LIFE = HALF_LIFE_DAYS * 86400.0
+RECENT_HALF_LIFE_DAYS = 0.25
+"""The short memory (six hours): which folders the user works in now."""
+RECENT_HALF_LIFE = RECENT_HALF_LIFE_DAYS * 86400.0
+MIN_WEIGHT = 0.001
+"""Rows lighter than this (one visit, about ten half-lives ago) are aged out."""
+MAX_ROWS = 50_000
+"""At most this many remembered paths; past it the lightest are dropped."""
+BUSY_TIMEOUT_MS = 2_000
+AGE_OUT_EVERY = 256
+"""Age out once every this many recorded visits (and when the store is opened)."""
+FILE_NAME = "memory.sqlite3"
+
+
+def default_path(environ: Mapping[str, str] | None = None) -> str:
+    """``$FFIND_MEMORY``, else ``$XDG_STATE_HOME/ffind/memory.sqlite3`` (falling back to
+    ``~/.local/state/ffind/``)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("FFIND_MEMORY", "")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    return os.path.join(xdg_dir("state", env), FILE_NAME)
+
+
+def memory_disabled(environ: Mapping[str, str] | None = None) -> bool:
+    """``FFIND_NO_MEMORY`` set to anything but empty or ``0`` turns the memory off."""
+    env = os.environ if environ is None else environ
+    return env.get("FFIND_NO_MEMORY", "") not in ("", "0")
+
+
+def decay(weight: float, since: float, now: float, half_life: float = HALF_LIFE) -> float:
+    """``weight`` as it was at ``since``, decayed to ``now`` (never grown: a time in the
+    future counts as now)."""
+    return float(weight * 0.5 ** (max(0.0, now - since) / half_life))
+
+
+def _add_visit(weight: float | None, last: float | None, when: float, half_life: float) -> float:
+    """A count after one more visit at ``when``, as of ``max(last, when)`` (an SQL function, so
+    that a visit is one statement whatever the order visits arrive in)."""
+    if weight is None or last is None:
+        return 1.0
+    if when >= last:
+        return decay(weight, last, when, half_life) + 1.0
+    return float(weight + 0.5 ** ((last - when) / half_life))
+
+
+class Memory:
+    """The visits of opened files, in the SQLite file at ``path`` (default: :func:`default_path`).
+
+    ``record(path, when=None)`` remembers a visit; ``forget(path)`` removes a path and
+    everything under it; ``weights(root, now)`` is what ranking reads.  Safe to share between
+    threads; several processes may use the same file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = default_path() if path is None else os.path.abspath(os.fspath(path))
+        self.warning: str | None = None
+        """One line saying why the memory is off (or was repaired), for the front end."""
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._opened = False
+        self._records = 0
+        self._forgets = 0
+        self._seen: tuple[int, int, int] | None = None
+        self._mirror: dict[str, dict[str, tuple[float, float, float]]] = {}
+
+    # --- opening and recovery ----------------------------------------------------------------
+
+    @property
+    def available(self) -> bool:
+        """Whether the store could be opened (opens it on first use)."""
+        with self._lock:
+            return self._connect() is not None
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._opened:
+            return self._db
+        self._opened = True
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as e:
+            if _is_corrupt(e) and self._move_aside():
+                try:
+                    self._db = self._open()
+                except (sqlite3.Error, OSError) as again:
+                    self._off(f"cannot open {self.path}: {again}")
+            else:
+                self._off(f"cannot use {self.path}: {e}")
+        except _Newer as e:
+            self._off(str(e))
+        except OSError as e:
+            self._off(f"cannot create {os.path.dirname(self.path)}: {e.strerror or e}")
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        folder = os.path.dirname(self.path)
+        make_private_dir(folder)
+        fresh = not os.path.exists(self.path)
+        if fresh:  # owner-only from the start (sqlite creates with 0644 less the umask)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise _Newer(f"{self.path} was written by a newer ffind (schema {version}); "
+                             "memory is off")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                with contextlib.suppress(sqlite3.OperationalError):  # read-only: stays as is
+                    db.execute("PRAGMA journal_mode = WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS visits (path TEXT PRIMARY KEY, "
+                       "weight REAL NOT NULL, recent REAL NOT NULL, last REAL NOT NULL) "
+                       "WITHOUT ROWID")
+            if version < SCHEMA_VERSION:
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.create_function("ffind_add_visit", 4, _add_visit, deterministic=True)
+            self._age_out(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self) -> bool:
+        aside = f"{self.path}.corrupt-{int(time.time())}"
+        try:
+            os.replace(self.path, aside)
+        except OSError:
+            return False
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.replace(self.path + suffix, aside + suffix)
+        self.warning = f"{self.path} was damaged; moved it to {aside} and started a new memory"
+        return True
+
+    def _off(self, message: str) -> None:
+        self._db = None
+        self.warning = message
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def record(self, path: str | os.PathLike[str], when: float | None = None) -> bool:
+        """Remember a visit of ``path`` (absolute; a relative one is resolved against the
+        working directory) at Unix time ``when`` (default: now).  The file is never touched.
+        Returns False when the memory is off (see :attr:`warning`)."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+        if when is not None and (isinstance(when, bool) or not isinstance(when, (int, float))
+                                 or not math.isfinite(when)):
+            raise ValueError(f"when must be a finite Unix time, not {when!r}")
+        full = os.path.abspath(os.fspath(path))
+        t = time.time() if when is None else float(when)
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return False
+            try:
+                db.execute("INSERT INTO visits (path, weight, recent, last) VALUES (?, 1, 1, ?) "
+                           "ON CONFLICT (path) DO UPDATE SET "
+                           "weight = ffind_add_visit(weight, last, excluded.last, ?), "
+                           "recent = ffind_add_visit(recent, last, excluded.last, ?), "
+                           "last = max(last, excluded.last)",
+                           (full, t, HALF_LIFE, RECENT_HALF_LIFE))
+                self._mirror.clear()
+                self._records += 1
+                if self._records % AGE_OUT_EVERY == 0:
+                    self._age_out(db)
+            except sqlite3.Error as e:
+                self.warning = f"cannot write {self.path}: {e}"
+                return False
+        return True
+
+    def forget(self, path: str | os.PathLike[str]) -> int:
+        """Forget ``path`` and every remembered path under it; the number of paths removed."""
+        full = os.path.abspath(os.fspath(path))
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return 0
+            under = _under(full)
+            cur = db.execute("DELETE FROM visits WHERE path = ? OR (path >= ? AND path < ?)",
+                             (full, *under))
+            self._mirror.clear()
+            self._forgets += 1
+            return cur.rowcount
+
+    def prune(self, root: str | os.PathLike[str], present: Iterable[str],
+              could_list: Callable[[str], bool] | None = None) -> int:
+        """After a *complete* walk of ``root``: forget remembered paths under it that the walk
+        did not find (``present``: the walk's paths, relative to ``root``).  ``could_list``
+        says which relative paths the walk's options would have listed had they existed (a
+        hidden file is not pruned by a walk that skips hidden files); default: all."""
+        full = os.path.abspath(os.fspath(root))
+        keep = set(present)
+        cut = len(os.path.join(full, ""))
+        gone = [p for p in self._rows_under(full) if p[cut:] not in keep
+                and (could_list is None or could_list(p[cut:]))]
+        if not gone:
+            return 0
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return 0
+            db.executemany("DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
+            self._mirror.clear()
+            self._forgets += 1
+        return len(gone)
+
+    @staticmethod
+    def _age_out(db: sqlite3.Connection) -> None:
+        """Drop the rows that weigh less than ``MIN_WEIGHT``, and the lightest past
+        ``MAX_ROWS``, judged at the newest visit in the store (not the clock: a memory left
+        unused for a year is not wiped on its next use, and a replayed history ages as it
+        happened)."""
+        with contextlib.suppress(sqlite3.OperationalError):  # read-only: nothing to age out
+            rows = db.execute("SELECT path, weight, last FROM visits").fetchall()
+            if not rows:
+                return
+            now = max(t for _, _, t in rows)
+            old = [(p,) for p, w, t in rows if decay(w, t, now) < MIN_WEIGHT]
+            if len(rows) - len(old) > MAX_ROWS:
+                alive = sorted(((decay(w, t, now), p) for p, w, t in rows
+                                if decay(w, t, now) >= MIN_WEIGHT), reverse=True)
+                old += [(p,) for _, p in alive[MAX_ROWS:]]
+            if old:
+                db.executemany("DELETE FROM visits WHERE path = ?", old)
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def _rows_under(self, root: str) -> dict[str, tuple[float, float, float]]:
+        """``{absolute path: (weight, recent, last)}`` for the rows under ``root``, from a
+        mirror that is read again only when this or another process has written since."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return {}
+            try:
+                seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records,
+                        self._forgets)
+                if seen != self._seen:
+                    self._mirror.clear()
+                    self._seen = seen
+                rows = self._mirror.get(root)
+                if rows is None:
+                    lo, hi = _under(root)
+                    rows = {p: (w, r, t) for p, w, r, t in db.execute(
+                        "SELECT path, weight, recent, last FROM visits "
+                        "WHERE path >= ? AND path < ?", (lo, hi))}
+                    self._mirror[root] = rows
+            except sqlite3.Error as e:
+                self.warning = f"cannot read {self.path}: {e}"
+                return {}
+            return rows
+
+    def stamp(self) -> object:
+        """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
+        forgotten, by this object or by another process."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return None
+            try:
+                return (db.execute("PRAGMA data_version").fetchone()[0], self._records,
+                        self._forgets)
+            except sqlite3.Error:
+                return None
+
+    def weights(
+        self, root: str | os.PathLike[str], now: float | None = None
+    ) -> dict[str, tuple[float, float]]:
+        """``{path relative to root: (weight, recent)}``, both decayed to ``now``, for the
+        remembered paths under ``root`` (what ranking reads).  A path last visited after
+        ``now`` is left out (replaying a history never sees its future)."""
+        full = os.path.abspath(os.fspath(root))
+        t = time.time() if now is None else float(now)
+        cut = len(os.path.join(full, ""))
+        return {p[cut:]: (decay(w, last, t), decay(r, last, t, RECENT_HALF_LIFE))
+                for p, (w, r, last) in self._rows_under(full).items() if last <= t}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+            self._db = None
+            self._opened = True
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Memory({self.path!r})"
+
+
+class _Newer(Exception):
+    pass
+
+
+def _is_corrupt(e: sqlite3.DatabaseError) -> bool:
+    text = str(e).lower()
+    return "not a database" in text or "malformed" in text or "corrupt" in text
+
+
+def _under(folder: str) -> tuple[str, str]:
+    """The half-open range of strings that are paths strictly under ``folder``."""
+    base = folder.rstrip("/") + "/"
+    return base, base[:-1] + "0"  # '0' is the character after '/'

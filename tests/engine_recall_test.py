@@ -1,0 +1,124 @@
+"""Ranking with the memory of opened files (``Index.match(memory=...)``): table tests with the
+exact expected order, and the property that ``limit=k`` is the prefix of the full ranking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffind import Index, Memory
+from ffind.scoring.recency import MAX_BOOST, boosts
+
+ROOT = "/work/repo"
+NOW = 1_700_000_000.0
+HOUR = 3600.0
+
+PATHS = [
+    "src/session/prompt.ts",
+    "src/session/promise.ts",
+    "src/session/index.ts",
+    "lib/prompt.ts",
+    "lib/promote.ts",
+    "docs/prompting.md",
+    "tests/prompt_test.ts",
+    "tools/main.go",
+    "main.go",
+    "README.md",
+]
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Memory:
+    with Memory(tmp_path / "memory.sqlite3") as m:
+        yield m
+
+
+def ranked(index: Index, query: str, mem: Memory | None, limit: int | None = None) -> list[str]:
+    return [m.path for m in index.match(query, limit=limit, memory=mem, root=ROOT, now=NOW)]
+
+
+def test_without_memory_the_ranking_is_unchanged(mem: Memory) -> None:
+    index = Index(PATHS)
+    for q in ("", "p", "prom", "main", "s/p"):
+        assert ranked(index, q, None) == [m.path for m in Index(PATHS).match(q)]
+        assert ranked(index, q, mem) == ranked(index, q, None)  # an empty memory changes nothing
+
+
+def test_a_recent_file_wins_over_an_equal_match(mem: Memory) -> None:
+    index = Index(PATHS)
+    assert ranked(index, "prompt", None)[:2] == ["lib/prompt.ts", "src/session/prompt.ts"]
+    mem.record(f"{ROOT}/src/session/prompt.ts", when=NOW - HOUR)
+    assert ranked(index, "prompt", mem)[:2] == ["src/session/prompt.ts", "lib/prompt.ts"]
+
+
+def test_a_clearly_better_match_beats_a_weak_match_of_a_recent_file(mem: Memory) -> None:
+    index = Index(PATHS)
+    for _ in range(20):
+        mem.record(f"{ROOT}/docs/prompting.md", when=NOW - HOUR)
+    # "promot" is a prefix of promote.ts's name; prompting.md holds it only scattered
+    assert ranked(index, "promot", mem)[0] == "lib/promote.ts"
+    assert ranked(index, "promo", None)[0] == "lib/promote.ts"
+
+
+def test_the_empty_query_puts_remembered_files_first(mem: Memory) -> None:
+    index = Index(PATHS)
+    mem.record(f"{ROOT}/README.md", when=NOW - 50 * 24 * HOUR)
+    mem.record(f"{ROOT}/main.go", when=NOW - HOUR)
+    mem.record(f"{ROOT}/main.go", when=NOW - HOUR)
+    got = ranked(index, "", mem)
+    assert got[:2] == ["main.go", "README.md"]
+    rest = [p for p in PATHS if p not in ("main.go", "README.md")]
+    # then the folder neighbours of main.go (the root folder: none left), then path order
+    assert got[2:] == rest
+
+
+def test_a_new_file_next_to_recent_work_gains_too(mem: Memory) -> None:
+    index = Index(PATHS)
+    assert ranked(index, "pro", None)[:3] == ["lib/prompt.ts", "lib/promote.ts",
+                                               "docs/prompting.md"]
+    mem.record(f"{ROOT}/src/session/index.ts", when=NOW - HOUR)
+    got = ranked(index, "pro", mem)
+    assert got[:3] == ["src/session/prompt.ts", "src/session/promise.ts", "lib/prompt.ts"]
+
+
+def test_remembered_paths_outside_the_root_or_index_are_never_returned(mem: Memory) -> None:
+    index = Index(PATHS)
+    mem.record("/elsewhere/prompt.ts", when=NOW)
+    mem.record(f"{ROOT}/gone/prompt.ts", when=NOW)
+    got = ranked(index, "prompt", mem)
+    assert set(got) <= set(PATHS)
+    assert ranked(index, "", mem) == ranked(index, "", None)
+
+
+def test_the_boost_is_bounded() -> None:
+    visits = {"a": (1e9, 1e9)}
+    assert boosts(visits, {"": ["a", "b"]})["a"] == MAX_BOOST
+
+
+CORPUS = [f"{d}/{n}" for d in ("src", "src/core", "lib", "test", "docs")
+          for n in ("main.py", "mod.rs", "prompt.ts", "base_coder.py", "index.ts", "util.go")]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    visits=st.lists(st.tuples(st.sampled_from(CORPUS), st.floats(0, 30 * 24 * HOUR)), max_size=12),
+    query=st.text(alphabet="abcdeimnoprstu/._ ", max_size=5),
+    k=st.integers(1, 12),
+)
+def test_limit_k_is_the_prefix_of_the_full_ranking_with_memory(
+    tmp_path_factory: pytest.TempPathFactory, visits: list[tuple[str, float]], query: str, k: int,
+) -> None:
+    with Memory(tmp_path_factory.mktemp("m") / "m.db") as mem:
+        for path, ago in visits:
+            mem.record(f"{ROOT}/{path}", when=NOW - ago)
+        index = Index(CORPUS)
+        full = index.match(query, memory=mem, root=ROOT, now=NOW)
+        assert index.match(query, limit=k, memory=mem, root=ROOT, now=NOW) == full[:k]
+        assert sorted(m.path for m in full) == sorted(m.path for m in index.match(query))
+        keys = [(-m.score, len(m.path), m.path) for m in full]
+        if query.strip():
+            assert keys == sorted(keys)
