@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 Scored = tuple[int, int]
 """(score, id)"""
@@ -27,12 +28,41 @@ def sort_key(paths: Sequence[str]) -> Callable[[Scored], tuple[int, int, str]]:
     return key
 
 
-def best(pool: Iterable[Scored], paths: Sequence[str], limit: int | None) -> list[Scored]:
-    """The ``limit`` best of ``pool`` in rank order (all of them when ``limit`` is None)."""
+WIDE = 4
+"""A selection runs through numpy once there are more than ``WIDE`` times as many candidates
+as places (below that, sorting a handful of Python tuples is cheaper than the arrays)."""
+
+
+def best(
+    pool: list[Scored], paths: Sequence[str], limit: int | None, lens: Any = None
+) -> list[Scored]:
+    """The ``limit`` best of ``pool`` in rank order (all of them when ``limit`` is None).
+
+    ``lens``: the length of every path (a numpy array by id), or None.  With it, a large pool
+    is first cut in numpy to the entries whose (score, length) is at least the ``limit``-th
+    best, which keeps every entry of the answer; the tie-break by path then sorts only
+    those (in pool order, so equal keys keep the order ``heapq.nsmallest`` gives them)."""
     key = sort_key(paths)
     if limit is None:
         return sorted(pool, key=key)
+    if lens is not None and limit > 0 and WIDE * limit < len(pool):
+        import numpy as np
+
+        arr = np.array(pool, dtype=np.int64).reshape(-1, 2)
+        plen = lens[arr[:, 1]].astype(np.int64)
+        # (score descending, length ascending) as one int64
+        k = -arr[:, 0] * (int(plen.max()) + 1) + plen
+        cut = np.partition(k, limit - 1)[limit - 1]
+        pool = [pool[j] for j in np.flatnonzero(k <= cut).tolist()]
     return heapq.nsmallest(limit, pool, key=key)
+
+
+def fewest(lens: Any, n: int) -> Any:
+    """A mask of the entries of the numpy array ``lens`` at most its ``n``-th smallest value:
+    they hold every one of the ``n`` first by (length, anything)."""
+    import numpy as np
+
+    return lens <= np.partition(lens, n - 1)[n - 1]
 
 
 class TopK:
@@ -41,6 +71,13 @@ class TopK:
     def __init__(self, k: int | None) -> None:
         self.k = k
         self._heap: list[int] = []
+
+    def add_many(self, scores: Iterable[int]) -> None:
+        """``add`` each of ``scores``: the heap ends up holding the same ``k`` highest."""
+        if self.k is None or self.k <= 0:
+            return
+        self._heap = heapq.nlargest(self.k, [*self._heap, *scores])
+        heapq.heapify(self._heap)
 
     def add(self, score: int) -> None:
         if self.k is None or self.k <= 0:
@@ -77,26 +114,51 @@ def by_bound(ids: Iterable[int], bounds: Iterable[int]) -> list[tuple[int, list[
     return sorted(groups.items(), reverse=True)
 
 
-def first_by_ties(ids: list[int], limit: int, paths: Sequence[str]) -> list[int]:
-    """The ``limit`` first of ``ids`` by the tie-breaks (shorter path, then path)."""
-    lens = [len(paths[i]) for i in ids]
-    cut = heapq.nsmallest(limit, lens)[-1]
-    near = [i for i, n in zip(ids, lens, strict=True) if n <= cut]
+def first_by_ties(
+    ids: list[int], limit: int, paths: Sequence[str], lens: Any = None
+) -> list[int]:
+    """The ``limit`` first of ``ids`` by the tie-breaks (shorter path, then path); ``lens``:
+    every path's length (numpy, by id) or None."""
+    if lens is not None and limit > 0 and WIDE * limit < len(ids):
+        import numpy as np
+
+        a = np.asarray(ids, dtype=np.int64)
+        near = a[fewest(lens[a], limit)].tolist()
+    else:
+        ln = [len(paths[i]) for i in ids]
+        cut = heapq.nsmallest(limit, ln)[-1]
+        near = [i for i, n in zip(ids, ln, strict=True) if n <= cut]
     return heapq.nsmallest(limit, near, key=lambda i: (len(paths[i]), paths[i]))
 
 
-def best_positions(values: list[int], n: int, path_of: Callable[[int], str]) -> list[int]:
+def best_positions(
+    values: list[int], n: int, path_of: Callable[[int], str], lens_of: Any = None
+) -> list[int]:
     """Positions of the ``n`` highest ``values``, ties by the results' tie-breaks (shorter
     ``path_of(j)`` first, then by path): never by position, which depends on the order the
-    paths were added in (a parallel walk's batches interleave differently at every run)."""
+    paths were added in (a parallel walk's batches interleave differently at every run).
+    ``lens_of``: ``len(path_of(j))`` for every position (a numpy array), or None."""
     if n <= 0:
         return []
     if len(values) <= n:
         return list(range(len(values)))
-    cut = heapq.nlargest(n, values)[-1]
-    above = [j for j, v in enumerate(values) if v > cut]
-    at = [j for j, v in enumerate(values) if v == cut]
-    need = n - len(above)
+    at: list[int]
+    if lens_of is not None and WIDE * n < len(values):
+        import numpy as np
+
+        v = np.asarray(values, dtype=np.int64)
+        cut = v[np.argpartition(v, len(v) - n)[len(v) - n]]
+        above = np.flatnonzero(v > cut).tolist()
+        where = np.flatnonzero(v == cut)
+        need = n - len(above)
+        if len(where) > need:
+            where = where[fewest(lens_of[where], need)]
+        at = where.tolist()
+    else:
+        cut = heapq.nlargest(n, values)[-1]
+        above = [j for j, v in enumerate(values) if v > cut]
+        at = [j for j, v in enumerate(values) if v == cut]
+        need = n - len(above)
     if len(at) > need:
         at = heapq.nsmallest(need, at, key=lambda j: (len(path_of(j)), path_of(j)))
     return sorted(above + at, key=lambda j: (-values[j], j))
@@ -115,10 +177,12 @@ class BranchAndBound:
 
     def __init__(
         self, score: Callable[[int], int | None], paths: Sequence[str], topk: TopK,
-        pool: list[Scored], limit: int | None, budget: int, slack: int,
+        pool: list[Scored], limit: int | None, budget: int, slack: int, lens: Any = None,
     ) -> None:
         self.score = score
         self.paths = paths
+        self.lens = lens
+        """every path's length (numpy, by id) for ``first_by_ties``, or None"""
         self.topk = topk
         self.pool = pool
         self.limit = limit
@@ -146,10 +210,9 @@ class BranchAndBound:
             if limit is not None and len(cheap) > limit:
                 # one score for the whole group: only its ``limit`` best by the tie-breaks
                 # can be among the ``limit`` best of all
-                cheap = first_by_ties(cheap, limit, self.paths)
+                cheap = first_by_ties(cheap, limit, self.paths, self.lens)
             pool.extend([(s, i) for i in cheap])
-            for _ in cheap:
-                topk.add(s)
+            topk.add_many([s] * len(cheap))
         return len(groups)
 
     def visit_exact(self, groups: list[tuple[int, list[int]]]) -> bool:

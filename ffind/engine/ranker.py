@@ -17,7 +17,7 @@ Every decision depends on the path and its candidate set only, never on ``limit`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ffind.engine.prefilter import lone_term, typo_term
 from ffind.engine.rank import BranchAndBound, TopK, best, best_positions, by_bound
@@ -44,7 +44,14 @@ def visitor(
         return exact(q, i, hidden_ok)
 
     slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
-    return BranchAndBound(score, ix.paths, topk, pool, limit, ix.budget, slack)
+    return BranchAndBound(score, ix.paths, topk, pool, limit, ix.budget, slack,
+                          path_lengths(ix))
+
+
+def path_lengths(ix: Index) -> Any:
+    """Every path's length as a numpy array by id when the index uses numpy, else None."""
+    np = ix.numpy.module()
+    return None if np is None else ix.store.path_lengths(np)
 
 
 def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch]:
@@ -65,8 +72,7 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
         is_p = [texts[i].startswith(key, base[i]) for i in ids]
         pre = [i for i, f in zip(ids, is_p, strict=True) if f]
         pool = ix.bounder.prefix_scored(lone, pre, hidden_ok)
-        for s, _ in pool:
-            topk.add(s)
+        topk.add_many([s for s, _ in pool])
         ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
     bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
@@ -87,7 +93,7 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
         ts = ix.bounds.typo_score(len(tt.folded))
         if not topk.beats(ts - 1):
             pool, typo_ids = add_typos(ix.store, tt, ms.typos(), ts, hidden_ok, walker.pool)
-    return results(ix, q, best(pool, ix.paths, limit), typo_ids, ci)
+    return results(ix, q, best(pool, ix.paths, limit, walker.lens), typo_ids, ci)
 
 
 def _refine_and_visit(
@@ -101,7 +107,9 @@ def _refine_and_visit(
     # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and outside
     # the budget), so the k-th score is known before the costlier refinements (chunks, word
     # starts), which then skip every path bounded below it.
-    seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]])
+    lens = walker.lens
+    seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]],
+                          None if lens is None else lens[oids])
     for j in seed:
         sc = walker.score(oids[j])
         if sc is not None:

@@ -58,8 +58,7 @@ def one_term(
     ids = [i for i in st.first.get(fq[0], ()) if texts[i].startswith(key, base[i])]
     scored = ix.bounder.prefix_scored(t, ids, hidden_ok)
     topk = TopK(limit)
-    for s, _ in scored:
-        topk.add(s)
+    topk.add_many([s for s, _ in scored])
     seen = set(ids)
     walker = visitor(ix, q, hidden_ok, topk, scored, limit)
 
@@ -74,7 +73,7 @@ def one_term(
 
     if not _shells(ix, ms, q, t, topk, shell, seen):
         return None
-    return results(ix, q, best(scored, ix.paths, limit), set(), ci)
+    return results(ix, q, best(scored, ix.paths, limit, walker.lens), set(), ci)
 
 
 def _shells(
@@ -166,7 +165,7 @@ def aligned(
             return None
         if not topk.beats(scattered):
             return None
-    return results(ix, q, best(pool, ix.paths, limit), set(), ci)
+    return results(ix, q, best(pool, ix.paths, limit, walker.lens), set(), ci)
 
 
 def _contiguous_shell(

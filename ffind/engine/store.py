@@ -40,6 +40,7 @@ class PathStore:
         self._rev: list[str] = []
         self._pen: dict[bool, list[int]] = {False: [], True: []}
         self._lens: dict[bool, Any] = {}
+        self._plen: Any = None
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -176,6 +177,18 @@ class PathStore:
             self._lens[whole] = arr
         return arr
 
+    def path_lengths(self, np: Any) -> Any:
+        """The length of every path, as a numpy int32 array by id (cached; the selections of
+        ``ffind.engine.rank`` cut large groups with it)."""
+        arr = self._plen
+        n = len(self.paths)
+        if arr is None or len(arr) < n:
+            have = 0 if arr is None else len(arr)
+            more = np.fromiter(map(len, self.paths[have:n]), dtype=np.int32, count=n - have)
+            arr = more if arr is None else np.concatenate([arr, more])
+            self._plen = arr
+        return arr
+
     def reversed_len(self) -> int:
         """How many paths ``reversed`` covers so far."""
         return len(self._rev)
@@ -183,6 +196,10 @@ class PathStore:
     def lengths_len(self, whole: bool) -> int:
         """How many paths ``lengths(whole)`` covers so far."""
         return len(self._lens.get(whole, ()))
+
+    def path_lengths_len(self) -> int:
+        """How many paths ``path_lengths`` covers so far."""
+        return 0 if self._plen is None else len(self._plen)
 
     def built(self) -> dict[str, int]:
         """How many paths each table built on first use covers (``warm`` reports, tests)."""

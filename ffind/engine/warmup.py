@@ -39,12 +39,13 @@ class WorkAhead:
                 store.penalties(range(0), False, upto)
                 store.penalties(range(0), True, upto)
                 yield
-            elif numpy.module() is not None and any(
-                    store.lengths_len(whole) < n for whole in (False, True)):
+            elif numpy.module() is not None and (store.path_lengths_len() < n or any(
+                    store.lengths_len(whole) < n for whole in (False, True))):
                 # once, over every path: numpy arrays grow by copying, not a slice at a time
                 np = numpy.module()
                 store.lengths(False, np)
                 store.lengths(True, np)
+                store.path_lengths(np)
                 yield
             elif self._inits < n:
                 upto = min(self._inits + step, n)
