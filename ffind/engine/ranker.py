@@ -76,17 +76,11 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
         ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
     bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
-    opt = [j for j, f in enumerate(flagged) if f]
-    u2 = max(map(bounds.__getitem__, opt), default=None)
-    if len(opt) == len(ids):
-        groups = []
-    else:
-        sure = [j for j, f in enumerate(flagged) if not f]
-        groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
+    oids, ob, groups = _split(ids, bounds, flagged, walker.lens is not None)
+    u2 = max(ob, default=None)
     done = walker.visit(groups, u2)
-    if opt and u2 is not None and not topk.beats(u2):
-        _refine_and_visit(ix, q, walker, [ids[j] for j in opt], [bounds[j] for j in opt],
-                          groups[done:])
+    if oids and u2 is not None and not topk.beats(u2):
+        _refine_and_visit(ix, q, walker, oids, ob, groups[done:])
     typo_ids: set[int] = set()
     tt = typo_term(parse(ms.query))
     if tt is not None:
@@ -94,6 +88,46 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
         if not topk.beats(ts - 1):
             pool, typo_ids = add_typos(ix.store, tt, ms.typos(), ts, hidden_ok, walker.pool)
     return results(ix, q, best(pool, ix.paths, limit, walker.lens), typo_ids, ci)
+
+
+def _split(
+    ids: list[int], bounds: list[int], flagged: list[bool], use_numpy: bool
+) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
+    """The optimistic ids (``flagged``) and their bounds, in order, and the others grouped by
+    bound (``by_bound``); through numpy when ``use_numpy`` and there are many."""
+    if not use_numpy or len(ids) < NUMPY_FROM:
+        opt = [j for j, f in enumerate(flagged) if f]
+        groups = []
+        if len(opt) < len(ids):
+            sure = [j for j, f in enumerate(flagged) if not f]
+            groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
+        return [ids[j] for j in opt], [bounds[j] for j in opt], groups
+    import numpy as np
+
+    a = np.array(ids, dtype=np.int64)
+    b = np.array(bounds, dtype=np.int64)
+    f = np.array(flagged, dtype=bool)
+    rest = ~f
+    groups = grouped(a[rest], b[rest]) if rest.any() else []
+    return a[f].tolist(), b[f].tolist(), groups
+
+
+NUMPY_FROM = 2048
+"""From how many candidates the ranking's bookkeeping runs through numpy arrays."""
+
+
+def grouped(ids: Any, bounds: Any) -> list[tuple[int, list[int]]]:
+    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each
+    group in the order of ``ids``."""
+    import numpy as np
+
+    if not len(ids):
+        return []
+    order = np.argsort(-bounds, kind="stable")
+    sb, si = bounds[order], ids[order]
+    cuts = np.flatnonzero(sb[1:] != sb[:-1]) + 1
+    heads = sb[np.concatenate(([0], cuts))].tolist()
+    return list(zip(heads, [g.tolist() for g in np.split(si, cuts)], strict=True))
 
 
 def _refine_and_visit(
@@ -115,24 +149,48 @@ def _refine_and_visit(
         if sc is not None:
             walker.pool.append((sc, oids[j]))
             topk.add(sc)
-    seeded = set(seed)
     # only bounds that can still reach the top ``limit`` matter
     floor = topk.floor()
     left = [i for b, g in left_groups if b >= floor for i in g]
     lb = [b for b, g in left_groups if b >= floor for _ in g]
-    keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
-    oids, ob = [oids[j] for j in keep], [ob[j] for j in keep]
+    oids, ob = _above(oids, ob, floor, seed, lens is not None)
     chunks = bounder.chunks(q, oids)
     ob = bounder.tighten_gaps(ob, chunks)
     keep = [j for j, b in enumerate(ob) if b >= floor]
-    oids, ob, chunks = ([oids[j] for j in keep], [ob[j] for j in keep],
-                        [chunks[j] for j in keep])
+    if len(keep) < len(ob):
+        oids, ob, chunks = ([oids[j] for j in keep], [ob[j] for j in keep],
+                            [chunks[j] for j in keep])
     ob = bounder.tighten_starts(q, oids, ob, chunks)
     # grouped, then each group in id order (as grouping the id-sorted pairs would)
-    regroup = by_bound(left + oids, lb + ob)
-    for _, g in regroup:
-        g.sort()
+    if lens is not None and len(oids) >= NUMPY_FROM:
+        import numpy as np
+
+        a = np.array(left + oids, dtype=np.int64)
+        b = np.array(lb + ob, dtype=np.int64)
+        order = np.lexsort((a, -b))  # by bound, highest first, then by id
+        regroup = grouped(a[order], b[order])
+    else:
+        regroup = by_bound(left + oids, lb + ob)
+        for _, g in regroup:
+            g.sort()
     walker.visit(regroup, None)
+
+
+def _above(
+    oids: list[int], ob: list[int], floor: float, seed: list[int], use_numpy: bool
+) -> tuple[list[int], list[int]]:
+    """The ids of ``oids`` (bounds ``ob``) bounded at ``floor`` or more, but for the
+    positions ``seed`` (scored already), in order."""
+    if use_numpy and len(oids) >= NUMPY_FROM:
+        import numpy as np
+
+        b = np.array(ob, dtype=np.int64)
+        mask = b >= floor
+        mask[seed] = False
+        return np.array(oids, dtype=np.int64)[mask].tolist(), b[mask].tolist()
+    seeded = set(seed)
+    keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
+    return [oids[j] for j in keep], [ob[j] for j in keep]
 
 
 def results(
