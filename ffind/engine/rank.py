@@ -164,6 +164,11 @@ def best_positions(
     return sorted(above + at, key=lambda j: (-values[j], j))
 
 
+BATCH_FROM = 24
+"""From how many ids a group is scored by ``score_many`` (below, one call per id is cheaper
+than the batch's fixed cost)."""
+
+
 class BranchAndBound:
     """Branch and bound over groups of candidates sharing an upper bound (``by_bound``).
 
@@ -178,8 +183,11 @@ class BranchAndBound:
     def __init__(
         self, score: Callable[[int], int | None], paths: Sequence[str], topk: TopK,
         pool: list[Scored], limit: int | None, budget: int, slack: int, lens: Any = None,
+        score_many: Callable[[list[int]], list[int | None]] | None = None,
     ) -> None:
         self.score = score
+        self.score_many = score_many
+        """``score`` of many ids at once (the same scores), or None"""
         self.paths = paths
         self.lens = lens
         """every path's length (numpy, by id) for ``first_by_ties``, or None"""
@@ -198,8 +206,10 @@ class BranchAndBound:
                 return n
             if len(group) <= self.budget:
                 self.budget -= len(group)
-                for i in group:
-                    s = score(i)
+                many = self.score_many
+                got = (many(group) if many is not None and len(group) >= BATCH_FROM
+                       else map(score, group))
+                for i, s in zip(group, got, strict=True):
                     if s is not None:
                         pool.append((s, i))
                         topk.add(s)

@@ -17,13 +17,15 @@ Every decision depends on the path and its candidate set only, never on ``limit`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ffind.engine.prefilter import lone_term, typo_term
-from ffind.engine.rank import BranchAndBound, TopK, best, best_positions, by_bound
+from ffind.engine.rank import BATCH_FROM, BranchAndBound, TopK, best, best_positions, by_bound
 from ffind.engine.typos import add_typos, typo_indices
-from ffind.query import Query, parse
+from ffind.query import Kind, Query, parse
 from ffind.scoring.scorer import FileMatch
+from ffind.scoring.weights import DEFAULT
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index
@@ -45,7 +47,32 @@ def visitor(
 
     slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
     return BranchAndBound(score, ix.paths, topk, pool, limit, ix.budget, slack,
-                          path_lengths(ix))
+                          path_lengths(ix), batch_scorer(ix, q, hidden_ok))
+
+
+def batch_scorer(
+    ix: Index, q: Query, hidden_ok: bool
+) -> Callable[[list[int]], list[int | None]] | None:
+    """The exact scores of many ids at once (``ffind.scoring.batch.fuzzy_many``, numpy) for a
+    query of one fuzzy term, the same as ``ExactScorer.score`` gives one by one; None when
+    that does not apply: several terms (their overlap needs positions), another kind of
+    term, weights other than the defaults (the batch scorer is written for those), or no
+    numpy."""
+    if (len(q.positive) != 1 or q.positive[0].kind is not Kind.FUZZY
+            or ix.weights != DEFAULT or ix.numpy.module() is None):
+        return None
+    from ffind.scoring.batch import fuzzy_many
+
+    st, t = ix.store, q.positive[0]
+    texts, paths, base = st.term_texts(t), st.paths, st.base
+
+    def many(ids: list[int]) -> list[int | None]:
+        got = fuzzy_many(t.key, [texts[i] for i in ids], [paths[i] for i in ids],
+                         [base[i] for i in ids])
+        pen = st.penalties(ids, hidden_ok)
+        return [None if g is None else g - p for g, p in zip(got, pen, strict=True)]
+
+    return many
 
 
 def path_lengths(ix: Index) -> Any:
@@ -144,8 +171,10 @@ def _refine_and_visit(
     lens = walker.lens
     seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]],
                           None if lens is None else lens[oids])
-    for j in seed:
-        sc = walker.score(oids[j])
+    sids = [oids[j] for j in seed]
+    many = walker.score_many
+    got = many(sids) if many is not None and len(sids) >= BATCH_FROM else map(walker.score, sids)
+    for j, sc in zip(seed, got, strict=True):
         if sc is not None:
             walker.pool.append((sc, oids[j]))
             topk.add(sc)
