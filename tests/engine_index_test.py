@@ -264,20 +264,25 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
-    arrays = 1 if warmed.numpy_ready(60) else 0  # the name lengths, in one step, when numpy is used
+    # when numpy is used: the name and path lengths and offsets in one step, then the letter
+    # masks a slice at a time
+    arrays = 1 if warmed.numpy_ready(60) else 0
     steps = sum(1 for _ in warmed.warm(step=3))
-    # numpy, three slices of the per-path tables, the lengths, three of the word starts
-    assert steps == 7 + arrays
+    # numpy, three slices of the per-path tables, the arrays and three slices of the masks,
+    # three of the word starts
+    assert steps == 7 + 4 * arrays
     assert sum(1 for _ in warmed.warm(step=3)) == 1  # all done: only the numpy step
     warmed.extend(["new/file.py"])
     cold.extend(["new/file.py"])
-    assert sum(1 for _ in warmed.warm(step=3)) == 3 + arrays  # picks up the new path alone
+    # picks up the new path alone
+    assert sum(1 for _ in warmed.warm(step=3)) == 3 + 2 * arrays
     n = len(paths) + 1
     built = warmed.store.built()
     assert len(warmed.store.pstart) == built["stems"] == built["reversed"] == n
     assert built["initials"] == n
     if arrays:
         assert built["lengths"] == n
+        assert warmed.store.masks_len() == n
     for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
         assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
             q, limit=3, compute_indices=True)

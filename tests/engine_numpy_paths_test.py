@@ -10,13 +10,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ffind.engine.bounding import ONE_CHAR_NUMPY_FROM
 from ffind.engine.index import Index
+from ffind.engine.letters import ALPHABET, masks
 from ffind.engine.rank import by_bound
 from ffind.engine.ranker import NUMPY_FROM, grouped
+from ffind.query import parse
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
 QUERIES = [
     "s",
+    "he c",
+    "a s",
+    "r m",
+    "b/ s",
     "sr",
     "src",
     "e",
@@ -41,9 +48,13 @@ QUERIES = [
 def indexes() -> tuple[Index, Index]:
     base = CORPUS.read_text(encoding="utf-8").splitlines()
     paths = [f"copy{n}/{p}" if n else p for n in range(16) for p in base]
+    paths += ["a", "s", "as.md", "c/e.rs", "setup.py", "s/a/c.txt", "e", "x/-/d-"]  # short
     assert len(paths) > 2 * NUMPY_FROM
     with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
     assert with_np.numpy_ready(30)
+    for _ in with_np.warm():  # the letter masks are used once ``warm`` has built them
+        pass
+    assert with_np.store.masks_len() == len(paths)
     return with_np, plain
 
 
@@ -66,3 +77,35 @@ def test_grouped_is_by_bound(pairs: list[tuple[int, int]]) -> None:
     assert grouped(np.array(ids, dtype=np.int64), np.array(bounds, dtype=np.int64)) == by_bound(
         ids, bounds
     )
+
+
+@pytest.mark.parametrize("q", ["a", "s", "he c", "a s", "r m", "s e r", "test u", "e x", "s -"])
+def test_one_character_bounds_from_the_letter_masks_are_the_plain_ones(q: str) -> None:
+    """The bounds themselves (a looser or tighter one may leave a ranking as it is)."""
+    with_np, plain = indexes()
+    query = parse(q)
+    ids = with_np.run(q).ids
+    assert len(ids) >= ONE_CHAR_NUMPY_FROM
+    for hidden_ok in (False, True):
+        assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
+            query, ids, hidden_ok
+        )
+
+
+def test_letter_masks() -> None:
+    np = pytest.importorskip("numpy")
+    folded = ["a/b/cd.e", "x", "ab/c/q", "é/z", "c/", ""]
+    base = [p.rfind("/") + 1 for p in folded]
+    dirs, name, whole = masks(folded, base, np)
+
+    def has(mask: object, c: str) -> bool:
+        return bool(int(mask) >> ALPHABET.index(c) & 1)  # type: ignore[call-overload]
+
+    assert [has(dirs[0], c) for c in "abcde"] == [True, True, False, False, False]
+    assert [has(name[0], c) for c in "abcde."] == [False, False, True, True, True, True]
+    assert has(whole[0], "a") and has(whole[0], "b") and not has(whole[0], "c")
+    assert int(dirs[1]) == 0 and has(name[1], "x") and int(whole[1]) == 0
+    assert has(whole[2], "c") and not has(whole[2], "a") and has(dirs[2], "a")
+    assert has(name[3], "z") and not has(dirs[3], "z") and not has(whole[3], "z")
+    assert has(whole[4], "c") and int(name[4]) == 0
+    assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.exact import kept
+from ffind.engine.letters import bit_of
 from ffind.engine.prefilter import aligned_rx
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
@@ -27,6 +29,10 @@ from ffind.scoring.scorer import folder_extras, name_prefix_score
 
 UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
+
+
+ONE_CHAR_NUMPY_FROM = 2048
+"""From how many candidates a one-character last term is bounded from the letter masks."""
 
 
 class Bounder:
@@ -162,6 +168,11 @@ class Bounder:
         mid1 = mid[1:]
         pst = st.pstart
         pp = w.parent_prefix_for(m)
+        if m == 1 and len(ids) >= ONE_CHAR_NUMPY_FROM and bit_of(fq) is not None:
+            np = self.numpy.module()
+            got = None if np is None else self._one_char(fq, ids, total, np)
+            if got is not None:
+                return got
         tb = [tiers.rest] * len(ids)  # nowhere as it is: no extra
         # "loose" (flagged): not in the file name as it is
         flagged = [True] * len(ids)
@@ -194,6 +205,44 @@ class Bounder:
         total = [a + (b + bonus if f else b)
                  for a, b, f in zip(total, tb, flagged, strict=True)]
         return total, flagged
+
+    def _one_char(
+        self, c: str, ids: list[int], total: list[int], np: Any
+    ) -> tuple[list[int], list[bool]] | None:
+        """``bounds`` for a one-character last term ``c`` (which has a bit of its own), as
+        array arithmetic over the letter masks (``ffind.engine.letters``): whether ``c`` is in
+        the folders, in the file name, a folder of its own; the first-letter tables say
+        whether it starts the file name or the file's folder name.  None while the masks
+        (built by ``warm``, a slice at a time) do not cover every id yet."""
+        st, w = self.store, self.weights
+        a = np.array(ids, dtype=np.int64)
+        if int(a.max()) >= st.masks_len():
+            return None
+        dirs_m, name_m, whole_m = st.letter_masks(np)
+        base_a, pst_a = st.offsets(np)
+        bit = np.uint64(1) << np.uint64(bit_of(c))
+        n_all = len(base_a)
+        in_dirs = (dirs_m[a] & bit) != 0
+        in_name = (name_m[a] & bit) != 0
+        name_starts = self._member(st.first.get(c, ()), a, n_all, np)
+        parent = in_dirs & self._member(st.parent_first.get(c, ()), a, n_all, np)
+        b, ps = base_a[a].astype(np.int64), pst_a[a].astype(np.int64)
+        tiers = self.b.tiers(1)
+        v = np.where(name_starts, tiers.top,
+                     np.where(in_name | ~in_dirs, tiers.in_name, tiers.in_path))
+        v += parent * (w.parent_prefix_for(1) + w.whole_parent * (b - 1 - ps == 1))
+        v += (in_dirs & ((whole_m[a] & bit) != 0)) * w.whole_dir
+        flagged = in_dirs & ~name_starts & ~in_name
+        out = np.array(total, dtype=np.int64) + v + self.b.name_bonus(1) * flagged
+        return out.tolist(), flagged.tolist()
+
+    @staticmethod
+    def _member(table: Sequence[int], a: Any, n: int, np: Any) -> Any:
+        """Per id of ``a``: whether it is in ``table`` (ids below ``n``)."""
+        t = np.array(table, dtype=np.int64)
+        mark = np.zeros(n, dtype=bool)
+        mark[t[t < n]] = True
+        return mark[a]
 
     def _aligned_bounds(
         self, fq: str, ids: list[int], total: list[int]

@@ -41,6 +41,8 @@ class PathStore:
         self._pen: dict[bool, list[int]] = {False: [], True: []}
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
+        self._offsets: tuple[Any, Any] | None = None
+        self._mask_parts: list[tuple[Any, Any, Any]] = []
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -188,6 +190,46 @@ class PathStore:
             arr = more if arr is None else np.concatenate([arr, more])
             self._plen = arr
         return arr
+
+    def offsets(self, np: Any) -> tuple[Any, Any]:
+        """``base`` and ``pstart`` as numpy int32 arrays by id (cached)."""
+        n = min(len(self.base), len(self.pstart))
+        have = 0 if self._offsets is None else len(self._offsets[0])
+        if have < n:
+            b = np.array(self.base[have:n], dtype=np.int32)
+            p = np.array(self.pstart[have:n], dtype=np.int32)
+            if self._offsets is not None:
+                b = np.concatenate([self._offsets[0], b])
+                p = np.concatenate([self._offsets[1], p])
+            self._offsets = (b, p)
+        assert self._offsets is not None
+        return self._offsets
+
+    def build_masks(self, np: Any, upto: int) -> None:
+        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time)."""
+        from ffind.engine.letters import masks
+
+        upto = min(upto, len(self.folded), len(self.base))
+        have = self.masks_len()
+        if have < upto:
+            self._mask_parts.append(masks(self.folded[have:upto], self.base[have:upto], np))
+
+    def letter_masks(self, np: Any) -> tuple[Any, Any, Any]:
+        """``ffind.engine.letters.masks`` of the paths ``build_masks`` covered, as three
+        arrays (the slices joined once)."""
+        parts = self._mask_parts
+        if not parts:
+            self.build_masks(np, 0)
+            empty = np.zeros(0, dtype=np.uint64)
+            return empty, empty, empty
+        if len(parts) > 1:
+            d, nm, w = (np.concatenate([p[k] for p in parts]) for k in range(3))
+            parts[:] = [(d, nm, w)]
+        return parts[0]
+
+    def masks_len(self) -> int:
+        """How many paths the letter masks cover so far."""
+        return sum(len(p[0]) for p in self._mask_parts)
 
     def reversed_len(self) -> int:
         """How many paths ``reversed`` covers so far."""

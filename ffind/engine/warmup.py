@@ -23,8 +23,9 @@ class WorkAhead:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, stems, reversed paths, penalties, name lengths, word
-        starts).  A generator: each step takes a few milliseconds, and it ends once every
+        import when it is wanted, stems, reversed paths, penalties, name and path lengths,
+        offsets and letter masks, word starts).  A generator: each step takes a few
+        milliseconds, and it ends once every
         path indexed so far is covered (a new one picks up where it ended)."""
         store, numpy = self.store, self.numpy
         numpy.module()
@@ -46,6 +47,10 @@ class WorkAhead:
                 store.lengths(False, np)
                 store.lengths(True, np)
                 store.path_lengths(np)
+                store.offsets(np)
+                yield
+            elif numpy.module() is not None and store.masks_len() < n:
+                store.build_masks(numpy.module(), store.masks_len() + step)
                 yield
             elif self._inits < n:
                 upto = min(self._inits + step, n)
