@@ -43,8 +43,9 @@ class VisitSource(Protocol):
 
 
 NOW_STEP = 60.0
-"""Without an explicit ``now``, recency is judged to the minute, so that the boosts of one
-minute are computed once (a session ranks on every keystroke)."""
+"""Without an explicit ``now``, recency is judged at the end of the current minute, so that
+the boosts of one minute are computed once (a session ranks on every keystroke) and a visit
+recorded a moment ago already counts."""
 
 
 class Recall:
@@ -73,7 +74,7 @@ class Recall:
     def boosts(self, paths: Sequence[str], memory: VisitSource, root: str,
                now: float | None) -> dict[str, int]:
         """``{path of the index: boost}`` for this memory, root and time."""
-        t = float(now) if now is not None else time.time() // NOW_STEP * NOW_STEP
+        t = float(now) if now is not None else (time.time() // NOW_STEP + 1) * NOW_STEP
         key = (id(memory), memory.stamp(), root, t, len(paths))
         if key != self._boosts_for:
             folders = self.folders(paths)
