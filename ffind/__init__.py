@@ -33,11 +33,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ffind.errors import ExitCode, FfindError
-from ffind.options import SearchOptions
 
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "SearchOptions": "ffind.options",
     "walk": "ffind.fs.walk",
     "walk_batches": "ffind.fs.walk",
     "DEFAULT_EXCLUDES": "ffind.fs.walk",
@@ -72,6 +72,7 @@ __all__ = [
 if TYPE_CHECKING:  # the lazy attributes, for type checkers
     from ffind.engine.index import Index, match
     from ffind.fs.walk import DEFAULT_EXCLUDES, walk, walk_batches
+    from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import FileSearchResults, search
     from ffind.searching.session import FileSearcher, Snapshot

@@ -27,7 +27,7 @@ from ffind.scoring.recency import boosts as recency_boosts
 from ffind.scoring.scorer import FileMatch
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
+    from ffind.engine.index import Index, MatchSet
 
 
 class VisitSource(Protocol):
@@ -42,6 +42,8 @@ class VisitSource(Protocol):
         ...
 
 
+KEPT_QUERIES = 16
+"""Match sets of the boosted paths kept for the last queries (typing narrows them)."""
 NOW_STEP = 60.0
 """Without an explicit ``now``, recency is judged at the end of the current minute, so that
 the boosts of one minute are computed once (a session ranks on every keystroke) and a visit
@@ -60,6 +62,7 @@ class Recall:
         self._boosts_for: tuple[object, ...] | None = None
         self._sub: Index | None = None
         self._sub_paths: tuple[str, ...] = ()
+        self._sets: dict[str, MatchSet] = {}  # the small index's recent queries
 
     def folders(self, paths: Sequence[str]) -> dict[str, list[str]]:
         """``{folder: its paths}`` of the index (kept while the index only grows)."""
@@ -85,11 +88,46 @@ class Recall:
         return self._boosts
 
     def sub_index(self, boosted: Sequence[str]) -> Index:
+        """The index of the boosted paths (rebuilt when they change)."""
         key = tuple(sorted(boosted))
         if self._sub is None or key != self._sub_paths:
             self._sub = self._make_index(list(key))
             self._sub_paths = key
+            self._sets.clear()
         return self._sub
+
+    def lifted(self, query: str, boost: dict[str, int], limit: int | None,
+               compute_indices: bool) -> list[FileMatch]:
+        """The boosted paths that match ``query``, with their boost, best first: the first
+        ``limit`` of them.  The small index ranks them by score, a few more at a time, until
+        the rest cannot catch up (their score plus the largest boost is below the
+        ``limit``-th lifted score); the query's match set narrows the previous one's while
+        the user types."""
+        sub = self.sub_index(list(boost))
+        ms = self._match_set(sub, query)
+        if limit is None:
+            return sorted((_lift(m, boost[m.path]) for m in sub.top(ms, None, compute_indices)),
+                          key=_key)
+        top = max(boost.values())
+        ask = limit
+        while True:
+            got = sub.top(ms, ask, compute_indices)
+            lifted = sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
+            if len(got) < ask or (len(lifted) == limit
+                                  and got[-1].score + top < lifted[-1].score):
+                return lifted
+            ask *= 4
+
+    def _match_set(self, sub: Index, query: str) -> MatchSet:
+        ms = self._sets.get(query)
+        if ms is None:
+            base = min((m for m in self._sets.values() if m.can_narrow(query)), key=len,
+                       default=None)
+            ms = sub.run(query, within=base)
+            if len(self._sets) >= KEPT_QUERIES:
+                del self._sets[next(iter(self._sets))]
+            self._sets[query] = ms
+        return ms
 
 
 def _in(path: str, folders: dict[str, list[str]]) -> bool:
@@ -115,15 +153,15 @@ def rank_with_memory(
     boost = recall.boosts(paths, memory, root, now)
     if not boost:
         return rank(limit)
-    sub = recall.sub_index(list(boost))
-    lifted = [_lift(m, boost[m.path]) for m in
-              sub.match(query, limit=None, compute_indices=compute_indices)]
     if not query.strip():  # everything matches with score 0: remembered first, then the rest
-        lifted.sort(key=lambda m: -m.score)  # stable: ties keep the index's order
+        first = sorted(boost, key=lambda p: (-boost[p], p))
+        if limit is not None:
+            first = first[:limit]
+        lifted = [FileMatch(boost[p], p, [] if compute_indices else None) for p in first]
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    lifted.sort(key=_key)
+    lifted = recall.lifted(query, boost, limit, compute_indices)
     rest = _unboosted(rank, limit, boost, len(lifted))
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
@@ -136,14 +174,15 @@ def _lift(m: FileMatch, boost: int) -> FileMatch:
 
 
 def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
-               boosted_matches: int) -> list[FileMatch]:
-    """The first ``limit`` paths of the memory-free ranking that have no boost."""
+               boosted: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the memory-free ranking that have no boost (``boosted``:
+    how many boosted paths are expected among the first, a first guess)."""
     if limit is None:
         return [m for m in rank(None) if m.path not in boost]
-    ask = limit + min(boosted_matches, limit)
+    ask = limit + min(boosted, limit)
     while True:
         got = rank(ask)
         rest = [m for m in got if m.path not in boost]
         if len(rest) >= limit or len(got) < ask:
             return rest[:limit]
-        ask = max(ask * 2, limit + boosted_matches)
+        ask *= 2

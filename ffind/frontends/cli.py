@@ -304,24 +304,10 @@ def _open_memory() -> Memory | None:
 
 
 def _visits(action: str, paths: list[str]) -> int:
-    """``ffind --remember PATH...`` / ``--forget PATH...``: no walk, no search."""
-    from ffind.state.memory import Memory, memory_disabled
+    """``ffind --remember PATH...`` / ``--forget PATH...`` (``ffind.frontends.visits``)."""
+    from ffind.frontends.visits import visits
 
-    if paths and paths[0] == "--":
-        paths = paths[1:]
-    if not paths:
-        raise FfindError(f"{action} needs at least one PATH")
-    for p in paths:
-        if not p or "\0" in p:
-            raise FfindError(f"{action}: not a path: {p!r}")
-    if memory_disabled():
-        raise FfindError(f"{action}: the memory is off (FFIND_NO_MEMORY is set)")
-    with Memory() as memory:
-        for p in paths:
-            ok = memory.record(p) if action == "--remember" else memory.forget(p) >= 0
-            if not ok or memory.warning:
-                raise FfindError(f"{action}: {memory.warning}")
-    return ExitCode.FOUND
+    return visits(action, paths)
 
 
 def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
