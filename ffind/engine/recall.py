@@ -97,12 +97,13 @@ class Recall:
         return self._sub
 
     def lifted(self, query: str, boost: dict[str, int], limit: int | None,
-               compute_indices: bool) -> list[FileMatch]:
+               compute_indices: bool, rest: Sequence[FileMatch] = ()) -> list[FileMatch]:
         """The boosted paths that match ``query``, with their boost, best first: the first
-        ``limit`` of them.  The small index ranks them by score, a few more at a time, until
-        the rest cannot catch up (their score plus the largest boost is below the
-        ``limit``-th lifted score); the query's match set narrows the previous one's while
-        the user types."""
+        ``limit`` of them that can still be among the first ``limit`` once merged with
+        ``rest`` (the unboosted paths' ranking).  The small index ranks them by score, a few
+        more at a time, until the next cannot catch up: its score plus the largest boost is
+        below the ``limit``-th final score so far.  The query's match set narrows the
+        previous one's while the user types."""
         sub = self.sub_index(list(boost))
         ms = self._match_set(sub, query)
         if limit is None:
@@ -113,8 +114,10 @@ class Recall:
         while True:
             got = sub.top(ms, ask, compute_indices)
             lifted = sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
-            if len(got) < ask or (len(lifted) == limit
-                                  and got[-1].score + top < lifted[-1].score):
+            if len(got) < ask:
+                return lifted
+            final = list(heapq.merge(lifted, rest, key=_key))[:limit]
+            if len(final) == limit and got[-1].score + top < final[-1].score:
                 return lifted
             ask *= 4
 
@@ -161,8 +164,8 @@ def rank_with_memory(
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    lifted = recall.lifted(query, boost, limit, compute_indices)
-    rest = _unboosted(rank, limit, boost, len(lifted))
+    rest = _unboosted(rank, limit, boost, 0)
+    lifted = recall.lifted(query, boost, limit, compute_indices, rest)
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
         return list(merged)
@@ -185,4 +188,4 @@ def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
         rest = [m for m in got if m.path not in boost]
         if len(rest) >= limit or len(got) < ask:
             return rest[:limit]
-        ask *= 2
+        ask += 2 * (limit - len(rest))
