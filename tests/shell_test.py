@@ -154,6 +154,14 @@ def test_ctrl_t_uses_the_word_as_query_and_inserts_the_pick(shell: Shell) -> Non
     shell.send("Enter")
     shell.wait_closed()
     shell.wait_line("vim src/session/prompt.ts")
+    # the pick is a visit in the memory (the picker records it; HOME is the test's)
+    import sqlite3
+
+    db = shell.tree.parent / "home/.local/state/ffind/memory.sqlite3"
+    con = sqlite3.connect(db)
+    rows = [r[0] for r in con.execute("SELECT path FROM visits")]
+    con.close()
+    assert rows == [str(shell.tree / "src/session/prompt.ts")]
 
 
 def test_escape_leaves_the_line_as_it_was(shell: Shell) -> None:

@@ -280,8 +280,9 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     if inv.shell is not None:
         from ffind.frontends.shell import script
 
-        remember = any(flag.long == "remember" for flag in FLAGS)
-        _write_stdout(script(inv.shell, remember=remember).encode())
+        # The bindings pick with ``ffind -i``, which records its picks in the memory itself:
+        # the scripts' own hook (for a picker that does not) stays a no-op.
+        _write_stdout(script(inv.shell, remember=False).encode())
         return ExitCode.FOUND
     if inv.remember or inv.forget:
         if inv.remember and inv.forget:
