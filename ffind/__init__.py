@@ -17,8 +17,8 @@ The data flow, one package a concern (``docs/architecture.md``)::
                   (``fs.ignore``: wildmatch, patterns, gitconfig, gitcase, scope).
 - ``searching``   ``search()`` (``oneshot``: walk + index + match in one call, what the command
                   runs), FileSearcher (``session``), the multi-root ``merge``.
-- ``frontends``   the click command (``cli``, ``flags``), ``output`` writers, the ``picker``,
-                  the ``shell`` integration scripts.
+- ``frontends``   the console script (``entry``), the click command (``cli``, ``flags``),
+                  ``output`` writers, the ``picker``, the ``shell`` integration scripts.
 - ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
 - ``state``       what is kept between runs: the memory of opened files (``Memory``), git status.
 
