@@ -16,10 +16,10 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tmux_pane import TmuxPane
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 FILES = ["docs/guide.md", "src/base_code.py", "src/other_code.py", "odd 'name' here.txt",
@@ -52,22 +52,11 @@ def need(editor: str) -> str:
     return found
 
 
-@dataclass
-class Editor:
-    tmux: list[str]
-    tmp: Path
-    bufname: Path
-
-    def send(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "ed", *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "ed", "-l", text], check=True)
-
-    def screen(self) -> list[str]:
-        got = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "ed"],
-                             check=True, capture_output=True, text=True)
-        return got.stdout.splitlines()
+class Editor(TmuxPane):
+    def __init__(self, tmux: list[str], tmp: Path, bufname: Path) -> None:
+        super().__init__(tmux, "ed", trim=False)
+        self.tmp = tmp
+        self.bufname = bufname
 
     def wait(self, what: Callable[[], bool], why: str, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

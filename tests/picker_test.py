@@ -11,10 +11,10 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tmux_pane import TmuxPane
 
 from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
 
@@ -55,33 +55,14 @@ def colours(lines: list[str]) -> set[str]:
     return found
 
 
-@dataclass
-class Pane:
-    tmux: list[str]
-    out: Path
-    rc: Path
-
-    def send(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "picker", *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "picker", "-l", text], check=True)
-
-    def screen(self, escapes: bool = False) -> list[str]:
-        flags = ["-p", "-e"] if escapes else ["-p"]
-        got = subprocess.run([*self.tmux, "capture-pane", *flags, "-t", "picker"],
-                             check=True, capture_output=True, text=True)
-        return got.stdout.splitlines()
+class Pane(TmuxPane):
+    def __init__(self, tmux: list[str], out: Path, rc: Path) -> None:
+        super().__init__(tmux, "picker", trim=False)
+        self.out = out
+        self.rc = rc
 
     def wait_for(self, what: Callable[[list[str]], bool], timeout: float = 15) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.screen()
-            if what(lines):
-                return lines
-            if time.monotonic() > deadline:
-                raise AssertionError("screen never got there:\n" + "\n".join(lines))
-            time.sleep(0.05)
+        return super().wait_for(what, timeout)
 
     def exit_code(self, timeout: float = 15) -> int:
         deadline = time.monotonic() + timeout
