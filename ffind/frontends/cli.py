@@ -112,6 +112,8 @@ class Invocation:
     memory: bool = True
     remember: bool = False
     forget: bool = False
+    cache: bool = True
+    clear_cache: bool = False
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -288,6 +290,11 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         if inv.remember and inv.forget:
             raise FfindError("--remember and --forget cannot be used together")
         return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
+    if inv.clear_cache:
+        from ffind.state.cache import SnapshotStore
+
+        SnapshotStore().clear()
+        return ExitCode.FOUND
     _check_where(inv)
     memory = _open_memory() if inv.memory else None
     try:
@@ -343,7 +350,7 @@ def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json, memory=memory)
+                         eager_count=inv.json, memory=memory, cache=inv.cache)
 
     matches = results.matches
     if inv.json:
