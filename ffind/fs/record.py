@@ -19,6 +19,7 @@ Imported by the walk's workers before they fork: standard library only.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 
 SEP = "\x1f"
@@ -51,6 +52,18 @@ def file_stat(path: str) -> Stat:
     return _sig(st), max(st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _git_stat(path: str) -> Stat:
+    """A ``.git`` folder's identity (git changes its times all the time), or a ``.git``
+    file's (``gitdir:``) signature."""
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return "-", 0
+    if stat.S_ISDIR(st.st_mode):
+        return f"dir {st.st_dev} {st.st_ino}", 0
+    return _sig(st), max(st.st_mtime_ns, st.st_ctime_ns)
+
+
 def specials_sig(folder: str, names: Iterable[str]) -> Stat:
     """The signatures of the special entries ``names`` of ``folder`` (ignore files, ``.git``;
     for ``.git`` also the nested repository's ``info/exclude``)."""
@@ -58,7 +71,10 @@ def specials_sig(folder: str, names: Iterable[str]) -> Stat:
     newest = 0
     for name in sorted(names):
         path = f"{folder}/{name}"
-        sig, t = file_stat(path)
+        if name == ".git":  # a folder: what git writes in it does not matter, only what it is
+            sig, t = _git_stat(path)
+        else:
+            sig, t = file_stat(path)
         parts.append(f"{name}={sig}")
         newest = max(newest, t)
         if name == ".git":

@@ -2,8 +2,10 @@
 
 Where: ``$XDG_CACHE_HOME/ffind/`` (``~/.cache/ffind/`` when unset), created owner-only; each
 snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
-``ffind-snapshot <FORMAT> <ffind version>``, then the body in JSON (orjson), which repeats the
-key.  Written atomically: a temporary file in the same folder, ``fsync``, ``os.replace``; a
+``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of the JSON body
+(orjson), the body (which repeats the key), then the body's ``paths`` (a str) as raw UTF-8
+(surrogate escapes kept), whose length the body holds: JSON would escape each NUL separator
+and cost a copy.  Written atomically: a temporary file in the same folder, ``fsync``, ``os.replace``; a
 killed writer leaves the old snapshot (or none) and a temporary file that a later write
 removes once it is an hour old.  Two processes writing the same snapshot each replace it whole;
 the last one wins.
@@ -66,10 +68,15 @@ class SnapshotStore:
             with open(path, "rb") as f:
                 if f.readline() != magic:
                     return None
-                body = orjson.loads(f.read())
+                size = int(f.readline(32))
+                body = orjson.loads(f.read(size))
+                if not isinstance(body, dict) or body.get("key") != key:
+                    return None
+                raw = f.read()
+                if len(raw) != body.get("paths_bytes"):
+                    return None
+                body["paths"] = raw.decode("utf-8", "surrogateescape")
         except (OSError, ValueError):
-            return None
-        if not isinstance(body, dict) or body.get("key") != key:
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used
@@ -83,12 +90,15 @@ class SnapshotStore:
         tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
         try:
             make_private_dir(self.folder)
-            data = orjson.dumps({**body, "key": key})
+            raw = body.get("paths", "").encode("utf-8", "surrogateescape")
+            data = orjson.dumps({**body, "paths": None, "paths_bytes": len(raw), "key": key})
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with open(fd, "wb") as f:
                     f.write(_magic())
+                    f.write(b"%d\n" % len(data))
                     f.write(data)
+                    f.write(raw)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
