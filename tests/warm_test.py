@@ -228,6 +228,28 @@ def test_an_edited_gitignore_relists_its_subtree(tmp_path: Path, short_racy: Non
     assert sorted(stats.relisted) == ["a/", "a/b/"]
 
 
+def test_a_snapshot_whose_root_is_not_listed_first(tmp_path: Path, short_racy: None) -> None:
+    """Regression: a root walked again whole goes to the end of the snapshot; reading it
+    again later must not drop the folders listed before it."""
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "b/y.py", "top.py"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    (root / ".gitignore").write_text("nothing\n")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    (root / ".gitignore").write_text("b/\n")  # the root's ignore file: walked again whole
+    settle()
+    assert listing(root, options, store) == ["a/x.py", "top.py"]
+    (root / "new.py").write_text("")  # the root only: read again, its sub-folders kept
+    settle()
+    stats = WarmStats()
+    assert listing(root, options, store, stats) == ["a/x.py", "new.py", "top.py"]
+    assert stats.relisted == [""]
+
+
 def test_a_racy_folder_is_read_again(tmp_path: Path, short_racy: None) -> None:
     root = git_repo(tmp_path / "repo")
     settle()

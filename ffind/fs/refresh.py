@@ -283,8 +283,9 @@ class _Edit:
     def _children(self) -> dict[str, list[str]]:
         if self.children is None:
             self.children = {}
-            for rec in self.old[1:]:
-                self.children.setdefault(_parent(rec[0]), []).append(rec[0])
+            for rec in self.old:
+                if rec[0]:  # (the root is anywhere in the list)
+                    self.children.setdefault(_parent(rec[0]), []).append(rec[0])
         return self.children
 
     def drop(self, prefix: str) -> None:
