@@ -41,6 +41,7 @@ from ffind.agent.tool import (
     glob_snapshot,
     resolve_dir,
     search_snapshot,
+    cached_tool_walk,
     tool_walk,
 )
 from ffind.errors import ExitCode, FfindError
@@ -154,7 +155,7 @@ class ToolServer:
         self,
         root: str | os.PathLike[str],
         refresh_interval: float = REFRESH_INTERVAL,
-        walker: Callable[[str, threading.Event], Iterable[list[str]]] = tool_walk,
+        walker: Callable[[str, threading.Event], Iterable[list[str]]] = cached_tool_walk,
         memory: VisitSource | None = None,
     ) -> None:
         self.root = resolve_dir(root, None)

@@ -119,7 +119,22 @@ def tool_walk(directory: str, cancel: threading.Event | None = None) -> Iterator
     folders left out."""
     from ffind.fs.walk import walk_batches
 
-    for batch in walk_batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore):
+    yield from _tool_batches(walk_batches(directory, TOOL_OPTIONS, cancel=cancel,
+                                          on_warning=_ignore))
+
+
+def cached_tool_walk(directory: str,
+                     cancel: threading.Event | None = None) -> Iterator[list[str]]:
+    """``tool_walk`` answered from the warm index (``ffind.fs.warm``): what the MCP server
+    walks, so that its first call, and each re-walk, re-reads only the folders that changed."""
+    from ffind.fs.warm import cached_batches
+
+    yield from _tool_batches(cached_batches(directory, TOOL_OPTIONS, cancel=cancel,
+                                            on_warning=_ignore))
+
+
+def _tool_batches(batches: Iterator[list[str]]) -> Iterator[list[str]]:
+    for batch in batches:
         if _OTHER_VCS.search("\n".join(batch)):
             batch = [p for p in batch if not _OTHER_VCS.search(p)]
         yield batch

@@ -32,7 +32,7 @@ started is read again: a change within the same clock tick would not show (git's
 
 STAT_THREADS = 4
 """Threads that ``stat`` a big snapshot's folders."""
-_CHUNK = 2048
+_CHUNK = 1024  # folders per thread at least
 
 Folder = list[Any]
 """[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
@@ -174,7 +174,7 @@ class Refresh:
     def _changed(self, old: list[Folder], limit: int) -> dict[str, str]:
         """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
         threads (``os.stat`` lets the others run)."""
-        n = STAT_THREADS if len(old) >= 4 * _CHUNK else 1
+        n = max(1, min(STAT_THREADS, len(old) // _CHUNK))
         if n == 1:
             return self._changed_part(old, limit)
         import threading
