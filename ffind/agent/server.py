@@ -37,11 +37,11 @@ from ffind.agent.schema import (
 )
 from ffind.agent.tool import (
     TreeSnapshot,
+    cached_tool_walk,
     check_limit,
     glob_snapshot,
     resolve_dir,
     search_snapshot,
-    cached_tool_walk,
     tool_walk,
 )
 from ffind.errors import ExitCode, FfindError

@@ -5,10 +5,10 @@ snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
 ``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of the JSON body
 (orjson), the body (which repeats the key), then the body's ``paths`` (a str) as raw UTF-8
 (surrogate escapes kept), whose length the body holds: JSON would escape each NUL separator
-and cost a copy.  Written atomically: a temporary file in the same folder, ``fsync``, ``os.replace``; a
-killed writer leaves the old snapshot (or none) and a temporary file that a later write
-removes once it is an hour old.  Two processes writing the same snapshot each replace it whole;
-the last one wins.
+and cost a copy.  Written atomically: a temporary file in the same folder, ``fsync``,
+``os.replace``; a killed writer leaves the old snapshot (or none) and a temporary file that a
+later write removes once it is an hour old.  Two processes writing the same snapshot each
+replace it whole; the last one wins.
 
 Reading never fails: a missing, truncated, garbage, other-format, other-version or other-key
 file reads as None (the search then walks cold), and so does a folder that cannot be read or
