@@ -12,9 +12,9 @@ For each tree, the median wall time of ``--runs`` runs of:
 and the ratios cold/peer, warm/peer.  Also the fixed costs (``ffind --version``, the
 interpreter alone).  Snapshots go to a temporary ``XDG_CACHE_HOME``.
 
-``--touch`` (only on trees you may write to): create one file in one folder, then run a
-cached listing through the library and print which folders it read again (the counter of
-``ffind.fs.warm.WarmStats``): only that folder.
+``--touch TREE`` (a tree you may write to): create one file in one folder of it (removed
+after), then run a cached listing through the library and print which folders it read again
+(the counter of ``ffind.fs.warm.WarmStats``): only that folder.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--query", default="main")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ffind", default="ffind", help="the command (default: ffind)")
-    parser.add_argument("--touch", action="store_true")
+    parser.add_argument("--touch", metavar="TREE", help="show the re-read folders in TREE")
     args = parser.parse_args()
     ffind = shlex.split(args.ffind)
     cache = tempfile.mkdtemp(prefix="warm-bench-cache-")
@@ -100,8 +100,8 @@ def main() -> None:
             line += (f", fd|fzf {peer * 1000:.0f} ms; cold/peer {cold / peer:.2f}x, "
                      f"warm/peer {warm / peer:.2f}x")
         print(line)
-        if args.touch:
-            touch_trace(tree)
+    if args.touch:
+        touch_trace(args.touch)
     shutil.rmtree(cache, ignore_errors=True)
 
 
