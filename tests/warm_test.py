@@ -250,6 +250,26 @@ def test_a_snapshot_whose_root_is_not_listed_first(tmp_path: Path, short_racy: N
     assert stats.relisted == [""]
 
 
+def test_a_submodules_info_exclude_is_watched(tmp_path: Path, short_racy: None) -> None:
+    """A nested repository whose ``.git`` is a file (a submodule): its info/exclude lives in
+    the git folder it points to, outside the tree."""
+    root = git_repo(tmp_path / "repo")
+    modules = root / ".git" / "modules" / "sub"
+    (modules / "info").mkdir(parents=True)
+    (modules / "info" / "exclude").write_text("nothing\n")
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    for p in ("sub/a.py", "sub/b.txt", "sub/deep/c.txt"):
+        (root / p).write_text("")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["sub/a.py", "sub/b.txt", "sub/deep/c.txt"]
+    (modules / "info" / "exclude").write_text("*.txt\n")
+    settle()
+    assert listing(root, options, store) == cold(root, options) == ["sub/a.py"]
+
+
 def test_a_racy_folder_is_read_again(tmp_path: Path, short_racy: None) -> None:
     root = git_repo(tmp_path / "repo")
     settle()

@@ -13,7 +13,7 @@ a path never starts with ``/``, a marker always does:
 - ``/T<sig>\\x1f<path>``: a ``target`` folder left out as a tagged build folder (its own
   signature and its ``CACHEDIR.TAG``'s), which belongs to the folder before it.
 
-Imported by the walk's workers before they fork: standard library only.
+Imported by the walk's workers before they fork: nothing heavy.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+
+from ffind.fs.ignore.gitconfig import common_dir, find_git_dir
 
 SEP = "\x1f"
 SPECIALS = (".git", ".gitignore", ".ignore")
@@ -77,8 +79,12 @@ def specials_sig(folder: str, names: Iterable[str]) -> Stat:
             sig, t = file_stat(path)
         parts.append(f"{name}={sig}")
         newest = max(newest, t)
-        if name == ".git":
-            for extra in (f"{path}/info/exclude", f"{path}/commondir"):
+        if name == ".git":  # a nested repository's info/exclude (a submodule's is elsewhere)
+            git_dir = find_git_dir(folder)
+            extras = [] if git_dir is None else [f"{common_dir(git_dir)}/info/exclude",
+                                                 f"{git_dir}/commondir"]
+            parts.append(git_dir or "-")
+            for extra in extras:
                 sig, t = file_stat(extra)
                 parts.append(sig)
                 newest = max(newest, t)
