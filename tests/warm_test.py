@@ -321,6 +321,35 @@ def test_a_bad_snapshot_is_ignored(tree: Path, tmp_path: Path, damage: str) -> N
     assert stats.mode == "cold"
 
 
+def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
+    """The folders are checked in threads: a failure in one is not a folder left unchecked."""
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    key = listing_key(str(tree), options)
+    settle()
+    assert listing(tree, options, store) == cold(tree, options)
+    settle()
+    body = store.load(key)
+    assert body is not None
+    body["folders"] = body["folders"] * 1000 + [[None, "x", "", [], 0]]  # a bad prefix
+    body["paths"] = "\0".join([body["paths"]] * 1000)
+    monkeypatch.setattr(refresh, "_CHUNK", 1)
+    stats = WarmStats()
+    run = refresh.Refresh(*_parts(tree, options, store, stats))
+    assert sorted(p for b in run.warm(body) for p in b) == cold(tree, options)
+    assert stats.mode == "cold"
+
+
+def _parts(tree: Path, options: SearchOptions, store: SnapshotStore,
+           stats: WarmStats) -> tuple[object, ...]:
+    from ffind.fs.walk import prepare_recorded
+
+    walker, item = prepare_recorded(str(tree), options, None, [])
+    return (walker, item, options, None, None, store, listing_key(str(tree), options), "",
+            time.time_ns(), stats)
+
+
 def test_two_processes_writing_one_snapshot(tree: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}

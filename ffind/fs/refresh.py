@@ -179,16 +179,24 @@ class Refresh:
             return self._changed_part(old, limit)
         import threading
 
-        parts: list[dict[str, str]] = [{} for _ in range(n)]
+        parts: list[dict[str, str] | BaseException] = [ValueError("not checked")] * n
         step = -(-len(old) // n)
-        threads = [threading.Thread(target=lambda i=i: parts[i].update(
-            self._changed_part(old[i * step:(i + 1) * step], limit))) for i in range(n)]
+
+        def check(i: int) -> None:
+            try:
+                parts[i] = self._changed_part(old[i * step:(i + 1) * step], limit)
+            except BaseException as exc:  # raised again below (a bad snapshot: a cold walk)
+                parts[i] = exc
+
+        threads = [threading.Thread(target=check, args=(i,)) for i in range(n)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         bad: dict[str, str] = {}
         for part in parts:
+            if isinstance(part, BaseException):
+                raise part
             for prefix, verdict in part.items():
                 if verdict == "subtree" or prefix not in bad:
                     bad[prefix] = verdict
