@@ -270,6 +270,32 @@ def test_a_submodules_info_exclude_is_watched(tmp_path: Path, short_racy: None) 
     assert listing(root, options, store) == cold(root, options) == ["sub/a.py"]
 
 
+@pytest.mark.parametrize("linked", [".ignore", "global"])
+def test_an_ignore_file_behind_a_symlink_is_watched(
+        tmp_path: Path, short_racy: None, _private_git_home: Path, linked: str) -> None:
+    """An ignore file (or the global excludes file) that is a link into a dotfiles folder:
+    its target's changes count."""
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "a/b/y.txt"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "ignore").write_text("nothing\n")
+    if linked == "global":
+        (_private_git_home / ".config" / "git").mkdir(parents=True)
+        (_private_git_home / ".config" / "git" / "ignore").symlink_to(dotfiles / "ignore")
+    else:
+        (root / "a" / ".ignore").symlink_to(dotfiles / "ignore")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["a/b/y.txt", "a/x.py"]
+    (dotfiles / "ignore").write_text("*.txt\n")
+    settle()
+    assert listing(root, options, store) == cold(root, options) == ["a/x.py"]
+
+
 def test_a_racy_folder_is_read_again(tmp_path: Path, short_racy: None) -> None:
     root = git_repo(tmp_path / "repo")
     settle()

@@ -46,12 +46,21 @@ def folder_stat(path: str) -> Stat | None:
 
 
 def file_stat(path: str) -> Stat:
-    """The signature of a file that may be missing (``lstat``: a symlink is not followed)."""
+    """The signature of a file that may be missing; a symbolic link's and its target's (a
+    global excludes file or an ``.ignore`` linked from a dotfiles repository)."""
     try:
         st = os.lstat(path)
     except (OSError, ValueError):
         return "-", 0
-    return _sig(st), max(st.st_mtime_ns, st.st_ctime_ns)
+    sig, newest = _sig(st), max(st.st_mtime_ns, st.st_ctime_ns)
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.stat(path)
+        except (OSError, ValueError):
+            return sig + " broken", newest
+        sig += " -> " + _sig(target)
+        newest = max(newest, target.st_mtime_ns, target.st_ctime_ns)
+    return sig, newest
 
 
 def _git_stat(path: str) -> Stat:
