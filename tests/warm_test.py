@@ -123,6 +123,10 @@ def apply(root: Path, home: Path, step: Step) -> None:
         elif kind == "exclude":
             (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
             (root / ".git" / "info" / "exclude").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
+        elif kind == "nested":  # a nested repository, or its info/exclude edited
+            info = root / FOLDERS[i % len(FOLDERS)] / ".git" / "info"
+            info.mkdir(parents=True, exist_ok=True)
+            (info / "exclude").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
         elif kind == "global":
             (home / ".config" / "git").mkdir(parents=True, exist_ok=True)
             (home / ".config" / "git" / "ignore").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
@@ -149,7 +153,7 @@ def apply(root: Path, home: Path, step: Step) -> None:
 
 
 KINDS = ["file", "file", "dir", "delete", "rename", "gitignore", "ignore", "unignore",
-         "exclude", "global", "symlink", "tag", "chmod"]
+         "exclude", "global", "symlink", "tag", "chmod", "nested"]
 steps = st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 20), st.integers(0, 20),
                            st.integers(0, 20), st.booleans()), min_size=1, max_size=12)
 
