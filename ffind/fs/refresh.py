@@ -231,8 +231,9 @@ class Refresh:
 
     def _refresh(self, body: dict[str, Any]) -> list[str] | None:
         old: list[Folder] = body["folders"]
-        blob: str = body["paths"]
+        blob: str = body.pop("paths")  # (not kept beside its split: memory)
         paths = blob.split("\0") if blob else []
+        del blob
         if sum(rec[4] for rec in old) != len(paths) or not any(rec[0] == "" for rec in old):
             return None
         bad = self._changed(old, body["start"] - RACY_NS)
