@@ -300,6 +300,24 @@ def test_an_ignore_file_behind_a_symlink_is_watched(
     assert listing(root, options, store) == cold(root, options) == ["a/x.py"]
 
 
+def test_a_tag_fixed_in_place_in_an_entered_target(tmp_path: Path, short_racy: None) -> None:
+    """A ``target`` entered because its CACHEDIR.TAG is not valid; the tag rewritten in place
+    (its folder's times unchanged) makes it a build folder, left out."""
+    root = git_repo(tmp_path / "repo")
+    (root / "target").mkdir()
+    (root / "target" / "out.txt").write_text("")
+    tag = root / "target" / "CACHEDIR.TAG"
+    tag.write_text("Signature: not the one\n")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["target/CACHEDIR.TAG", "target/out.txt"]
+    with open(tag, "r+") as f:  # in place: the folder's entries do not change
+        f.write(TAG)
+    settle()
+    assert listing(root, options, store) == cold(root, options) == []
+
+
 def test_a_racy_folder_is_read_again(tmp_path: Path, short_racy: None) -> None:
     root = git_repo(tmp_path / "repo")
     settle()

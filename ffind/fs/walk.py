@@ -266,6 +266,9 @@ class _Walker:
                 if self.record and name in _TAGGED_ONLY:
                     append(probe_marker(rel, e.path if fd is None else None))
                 continue
+            if self.record and is_dir and name in skip_dirs and verdict is None:
+                # an untagged target/: a tag written into it later decides here
+                append(probe_marker(rel, e.path if fd is None else None))
             if exclude is not None and exclude.match(rel + tail, name, is_dir):
                 continue
             if not is_dir:
