@@ -141,12 +141,14 @@ def cached_batches(
     key = listing_key(root_s, options)
     run = Refresh(walker, item, options, cancel, on_warning, store, key, glob[0], start, stats)
     body = store.load(key)
-    if body is not None and _usable(body, glob, start):
+    if body is not None and _usable(body, glob):
         return _sliced(run.warm(body), keep)
     return _sliced(run.cold(), keep)
 
 
-def _usable(body: dict[str, Any], glob: tuple[str, int], start: int) -> bool:
+def _usable(body: dict[str, Any], glob: tuple[str, int]) -> bool:
+    """Whether a snapshot read back can be refreshed: the same inputs above the root, none
+    of them changed within the racy window before it was taken, and the expected shape."""
     taken = body.get("start")
     return (isinstance(taken, int) and body.get("global") == glob[0]
             and glob[1] < taken - refresh.RACY_NS and isinstance(body.get("folders"), list)
