@@ -1,26 +1,26 @@
 """ffind: a fuzzy file finder for the terminal, for Python programs and for AI coding agents.
 
-The data flow, one module a stage::
+The data flow, one package a concern (``docs/architecture.md``)::
 
-    roots --walk--> paths --index--> candidates --query/match--> scored ids --rank--> top N --output
-            ^ ignore rules                       ^ session: narrow on append, rescore otherwise
-                                                 '-- picker (terminal UI) and tool (agents)
+    roots --fs.walk--> paths --engine.Index--> candidates --scoring--> scored ids --engine.rank-->
+    top N --frontends.output--> text / NUL / JSON
+            ^ fs.ignore rules      ^ searching.session: narrow on append, rescore otherwise
+                                   '-- frontends.picker (terminal UI) and agent (tools, MCP)
 
-- ``options``  SearchOptions, the one frozen settings object passed down from the CLI.
-- ``errors``   FfindError and ExitCode (0 found, 1 none, 2 error, 130 interrupted).
-- ``ignore``   ignore rules per folder: .gitignore, .ignore, info/exclude, global excludes.
-- ``walk``     the parallel walk (forked worker processes) that honours ``ignore``; yields
-               batches (``search`` has its workers drop what the query cannot match).
-- ``index``    the candidate store: paths plus what matching needs precomputed.
-- ``query``    query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
-- ``match``    scoring (rapidfuzz, re); FileMatch.
-- ``rank``     ordering after the score: tie-breaks, hidden files, top-k.
-- ``oneshot``  ``search()``: walk + index + match in one call (what the command runs).
-- ``session``  FileSearcher: background walk, incremental narrowing, snapshots, cancel.
-- ``output``   text / NUL / JSON writers; terminal-safe printing; colour.
-- ``cli``      the click command: flags -> SearchOptions -> oneshot / picker; errors -> exit code.
-- ``picker``   the interactive picker, on top of ``session``.
-- ``tool``     the agent tool ``find_files`` and the MCP server.
+- ``options``     SearchOptions, the one frozen settings object passed down from the CLI.
+- ``errors``      FfindError and ExitCode (0 found, 1 none, 2 error, 130 interrupted).
+- ``query``       query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
+- ``scoring``     the weights, the scorer (FileMatch), bounds, the memory's boost (``recency``).
+- ``engine``      ``Index``: the path store, prefilter, match sets, ranking (top-k by branch
+                  and bound, exact shortcuts), typos, ranking with the memory (``recall``).
+- ``fs``          the parallel walk (``walk``, worker ``pool``, ``roots``) and the ignore rules
+                  (``fs.ignore``: wildmatch, patterns, gitconfig, gitcase, scope).
+- ``searching``   ``search()`` (``oneshot``: walk + index + match in one call, what the command
+                  runs), FileSearcher (``session``), the multi-root ``merge``.
+- ``frontends``   the console script (``entry``), the click command (``cli``, ``flags``),
+                  ``output`` writers, the ``picker``, the ``shell`` integration scripts.
+- ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
+- ``state``       what is kept between runs: the memory of opened files (``Memory``), git status.
 
 Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
 cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``
@@ -33,11 +33,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ffind.errors import ExitCode, FfindError
-from ffind.options import SearchOptions
 
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "SearchOptions": "ffind.options",
     "walk": "ffind.fs.walk",
     "walk_batches": "ffind.fs.walk",
     "DEFAULT_EXCLUDES": "ffind.fs.walk",
@@ -72,6 +72,7 @@ __all__ = [
 if TYPE_CHECKING:  # the lazy attributes, for type checkers
     from ffind.engine.index import Index, match
     from ffind.fs.walk import DEFAULT_EXCLUDES, walk, walk_batches
+    from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import FileSearchResults, search
     from ffind.searching.session import FileSearcher, Snapshot

@@ -1,3 +1,3 @@
-from ffind.frontends.cli import main
+from ffind.frontends.entry import main
 
 raise SystemExit(main())

@@ -311,3 +311,27 @@ def test_server_glob_hides_secrets_unless_named(tmp_path: Path) -> None:
             state.glob("**", path=".git")
     finally:
         state.close()
+
+
+def test_the_server_ranks_with_the_memory_and_never_records(tmp_path: Path) -> None:
+    """The MCP server reads the user's memory to rank (issue 15) but an agent's calls are not
+    the user's visits: nothing is written."""
+    from ffind.state.memory import Memory
+
+    root = tmp_path / "repo"
+    for rel in ("lib/prompt.ts", "src/session/prompt.ts"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    with Memory(tmp_path / "m.db") as mem:
+        plain = ToolServer(root)
+        first = plain.find_files("prompt").splitlines()
+        mem.record(root / "src/session/prompt.ts")
+        stamp = mem.stamp()
+        remembering = ToolServer(root, memory=mem)
+        got = remembering.find_files("prompt").splitlines()
+        plain.close(wait=1)
+        remembering.close(wait=1)
+        assert first[-2:] == ["lib/prompt.ts", "src/session/prompt.ts"]
+        assert got[-2:] == ["src/session/prompt.ts", "lib/prompt.ts"]
+        assert mem.stamp() == stamp
+        assert set(mem.weights(root)) == {"src/session/prompt.ts"}

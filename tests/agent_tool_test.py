@@ -426,7 +426,7 @@ def test_refresh_without_changes_keeps_the_snapshot(tmp_path: Path) -> None:
     cached = CachedTree(str(tmp_path), walker, min_interval=0)
     first = cached.get()
     assert search_snapshot(first, "b") == 'Found 1 file matching "b":\n\na/b.py'
-    assert ("b", 20) in first.answers  # answers are kept with the walk they came from
+    assert ("b", 20, None) in first.answers  # answers are kept with the walk they came from
     cached.kick()
     cached.wait_refresh(5)
     assert len(calls) == 2

@@ -29,6 +29,9 @@ if [ -n "$FAKE_REMEMBER" ]; then
     --help) echo '  --remember PATH  Record a visit.'; exit 0 ;;
   esac
 fi
+if [ -z "$FAKE_REMEMBER" ] && [ "$1" = --help ]; then  # an ffind from before --remember
+  PYTHONPATH={checkout} {python} -m ffind --help | grep -v -e --remember; exit 0
+fi
 PYTHONPATH={checkout} exec {python} -m ffind "$@"
 """
 

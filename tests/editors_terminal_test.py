@@ -16,10 +16,10 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tmux_pane import TmuxPane
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 FILES = ["docs/guide.md", "src/base_code.py", "src/other_code.py", "odd 'name' here.txt",
@@ -31,6 +31,9 @@ if [ -n "$FAKE_REMEMBER" ]; then
     --remember) exit 0 ;;
     --help) {python} -m ffind --help; echo '  --remember PATH  Record a visit.'; exit 0 ;;
   esac
+fi
+if [ -z "$FAKE_REMEMBER" ] && [ "$1" = --help ]; then  # an ffind from before --remember
+  PYTHONPATH={checkout} {python} -m ffind --help | grep -v -e --remember; exit 0
 fi
 PYTHONPATH={checkout} exec {python} -m ffind "$@"
 """
@@ -49,22 +52,11 @@ def need(editor: str) -> str:
     return found
 
 
-@dataclass
-class Editor:
-    tmux: list[str]
-    tmp: Path
-    bufname: Path
-
-    def send(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "ed", *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "ed", "-l", text], check=True)
-
-    def screen(self) -> list[str]:
-        got = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "ed"],
-                             check=True, capture_output=True, text=True)
-        return got.stdout.splitlines()
+class Editor(TmuxPane):
+    def __init__(self, tmux: list[str], tmp: Path, bufname: Path) -> None:
+        super().__init__(tmux, "ed", trim=False)
+        self.tmp = tmp
+        self.bufname = bufname
 
     def wait(self, what: Callable[[], bool], why: str, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -10,10 +11,10 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tmux_pane import TmuxPane
 
 from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
 
@@ -54,33 +55,14 @@ def colours(lines: list[str]) -> set[str]:
     return found
 
 
-@dataclass
-class Pane:
-    tmux: list[str]
-    out: Path
-    rc: Path
-
-    def send(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "picker", *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "picker", "-l", text], check=True)
-
-    def screen(self, escapes: bool = False) -> list[str]:
-        flags = ["-p", "-e"] if escapes else ["-p"]
-        got = subprocess.run([*self.tmux, "capture-pane", *flags, "-t", "picker"],
-                             check=True, capture_output=True, text=True)
-        return got.stdout.splitlines()
+class Pane(TmuxPane):
+    def __init__(self, tmux: list[str], out: Path, rc: Path) -> None:
+        super().__init__(tmux, "picker", trim=False)
+        self.out = out
+        self.rc = rc
 
     def wait_for(self, what: Callable[[list[str]], bool], timeout: float = 15) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.screen()
-            if what(lines):
-                return lines
-            if time.monotonic() > deadline:
-                raise AssertionError("screen never got there:\n" + "\n".join(lines))
-            time.sleep(0.05)
+        return super().wait_for(what, timeout)
 
     def exit_code(self, timeout: float = 15) -> int:
         deadline = time.monotonic() + timeout
@@ -525,3 +507,31 @@ def test_empty_query_lists_files_in_path_order(start: Callable[..., Pane]) -> No
     assert [x[2:] for x in lines[2:2 + len(FILES)]] == sorted(FILES)
     pane.send("Escape")
     assert pane.exit_code() == 130
+
+
+def test_a_pick_is_remembered_and_listed_first_next_time(start: Callable[..., Pane],
+                                                          tmp_path: Path) -> None:
+    """The memory (issue 15): each printed pick is a visit; before typing, the next listing
+    puts it first.  conftest.py points XDG_STATE_HOME at a test folder."""
+    import sqlite3
+
+    pane = start(command=f"{FFIND} -i prompt")
+    lines = pane.wait_for(settled("prompt"))
+    assert lines[2] == "> src/session/prompt.ts"
+    pane.send("Down")
+    pane.wait_for(lambda s: s[3].startswith(">"))
+    second = lines[3][2:]
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == second + "\n"
+    db = Path(os.environ["XDG_STATE_HOME"]) / "ffind" / "memory.sqlite3"
+    con = sqlite3.connect(db)
+    rows = [r[0] for r in con.execute("SELECT path FROM visits")]
+    con.close()
+    assert rows == [str(tmp_path / "tree" / second)]
+    again = subprocess.run([_ffind()], cwd=tmp_path / "tree", capture_output=True,
+                           text=True, timeout=60)
+    assert again.stdout.splitlines()[0] == second
+    subprocess.run([*pane.tmux, "kill-session", "-t", "picker"], check=True)
+    pane2 = start(command=f"{FFIND} -i")
+    pane2.wait_for(lambda s: len(s) > 2 and s[2] == f"> {second}")

@@ -11,13 +11,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tmux_pane import TmuxPane
 
 from ffind.frontends.shell import script
 
@@ -28,33 +27,11 @@ FILES = ["src/session/prompt.ts", "lib/util.py", "docs/guide.md", "it's a file.t
 PROMPT = "$ "
 
 
-@dataclass
-class Shell:
-    name: str
-    tmux: list[str]
-    tree: Path
-
-    def send(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "sh", *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", "sh", "-l", text], check=True)
-
-    def screen(self) -> list[str]:
-        got = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "sh"], check=True,
-                             capture_output=True, text=True)
-        return got.stdout.rstrip("\n").splitlines()
-
-    def wait_for(self, what: Callable[[list[str]], bool], timeout: float = 20) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.screen()
-            if what(lines):
-                return lines
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{self.name}: the screen never got there:\n"
-                                     + "\n".join(lines))
-            time.sleep(0.05)
+class Shell(TmuxPane):
+    def __init__(self, name: str, tmux: list[str], tree: Path) -> None:
+        super().__init__(tmux, "sh")
+        self.name = name
+        self.tree = tree
 
     def command_line(self) -> str:
         """The last prompt line's text (the command being typed)."""
@@ -154,6 +131,14 @@ def test_ctrl_t_uses_the_word_as_query_and_inserts_the_pick(shell: Shell) -> Non
     shell.send("Enter")
     shell.wait_closed()
     shell.wait_line("vim src/session/prompt.ts")
+    # the pick is a visit in the memory (the picker records it; HOME is the test's)
+    import sqlite3
+
+    db = shell.tree.parent / "home/.local/state/ffind/memory.sqlite3"
+    con = sqlite3.connect(db)
+    rows = [r[0] for r in con.execute("SELECT path FROM visits")]
+    con.close()
+    assert rows == [str(shell.tree / "src/session/prompt.ts")]
 
 
 def test_escape_leaves_the_line_as_it_was(shell: Shell) -> None:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ffind.agent.schema import (
     FIND_FILES_DESCRIPTION,
@@ -37,6 +37,7 @@ from ffind.agent.schema import (
 )
 from ffind.agent.tool import (
     TreeSnapshot,
+    cached_tool_walk,
     check_limit,
     glob_snapshot,
     resolve_dir,
@@ -44,6 +45,9 @@ from ffind.agent.tool import (
     tool_walk,
 )
 from ffind.errors import ExitCode, FfindError
+
+if TYPE_CHECKING:
+    from ffind.engine.recall import VisitSource
 
 REFRESH_INTERVAL = 2.0
 """Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
@@ -151,9 +155,13 @@ class ToolServer:
         self,
         root: str | os.PathLike[str],
         refresh_interval: float = REFRESH_INTERVAL,
-        walker: Callable[[str, threading.Event], Iterable[list[str]]] = tool_walk,
+        walker: Callable[[str, threading.Event], Iterable[list[str]]] = cached_tool_walk,
+        memory: VisitSource | None = None,
     ) -> None:
         self.root = resolve_dir(root, None)
+        self.memory = memory
+        """Read to rank (the user's files first), never written: an agent's calls are not
+        the user's visits."""
         self.refresh_interval = refresh_interval
         self._walker = walker
         self._trees: dict[str, CachedTree] = {}
@@ -193,7 +201,8 @@ class ToolServer:
         check_limit(limit)
         with self.using(path) as tree:
             try:
-                return search_snapshot(tree.get(), query, limit)
+                return search_snapshot(tree.get(), query, limit, memory=self.memory,
+                                       root=tree.directory)
             finally:
                 tree.kick()  # after the answer, so the re-walk does not slow this call
 
@@ -294,6 +303,10 @@ def _parse(argv: list[str]) -> Any:
         help="project folder the tools may search (default: the working directory)",
     )
     parser.add_argument(
+        "--no-memory", action="store_true",
+        help="rank without the memory of opened files (also FFIND_NO_MEMORY=1)",
+    )
+    parser.add_argument(
         "--no-warm", action="store_true",
         help="do not walk the root at start-up (by default the walk starts at once, so the "
         "first call is fast)",
@@ -323,7 +336,12 @@ def mcp_main(argv: list[str]) -> int:
                 f"mcp: standard {name} is closed; the MCP server talks JSON-RPC over stdin and "
                 "stdout (start it from an MCP client)"
             )
-    state = ToolServer(os.getcwd() if args.root is None else args.root)
+    memory = None
+    if not args.no_memory:
+        from ffind.state.memory import Memory, memory_disabled
+
+        memory = None if memory_disabled() else Memory()
+    state = ToolServer(os.getcwd() if args.root is None else args.root, memory=memory)
     try:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError:

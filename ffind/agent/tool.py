@@ -45,6 +45,7 @@ from ffind.options import SearchOptions
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
+    from ffind.engine.recall import Recall, VisitSource
     from ffind.scoring.scorer import FileMatch
 
 MAX_SUGGESTIONS = 5
@@ -118,7 +119,22 @@ def tool_walk(directory: str, cancel: threading.Event | None = None) -> Iterator
     folders left out."""
     from ffind.fs.walk import walk_batches
 
-    for batch in walk_batches(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore):
+    yield from _tool_batches(walk_batches(directory, TOOL_OPTIONS, cancel=cancel,
+                                          on_warning=_ignore))
+
+
+def cached_tool_walk(directory: str,
+                     cancel: threading.Event | None = None) -> Iterator[list[str]]:
+    """``tool_walk`` answered from the warm index (``ffind.fs.warm``): what the MCP server
+    walks, so that its first call, and each re-walk, re-reads only the folders that changed."""
+    from ffind.fs.warm import cached_batches
+
+    yield from _tool_batches(cached_batches(directory, TOOL_OPTIONS, cancel=cancel,
+                                            on_warning=_ignore))
+
+
+def _tool_batches(batches: Iterator[list[str]]) -> Iterator[list[str]]:
+    for batch in batches:
         if _OTHER_VCS.search("\n".join(batch)):
             batch = [p for p in batch if not _OTHER_VCS.search(p)]
         yield batch
@@ -141,10 +157,12 @@ class TreeSnapshot:
     secret: Index
     secret_paths: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    answers: dict[tuple[str, int], str] = field(default_factory=dict)
+    answers: dict[tuple[str, int, object], str] = field(default_factory=dict)
     matchsets: dict[str, MatchSet] = field(default_factory=dict)
     """Recent queries' match sets: a query that narrows one (a longer word, one more word)
     only re-filters its matches, as the session does while the user types."""
+    recall: Recall | None = None
+    """Ranking with the memory (the MCP server's), made on first use."""
 
     @classmethod
     def build(cls, batches: Iterable[list[str]], numpy: bool | None = None) -> TreeSnapshot:
@@ -191,31 +209,49 @@ def check_limit(limit: int) -> None:
         raise FfindError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
 
 
-def search_snapshot(snap: TreeSnapshot, query: str, limit: int = TOOL_LIMIT) -> str:
+def search_snapshot(snap: TreeSnapshot, query: str, limit: int = TOOL_LIMIT, *,
+                    memory: VisitSource | None = None, root: str = "") -> str:
     """Rank ``query`` over an indexed walk and format the answer.
 
     Order of answers: exact (non-typo) matches, with asked-for secrets last; else matches of
     the query's looser forms (``loose_queries``); else the matcher's typo matches as
-    suggestions; else nothing.
+    suggestions; else nothing.  ``memory``: rank the files it remembers under ``root`` (the
+    walked folder, absolute) higher; it is read, never written.
     """
     with snap.lock:
-        answer = snap.answers.get((query, limit))
+        key = (query, limit, None if memory is None else memory.stamp())
+        answer = snap.answers.get(key)
         if answer is None:
-            answer = _search(snap, query, limit)
+            answer = _search(snap, query, limit, memory, root)
             if len(snap.answers) >= ANSWER_CACHE:
                 del snap.answers[next(iter(snap.answers))]
-            snap.answers[(query, limit)] = answer
+            snap.answers[key] = answer
         return answer
 
 
-def _search(snap: TreeSnapshot, query: str, limit: int) -> str:
+def _ranked(snap: TreeSnapshot, ms: MatchSet, query: str, limit: int,
+            memory: VisitSource | None, root: str) -> list[FileMatch]:
+    if memory is None:
+        return snap.main.top(ms, limit)
+    from ffind.engine.index import Index
+    from ffind.engine.recall import Recall, rank_with_memory
+
+    if snap.recall is None:
+        snap.recall = Recall(Index)
+    return rank_with_memory(snap.recall, snap.main.paths, query,
+                            lambda k: snap.main.top(ms, k), limit=limit,
+                            compute_indices=False, memory=memory, root=root, now=None)
+
+
+def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | None = None,
+            root: str = "") -> str:
     base = min((m for m in snap.matchsets.values() if m.can_narrow(query)), key=len, default=None)
     ms = snap.main.run(query, within=base)
     if len(snap.matchsets) >= MATCHSET_CACHE:
         del snap.matchsets[next(iter(snap.matchsets))]
     snap.matchsets[query] = ms
     total = len(ms)
-    page = snap.main.top(ms, limit) if total else []
+    page = _ranked(snap, ms, query, limit, memory, root) if total else []
     kinds = wants_secrets(query)
     secrets: list[FileMatch] = []
     if kinds and len(snap.secret):

@@ -27,7 +27,7 @@ from ffind.scoring.recency import boosts as recency_boosts
 from ffind.scoring.scorer import FileMatch
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
+    from ffind.engine.index import Index, MatchSet
 
 
 class VisitSource(Protocol):
@@ -42,9 +42,12 @@ class VisitSource(Protocol):
         ...
 
 
+KEPT_QUERIES = 16
+"""Match sets of the boosted paths kept for the last queries (typing narrows them)."""
 NOW_STEP = 60.0
-"""Without an explicit ``now``, recency is judged to the minute, so that the boosts of one
-minute are computed once (a session ranks on every keystroke)."""
+"""Without an explicit ``now``, recency is judged at the end of the current minute, so that
+the boosts of one minute are computed once (a session ranks on every keystroke) and a visit
+recorded a moment ago already counts."""
 
 
 class Recall:
@@ -59,6 +62,7 @@ class Recall:
         self._boosts_for: tuple[object, ...] | None = None
         self._sub: Index | None = None
         self._sub_paths: tuple[str, ...] = ()
+        self._sets: dict[str, MatchSet] = {}  # the small index's recent queries
 
     def folders(self, paths: Sequence[str]) -> dict[str, list[str]]:
         """``{folder: its paths}`` of the index (kept while the index only grows)."""
@@ -73,7 +77,7 @@ class Recall:
     def boosts(self, paths: Sequence[str], memory: VisitSource, root: str,
                now: float | None) -> dict[str, int]:
         """``{path of the index: boost}`` for this memory, root and time."""
-        t = float(now) if now is not None else time.time() // NOW_STEP * NOW_STEP
+        t = float(now) if now is not None else (time.time() // NOW_STEP + 1) * NOW_STEP
         key = (id(memory), memory.stamp(), root, t, len(paths))
         if key != self._boosts_for:
             folders = self.folders(paths)
@@ -84,11 +88,49 @@ class Recall:
         return self._boosts
 
     def sub_index(self, boosted: Sequence[str]) -> Index:
+        """The index of the boosted paths (rebuilt when they change)."""
         key = tuple(sorted(boosted))
         if self._sub is None or key != self._sub_paths:
             self._sub = self._make_index(list(key))
             self._sub_paths = key
+            self._sets.clear()
         return self._sub
+
+    def lifted(self, query: str, boost: dict[str, int], limit: int | None,
+               compute_indices: bool, rest: Sequence[FileMatch] = ()) -> list[FileMatch]:
+        """The boosted paths that match ``query``, with their boost, best first: the first
+        ``limit`` of them that can still be among the first ``limit`` once merged with
+        ``rest`` (the unboosted paths' ranking).  The small index ranks them by score, a few
+        more at a time, until the next cannot catch up: its score plus the largest boost is
+        below the ``limit``-th final score so far.  The query's match set narrows the
+        previous one's while the user types."""
+        sub = self.sub_index(list(boost))
+        ms = self._match_set(sub, query)
+        if limit is None:
+            return sorted((_lift(m, boost[m.path]) for m in sub.top(ms, None, compute_indices)),
+                          key=_key)
+        top = max(boost.values())
+        ask = limit
+        while True:
+            got = sub.top(ms, ask, compute_indices)
+            lifted = sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
+            if len(got) < ask:
+                return lifted
+            final = list(heapq.merge(lifted, rest, key=_key))[:limit]
+            if len(final) == limit and got[-1].score + top < final[-1].score:
+                return lifted
+            ask *= 4
+
+    def _match_set(self, sub: Index, query: str) -> MatchSet:
+        ms = self._sets.get(query)
+        if ms is None:
+            base = min((m for m in self._sets.values() if m.can_narrow(query)), key=len,
+                       default=None)
+            ms = sub.run(query, within=base)
+            if len(self._sets) >= KEPT_QUERIES:
+                del self._sets[next(iter(self._sets))]
+            self._sets[query] = ms
+        return ms
 
 
 def _in(path: str, folders: dict[str, list[str]]) -> bool:
@@ -114,16 +156,16 @@ def rank_with_memory(
     boost = recall.boosts(paths, memory, root, now)
     if not boost:
         return rank(limit)
-    sub = recall.sub_index(list(boost))
-    lifted = [_lift(m, boost[m.path]) for m in
-              sub.match(query, limit=None, compute_indices=compute_indices)]
     if not query.strip():  # everything matches with score 0: remembered first, then the rest
-        lifted.sort(key=lambda m: -m.score)  # stable: ties keep the index's order
+        first = sorted(boost, key=lambda p: (-boost[p], p))
+        if limit is not None:
+            first = first[:limit]
+        lifted = [FileMatch(boost[p], p, [] if compute_indices else None) for p in first]
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    lifted.sort(key=_key)
-    rest = _unboosted(rank, limit, boost, len(lifted))
+    rest = _unboosted(rank, limit, boost, 0)
+    lifted = recall.lifted(query, boost, limit, compute_indices, rest)
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
         return list(merged)
@@ -135,14 +177,15 @@ def _lift(m: FileMatch, boost: int) -> FileMatch:
 
 
 def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
-               boosted_matches: int) -> list[FileMatch]:
-    """The first ``limit`` paths of the memory-free ranking that have no boost."""
+               boosted: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the memory-free ranking that have no boost (``boosted``:
+    how many boosted paths are expected among the first, a first guess)."""
     if limit is None:
         return [m for m in rank(None) if m.path not in boost]
-    ask = limit + min(boosted_matches, limit)
+    ask = limit + min(boosted, limit)
     while True:
         got = rank(ask)
         rest = [m for m in got if m.path not in boost]
         if len(rest) >= limit or len(got) < ask:
             return rest[:limit]
-        ask = max(ask * 2, limit + boosted_matches)
+        ask += 2 * (limit - len(rest))

@@ -112,6 +112,8 @@ class Invocation:
     memory: bool = True
     remember: bool = False
     forget: bool = False
+    cache: bool = True
+    clear_cache: bool = False
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -280,13 +282,19 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     if inv.shell is not None:
         from ffind.frontends.shell import script
 
-        remember = any(flag.long == "remember" for flag in FLAGS)
-        _write_stdout(script(inv.shell, remember=remember).encode())
+        # The bindings pick with ``ffind -i``, which records its picks in the memory itself:
+        # the scripts' own hook (for a picker that does not) stays a no-op.
+        _write_stdout(script(inv.shell, remember=False).encode())
         return ExitCode.FOUND
     if inv.remember or inv.forget:
         if inv.remember and inv.forget:
             raise FfindError("--remember and --forget cannot be used together")
         return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
+    if inv.clear_cache:
+        from ffind.state.cache import SnapshotStore
+
+        SnapshotStore().clear()
+        return ExitCode.FOUND
     _check_where(inv)
     memory = _open_memory() if inv.memory else None
     try:
@@ -304,24 +312,10 @@ def _open_memory() -> Memory | None:
 
 
 def _visits(action: str, paths: list[str]) -> int:
-    """``ffind --remember PATH...`` / ``--forget PATH...``: no walk, no search."""
-    from ffind.state.memory import Memory, memory_disabled
+    """``ffind --remember PATH...`` / ``--forget PATH...`` (``ffind.frontends.visits``)."""
+    from ffind.frontends.visits import visits
 
-    if paths and paths[0] == "--":
-        paths = paths[1:]
-    if not paths:
-        raise FfindError(f"{action} needs at least one PATH")
-    for p in paths:
-        if not p or "\0" in p:
-            raise FfindError(f"{action}: not a path: {p!r}")
-    if memory_disabled():
-        raise FfindError(f"{action}: the memory is off (FFIND_NO_MEMORY is set)")
-    with Memory() as memory:
-        for p in paths:
-            ok = memory.record(p) if action == "--remember" else memory.forget(p) >= 0
-            if not ok or memory.warning:
-                raise FfindError(f"{action}: {memory.warning}")
-    return ExitCode.FOUND
+    return visits(action, paths)
 
 
 def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
@@ -356,7 +350,7 @@ def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json, memory=memory)
+                         eager_count=inv.json, memory=memory, cache=inv.cache)
 
     matches = results.matches
     if inv.json:

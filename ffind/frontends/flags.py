@@ -201,6 +201,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag("forget", None, "bool", False,
          "Forget the PATH(s) given, and every remembered path under a folder; no search.",
          dest="forget", target="invocation", picker=False),
+    Flag("no-cache", None, "bool", False,
+         "Walk cold: do not use or write the warm index of this folder (docs/cache.md).",
+         dest="cache", target="invocation", convert=_not),
+    Flag("clear-cache", None, "bool", False,
+         "Empty the warm index's cache folder ($XDG_CACHE_HOME/ffind); no search.",
+         dest="clear_cache", target="invocation", picker=False),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 

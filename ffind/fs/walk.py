@@ -48,6 +48,7 @@ from ffind.fs import pool
 from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
 from ffind.fs.ignore.scope import Ignores, Scope
 from ffind.fs.pool import Cancel, Keep, Warn
+from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions
 
@@ -122,8 +123,10 @@ def _open_step(parts: list[str], dir_fd: int | None) -> int:
 class _Walker:
     """Reads one folder at a time; everything the workers need, picklable for ``spawn``."""
 
-    def __init__(self, options: SearchOptions, exclude: Rules | None, ignores: Ignores) -> None:
+    def __init__(self, options: SearchOptions, exclude: Rules | None, ignores: Ignores,
+                 record: bool = False) -> None:
         self.options = options
+        self.record = record
         self.hidden = options.hidden
         self.respect = options.respect_ignore
         self.follow = options.follow_links
@@ -135,7 +138,7 @@ class _Walker:
         self.ignores = ignores
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_Walker, (self.options, self.exclude, self.ignores))
+        return (_Walker, (self.options, self.exclude, self.ignores, self.record))
 
     @staticmethod
     def _list_long(path: str, error: OSError, warn: Warn | None
@@ -165,18 +168,21 @@ class _Walker:
         ``stack``; with ``follow_links``, ``seen`` holds the real folders already entered."""
         path, prefix, depth, ctx, _ = item
         fd = None
+        folder = folder_stat(path) if self.record else None
         try:
             with os.scandir(path) as it:
                 entries = list(it)
         except OSError as exc:
             listing = self._list_long(path, exc, warn)
             if listing is None:
+                if self.record:  # re-read on every warm search
+                    out.append(folder_marker(prefix, None, None, ""))
                 return
             entries, fd = listing
         try:
+            found: dict[str, str] | None = None
+            where = path if fd is None else f"{_PROC_FD}/{fd}"
             if self.respect:  # the folder's own ignore files, and .git
-                where = path if fd is None else f"{_PROC_FD}/{fd}"
-                found: dict[str, str] | None = None
                 for e in entries:
                     name = e.name
                     if name[0] == "." and name in _SPECIAL:
@@ -187,6 +193,9 @@ class _Walker:
                         found[name] = f"{where}/{name}"
                 if found is not None:
                     ctx = self.ignores.enter(ctx, where, prefix, depth, found, warn)
+            if self.record:
+                volatile = fd is not None or any(e.is_symlink() for e in entries)
+                out.append(folder_marker(prefix, None if volatile else folder, found, where))
             self._sort(entries, fd, path, prefix, depth + 1, ctx, out, stack, seen)
         finally:
             if fd is not None:
@@ -254,7 +263,12 @@ class _Walker:
             if (is_dir and verdict is None and name in skip_dirs
                     and (name not in _TAGGED_ONLY
                          or is_cache_dir(e.path if fd is None else name, fd))):
+                if self.record and name in _TAGGED_ONLY:
+                    append(probe_marker(rel, e.path if fd is None else None))
                 continue
+            if self.record and is_dir and name in skip_dirs and verdict is None:
+                # an untagged target/: a tag written into it later decides here
+                append(probe_marker(rel, e.path if fd is None else None))
             if exclude is not None and exclude.match(rel + tail, name, is_dir):
                 continue
             if not is_dir:
@@ -273,20 +287,21 @@ class _Walker:
             stack.append((child, rel + "/", depth, ctx, key if follow else None))
 
 
-def _prepare(root: str, options: SearchOptions,
-             warn: Warn | None = None) -> tuple[_Walker, Item]:
-    """Check the root, compile --exclude, and gather the ignore files above the root."""
+def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record: bool = False,
+             inputs: list[str] | None = None) -> tuple[_Walker, Item]:
+    """Check the root, compile --exclude, and gather the ignore files above the root
+    (their paths added to ``inputs``)."""
     check_root(root)
     exclude = compile_globs(options.exclude) if options.exclude else None
     if options.respect_ignore:
-        ignores, ctx = Ignores.for_root(root, options.require_git, warn)
+        ignores, ctx = Ignores.for_root(root, options.require_git, warn, inputs)
     else:
         ignores, ctx = Ignores(None), Scope((), (), False)
     key = None
     if options.follow_links:
         st = os.stat(root)
         key = (st.st_dev, st.st_ino)
-    return _Walker(options, exclude, ignores), (root, "", 0, ctx, key)
+    return _Walker(options, exclude, ignores, record), (root, "", 0, ctx, key)
 
 
 def _workers(threads: int, warn: Warn | None) -> int:
@@ -376,3 +391,24 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
         # Import once here, not in each worker, and never in a child forked from threads.
         import pathspec.patterns.gitignore.spec  # noqa: F401
     return pool.run(walker, item, n, cancel, warn, keep)
+
+
+def prepare_recorded(root: str, options: SearchOptions, warn: Warn | None,
+                     inputs: list[str]) -> tuple[_Walker, Item]:
+    """A recording walker (``ffind.fs.record``: a marker per folder among the paths) and the
+    root's item, for ``ffind.fs.warm``; ``inputs`` receives the files above the root that the
+    walk depends on (``Ignores.for_root``).  Raises ``FfindError`` as ``walk_batches``."""
+    return _prepare(root, options, warn, record=True, inputs=inputs)
+
+
+def walk_recorded(walker: _Walker, item: Item, options: SearchOptions, *,
+                  cancel: Cancel | None = None, on_warning: Warn | None = None
+                  ) -> Iterator[list[str]]:
+    """The batches of a recording walk from ``item`` (``prepare_recorded``): paths and
+    markers, complete (no ``keep``)."""
+    if options.max_depth is not None and options.max_depth < 1:
+        return iter(())
+    threads = _workers(options.threads, on_warning)
+    if threads == 1:
+        return _walk_inline(walker, item, cancel, on_warning)
+    return _walk_parallel(walker, item, threads, cancel, on_warning)

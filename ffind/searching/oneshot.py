@@ -236,14 +236,20 @@ def could_list(path: str, options: SearchOptions) -> bool:
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
-    memory: VisitSource | None = None,
+    memory: VisitSource | None = None, cache: bool = False,
 ) -> tuple[list[FileMatch], Total, bool]:
-    from ffind.fs.walk import walk_batches
-
     recall = None if memory is None else _Recalling(memory, root)
-    # the workers drop what the query cannot match
-    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
-                           keep=_prefilter(query))
+    batches: Iterator[list[str]]
+    if cache:  # the whole listing (from the snapshot), then the same prefilter here
+        from ffind.fs.warm import cached_batches
+
+        batches = cached_batches(root, options, cancel=cancel, on_warning=on_warning,
+                                 keep=_prefilter(query))
+    else:  # the workers drop what the query cannot match
+        from ffind.fs.walk import walk_batches
+
+        batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
+                               keep=_prefilter(query))
     try:
         return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
@@ -264,12 +270,20 @@ def search(
     on_warning: Callable[[str], None] | None = None,
     eager_count: bool = True,
     memory: VisitSource | None = None,
+    cache: bool = False,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
     ``memory`` (an ``ffind.Memory``): rank the files it remembers, the files next to them
     and the work tree's uncommitted changes higher (``docs/memory.md``); None (the default)
     ranks without.
+
+    ``cache=True``: answer from the warm index (``docs/cache.md``): the snapshot of the last
+    search of the same root with the same listing options, in ``$XDG_CACHE_HOME/ffind``,
+    re-reading only the folders that changed since, with the same results as a cold walk;
+    the snapshot is written (or refreshed) after the search.  Off by default in the library
+    (a program embedding ffind decides whether to write to the user's cache); the ``ffind``
+    command and the MCP server turn it on.
 
     Paths are relative to their root, ``/``-separated.  With several roots the results of all of
     them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
@@ -299,7 +313,7 @@ def search(
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
-                                         eager_count, memory)
+                                         eager_count, memory, cache)
         return FileSearchResults(top, total, complete)
 
     parts: list[list[FileMatch]] = []
@@ -307,7 +321,7 @@ def search(
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
-                                     memory)
+                                     memory, cache)
         parts.append([dataclasses.replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done

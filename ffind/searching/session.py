@@ -32,29 +32,26 @@ matched.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import heapq
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ffind.errors import FfindError
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
-from ffind.query import parse
 from ffind.searching.merge import order_matches, ranked
+from ffind.searching.order import SessionOrder
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import Recall, VisitSource
+    from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
-    from ffind.state.gitstatus import Visits
 
 UPDATE_INTERVAL = 0.02
 """Seconds between two ``on_update`` calls at most (~50 per second)."""
@@ -158,15 +155,7 @@ class FileSearcher:
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
         self._multi = paths is None and len(self.roots) > 1
         self._root_of: dict[str, int | list[int]] = {}
-        self._visits: Visits | None = None  # ranking with memory: one root, or paths given
-        self._recall: Recall | None = None
-        self._memory_root = ""
-        if memory is not None and (paths is not None or len(self.roots) == 1):
-            from ffind.state.gitstatus import GitChanges, Visits
-
-            self._memory_root = os.path.abspath(self.roots[0] if paths is None else ".")
-            git = GitChanges(self._memory_root) if paths is None else None
-            self._visits = Visits(memory, git, wait_for_git=True)
+        self._order = SessionOrder(memory, self.roots, paths is not None)
 
         self._cond = threading.Condition(threading.Lock())
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
@@ -193,7 +182,6 @@ class FileSearcher:
         self._last_walk_update = 0.0
         self._report_due = False
         self._completed_version = -1
-        self._path_order: tuple[str, int, int, list[int]] | None = None  # _in_path_order
 
         source: Iterator[tuple[int, list[str]]] = (
             _feed(paths) if paths is not None else self._walk_all()
@@ -313,7 +301,8 @@ class FileSearcher:
         if state.ms is None or limit == 0:
             return []
         with self._ilock:
-            found = self._ranked(state, limit, ci)
+            found = self._order.ranked(self._index, state.query, state.ms, state.covered,
+                                       limit, ci)
         if self._multi:
             found = self._with_roots(found, state.query)
         with self._cond:
@@ -322,88 +311,15 @@ class FileSearcher:
             state.tops[key] = found
         return list(found)
 
-    def _in_path_order(self, state: _State, limit: int | None, ci: bool) -> list[FileMatch]:
-        """The first ``limit`` matches of a query with nothing to score (empty, or only
-        negations) in path order, as ``ffind`` lists them (``Index.top`` keeps the walk's).
-
-        The ids of the last answer are kept (``_path_order``: query, covered, limit, ids), so
-        while the walk grows only its new paths are looked at.  Caller holds ``_ilock``."""
-        from ffind.scoring.scorer import FileMatch
-
-        assert state.ms is not None
-        ids, paths = state.ms.ids, self._index.paths
-        if limit is None:
-            return [FileMatch(0, paths[i], [] if ci else None)
-                    for i in sorted(ids, key=paths.__getitem__)]
-        kept = self._path_order
-        if (kept is not None and kept[0] == state.query and kept[2] >= limit
-                and kept[1] <= state.covered):
-            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):]
-            limit_kept = kept[2]
-        else:
-            pool, limit_kept = ids, limit
-        chosen = heapq.nsmallest(limit_kept, pool, key=paths.__getitem__)
-        if kept is None or kept[0] != state.query or kept[1] <= state.covered:
-            self._path_order = (state.query, state.covered, limit_kept, chosen)
-        return [FileMatch(0, paths[i], [] if ci else None) for i in chosen[:limit]]
-
-    def _ranked(self, state: _State, limit: int | None, ci: bool) -> list[FileMatch]:
-        """The best ``limit`` of ``state``: ranked, or in path order when there is nothing to
-        score; with the memory when there is one (remembered files first on an empty query).
-        Caller holds ``_ilock``."""
-        ms = state.ms
-        assert ms is not None
-        positive = bool(parse(state.query).positive)
-
-        def plain(k: int | None) -> list[FileMatch]:
-            if positive:
-                return self._index.top(ms, k, ci)
-            return self._in_path_order(state, k, ci)
-
-        if self._visits is None or (not positive and state.query.strip()):
-            return plain(limit)  # only negations: path order, no memory
-        from ffind.engine.index import Index
-        from ffind.engine.recall import Recall, rank_with_memory
-
-        if self._recall is None:
-            self._recall = Recall(Index)
-        return rank_with_memory(
-            self._recall, self._index.paths, state.query, plain, limit=limit,
-            compute_indices=ci, memory=self._visits, root=self._memory_root, now=None)
-
     def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
         """``found`` with each match's root, in the one multi-root order (``merge``)."""
-        seen: dict[str, int] = {}
-        out = []
-        for m in found:
-            where = self._root_of.get(m.path, 0)
-            if isinstance(where, list):
-                k = seen.get(m.path, 0)
-                seen[m.path] = k + 1
-                where = where[min(k, len(where) - 1)]
-            out.append(dataclasses.replace(m, root=self.roots[where]))
-        if not ranked(query):
-            return out
-        return order_matches(out, {r: i for i, r in reversed(list(enumerate(self.roots)))})
+        return with_roots(found, query, self.roots, self._root_of)
 
     # --- walk thread
 
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
-        from ffind.fs.walk import walk_batches
-
         self._walk_imported.set()
-        for i, root in enumerate(self.roots):
-            batches = walk_batches(root, self.options, cancel=self._cancel,
-                                   on_warning=self._warn)
-            try:
-                for batch in batches:
-                    yield i, batch
-                    if self._cancel.is_set():
-                        return
-            finally:
-                close = getattr(batches, "close", None)
-                if close is not None:
-                    close()
+        return walk_roots(self.roots, self.options, self._cancel, self._warn)
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -650,3 +566,39 @@ def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
             batch = []
     if batch:
         yield 0, batch
+
+
+def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event,
+               warn: Callable[[str], None]) -> Iterator[tuple[int, list[str]]]:
+    """Every root's walk in turn, as ``(root number, batch)``, until ``cancel``."""
+    from ffind.fs.walk import walk_batches
+
+    for i, root in enumerate(roots):
+        batches = walk_batches(root, options, cancel=cancel, on_warning=warn)
+        try:
+            for batch in batches:
+                yield i, batch
+                if cancel.is_set():
+                    return
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+
+def with_roots(found: list[FileMatch], query: str, roots: list[str],
+               root_of: dict[str, int | list[int]]) -> list[FileMatch]:
+    """``found`` (one index over several roots) with each match's root (``root_of``: path ->
+    its root number, or numbers when several roots hold it), in the one multi-root order."""
+    seen: dict[str, int] = {}
+    out = []
+    for m in found:
+        where = root_of.get(m.path, 0)
+        if isinstance(where, list):
+            k = seen.get(m.path, 0)
+            seen[m.path] = k + 1
+            where = where[min(k, len(where) - 1)]
+        out.append(dataclasses.replace(m, root=roots[where]))
+    if not ranked(query):
+        return out
+    return order_matches(out, {r: i for i, r in reversed(list(enumerate(roots)))})

@@ -143,15 +143,26 @@ class Ignores:
         return (Ignores, (self.global_rules, self.fold_case))
 
     @staticmethod
-    def for_root(root: str, require_git: bool,
-                 warn: Warn | None = None) -> tuple[Ignores, Scope]:
+    def for_root(root: str, require_git: bool, warn: Warn | None = None,
+                 inputs: list[str] | None = None) -> tuple[Ignores, Scope]:
         """The walk's configuration and the root folder's scope: the ignore files above
-        ``root`` (its own are read with its entries)."""
+        ``root`` (its own are read with its entries).  ``inputs`` receives the paths of the
+        files this depends on besides the ignore files of ``root`` and its parents (git's
+        configuration, info/exclude, the global excludes file), for ``ffind.fs.warm``."""
         absroot = os.path.abspath(root)
         top = find_repo_top(absroot)
         git_dir = find_git_dir(top) if top is not None else None
         cdir = common_dir(git_dir) if git_dir is not None else None
         path = excludes_file(top or absroot, cdir)
+        if inputs is not None:
+            from ffind.fs.ignore.gitcase import config_files
+
+            inputs.extend(config_files(cdir))
+            if path:
+                inputs.append(path)
+            if git_dir is not None and cdir is not None:
+                inputs.extend((os.path.join(git_dir, "commondir"),
+                               os.path.join(cdir, "info", "exclude")))
         fold = repo_ignores_case(cdir)
         global_rules = load_file(path, warn, ignore_case=fold) if path else None
         ignores = Ignores(global_rules, fold)

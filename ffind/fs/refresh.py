@@ -1,0 +1,376 @@
+"""One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or the
+refresh of a snapshot that re-reads only what changed.
+
+A snapshot's body: ``start`` (ns: when the walk or refresh that made it began), ``global``
+(the signature of the inputs above the root), ``folders`` (``[prefix, signature, specials,
+probes, count]`` each, ``ffind.fs.record``) and ``paths`` (every listed path, NUL-joined,
+each folder's ``count`` paths in the order of ``folders``).
+
+The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
+changed; then, shallowest first, each changed folder is read again with the walker, in the
+ignore scope its ancestors give (entered from their recorded ignore files); its sub-folders
+that are no longer entered are dropped with their subtrees, new ones are walked whole, and a
+folder whose ignore files changed is walked whole.  Any inconsistency in the snapshot means
+a cold walk instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ffind.fs.pool import Cancel, Warn
+from ffind.fs.record import SEP, folder_stat, probe_sig, specials_sig
+from ffind.options import SearchOptions
+from ffind.state.cache import SnapshotStore
+
+RACY_NS = 2_000_000_000
+"""A folder (or ignore input) whose time is less than this (ns) before its snapshot was
+started is read again: a change within the same clock tick would not show (git's racy case)."""
+
+STAT_THREADS = 4
+"""Threads that ``stat`` a big snapshot's folders."""
+_CHUNK = 1024  # folders per thread at least
+
+Folder = list[Any]
+"""[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
+_BAD = (ValueError, TypeError, KeyError, IndexError, AttributeError)
+
+
+@dataclass
+class WarmStats:
+    """What a cached listing did: ``mode`` ("off", "cold" or "warm"), the folders it read
+    (``relisted``: their paths from the root + ``/``), how many it reused, whether it wrote
+    the snapshot."""
+
+    mode: str = "off"
+    relisted: list[str] = field(default_factory=list)
+    reused: int = 0
+    saved: bool = False
+
+
+def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
+    """Split one recorded batch: its markers become folders (appended to ``folders``, with
+    their entries), its paths are returned.  A batch starts with a folder's marker."""
+    paths = []
+    cur: Folder | None = None
+    for s in batch:
+        if s[:1] == "/":
+            if s[1] == "D":
+                sig, specials, prefix = s[2:].split(SEP, 2)
+                cur = [prefix, sig, specials, [], []]
+                folders.append(cur)
+            elif cur is not None:
+                sig, rel = s[2:].split(SEP, 1)
+                cur[3].append([rel, sig])
+            else:
+                raise ValueError("a probe before any folder")
+        elif cur is None:
+            raise ValueError("a path before any folder")
+        else:
+            cur[4].append(s)
+            paths.append(s)
+    return paths
+
+
+def names(specials: str) -> list[str]:
+    """The special entries (``.gitignore``...) recorded in a folder's ``specials``."""
+    return [part.split("=", 1)[0] for part in specials.split(";") if "=" in part]
+
+
+def _coarse(folders: list[Folder]) -> bool:
+    """Whether every folder's mtime is a whole second (times that cannot be trusted)."""
+    times = [f[1].split()[2] for f in folders if f[1]]
+    return bool(times) and all(t.endswith("000000000") for t in times)
+
+
+def _parent(prefix: str) -> str:
+    up = prefix[:-1].rpartition("/")[0]
+    return up + "/" if up else ""
+
+
+class Refresh:
+    """One cached listing of ``item`` (the root's walk item) with a recording ``walker``."""
+
+    def __init__(self, walker: Any, item: Any, options: SearchOptions, cancel: Cancel | None,
+                 warn: Warn | None, store: SnapshotStore, key: dict[str, Any], glob: str,
+                 start: int, stats: WarmStats) -> None:
+        self.walker, self.item, self.options = walker, item, options
+        self.cancel, self.warn, self.store, self.key = cancel, warn, store, key
+        self.glob, self.start, self.stats = glob, start, stats
+        self.root: str = item[0]
+
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def path_of(self, prefix: str) -> str:
+        return os.path.join(self.root, prefix[:-1]) if prefix else self.root
+
+    def _save(self, folders: list[Folder], paths: list[str]) -> None:
+        """Write the snapshot (``folders`` with counts)."""
+        if self._cancelled() or _coarse(folders):
+            return
+        body = {"start": self.start, "global": self.glob, "folders": folders,
+                "paths": "\0".join(paths)}
+        self.stats.saved = self.store.save(self.key, body)
+
+    def cold(self) -> Iterator[list[str]]:
+        """The recording walk, batch by batch; then the snapshot is written."""
+        from ffind.fs.walk import walk_recorded
+
+        self.stats.mode = "cold"
+        folders: list[Folder] = []
+        batches = walk_recorded(self.walker, self.item, self.options, cancel=self.cancel,
+                                on_warning=self.warn)
+        try:
+            for batch in batches:
+                paths = parse_batch(batch, folders)
+                if paths:
+                    yield paths
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+        every = [p for f in folders for p in f[4]]
+        for f in folders:
+            f[4] = len(f[4])
+        self._save(folders, every)
+
+    def warm(self, body: dict[str, Any]) -> Iterator[list[str]]:
+        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
+        try:
+            paths = self._refresh(body)
+        except _BAD:
+            paths = None
+        if paths is None:
+            if not self._cancelled():
+                self.stats.relisted.clear()
+                yield from self.cold()
+            return
+        self.stats.mode = "warm"
+        yield paths
+
+    def _check(self, rec: Folder, path: str, limit: int) -> str | None:
+        """None (unchanged), "read" (read the folder again) or "subtree" (its ignore files
+        changed: walk it whole)."""
+        sig, specials = rec[1], rec[2]
+        if specials:
+            now, t = specials_sig(path, names(specials))
+            if now != specials or t >= limit:
+                return "subtree"
+        if not sig:
+            return "read"
+        st = folder_stat(path)
+        if st is None or st[0] != sig or st[1] >= limit:
+            return "read"
+        for rel, psig in rec[3]:
+            now_p = probe_sig(os.path.join(self.root, rel)) if psig else None
+            if now_p is None or now_p[0] != psig or now_p[1] >= limit:
+                return "read"
+        return None
+
+    def _changed(self, old: list[Folder], limit: int) -> dict[str, str]:
+        """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
+        threads (``os.stat`` lets the others run)."""
+        n = max(1, min(STAT_THREADS, len(old) // _CHUNK))
+        if n == 1:
+            return self._changed_part(old, limit)
+        import threading
+
+        parts: list[dict[str, str] | BaseException] = [ValueError("not checked")] * n
+        step = -(-len(old) // n)
+
+        def check(i: int) -> None:
+            try:
+                parts[i] = self._changed_part(old[i * step:(i + 1) * step], limit)
+            except BaseException as exc:  # raised again below (a bad snapshot: a cold walk)
+                parts[i] = exc
+
+        threads = [threading.Thread(target=check, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        bad: dict[str, str] = {}
+        for part in parts:
+            if isinstance(part, BaseException):
+                raise part
+            for prefix, verdict in part.items():
+                if verdict == "subtree" or prefix not in bad:
+                    bad[prefix] = verdict
+        return bad
+
+    def _changed_part(self, old: list[Folder], limit: int) -> dict[str, str]:
+        bad: dict[str, str] = {}
+        root, check, stat = self.root, self._check, os.stat
+        base = root if root.endswith("/") else root + "/"
+        respect = self.walker.respect
+        for rec in old:
+            prefix, sig = rec[0], rec[1]
+            path = base + prefix[:-1] if prefix else root
+            verdict: str | None = "read"
+            if rec[2] or rec[3] or not sig:
+                verdict = check(rec, path, limit)
+            else:  # the common case, inline
+                try:
+                    st = stat(path)
+                except (OSError, ValueError):
+                    pass
+                else:
+                    if (st.st_mtime_ns < limit and st.st_ctime_ns < limit and sig == (
+                            f"{st.st_dev} {st.st_ino} {st.st_mtime_ns} {st.st_ctime_ns} "
+                            f"{st.st_size} {st.st_mode}")):
+                        verdict = None
+            if verdict is not None:
+                bad[prefix] = verdict
+                if respect and (prefix == "target/" or prefix.endswith("/target/")):
+                    bad.setdefault(_parent(prefix), "read")  # tagged since: the parent decides
+        return bad
+
+    def _refresh(self, body: dict[str, Any]) -> list[str] | None:
+        old: list[Folder] = body["folders"]
+        blob: str = body.pop("paths")  # (not kept beside its split: memory)
+        paths = blob.split("\0") if blob else []
+        del blob
+        if sum(rec[4] for rec in old) != len(paths) or not any(rec[0] == "" for rec in old):
+            return None
+        bad = self._changed(old, body["start"] - RACY_NS)
+        if self._cancelled():
+            return None
+        if not bad:
+            self.stats.reused = len(old)
+            return paths
+        edit = _Edit(self, old)
+        for prefix in sorted(bad, key=lambda p: (p.count("/"), p)):
+            if self._cancelled():
+                return None
+            if prefix in edit.index and prefix not in edit.dropped:
+                edit.apply(prefix, bad[prefix] == "subtree")
+        folders, every = edit.result(paths)
+        self.stats.reused = len(old) - len(edit.dropped) - len(edit.replaced)
+        self._save(folders, every)
+        return every
+
+    def scan(self, item: Any) -> tuple[Folder, list[Any]]:
+        """Read one folder: its new record (with entries) and the folders to enter."""
+        out: list[str] = []
+        found: list[Any] = []
+        self.walker.scan(item, out, found, self.warn, set())
+        self.stats.relisted.append(item[1])
+        folders: list[Folder] = []
+        parse_batch(out, folders)
+        if len(folders) != 1:
+            raise ValueError("a folder read gave no record")
+        return folders[0], found
+
+    def walk_whole(self, item: Any) -> list[Folder]:
+        """Every folder under ``item`` (included), read."""
+        stack = [item]
+        done: list[Folder] = []
+        while stack:
+            rec, found = self.scan(stack.pop())
+            done.append(rec)
+            stack.extend(reversed(found))
+        return done
+
+
+class _Edit:
+    """The changes a refresh makes to the snapshot's folders."""
+
+    def __init__(self, run: Refresh, old: list[Folder]) -> None:
+        self.run = run
+        self.old = old
+        self.index = {rec[0]: i for i, rec in enumerate(old)}
+        self.children: dict[str, list[str]] | None = None
+        self.replaced: dict[str, Folder] = {}
+        self.dropped: set[str] = set()
+        self.added: list[Folder] = []
+        self.scopes: dict[str, Any] = {}
+
+    def _children(self) -> dict[str, list[str]]:
+        if self.children is None:
+            self.children = {}
+            for rec in self.old:
+                if rec[0]:  # (the root is anywhere in the list)
+                    self.children.setdefault(_parent(rec[0]), []).append(rec[0])
+        return self.children
+
+    def drop(self, prefix: str) -> None:
+        """Drop the old folder ``prefix`` and everything below it."""
+        stack = [prefix]
+        while stack:
+            p = stack.pop()
+            if p not in self.dropped:
+                self.dropped.add(p)
+                stack.extend(self._children().get(p, ()))
+
+    def current(self, prefix: str) -> Folder:
+        return self.replaced.get(prefix) or self.old[self.index[prefix]]
+
+    def scope_in(self, prefix: str) -> Any:
+        """The ignore scope the walk gives the folder ``prefix`` (before its own files)."""
+        if not prefix or not self.run.walker.respect:
+            return self.run.item[3]
+        return self.scope_after(_parent(prefix))
+
+    def scope_after(self, prefix: str) -> Any:
+        """The ignore scope below the folder ``prefix`` (unchanged ignore files)."""
+        scope = self.scopes.get(prefix)
+        if scope is None:
+            scope = self.scope_in(prefix)
+            found = names(self.current(prefix)[2])
+            if found:
+                path = self.run.path_of(prefix)
+                scope = self.run.walker.ignores.enter(
+                    scope, path, prefix, prefix.count("/"),
+                    {name: f"{path}/{name}" for name in found}, self.run.warn)
+            self.scopes[prefix] = scope
+        return scope
+
+    def apply(self, prefix: str, whole: bool) -> None:
+        """Read the changed folder ``prefix`` again (``whole``: with its subtree)."""
+        run = self.run
+        item = (run.path_of(prefix), prefix, prefix.count("/"), self.scope_in(prefix), None)
+        if whole:
+            self.drop(prefix)
+            self.added.extend(run.walk_whole(item))
+            return
+        rec, found = run.scan(item)
+        if rec[2] != self.old[self.index[prefix]][2]:  # its ignore files changed meanwhile
+            self.drop(prefix)
+            self.added.append(rec)
+            for child in found:
+                self.added.extend(run.walk_whole(child))
+            return
+        self.replaced[prefix] = rec
+        entered = {child[1] for child in found}
+        for child in self._children().get(prefix, ()):
+            if child not in entered:
+                self.drop(child)
+        for child in found:
+            if child[1] not in self.index:
+                self.added.extend(run.walk_whole(child))
+
+    def result(self, paths: list[str]) -> tuple[list[Folder], list[str]]:
+        """The refreshed folders (with counts) and paths."""
+        folders: list[Folder] = []
+        every: list[str] = []
+        at = 0
+        for rec in self.old:
+            n = rec[4]
+            prefix = rec[0]
+            if prefix not in self.dropped:
+                new = self.replaced.get(prefix)
+                if new is None:
+                    folders.append(rec)
+                    every.extend(paths[at:at + n])
+                else:
+                    folders.append([*new[:4], len(new[4])])
+                    every.extend(new[4])
+            at += n
+        for new in self.added:
+            folders.append([*new[:4], len(new[4])])
+            every.extend(new[4])
+        return folders, every

@@ -1,0 +1,164 @@
+"""The warm index: answer from what the last walk of the same root with the same listing
+options learned, re-reading only what changed, with the output of a cold walk.
+
+``cached_batches(root, options, ...)`` is ``walk_batches`` with a snapshot (``docs/cache.md``):
+
+- no usable snapshot: a recording walk (``walk.walk_recorded``: the normal walk, which also
+  notes each folder's signature and ignore files, ``ffind.fs.record``), then the snapshot is
+  written (``ffind.state.cache``) unless the walk was cancelled or the folders' times are
+  whole seconds (a file system whose times cannot be trusted);
+- a snapshot: the files above the root that the walk depends on (git's configuration, the
+  global excludes file, info/exclude, every ``.git``/``.gitignore``/``.ignore`` from the root
+  up to ``/``) must be unchanged, or it is a cold walk; then every folder of the snapshot is
+  ``stat``-ed, not listed, from the root down.  A folder whose signature (device, inode,
+  mtime_ns, ctime_ns) changed, or whose time is within ``RACY_NS`` of when the snapshot was
+  taken (git's racy case: a change in the same clock tick would not show), is read again
+  with the walker, with the ignore scope in force there; a folder whose own ignore files (or
+  ``.git``) changed is read again with its whole subtree.  New folders are walked; folders
+  that are no longer entered drop out with their subtrees.
+
+Not cached (a plain walk, nothing written): ``follow_links`` (which of two links to one
+folder is entered depends on the walk's order), a root on a network or FUSE file system
+(``/proc/self/mountinfo``), or with a git configuration that includes other files.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from ffind.fs import refresh
+from ffind.fs.pool import Cancel, Keep, Warn
+from ffind.fs.record import SPECIALS, file_stat, specials_sig
+from ffind.fs.refresh import Refresh, WarmStats
+from ffind.options import SearchOptions
+from ffind.state.cache import SnapshotStore
+
+__all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key"]
+
+UNTRUSTED_FS = frozenset({
+    "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs", "9p",
+    "virtiofs", "fuse.sshfs", "fuse.s3fs", "fuse.rclone", "fuse.gcsfuse", "davfs", "lustre",
+})
+"""File systems whose folder times may not change when a folder's entries do."""
+_SLICE = 8192  # paths per batch given to the caller
+
+def listing_key(root: str, options: SearchOptions) -> dict[str, Any]:
+    """What the listing depends on: the absolute root and the listing options (not ``limit``,
+    ``threads`` nor ``compute_indices``)."""
+    return {"root": os.path.abspath(root), "hidden": options.hidden,
+            "respect_ignore": options.respect_ignore, "exclude": list(options.exclude),
+            "follow_links": options.follow_links, "types": sorted(options.types),
+            "max_depth": options.max_depth, "require_git": options.require_git}
+
+
+def _mounts() -> list[tuple[str, str]]:
+    """(mount point, file system type) from ``/proc/self/mountinfo`` (Linux), or []."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        parts, kinds = left.split(), right.split()
+        if len(parts) > 4 and kinds:
+            point = parts[4].replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+            found.append((point, kinds[0]))
+    return found
+
+
+def trusted_fs(root: str, mounts: list[tuple[str, str]] | None = None) -> bool:
+    """False when the root, or a mount below it, is on a file system of ``UNTRUSTED_FS`` (or
+    any FUSE file system but a few local ones); ``mounts``: (mount point, type), by default
+    the process's (``/proc/self/mountinfo``)."""
+    real = os.path.realpath(root)
+    best, kind = "", ""
+    for point, fs in _mounts() if mounts is None else mounts:
+        untrusted = fs in UNTRUSTED_FS or (fs.startswith("fuse.") and fs not in
+                                            ("fuse.fuse-overlayfs", "fuse.lxcfs"))
+        inside = point == real or point.startswith(real.rstrip("/") + "/")
+        if untrusted and inside:
+            return False
+        if (real == point or real.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+            best, kind = point, fs
+    return not (kind in UNTRUSTED_FS or (kind.startswith("fuse.") and kind not in
+                                         ("fuse.fuse-overlayfs", "fuse.lxcfs")))
+
+
+def global_sig(absroot: str, inputs: list[str]) -> tuple[str, int] | None:
+    """The signature of what above the root the walk depends on, and the newest time in it;
+    None when it cannot be told (a git configuration file that includes others)."""
+    parts = [f"{k}={v}" for k, v in sorted(os.environ.items())
+             if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME")]
+    newest = 0
+    for path in inputs:
+        sig, t = file_stat(path)
+        parts.append(sig)
+        newest = max(newest, t)
+        if path.endswith("config") and sig != "-":
+            try:
+                with open(path, "rb") as f:
+                    if b"include" in f.read(1 << 20).lower():
+                        return None
+            except OSError:
+                pass
+    folder = absroot
+    while True:
+        sig, t = specials_sig(folder, SPECIALS)
+        parts.append(sig)
+        newest = max(newest, t)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return "\n".join(parts), newest
+        folder = parent
+
+
+def cached_batches(
+    root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
+    on_warning: Warn | None = None, keep: Keep | None = None,
+    store: SnapshotStore | None = None, stats: WarmStats | None = None,
+) -> Iterator[list[str]]:
+    """``walk_batches(root, options, ...)`` answered from the snapshot when it can be; see
+    the module docstring.  ``keep`` filters the batches here, in this process (the snapshot
+    holds every path).  Raises ``FfindError`` as ``walk_batches``."""
+    from ffind.fs.walk import prepare_recorded, walk_batches
+
+    root_s = os.fspath(root)
+    stats = stats if stats is not None else WarmStats()
+    if options.follow_links or not trusted_fs(root_s):
+        return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
+    start = time.time_ns()
+    inputs: list[str] = []
+    walker, item = prepare_recorded(root_s, options, on_warning, inputs)
+    glob = global_sig(os.path.abspath(root_s), inputs)
+    if glob is None:
+        return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
+    store = store if store is not None else SnapshotStore()
+    key = listing_key(root_s, options)
+    run = Refresh(walker, item, options, cancel, on_warning, store, key, glob[0], start, stats)
+    body = store.load(key)
+    if body is not None and _usable(body, glob):
+        return _sliced(run.warm(body), keep)
+    return _sliced(run.cold(), keep)
+
+
+def _usable(body: dict[str, Any], glob: tuple[str, int]) -> bool:
+    """Whether a snapshot read back can be refreshed: the same inputs above the root, none
+    of them changed within the racy window before it was taken, and the expected shape."""
+    taken = body.get("start")
+    return (isinstance(taken, int) and body.get("global") == glob[0]
+            and glob[1] < taken - refresh.RACY_NS and isinstance(body.get("folders"), list)
+            and isinstance(body.get("paths"), str))
+
+
+def _sliced(lists: Iterator[list[str]], keep: Keep | None) -> Iterator[list[str]]:
+    for paths in lists:
+        for i in range(0, len(paths), _SLICE):
+            part = paths[i:i + _SLICE]
+            kept = part if keep is None else keep(part)
+            if kept:
+                yield kept

@@ -1,0 +1,82 @@
+"""The order of a session's matches: ranked by the index, in path order when nothing scores
+(an empty query, or only negations: what ``ffind`` without a pattern lists), and with the
+memory of opened files when the session has one (``ffind.engine.recall``)."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import os
+from typing import TYPE_CHECKING
+
+from ffind.query import parse
+
+if TYPE_CHECKING:
+    from ffind.engine.index import Index, MatchSet
+    from ffind.engine.recall import Recall, VisitSource
+    from ffind.scoring.scorer import FileMatch
+    from ffind.state.gitstatus import Visits
+
+
+class SessionOrder:
+    """How one session orders its matches.  ``memory`` is used with one root (or paths given,
+    taken relative to the working directory); with several roots the ranking is memory-free.
+    Called under the session's index lock."""
+
+    def __init__(self, memory: VisitSource | None, roots: list[str],
+                 paths_given: bool) -> None:
+        self._visits: Visits | None = None
+        self._recall: Recall | None = None
+        self._root = ""
+        self._path_order: tuple[str, int, int, list[int]] | None = None
+        if memory is not None and (paths_given or len(roots) == 1):
+            from ffind.state.gitstatus import GitChanges, Visits
+
+            self._root = os.path.abspath("." if paths_given else roots[0])
+            git = None if paths_given else GitChanges(self._root)
+            self._visits = Visits(memory, git, wait_for_git=True)
+
+    def ranked(self, index: Index, query: str, ms: MatchSet, covered: int, limit: int | None,
+               ci: bool) -> list[FileMatch]:
+        """The best ``limit`` matches of ``ms`` (the match set of ``query`` over the first
+        ``covered`` paths): ranked, or in path order when there is nothing to score; with the
+        memory when there is one (remembered files first on an empty query)."""
+        positive = bool(parse(query).positive)
+
+        def plain(k: int | None) -> list[FileMatch]:
+            if positive:
+                return index.top(ms, k, ci)
+            return self._in_path_order(index, query, ms, covered, k, ci)
+
+        if self._visits is None or (not positive and query.strip()):
+            return plain(limit)  # only negations: path order, no memory
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall, rank_with_memory
+
+        if self._recall is None:
+            self._recall = Recall(Index)
+        return rank_with_memory(self._recall, index.paths, query, plain, limit=limit,
+                                compute_indices=ci, memory=self._visits, root=self._root,
+                                now=None)
+
+    def _in_path_order(self, index: Index, query: str, ms: MatchSet, covered: int,
+                       limit: int | None, ci: bool) -> list[FileMatch]:
+        """The first ``limit`` matches in path order, as ``ffind`` lists them
+        (``Index.top`` keeps the walk's).  The ids of the last answer are kept (query,
+        covered, limit, ids), so while the walk grows only its new paths are looked at."""
+        from ffind.scoring.scorer import FileMatch
+
+        ids, paths = ms.ids, index.paths
+        if limit is None:
+            return [FileMatch(0, paths[i], [] if ci else None)
+                    for i in sorted(ids, key=paths.__getitem__)]
+        kept = self._path_order
+        if kept is not None and kept[0] == query and kept[2] >= limit and kept[1] <= covered:
+            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):]
+            limit_kept = kept[2]
+        else:
+            pool, limit_kept = ids, limit
+        chosen = heapq.nsmallest(limit_kept, pool, key=paths.__getitem__)
+        if kept is None or kept[0] != query or kept[1] <= covered:
+            self._path_order = (query, covered, limit_kept, chosen)
+        return [FileMatch(0, paths[i], [] if ci else None) for i in chosen[:limit]]

@@ -1,0 +1,137 @@
+"""The memory through the command, as a subprocess: --remember, --forget, --no-memory,
+FFIND_NO_MEMORY, bad state (one warning, results intact), and the one-shot command never
+recording what it prints.  conftest.py gives every test its own XDG folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FILES = ["lib/prompt.ts", "src/session/prompt.ts", "src/session/index.ts", "docs/x.md"]
+
+
+def ffind(*args: str, cwd: Path, env: dict[str, str] | None = None,
+          ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ffind", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    for rel in FILES:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    return root
+
+
+def memory_file() -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "ffind" / "memory.sqlite3"
+
+
+def test_remember_ranks_a_file_first_and_forget_undoes_it(tree: Path) -> None:
+    before = ffind("prompt", cwd=tree)
+    assert before.stdout.splitlines() == ["lib/prompt.ts", "src/session/prompt.ts"]
+    done = ffind("--remember", "src/session/prompt.ts", cwd=tree)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert ffind("prompt", cwd=tree).stdout.splitlines() == [
+        "src/session/prompt.ts", "lib/prompt.ts"]
+    assert ffind("--no-memory", "prompt", cwd=tree).stdout == before.stdout
+    assert ffind("prompt", cwd=tree, env={"FFIND_NO_MEMORY": "1"}).stdout == before.stdout
+    assert ffind("--forget", str(tree / "src"), cwd=tree).returncode == 0
+    assert ffind("prompt", cwd=tree).stdout == before.stdout
+
+
+def test_the_memory_file_is_owner_only_and_holds_absolute_paths(tree: Path) -> None:
+    assert ffind("--remember", "docs/x.md", "lib/prompt.ts", cwd=tree).returncode == 0
+    db = memory_file()
+    assert oct(db.stat().st_mode & 0o777) == "0o600"
+    assert oct(db.parent.stat().st_mode & 0o777) == "0o700"
+    con = sqlite3.connect(db)
+    rows = sorted(r[0] for r in con.execute("SELECT path FROM visits"))
+    con.close()
+    assert rows == [str(tree / "docs/x.md"), str(tree / "lib/prompt.ts")]
+
+
+def test_ffind_memory_names_the_file(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "elsewhere.db"
+    assert ffind("--remember", "docs/x.md", cwd=tree,
+                 env={"FFIND_MEMORY": str(db)}).returncode == 0
+    assert db.exists() and not memory_file().exists()
+
+
+def test_the_one_shot_command_does_not_record_what_it_prints(tree: Path) -> None:
+    assert ffind("prompt", cwd=tree).returncode == 0
+    if memory_file().exists():
+        con = sqlite3.connect(memory_file())
+        assert con.execute("SELECT count(*) FROM visits").fetchone()[0] == 0
+        con.close()
+
+
+@pytest.mark.parametrize("args", [["--remember"], ["--forget"], ["--remember", ""],
+                                  ["--remember", "--", ]])
+def test_remember_without_a_path_is_one_line_and_exit_2(tree: Path, args: list[str]) -> None:
+    done = ffind(*args, cwd=tree)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("ffind: ")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_damaged_memory_warns_once_and_the_search_still_answers(tree: Path) -> None:
+    db = memory_file()
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"garbage" * 1000)
+    done = ffind("--json", "prompt", cwd=tree)
+    assert done.returncode == 0
+    assert [json.loads(line)["path"] for line in done.stdout.splitlines()] == [
+        "lib/prompt.ts", "src/session/prompt.ts"]
+    assert done.stderr.count("\n") == 1 and "moved it to" in done.stderr
+    assert any(".corrupt-" in p.name for p in db.parent.iterdir())
+    again = ffind("prompt", cwd=tree)  # the new memory works: no more warnings
+    assert (again.returncode, again.stderr) == (0, "")
+
+
+def test_an_unusable_state_folder_means_no_memory_one_warning_and_results(
+    tree: Path, tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    done = ffind("prompt", cwd=tree, env={"XDG_STATE_HOME": str(blocker)})
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == ["lib/prompt.ts", "src/session/prompt.ts"]
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("ffind: cannot create")
+
+
+def test_a_newer_memory_is_left_alone(tree: Path) -> None:
+    db = memory_file()
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 99")
+    con.close()
+    done = ffind("prompt", cwd=tree)
+    assert done.returncode == 0 and "newer ffind" in done.stderr
+    assert ffind("--remember", "docs/x.md", cwd=tree).returncode == 2
+
+
+def test_uncommitted_changes_count_as_recent_visits(tree: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
+    subprocess.run([*git, "add", "."], cwd=tree, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=tree, check=True)
+    assert ffind("prompt", cwd=tree).stdout.splitlines()[0] == "lib/prompt.ts"
+    (tree / "src/session/prompt.ts").write_text("changed")
+    assert ffind("prompt", cwd=tree).stdout.splitlines()[0] == "src/session/prompt.ts"
+    assert ffind("--no-memory", "prompt", cwd=tree).stdout.splitlines()[0] == "lib/prompt.ts"
+
+
+def test_the_empty_pattern_lists_remembered_files_first(tree: Path) -> None:
+    ffind("--remember", "src/session/prompt.ts", cwd=tree)
+    listed = ffind(cwd=tree).stdout.splitlines()
+    assert listed[0] == "src/session/prompt.ts"
+    assert sorted(listed) == sorted(FILES)

@@ -1,0 +1,39 @@
+"""Every test runs with its own state and cache folders: ffind's memory and warm snapshots
+(``$XDG_STATE_HOME``, ``$XDG_CACHE_HOME``, ``FFIND_MEMORY``) never reach the user's, also in the
+subprocesses a test starts (they inherit the environment).  A session-wide setting covers the
+fixtures of wider scope (a module's MCP server); each test then gets folders of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+VARIABLES = ("XDG_STATE_HOME", "XDG_CACHE_HOME")
+UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY")
+
+
+def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
+    for name in VARIABLES:
+        mp.setenv(name, str(base / name.lower()))
+    for name in UNSET:
+        mp.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_state_for_the_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Path]:
+    base = tmp_path_factory.mktemp("xdg-session")
+    with pytest.MonkeyPatch.context() as mp:
+        _point(mp, base)
+        yield base
+
+
+@pytest.fixture(autouse=True)
+def _private_state(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    base = tmp_path_factory.mktemp("xdg")
+    _point(monkeypatch, base)
+    yield base

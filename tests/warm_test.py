@@ -1,0 +1,503 @@
+"""The warm index (ffind.fs.warm, ffind.state.cache): after any change to the tree or to an
+ignore input, a warm listing equals a cold one; bad snapshots are ignored; only changed
+folders are read again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ffind
+from ffind.fs import refresh, warm
+from ffind.fs.walk import walk
+from ffind.fs.warm import WarmStats, cached_batches, listing_key
+from ffind.options import SearchOptions
+from ffind.state.cache import SnapshotStore
+
+RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
+
+
+@pytest.fixture(autouse=True)
+def _private_git_home(monkeypatch: pytest.MonkeyPatch,
+                      tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return home
+
+
+@pytest.fixture()
+def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short racy window, so that folders written by the test are trusted again soon
+    (exactness must hold with any window above the clock's tick)."""
+    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+
+
+def listing(root: Path, options: SearchOptions, store: SnapshotStore,
+            stats: WarmStats | None = None) -> list[str]:
+    got = [p for batch in cached_batches(root, options, store=store, stats=stats)
+           for p in batch]
+    assert len(got) == len(set(got)), "a path listed twice"
+    return sorted(got)
+
+
+def cold(root: Path, options: SearchOptions) -> list[str]:
+    return sorted(walk(root, options))
+
+
+def git_repo(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+    return root
+
+
+def settle() -> None:
+    time.sleep(RACY_TEST_NS / 1e9 * 1.5)
+
+
+# ---- the property: warm == cold after any sequence of changes -------------------------------
+
+NAMES = ["a", "b", "c", "x.py", "y.txt", "node_modules", "target", ".h"]
+FOLDERS = ["", "a/", "b/", "a/b/", "a/c/", "b/a/", "node_modules/", "target/", ".h/"]
+PATTERNS = ["*.py", "b/", "!x.py", "y*", "/c", "**/x.py", "a/*.txt", "!node_modules/",
+            "!target/", ".h", "c", "*", "!a/", "[ab]/"]
+OPTIONS = [
+    SearchOptions(threads=1),
+    SearchOptions(threads=2, hidden=True),
+    SearchOptions(threads=1, respect_ignore=False, types=("f", "d")),
+    SearchOptions(threads=1, types=("d",), max_depth=2),
+    SearchOptions(threads=1, exclude=("*.txt",), require_git=False),
+]
+
+Step = tuple[str, int, int, int, bool]
+
+
+def _path(root: Path, folder: int, name: int) -> Path:
+    return root / (FOLDERS[folder % len(FOLDERS)] + NAMES[name % len(NAMES)])
+
+
+def _remove(p: Path) -> None:
+    if p.is_symlink() or p.is_file():
+        p.unlink()
+    elif p.is_dir():
+        shutil.rmtree(p)
+
+
+def apply(root: Path, home: Path, step: Step) -> None:
+    kind, i, j, k, pause = step
+    if pause:  # past the racy window: the next search trusts the folders' times
+        settle()
+    p = _path(root, i, j)
+    try:
+        if kind == "file":
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text("x")
+        elif kind == "dir":
+            p.mkdir(parents=True, exist_ok=True)
+        elif kind == "delete":
+            _remove(p)
+        elif kind == "rename":
+            q = _path(root, k, j + k)
+            if p.exists() and not q.exists() and not str(q).startswith(str(p) + "/"):
+                q.parent.mkdir(parents=True, exist_ok=True)
+                p.rename(q)
+        elif kind in ("gitignore", "ignore"):
+            folder = root / FOLDERS[i % len(FOLDERS)]
+            folder.mkdir(parents=True, exist_ok=True)
+            name = ".gitignore" if kind == "gitignore" else ".ignore"
+            text = "\n".join(PATTERNS[(j + n) % len(PATTERNS)] for n in range(k % 3 + 1))
+            (folder / name).write_text(text + "\n")
+        elif kind == "unignore":
+            for name in (".gitignore", ".ignore"):
+                _remove(root / FOLDERS[i % len(FOLDERS)] / name)
+        elif kind == "exclude":
+            (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
+            (root / ".git" / "info" / "exclude").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
+        elif kind == "nested":  # a nested repository, or its info/exclude edited
+            info = root / FOLDERS[i % len(FOLDERS)] / ".git" / "info"
+            info.mkdir(parents=True, exist_ok=True)
+            (info / "exclude").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
+        elif kind == "global":
+            (home / ".config" / "git").mkdir(parents=True, exist_ok=True)
+            (home / ".config" / "git" / "ignore").write_text(PATTERNS[j % len(PATTERNS)] + "\n")
+        elif kind == "symlink":
+            folder = root / FOLDERS[i % len(FOLDERS)].rstrip("/")
+            if folder != root and not folder.is_symlink():
+                _remove(folder)
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                folder.symlink_to(root / FOLDERS[k % len(FOLDERS)] if j % 2 else "missing")
+        elif kind == "tag":
+            folder = root / FOLDERS[i % len(FOLDERS)] / "target"
+            folder.mkdir(parents=True, exist_ok=True)
+            tag = folder / "CACHEDIR.TAG"
+            if tag.exists():
+                tag.unlink()
+            else:
+                tag.write_text(TAG)
+        elif kind == "chmod":
+            folder = root / FOLDERS[i % len(FOLDERS)]
+            if folder.is_dir() and folder != root:
+                folder.chmod(0o000 if j % 2 else 0o755)
+    except OSError:
+        pass  # a change that does not apply to the tree as it is (a file in the way)
+
+
+KINDS = ["file", "file", "dir", "delete", "rename", "gitignore", "ignore", "unignore",
+         "exclude", "global", "symlink", "tag", "chmod", "nested"]
+steps = st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 20), st.integers(0, 20),
+                           st.integers(0, 20), st.booleans()), min_size=1, max_size=12)
+
+
+def _restore(root: Path) -> None:
+    for folder, dirs, _ in os.walk(root):
+        for d in dirs:
+            p = os.path.join(folder, d)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755)
+
+
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def test_warm_listing_equals_cold_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
+    steps: list[Step], which: int,
+) -> None:
+    base = tmp_path_factory.mktemp("prop")
+    root = git_repo(base / "repo")
+    store = SnapshotStore(str(base / "cache"))
+    options = OPTIONS[which]
+    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
+        apply(root, _private_git_home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
+                                        if "/" in p else 0, NAMES.index(p.rpartition("/")[2]),
+                                        0, False))
+    try:
+        assert listing(root, options, store) == cold(root, options)
+        settle()
+        for step in steps:
+            apply(root, _private_git_home, step)
+            assert listing(root, options, store) == cold(root, options), step
+    finally:
+        _restore(root)
+
+
+# ---- reuse: only what changed is read again ---------------------------------------------------
+
+def test_touching_one_folder_relists_only_that_folder(tmp_path: Path, short_racy: None) -> None:
+    root = git_repo(tmp_path / "repo")
+    for d in ("a/b", "a/c", "d"):
+        (root / d).mkdir(parents=True)
+        (root / d / "f.txt").write_text("")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    stats = WarmStats()
+    listing(root, options, store, stats)
+    assert stats.mode == "cold" and stats.saved
+    settle()
+    stats = WarmStats()
+    assert listing(root, options, store, stats) == cold(root, options)
+    assert (stats.mode, stats.relisted) == ("warm", [])
+    (root / "a" / "c" / "new.txt").write_text("")
+    stats = WarmStats()
+    assert listing(root, options, store, stats) == cold(root, options)
+    assert stats.relisted == ["a/c/"]
+    assert "a/c/new.txt" in cold(root, options)
+
+
+def test_an_edited_gitignore_relists_its_subtree(tmp_path: Path, short_racy: None) -> None:
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "a/b/y.py", "c/z.py"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    (root / "a" / ".gitignore").write_text("nothing\n")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    settle()
+    (root / "a" / ".gitignore").write_text("y.py\n")  # same folder times
+    stats = WarmStats()
+    assert listing(root, options, store, stats) == ["a/x.py", "c/z.py"]
+    assert sorted(stats.relisted) == ["a/", "a/b/"]
+
+
+def test_a_snapshot_whose_root_is_not_listed_first(tmp_path: Path, short_racy: None) -> None:
+    """Regression: a root walked again whole goes to the end of the snapshot; reading it
+    again later must not drop the folders listed before it."""
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "b/y.py", "top.py"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    (root / ".gitignore").write_text("nothing\n")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    (root / ".gitignore").write_text("b/\n")  # the root's ignore file: walked again whole
+    settle()
+    assert listing(root, options, store) == ["a/x.py", "top.py"]
+    (root / "new.py").write_text("")  # the root only: read again, its sub-folders kept
+    settle()
+    stats = WarmStats()
+    assert listing(root, options, store, stats) == ["a/x.py", "new.py", "top.py"]
+    assert stats.relisted == [""]
+
+
+def test_a_submodules_info_exclude_is_watched(tmp_path: Path, short_racy: None) -> None:
+    """A nested repository whose ``.git`` is a file (a submodule): its info/exclude lives in
+    the git folder it points to, outside the tree."""
+    root = git_repo(tmp_path / "repo")
+    modules = root / ".git" / "modules" / "sub"
+    (modules / "info").mkdir(parents=True)
+    (modules / "info" / "exclude").write_text("nothing\n")
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    for p in ("sub/a.py", "sub/b.txt", "sub/deep/c.txt"):
+        (root / p).write_text("")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["sub/a.py", "sub/b.txt", "sub/deep/c.txt"]
+    (modules / "info" / "exclude").write_text("*.txt\n")
+    settle()
+    assert listing(root, options, store) == cold(root, options) == ["sub/a.py"]
+
+
+@pytest.mark.parametrize("linked", [".ignore", "global"])
+def test_an_ignore_file_behind_a_symlink_is_watched(
+        tmp_path: Path, short_racy: None, _private_git_home: Path, linked: str) -> None:
+    """An ignore file (or the global excludes file) that is a link into a dotfiles folder:
+    its target's changes count."""
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "a/b/y.txt"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "ignore").write_text("nothing\n")
+    if linked == "global":
+        (_private_git_home / ".config" / "git").mkdir(parents=True)
+        (_private_git_home / ".config" / "git" / "ignore").symlink_to(dotfiles / "ignore")
+    else:
+        (root / "a" / ".ignore").symlink_to(dotfiles / "ignore")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["a/b/y.txt", "a/x.py"]
+    (dotfiles / "ignore").write_text("*.txt\n")
+    settle()
+    assert listing(root, options, store) == cold(root, options) == ["a/x.py"]
+
+
+def test_a_tag_fixed_in_place_in_an_entered_target(tmp_path: Path, short_racy: None) -> None:
+    """A ``target`` entered because its CACHEDIR.TAG is not valid; the tag rewritten in place
+    (its folder's times unchanged) makes it a build folder, left out."""
+    root = git_repo(tmp_path / "repo")
+    (root / "target").mkdir()
+    (root / "target" / "out.txt").write_text("")
+    tag = root / "target" / "CACHEDIR.TAG"
+    tag.write_text("Signature: not the one\n")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert listing(root, options, store) == ["target/CACHEDIR.TAG", "target/out.txt"]
+    with open(tag, "r+") as f:  # in place: the folder's entries do not change
+        f.write(TAG)
+    settle()
+    assert listing(root, options, store) == cold(root, options) == []
+
+
+def test_a_racy_folder_is_read_again(tmp_path: Path, short_racy: None) -> None:
+    root = git_repo(tmp_path / "repo")
+    settle()
+    (root / "f.txt").write_text("")
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    stats = WarmStats()
+    listing(root, options, store, stats)  # written just now: within the racy window
+    assert stats.mode == "warm" and stats.relisted == [""]
+
+
+# ---- bad snapshots ------------------------------------------------------------------------
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    root = git_repo(tmp_path / "repo")
+    for p in ("a/x.py", "b/y.txt", "ignored/z"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("")
+    (root / ".gitignore").write_text("ignored/\n")
+    return root
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "version", "key", "json"])
+def test_a_bad_snapshot_is_ignored(tree: Path, tmp_path: Path, damage: str) -> None:
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    expected = cold(tree, options)
+    assert listing(tree, options, store) == expected
+    path = Path(store.path(listing_key(str(tree), options)))
+    data = path.read_bytes()
+    header, _, body = data.partition(b"\n")
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(os.urandom(len(data)))
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "version":
+        path.write_bytes(header.replace(b"0.", b"999.") + b"\n" + body)
+    elif damage == "key":
+        path.write_bytes(header + b"\n" + body.replace(b'"a/x.py"', b'"a/q.py"')
+                         .replace(b'"root":"', b'"root":"/elsewhere'))
+    else:  # valid JSON, wrong shape
+        path.write_bytes(header + b'\n{"folders": 3, "start": "x"}')
+    stats = WarmStats()
+    assert listing(tree, options, store, stats) == expected
+    assert stats.mode == "cold"
+
+
+def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
+    """The folders are checked in threads: a failure in one is not a folder left unchecked."""
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    key = listing_key(str(tree), options)
+    settle()
+    assert listing(tree, options, store) == cold(tree, options)
+    settle()
+    body = store.load(key)
+    assert body is not None
+    body["folders"] = body["folders"] * 1000 + [[None, "x", "", [], 0]]  # a bad prefix
+    body["paths"] = "\0".join([body["paths"]] * 1000)
+    monkeypatch.setattr(refresh, "_CHUNK", 1)
+    stats = WarmStats()
+    run = refresh.Refresh(*_parts(tree, options, store, stats))
+    assert sorted(p for b in run.warm(body) for p in b) == cold(tree, options)
+    assert stats.mode == "cold"
+
+
+def _parts(tree: Path, options: SearchOptions, store: SnapshotStore,
+           stats: WarmStats) -> tuple[object, ...]:
+    from ffind.fs.walk import prepare_recorded
+
+    walker, item = prepare_recorded(str(tree), options, None, [])
+    return (walker, item, options, None, None, store, listing_key(str(tree), options), "",
+            time.time_ns(), stats)
+
+
+def test_two_processes_writing_one_snapshot(tree: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    code = ("import sys, ffind\n"
+            "from ffind.fs.warm import cached_batches\n"
+            "from ffind.state.cache import SnapshotStore\n"
+            "from ffind.options import SearchOptions\n"
+            "s = SnapshotStore(sys.argv[2])\n"
+            "for _ in range(20):\n"
+            "    list(cached_batches(sys.argv[1], SearchOptions(threads=1), store=s))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tree), str(cache)], env=env)
+             for _ in range(2)]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    store = SnapshotStore(str(cache))
+    options = SearchOptions(threads=1)
+    assert store.load(listing_key(str(tree), options)) is not None
+    assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []
+    assert listing(tree, options, store) == cold(tree, options)
+
+
+def test_a_read_only_cache_folder_means_a_cold_walk(tree: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    store = SnapshotStore(str(blocker / "cache"))  # cannot be created
+    stats = WarmStats()
+    assert listing(tree, SearchOptions(threads=1), store, stats) == cold(
+        tree, SearchOptions(threads=1))
+    assert stats.mode == "cold" and not stats.saved
+
+
+def test_eviction_keeps_the_folder_bounded(tmp_path: Path) -> None:
+    store = SnapshotStore(str(tmp_path / "cache"), limit=3000)
+    for n in range(10):
+        store.save({"root": f"/r{n}"}, {"folders": [["", "", "", [], ["x" * 500]]]})
+        time.sleep(0.01)
+    files = list((tmp_path / "cache").iterdir())
+    assert sum(f.stat().st_size for f in files) <= 3000
+    assert store.load({"root": "/r9"}) is not None  # the last written stays
+    assert store.load({"root": "/r0"}) is None
+    assert all(oct(f.stat().st_mode & 0o777) == "0o600" for f in files)
+    assert oct((tmp_path / "cache").stat().st_mode & 0o777) == "0o700"
+    assert store.clear() == len(files)
+
+
+def test_follow_links_is_not_cached(tree: Path, tmp_path: Path) -> None:
+    store = SnapshotStore(str(tmp_path / "cache"))
+    stats = WarmStats()
+    options = SearchOptions(threads=1, follow_links=True)
+    assert listing(tree, options, store, stats) == cold(tree, options)
+    assert stats.mode == "off" and not (tmp_path / "cache").exists()
+
+
+def test_untrusted_mounts() -> None:
+    mounts = [("/", "ext4"), ("/net", "nfs4"), ("/net/x/local", "ext4"), ("/s", "fuse.sshfs")]
+    assert not warm.trusted_fs("/net/x", mounts)
+    assert not warm.trusted_fs("/", mounts)  # a network mount inside the tree
+    assert warm.trusted_fs("/home", mounts)
+    assert warm.trusted_fs("/net/x/local/y", mounts)
+    assert not warm.trusted_fs("/s/a", mounts)
+
+
+# ---- the library and the command --------------------------------------------------------
+
+def test_search_with_cache_ranks_as_without(tree: Path, short_racy: None) -> None:
+    for query in ("x", "py", "", "!txt", "yt"):
+        cold_results = ffind.search(query, tree, SearchOptions(threads=1))
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+        settle()
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+
+
+def _ffind() -> str:
+    here = Path(sys.executable).parent / "ffind"
+    return str(here) if here.exists() else "ffind"
+
+
+def run(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([_ffind(), *args], cwd=cwd, env={**os.environ, **env},
+                          capture_output=True, timeout=60, check=False)
+
+
+def test_command_caches_and_no_cache_writes_nothing(tree: Path, tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    snapshots = tmp_path / "xdg" / "ffind"
+    first = run("--no-cache", "", cwd=tree, env=env)
+    assert first.returncode == 0 and not snapshots.exists()
+    assert run("", cwd=tree, env=env).stdout == first.stdout
+    assert len(list(snapshots.glob("*.snapshot"))) == 1
+    time.sleep(2.1)
+    (tree / "b" / "new.py").write_text("")
+    again = run("", cwd=tree, env=env)
+    assert again.stdout == run("--no-cache", "", cwd=tree, env=env).stdout
+    assert b"b/new.py" in again.stdout
+    cleared = run("--clear-cache", cwd=tree, env=env)
+    assert cleared.returncode == 0 and cleared.stdout == b""
+    assert list(snapshots.glob("*.snapshot")) == []
+
+
+def test_command_with_a_cache_folder_it_cannot_write(tree: Path, tmp_path: Path) -> None:
+    (tmp_path / "xdg").write_text("not a folder")
+    out = run("x.py", cwd=tree, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"a/x.py\n", b"")
