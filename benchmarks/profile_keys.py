@@ -26,10 +26,10 @@ from ffind.engine.index import Index
 
 QUERIES = ["s/p/", "s/p/t", "foob", "fooba", "foobar", "c", "test u", "test ut", "base_",
            "base_cod", "prom", "src main j"]
-STAGES = ["match", "top", "_fast", "_fast_aligned", "_compute", "_subsequence_hits", "_bounds",
-          "_early_total", "_tighten_name", "_chunks", "_tighten_starts", "_initials",
-          "_prefix_scored", "visit", "_score", "_term_score", "fuzzy", "substring", "_typos",
-          "_first_by_ties", "best", "_results"]
+STAGES = ["match", "top", "shortcut", "one_term", "aligned", "rank", "compute", "bounds",
+          "early_total", "tighten_name", "chunks", "tighten_starts", "initials",
+          "prefix_scored", "visit", "score", "term_score", "fuzzy", "fuzzy_many", "substring",
+          "find_typos", "first_by_ties", "best", "results"]
 
 
 def stage_table(stats: pstats.Stats) -> dict[str, tuple[int, float]]:
@@ -43,38 +43,40 @@ def stage_table(stats: pstats.Stats) -> dict[str, tuple[int, float]]:
     return out
 
 
-TIMED = ["_fast", "_fast_aligned", "_compute", "_bounds", "_early_total", "_tighten_name",
-         "_chunks", "_tighten_starts", "_initials", "_prefix_scored", "_score", "_typos",
-         "_first_by_ties", "_results"]
+TIMED = [("", "top"), ("", "compute"), ("", "find_typos"), ("bounder", "bounds"),
+         ("bounder", "early_total"), ("bounder", "tighten_name"), ("bounder", "chunks"),
+         ("bounder", "tighten_starts"), ("bounder", "prefix_scored"), ("exact", "score")]
+"""The engine's stages (``ffind/engine/``): (the Index's component, method)."""
 
 
 def stage_times(index: Index, q: str) -> tuple[float, dict[str, list[float]]]:
     """CPU ms of one ``match(q, limit=20)`` and, per method of ``TIMED``, [calls, CPU ms]
-    (inclusive: ``_fast`` holds the stages it calls, ``_bounds`` holds ``_early_total``).
-    Each method is wrapped on the instance, so the per-call overhead is ~1 us (``_score``'s
+    (inclusive: ``top`` holds the stages it calls, ``bounds`` holds ``early_total``).
+    Each method is wrapped on its object, so the per-call overhead is ~1 us (``exact.score``'s
     is counted in, a few hundred calls)."""
     acc: dict[str, list[float]] = {}
 
-    def wrap(name: str) -> Any:
-        real = getattr(index, name)
+    def wrap(owner: Any, name: str, label: str) -> Any:
+        real = getattr(owner, name)
 
         def timed(*a: Any, **k: Any) -> Any:
             t = time.process_time()
             try:
                 return real(*a, **k)
             finally:
-                slot = acc.setdefault(name, [0, 0.0])
+                slot = acc.setdefault(label, [0, 0.0])
                 slot[0] += 1
                 slot[1] += 1000 * (time.process_time() - t)
         return timed
 
-    for name in TIMED:
-        setattr(index, name, wrap(name))
+    owners = [(getattr(index, part) if part else index, name) for part, name in TIMED]
+    for (part, name), (owner, _) in zip(TIMED, owners, strict=True):
+        setattr(owner, name, wrap(owner, name, f"{part}.{name}" if part else name))
     t = time.process_time()
     index.match(q, limit=20)
     total = 1000 * (time.process_time() - t)
-    for name in TIMED:
-        delattr(index, name)
+    for owner, name in owners:
+        delattr(owner, name)
     return total, acc
 
 
@@ -94,7 +96,7 @@ def main() -> int:
         pass
     print(f"{len(paths)} paths, index+warm {1000 * (time.perf_counter() - t):.0f} ms")
     scored: list[int] = []
-    real_score = index._score
+    real_score = index.exact.score
 
     def spy(q: Any, i: int, hidden_ok: bool) -> int | None:
         scored.append(i)
@@ -112,17 +114,17 @@ def main() -> int:
             f"{k} {v[1]:.1f}" + (f" ({int(v[0])} calls)" if v[0] > 1 else "")
             for k, v in sorted(acc.items(), key=lambda kv: -kv[1][1])))
         scored.clear()
-        index._score = spy  # type: ignore[method-assign]
+        index.exact.score = spy  # type: ignore[method-assign]
         prof = cProfile.Profile()
         prof.enable()
         index.match(q, limit=20)
         prof.disable()
-        del index._score
+        del index.exact.score
         stats = pstats.Stats(prof)
         table = stage_table(stats)
         total = table.get("match", (0, 0.0))[1]
         print(f"{q!r}: {1000 * best:.1f} ms (profiled {1000 * total:.1f} ms);"
-              f" exact scorings (_score) {len(scored)}")
+              f" exact scorings (exact.score) {len(scored)}")
         for name in STAGES:
             if name in table and name != "match":
                 calls, cum = table[name]
