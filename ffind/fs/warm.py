@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from ffind.fs import refresh
@@ -140,7 +140,7 @@ def cached_batches(
 def session_batches(
     root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
-    stats: WarmStats | None = None,
+    stats: WarmStats | None = None, pause: Callable[[], object] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
     """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
     ``replace`` means these paths replace every one given before.
@@ -150,7 +150,9 @@ def session_batches(
     validated listing differs, ``(True, listing)``; a refresh that falls back to a cold
     walk gives ``(True, first batch)`` and then ``(False, batch)`` (``(True, [])`` when it
     finds nothing).  Without one: ``walk_batches``, or the
-    recording walk that writes the snapshot, ``(False, batch)`` each."""
+    recording walk that writes the snapshot, ``(False, batch)`` each.  ``pause``: called
+    once the snapshot's paths are given, before the refresh (a session waits there for its
+    first frame: the refresh's ``stat`` threads would compete with its matching)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -161,7 +163,7 @@ def session_batches(
     elif found[1] is None:
         lists = found[0].cold()
     else:
-        yield from _early_then_valid(found[0], found[1])
+        yield from _early_then_valid(found[0], found[1], pause)
         return
     try:
         for batch in lists:
@@ -172,12 +174,15 @@ def session_batches(
             close()
 
 
-def _early_then_valid(run: Refresh, body: dict[str, Any]) -> Iterator[tuple[bool, list[str]]]:
+def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], object] | None,
+                      ) -> Iterator[tuple[bool, list[str]]]:
     blob: str = body["paths"]
     early = blob.split("\0") if blob else []
     del blob
     body["paths"] = early  # (the refresh splits it no more)
     yield False, early
+    if pause is not None and early:
+        pause()
     replaced = False
     for paths in run.warm(body):
         if run.stats.mode == "warm":  # the validated listing, whole

@@ -62,6 +62,8 @@ CHUNK = 32_768
 """Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
+FIRST_FRAME_WAIT = 1.0
+"""Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
 REPLACE = -1
 """The root number of a walk batch that replaces every path given before (with the warm
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
@@ -173,6 +175,7 @@ class FileSearcher:
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
         self._cancel = threading.Event()
         self._walk_imported = threading.Event()  # the walk's modules are loaded
+        self._shown = threading.Event()  # a state with paths was published (and reported)
         if paths is not None:
             self._walk_imported.set()
         # Guarded by _cond:
@@ -272,6 +275,7 @@ class FileSearcher:
     def cancel(self) -> None:
         """Stop the walk (its worker processes too) and the matching; results stay readable."""
         self._cancel.set()
+        self._shown.set()
         with self._cond:
             self._cond.notify_all()
 
@@ -338,7 +342,7 @@ class FileSearcher:
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
         if self._cached:
             return warm_root(self.roots[0], self.options, self._cancel, self._warn,
-                             self._walk_imported)
+                             self._walk_imported, self._shown)
         self._walk_imported.set()
         return walk_roots(self.roots, self.options, self._cancel, self._warn)
 
@@ -436,6 +440,8 @@ class FileSearcher:
             except _Cancelled:
                 continue
             self._report(changed)
+            if self._state.covered:
+                self._shown.set()
 
     def _new_index(self) -> None:
         """Start again from an empty index (``REPLACE``).  The published state stays (its
@@ -634,14 +640,16 @@ def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event
 
 
 def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
-              warn: Callable[[str], None], imported: threading.Event,
+              warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
               ) -> Iterator[tuple[int, list[str]]]:
     """One root's listing through the warm index (``warm.session_batches``), as ``(0, batch)``
-    or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded."""
+    or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded; the
+    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most."""
     from ffind.fs.warm import session_batches
 
     imported.set()
-    batches = session_batches(root, options, cancel=cancel, on_warning=warn)
+    batches = session_batches(root, options, cancel=cancel, on_warning=warn,
+                              pause=lambda: shown.wait(FIRST_FRAME_WAIT))
     try:
         for replace, batch in batches:
             yield (REPLACE if replace else 0), batch
