@@ -183,6 +183,8 @@ def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], ob
     yield False, early
     if pause is not None and early:
         pause()
+    if run.cancel is not None and run.cancel.is_set():
+        return  # (before the refresh's ``stat`` of every folder)
     replaced = False
     for paths in run.warm(body):
         if run.stats.mode == "warm":  # the validated listing, whole
