@@ -393,7 +393,9 @@ class FileSearcher:
             from ffind.engine.index import Index
 
             # a session matches many times: numpy's import pays for itself
-            self._index = Index(numpy=True)
+            # With the warm index, numpy's import waits for the first frame (``_first_shown``):
+            # beside ``extend`` of the snapshot's paths it would cost that frame ~90 ms.
+            self._index = Index(numpy=None if self._cached else True)
             self._match_loop()
         except BaseException as e:
             with self._cond:
@@ -440,8 +442,16 @@ class FileSearcher:
             except _Cancelled:
                 continue
             self._report(changed)
-            if self._state.covered:
-                self._shown.set()
+            if self._state.covered and not self._shown.is_set():
+                self._first_shown()
+
+    def _first_shown(self) -> None:
+        """The first frame with paths is out: the warm index's validation may start, and
+        numpy's import (deferred with the warm index) too."""
+        self._shown.set()
+        if self._cached:
+            self._index.numpy.wanted = True
+            self._index.numpy.module()  # (starts the import in the background)
 
     def _new_index(self) -> None:
         """Start again from an empty index (``REPLACE``).  The published state stays (its
@@ -464,6 +474,8 @@ class FileSearcher:
                 or (self._reporter is not None and not self._last_report)
                 or self._state.covered == 0):
             return False  # busy, or the first results not shown yet (the picker's first frame)
+        if self._cached and not self._walk_done:
+            return False  # the warm index's validation: its ``stat`` threads need the GIL
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
