@@ -535,3 +535,21 @@ def test_a_pick_is_remembered_and_listed_first_next_time(start: Callable[..., Pa
     subprocess.run([*pane.tmux, "kill-session", "-t", "picker"], check=True)
     pane2 = start(command=f"{FFIND} -i")
     pane2.wait_for(lambda s: len(s) > 2 and s[2] == f"> {second}")
+
+
+@pytest.mark.parametrize("flag", ["", "--no-cache"])
+def test_ffind_i_keeps_a_warm_snapshot_unless_no_cache(start: Callable[..., Pane],
+                                                       flag: str) -> None:
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "ffind"
+    for _ in range(2):  # the second run starts from the snapshot the first one wrote
+        pane = start(command=f"{FFIND} -i {flag} prom")
+        lines = pane.wait_for(settled("prom"))
+        assert lines[1].strip().startswith("2/")
+        pane.send("Enter")
+        assert pane.exit_code() == 0
+        assert pane.out.read_text() == "src/session/prompt.ts\n"
+        subprocess.run([*pane.tmux, "kill-server"], capture_output=True)
+        pane.rc.unlink()
+        time.sleep(0.3)  # (the server's socket goes away)
+        written = sorted(p.name for p in cache.glob("*.snapshot")) if cache.exists() else []
+        assert len(written) == (0 if flag else 1)

@@ -331,7 +331,7 @@ def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color, memory=memory,
                               on_done=_exit_now if exit_fast else None,
-                              height=height, preview=inv.preview)
+                              height=height, preview=inv.preview, cache=inv.cache)
 
     on_tty = sys.stdout.isatty()
     options = inv.options

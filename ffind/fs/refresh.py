@@ -231,8 +231,10 @@ class Refresh:
 
     def _refresh(self, body: dict[str, Any]) -> list[str] | None:
         old: list[Folder] = body["folders"]
-        blob: str = body.pop("paths")  # (not kept beside its split: memory)
-        paths = blob.split("\0") if blob else []
+        blob: str | list[str] = body.pop("paths")  # (not kept beside its split: memory)
+        if isinstance(blob, str):  # (a list: split already, ``warm.session_batches``)
+            blob = blob.split("\0") if blob else []
+        paths = blob
         del blob
         if sum(rec[4] for rec in old) != len(paths) or not any(rec[0] == "" for rec in old):
             return None

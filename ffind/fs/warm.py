@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from ffind.fs import refresh
@@ -36,7 +36,7 @@ from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
 from ffind.state.cache import SnapshotStore
 
-__all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key"]
+__all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key", "session_batches"]
 
 UNTRUSTED_FS = frozenset({
     "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs", "9p",
@@ -125,25 +125,100 @@ def cached_batches(
     """``walk_batches(root, options, ...)`` answered from the snapshot when it can be; see
     the module docstring.  ``keep`` filters the batches here, in this process (the snapshot
     holds every path).  Raises ``FfindError`` as ``walk_batches``."""
-    from ffind.fs.walk import prepare_recorded, walk_batches
+    from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
+    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    if found is None:
+        return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
+    run, body = found
+    if body is not None:
+        return _sliced(run.warm(body), keep)
+    return _sliced(run.cold(), keep)
+
+
+def session_batches(
+    root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
+    on_warning: Warn | None = None, store: SnapshotStore | None = None,
+    stats: WarmStats | None = None, pause: Callable[[], object] | None = None,
+) -> Generator[tuple[bool, list[str]], None, None]:
+    """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
+    ``replace`` means these paths replace every one given before.
+
+    With a usable snapshot: first its paths as they were, unvalidated, ``(False, paths)``
+    (the first frame at once); then the refresh (``cached_batches``), and only if the
+    validated listing differs, ``(True, listing)``; a refresh that falls back to a cold
+    walk gives ``(True, first batch)`` and then ``(False, batch)`` (``(True, [])`` when it
+    finds nothing).  Without one: ``walk_batches``, or the
+    recording walk that writes the snapshot, ``(False, batch)`` each.  ``pause``: called
+    once the snapshot's paths are given, before the refresh (a session waits there for its
+    first frame: the refresh's ``stat`` threads would compete with its matching)."""
+    from ffind.fs.walk import walk_batches
+
+    root_s = os.fspath(root)
+    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    if found is None:
+        lists: Iterator[list[str]] = walk_batches(root_s, options, cancel=cancel,
+                                                  on_warning=on_warning)
+    elif found[1] is None:
+        lists = found[0].cold()
+    else:
+        yield from _early_then_valid(found[0], found[1], pause)
+        return
+    try:
+        for batch in lists:
+            yield False, batch
+    finally:
+        close = getattr(lists, "close", None)
+        if close is not None:
+            close()
+
+
+def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], object] | None,
+                      ) -> Iterator[tuple[bool, list[str]]]:
+    blob: str = body["paths"]
+    early = blob.split("\0") if blob else []
+    del blob
+    body["paths"] = early  # (the refresh splits it no more)
+    yield False, early
+    if pause is not None and early:
+        pause()
+    if run.cancel is not None and run.cancel.is_set():
+        return  # (before the refresh's ``stat`` of every folder)
+    replaced = False
+    for paths in run.warm(body):
+        if run.stats.mode == "warm":  # the validated listing, whole
+            if paths is not early and paths != early:
+                yield True, paths
+            return
+        yield not replaced, paths  # a cold walk after all (a bad snapshot)
+        replaced = True
+    if run.stats.mode == "cold" and not replaced:
+        yield True, []
+
+
+def _prepare(
+    root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
+    store: SnapshotStore | None, stats: WarmStats | None,
+) -> tuple[Refresh, dict[str, Any] | None] | None:
+    """The cached listing of ``root_s`` and its usable snapshot (or None: walk cold and
+    record); None when the listing cannot be cached (a plain walk)."""
+    from ffind.fs.walk import prepare_recorded
+
     stats = stats if stats is not None else WarmStats()
     if options.follow_links or not trusted_fs(root_s):
-        return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
+        return None
     start = time.time_ns()
     inputs: list[str] = []
     walker, item = prepare_recorded(root_s, options, on_warning, inputs)
     glob = global_sig(os.path.abspath(root_s), inputs)
     if glob is None:
-        return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
+        return None
     store = store if store is not None else SnapshotStore()
     key = listing_key(root_s, options)
     run = Refresh(walker, item, options, cancel, on_warning, store, key, glob[0], start, stats)
     body = store.load(key)
-    if body is not None and _usable(body, glob):
-        return _sliced(run.warm(body), keep)
-    return _sliced(run.cold(), keep)
+    return run, (body if body is not None and _usable(body, glob) else None)
 
 
 def _usable(body: dict[str, Any], glob: tuple[str, int]) -> bool:

@@ -36,6 +36,11 @@ class SessionOrder:
             git = None if paths_given else GitChanges(self._root)
             self._visits = Visits(memory, git, wait_for_git=True)
 
+    def restart(self) -> None:
+        """Forget what was kept about the index (the session starts a new one)."""
+        self._recall = None
+        self._path_order = None
+
     def ranked(self, index: Index, query: str, ms: MatchSet, covered: int, limit: int | None,
                ci: bool) -> list[FileMatch]:
         """The best ``limit`` matches of ``ms`` (the match set of ``query`` over the first

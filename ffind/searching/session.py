@@ -62,6 +62,11 @@ CHUNK = 32_768
 """Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
+FIRST_FRAME_WAIT = 1.0
+"""Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
+REPLACE = -1
+"""The root number of a walk batch that replaces every path given before (with the warm
+index: the validated listing, when it differs from the snapshot's paths shown first)."""
 CACHE_QUERIES = 16
 """MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
 one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
@@ -110,6 +115,8 @@ class _State:
     """Rankings already computed for this (query, covered), by (limit, compute_indices)."""
     count: int | None = None
     """``len(ms)``, once asked (it may cost the index a typo pass)."""
+    epoch: int = 0
+    """The index ``ms`` belongs to (``REPLACE`` starts a new one)."""
 
 
 class _Cancelled(Exception):
@@ -130,6 +137,11 @@ class FileSearcher:
     iterable (consumed in the background; what ``--stdin`` and tests use).  ``reporter``: gets
     ``on_update(snapshot)`` at most every ~20 ms while results change and ``on_complete(snapshot)``
     once a query is fully matched after the walk; both run on the match thread.
+
+    ``cache``: with one root (and no ``paths``), use the warm index (``docs/cache.md``): the
+    last snapshot's paths are matched at once, unvalidated, then the validated listing
+    replaces them if it differs (nothing moves if it does not) and the snapshot is refreshed;
+    the walk is complete (``walk_complete``, ``wait``) only once the validated listing is in.
     """
 
     def __init__(
@@ -140,6 +152,7 @@ class FileSearcher:
         *,
         paths: Iterable[str] | None = None,
         memory: VisitSource | None = None,
+        cache: bool = False,
     ) -> None:
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
@@ -154,6 +167,7 @@ class FileSearcher:
         self._reporter = reporter
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
         self._multi = paths is None and len(self.roots) > 1
+        self._cached = cache and paths is None and len(self.roots) == 1
         self._root_of: dict[str, int | list[int]] = {}
         self._order = SessionOrder(memory, self.roots, paths is not None)
 
@@ -161,10 +175,13 @@ class FileSearcher:
         self._ilock = threading.Lock()  # every Index call (run/top/extend)
         self._cancel = threading.Event()
         self._walk_imported = threading.Event()  # the walk's modules are loaded
+        self._shown = threading.Event()  # a state with paths was published (and reported)
         if paths is not None:
             self._walk_imported.set()
         # Guarded by _cond:
         self._pending: list[tuple[int, list[str]]] = []
+        self._replace = False  # the pending paths replace the index (``REPLACE``)
+        self._epoch = 0  # the index's: a state of another epoch is not read (``_top``)
         self._scanned = 0
         self._query = ""
         self._gen = 0
@@ -235,7 +252,8 @@ class FileSearcher:
         matches = self._top(state, None, None)
         if state.count is None and state.ms is not None:
             with self._ilock:
-                state.count = len(state.ms)
+                if state.epoch == self._epoch:
+                    state.count = len(state.ms)
         return Snapshot(state.query, matches, state.count or 0, scanned, complete)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -257,6 +275,7 @@ class FileSearcher:
     def cancel(self) -> None:
         """Stop the walk (its worker processes too) and the matching; results stay readable."""
         self._cancel.set()
+        self._shown.set()
         with self._cond:
             self._cond.notify_all()
 
@@ -285,7 +304,8 @@ class FileSearcher:
 
     def _complete_locked(self) -> bool:
         return (self._walk_complete and not self._pending and self._state_gen == self._gen
-                and self._state.query == self._query and self._state.covered == self._scanned)
+                and self._state.query == self._query and self._state.covered == self._scanned
+                and not self._replace and self._state.epoch == self._epoch)
 
     def _top(
         self, state: _State, limit: int | None, compute_indices: bool | None
@@ -301,6 +321,8 @@ class FileSearcher:
         if state.ms is None or limit == 0:
             return []
         with self._ilock:
+            if state.epoch != self._epoch:
+                return []  # replaced meanwhile: its index is gone
             found = self._order.ranked(self._index, state.query, state.ms, state.covered,
                                        limit, ci)
         if self._multi:
@@ -318,6 +340,9 @@ class FileSearcher:
     # --- walk thread
 
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
+        if self._cached:
+            return warm_root(self.roots[0], self.options, self._cancel, self._warn,
+                             self._walk_imported, self._shown)
         self._walk_imported.set()
         return walk_roots(self.roots, self.options, self._cancel, self._warn)
 
@@ -333,6 +358,13 @@ class FileSearcher:
             for root_id, batch in source:
                 if self._cancel.is_set():
                     break
+                if root_id == REPLACE:
+                    with self._cond:
+                        self._pending = [(0, batch)] if batch else []
+                        self._scanned = len(batch)
+                        self._replace = True
+                        self._cond.notify_all()
+                    continue
                 if not batch:
                     continue
                 with self._cond:
@@ -361,7 +393,9 @@ class FileSearcher:
             from ffind.engine.index import Index
 
             # a session matches many times: numpy's import pays for itself
-            self._index = Index(numpy=True)
+            # With the warm index, numpy's import waits for the first frame (``_first_shown``):
+            # beside ``extend`` of the snapshot's paths it would cost that frame ~90 ms.
+            self._index = Index(numpy=None if self._cached else True)
             self._match_loop()
         except BaseException as e:
             with self._cond:
@@ -375,7 +409,7 @@ class FileSearcher:
                 while True:
                     if self._cancel.is_set():
                         return
-                    if self._gen != self._state_gen:
+                    if self._gen != self._state_gen or self._replace:
                         break
                     now = time.monotonic()
                     timeout = None
@@ -396,6 +430,10 @@ class FileSearcher:
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
                 gen, query = self._gen, self._query
+                replace, self._replace = self._replace, False
+                self._epoch += replace  # the published state is now of an old index
+            if replace:
+                self._new_index()
             if batches:
                 self._extend(batches)
                 self._last_walk_update = time.monotonic()
@@ -404,6 +442,30 @@ class FileSearcher:
             except _Cancelled:
                 continue
             self._report(changed)
+            if self._state.covered and not self._shown.is_set():
+                self._first_shown()
+
+    def _first_shown(self) -> None:
+        """The first frame with paths is out: the warm index's validation may start, and
+        numpy's import (deferred with the warm index) too."""
+        self._shown.set()
+        if self._cached:
+            self._index.numpy.wanted = True
+            self._index.numpy.module()  # (starts the import in the background)
+
+    def _new_index(self) -> None:
+        """Start again from an empty index (``REPLACE``).  The published state stays (its
+        default view is ranked already) until the new paths are matched."""
+        from ffind.engine.index import Index
+
+        with self._ilock:
+            self._index = Index(numpy=True)
+            self._root_of.clear()
+            self._order.restart()
+            self._cache.clear()
+            with self._cond:
+                self._warmer = None
+                self._warmed = -1
 
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
@@ -412,6 +474,8 @@ class FileSearcher:
                 or (self._reporter is not None and not self._last_report)
                 or self._state.covered == 0):
             return False  # busy, or the first results not shown yet (the picker's first frame)
+        if self._cached and not self._walk_done:
+            return False  # the warm index's validation: its ``stat`` threads need the GIL
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
@@ -445,7 +509,8 @@ class FileSearcher:
         with self._cond:
             state = self._state
         n = len(self._index)
-        if state.query == query and state.covered == n:
+        current = state.epoch == self._epoch
+        if current and state.query == query and state.covered == n:
             if self._state_gen != gen:
                 with self._cond:
                     self._state_gen = gen
@@ -454,7 +519,7 @@ class FileSearcher:
         hit = self._cache.get(query)
         tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
         count = None
-        if state.query == query and state.ms is not None:
+        if current and state.query == query and state.ms is not None:
             ms = self._merge(state.ms, self._run(query, None, state.covered, n, gen))
         elif hit is not None and hit.ms is not None and hit.covered == n:  # seen before
             ms, tops, count = hit.ms, hit.tops, hit.count
@@ -462,7 +527,7 @@ class FileSearcher:
             ms = self._merge(hit.ms, self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
-        new = _State(query, ms, n, state.version + 1, tops, count)
+        new = _State(query, ms, n, state.version + 1, tops, count, self._epoch)
         self._remember(new)
         # Rank before publishing, so readers of the default view (``snapshot``, the picker's
         # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
@@ -584,6 +649,26 @@ def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event
             close = getattr(batches, "close", None)
             if close is not None:
                 close()
+
+
+def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
+              warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
+              ) -> Iterator[tuple[int, list[str]]]:
+    """One root's listing through the warm index (``warm.session_batches``), as ``(0, batch)``
+    or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded; the
+    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most."""
+    from ffind.fs.warm import session_batches
+
+    imported.set()
+    batches = session_batches(root, options, cancel=cancel, on_warning=warn,
+                              pause=lambda: shown.wait(FIRST_FRAME_WAIT))
+    try:
+        for replace, batch in batches:
+            yield (REPLACE if replace else 0), batch
+            if cancel.is_set():
+                return
+    finally:
+        batches.close()
 
 
 def with_roots(found: list[FileMatch], query: str, roots: list[str],

@@ -45,7 +45,7 @@ def run_picker(
     query: str | None, roots: list[str], options: SearchOptions, *, print0: bool = False,
     paths: Iterable[str] | None = None, color: bool | None = None,
     on_done: Callable[[int], object] | None = None, height: Height | None = None,
-    preview: str | None = None, memory: Memory | None = None,
+    preview: str | None = None, memory: Memory | None = None, cache: bool = False,
 ) -> int:
     """Run the picker; print the selection to stdout; return the exit code.
 
@@ -57,6 +57,8 @@ def run_picker(
     underline only); None decides from the environment (``NO_COLOR``, ``TERM=dumb``).
     ``height``: draw inline below the cursor (None: full screen).  ``preview``: show the
     selected path ("" built in, else a command with ``{}``; None: no preview).
+    ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
+    last snapshot, then the validated listing).
     ``on_done(code)``: called last, once the selection is printed and the session closed, while
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
@@ -79,7 +81,7 @@ def run_picker(
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths,
-                                    memory=memory)
+                                    memory=memory, cache=cache)
             shown = None if preview is None else Preview(
                 preview, lambda width: make_console(width, color), waker.wake)
             try:

@@ -1,0 +1,205 @@
+"""The session with the warm index (``FileSearcher(cache=True)``): the first frame comes from
+the last snapshot, the validated listing replaces it only when it differs, and once the
+session is complete its results are a cold session's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ffind.fs import refresh, warm
+from ffind.fs.warm import listing_key
+from ffind.options import SearchOptions
+from ffind.searching.session import FileSearcher, Snapshot
+from ffind.state.cache import SUFFIX, SnapshotStore
+
+RACY_TEST_NS = 50_000_000
+OPTIONS = SearchOptions(threads=1, limit=None)
+QUERIES = ["", "py", "b"]
+
+
+@pytest.fixture(autouse=True)
+def _private_git_home(monkeypatch: pytest.MonkeyPatch,
+                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+
+
+@pytest.fixture()
+def replaces(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The ``replace`` flag of every batch the warm listing gives the sessions."""
+    seen: list[bool] = []
+    original = warm.session_batches
+
+    def spied(*args: Any, **kwargs: Any) -> Iterator[tuple[bool, list[str]]]:
+        for replace, batch in original(*args, **kwargs):
+            seen.append(replace)
+            yield replace, batch
+
+    monkeypatch.setattr(warm, "session_batches", spied)
+    return seen
+
+
+def make_tree(root: Path) -> Path:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+    for rel in ["a/x.py", "a/y.txt", "b/c/z.py", "b/keep.md", "top.py", "logs/old.log"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "b" / "c" / "w.tmp").write_text("x")
+    (root / "b" / ".gitignore").write_text("*.tmp\n")
+    settle()  # (ignore files above within the racy window: no snapshot is used)
+    return root
+
+
+def settle() -> None:
+    time.sleep(RACY_TEST_NS / 1e9 * 1.5)
+
+
+def session_results(root: Path, cache: bool, query: str) -> list[str]:
+    with FileSearcher(root, OPTIONS, cache=cache) as fs:
+        fs.set_query(query)
+        assert fs.wait(30)
+        assert fs.walk_complete
+        return [m.path for m in fs.results()]
+
+
+def snapshots(store: SnapshotStore) -> list[str]:
+    try:
+        return [n for n in os.listdir(store.folder) if n.endswith(SUFFIX)]
+    except FileNotFoundError:
+        return []
+
+
+def change(root: Path) -> None:
+    (root / "a" / "new.py").write_text("x")               # create
+    (root / "b" / "keep.md").unlink()                    # delete
+    os.rename(root / "a" / "y.txt", root / "b" / "c" / "y.txt")  # rename across folders
+    (root / "b" / "c" / "d").mkdir()
+    (root / "b" / "c" / "d" / "deep.py").write_text("x")
+    (root / "b" / ".gitignore").write_text("z.py\n")    # w.tmp listed again, z.py not
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_after_changes_a_warm_session_equals_a_cold_one(
+        tmp_path: Path, query: str, replaces: list[bool]) -> None:
+    root = make_tree(tmp_path / "t")
+    first = session_results(root, True, query)
+    assert first == session_results(root, False, query)
+    assert len(snapshots(SnapshotStore())) == 1
+    settle()
+    change(root)
+    settle()
+    replaces.clear()
+    warm_paths = session_results(root, True, query)
+    assert warm_paths == session_results(root, False, query)
+    assert warm_paths != first
+    assert replaces.count(True) == 1  # the snapshot's paths first, then the validated ones
+    body = SnapshotStore().load(listing_key(str(root), OPTIONS))
+    assert body is not None  # refreshed: the next session starts from the new listing
+    assert sorted(body["paths"].split("\0")) == sorted(session_results(root, False, ""))
+
+
+def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_tree(tmp_path / "t")
+    before = sorted(session_results(root, True, ""))
+    settle()
+    change(root)
+    settle()
+    gate = threading.Event()
+    validate = refresh.Refresh.warm
+
+    def held(self: refresh.Refresh, body: dict[str, Any]) -> Iterator[list[str]]:
+        assert gate.wait(30)
+        yield from validate(self, body)
+
+    monkeypatch.setattr(refresh.Refresh, "warm", held)
+    with FileSearcher(root, OPTIONS, cache=True) as fs:
+        fs.set_query("")
+        deadline = time.monotonic() + 30
+        while len(fs.results()) < len(before) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        early = fs.snapshot()
+        assert sorted(m.path for m in early.matches) == before  # unvalidated, at once
+        assert not early.walk_complete
+        assert not fs.wait(0.2)  # not complete before the validated listing is in
+        gate.set()
+        assert fs.wait(30)
+        assert sorted(m.path for m in fs.results()) == sorted(session_results(root, False, ""))
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.seen: list[Snapshot] = []
+
+    def on_update(self, snapshot: Snapshot) -> None:
+        self.seen.append(snapshot)
+
+    def on_complete(self, snapshot: Snapshot) -> None:
+        self.seen.append(snapshot)
+
+
+@pytest.mark.parametrize("wait_first", [False, True])
+def test_nothing_changed_means_no_jump(tmp_path: Path, replaces: list[bool],
+                                       wait_first: bool) -> None:
+    root = make_tree(tmp_path / "t")
+    expected = session_results(root, False, "py")
+    session_results(root, True, "py")
+    if wait_first:
+        settle()  # (else every folder is racy: read again, the same listing)
+    replaces.clear()
+    recorder = Recorder()
+    with FileSearcher(root, OPTIONS, recorder, cache=True) as fs:
+        fs.set_query("py")
+        assert fs.wait(30)
+        assert [m.path for m in fs.results()] == expected
+    assert replaces == [False]  # the snapshot's paths, nothing replaced them
+    assert recorder.seen
+    for snap in recorder.seen:  # every frame shown is the final one
+        if snap.query == "py":
+            assert [m.path for m in snap.matches] == expected
+            assert snap.scanned_file_count == len(session_results(root, False, ""))
+
+
+def test_a_snapshot_that_does_not_add_up_gives_a_cold_listing(
+        tmp_path: Path, replaces: list[bool]) -> None:
+    root = make_tree(tmp_path / "t")
+    session_results(root, True, "")
+    store = SnapshotStore()
+    key = listing_key(str(root), OPTIONS)
+    body = store.load(key)
+    assert body is not None
+    body["paths"] += "\0ghost.py"  # the counts no longer add up to the paths
+    settle()
+    body["start"] = time.time_ns()
+    assert store.save(key, body)
+    settle()
+    replaces.clear()
+    assert session_results(root, True, "") == session_results(root, False, "")
+    assert replaces[:2] == [False, True]  # the bad snapshot's paths, then the cold walk
+
+
+def test_without_cache_nothing_is_written(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "t")
+    other = make_tree(tmp_path / "u")
+    session_results(root, False, "py")
+    with FileSearcher([root, other], OPTIONS, cache=True) as fs:  # several roots: no cache
+        assert fs.wait(30)
+    with FileSearcher(root, OPTIONS, paths=["a.py", "b.py"], cache=True) as fs:
+        assert fs.wait(30)
+        assert len(fs.results()) == 2
+    assert snapshots(SnapshotStore()) == []
+    session_results(root, True, "py")
+    assert len(snapshots(SnapshotStore())) == 1
