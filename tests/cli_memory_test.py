@@ -135,3 +135,10 @@ def test_the_empty_pattern_lists_remembered_files_first(tree: Path) -> None:
     listed = ffind(cwd=tree).stdout.splitlines()
     assert listed[0] == "src/session/prompt.ts"
     assert sorted(listed) == sorted(FILES)
+
+
+def test_a_search_creates_no_memory_until_something_is_remembered(tree: Path) -> None:
+    assert ffind("prompt", cwd=tree).returncode == 0
+    assert not memory_file().exists() and not memory_file().parent.exists()
+    assert ffind("--remember", "docs/x.md", cwd=tree).returncode == 0
+    assert memory_file().exists()

@@ -46,7 +46,8 @@ MAX_ROWS = 50_000
 """At most this many remembered paths; past it the lightest are dropped."""
 BUSY_TIMEOUT_MS = 2_000
 AGE_OUT_EVERY = 256
-"""Age out once every this many recorded visits (and when the store is opened)."""
+"""Age out at the first visit recorded by a process and once every this many after it (a
+search that only reads never ages out: it must stay cheap)."""
 FILE_NAME = "memory.sqlite3"
 
 
@@ -110,9 +111,13 @@ class Memory:
         with self._lock:
             return self._connect() is not None
 
-    def _connect(self) -> sqlite3.Connection | None:
+    def _connect(self, write: bool = True) -> sqlite3.Connection | None:
+        """The open database; to read (``write=False``), a store not created yet is simply
+        empty: nothing is created, nothing is imported past ``sqlite3``, no warning."""
         if self._opened:
             return self._db
+        if not write and not os.path.exists(self.path) and _could_create(self.path):
+            return None
         self._opened = True
         try:
             self._db = self._open()
@@ -153,7 +158,6 @@ class Memory:
             if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.create_function("ffind_add_visit", 4, _add_visit, deterministic=True)
-            self._age_out(db)
         except BaseException:
             db.close()
             raise
@@ -201,8 +205,8 @@ class Memory:
                            (full, t, HALF_LIFE, RECENT_HALF_LIFE))
                 self._mirror.clear()
                 self._records += 1
-                if self._records % AGE_OUT_EVERY == 0:
-                    self._age_out(db)
+                if (self._records - 1) % AGE_OUT_EVERY == 0:  # the first visit of a run, and every
+                    self._age_out(db)  # AGE_OUT_EVERY after it (never when only reading)
             except sqlite3.Error as e:
                 self.warning = f"cannot write {self.path}: {e}"
                 return False
@@ -212,7 +216,7 @@ class Memory:
         """Forget ``path`` and every remembered path under it; the number of paths removed."""
         full = os.path.abspath(os.fspath(path))
         with self._lock:
-            db = self._connect()
+            db = self._connect(write=False)
             if db is None:
                 return 0
             under = _under(full)
@@ -236,7 +240,7 @@ class Memory:
         if not gone:
             return 0
         with self._lock:
-            db = self._connect()
+            db = self._connect(write=False)
             if db is None:
                 return 0
             db.executemany("DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
@@ -269,7 +273,7 @@ class Memory:
         """``{absolute path: (weight, recent, last)}`` for the rows under ``root``, from a
         mirror that is read again only when this or another process has written since."""
         with self._lock:
-            db = self._connect()
+            db = self._connect(write=False)
             if db is None:
                 return {}
             try:
@@ -294,7 +298,7 @@ class Memory:
         """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
         forgotten, by this object or by another process."""
         with self._lock:
-            db = self._connect()
+            db = self._connect(write=False)
             if db is None:
                 return None
             try:
@@ -334,6 +338,18 @@ class Memory:
 
 class _Newer(Exception):
     pass
+
+
+def _could_create(path: str) -> bool:
+    """Whether ``path`` could be created: its nearest existing folder is a folder we may write
+    in.  (A state folder under a file, or read-only, is bad state to say something about.)"""
+    folder = os.path.dirname(path)
+    while not os.path.lexists(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)
 
 
 def _is_corrupt(e: sqlite3.DatabaseError) -> bool:
