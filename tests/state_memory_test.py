@@ -203,3 +203,20 @@ def test_concurrent_writers_lose_no_visit(tmp_path: Path) -> None:
     for k in range(4):  # every visit counted: the decay over a minute is negligible
         total = sum(w[f"w{k}/{j}"][0] for j in range(7))
         assert total == pytest.approx(n, rel=1e-3)
+
+
+def test_forget_and_prune_on_a_locked_store_warn_instead_of_raising(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.record("/r/a", when=T0)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with Memory(db) as mem:
+            assert mem.forget("/r/a") == 0
+            assert mem.warning is not None and "cannot" in mem.warning
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with Memory(db) as mem:
+        assert set(mem.weights("/r", now=T0)) == {"a"}

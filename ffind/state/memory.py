@@ -155,6 +155,8 @@ class Memory:
             db.execute("CREATE TABLE IF NOT EXISTS visits (path TEXT PRIMARY KEY, "
                        "weight REAL NOT NULL, recent REAL NOT NULL, last REAL NOT NULL) "
                        "WITHOUT ROWID")
+            with contextlib.suppress(sqlite3.OperationalError):  # read-only: age-out scans
+                db.execute("CREATE INDEX IF NOT EXISTS visits_last ON visits (last)")
             if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.create_function("ffind_add_visit", 4, _add_visit, deterministic=True)
@@ -219,12 +221,8 @@ class Memory:
             db = self._connect(write=False)
             if db is None:
                 return 0
-            under = _under(full)
-            cur = db.execute("DELETE FROM visits WHERE path = ? OR (path >= ? AND path < ?)",
-                             (full, *under))
-            self._mirror.clear()
-            self._forgets += 1
-            return cur.rowcount
+            return self._delete(db, "DELETE FROM visits WHERE path = ? OR "
+                                "(path >= ? AND path < ?)", [(full, *_under(full))])
 
     def prune(self, root: str | os.PathLike[str], present: Iterable[str],
               could_list: Callable[[str], bool] | None = None) -> int:
@@ -243,10 +241,19 @@ class Memory:
             db = self._connect(write=False)
             if db is None:
                 return 0
-            db.executemany("DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
-            self._mirror.clear()
-            self._forgets += 1
-        return len(gone)
+            return self._delete(db, "DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
+
+    def _delete(self, db: sqlite3.Connection, sql: str, rows: list[tuple[str, ...]]) -> int:
+        """Run a DELETE for each of ``rows``; the number of rows removed, or 0 (and
+        :attr:`warning` set) when the store cannot be written (locked, read-only)."""
+        try:
+            cur = db.executemany(sql, rows)
+        except sqlite3.Error as e:
+            self.warning = f"cannot write {self.path}: {e}"
+            return 0
+        self._mirror.clear()
+        self._forgets += 1
+        return cur.rowcount
 
     @staticmethod
     def _age_out(db: sqlite3.Connection) -> None:
@@ -255,14 +262,20 @@ class Memory:
         unused for a year is not wiped on its next use, and a replayed history ages as it
         happened)."""
         with contextlib.suppress(sqlite3.OperationalError):  # read-only: nothing to age out
-            rows = db.execute("SELECT path, weight, last FROM visits").fetchall()
-            if not rows:
+            now, count = db.execute("SELECT max(last), count(*) FROM visits").fetchone()
+            if not count:
                 return
-            now = max(t for _, _, t in rows)
-            old = [(p,) for p, w, t in rows if decay(w, t, now) < MIN_WEIGHT]
-            if len(rows) - len(old) > MAX_ROWS:
-                alive = sorted(((decay(w, t, now), p) for p, w, t in rows
-                                if decay(w, t, now) >= MIN_WEIGHT), reverse=True)
+            if count > MAX_ROWS:  # rare: every row is read to keep the heaviest
+                rows = db.execute("SELECT path, weight, last FROM visits").fetchall()
+            else:  # a row weighs at least 1 at its last visit: only rows older than this can
+                # have fallen below MIN_WEIGHT (one query on the index of `last`, not a scan)
+                cutoff = now - HALF_LIFE * math.log2(1 / MIN_WEIGHT)
+                rows = db.execute("SELECT path, weight, last FROM visits WHERE last < ?",
+                                  (cutoff,)).fetchall()
+            weighed = [(decay(w, t, now), p) for p, w, t in rows]
+            old = [(p,) for w, p in weighed if w < MIN_WEIGHT]
+            if count - len(old) > MAX_ROWS:
+                alive = sorted(((w, p) for w, p in weighed if w >= MIN_WEIGHT), reverse=True)
                 old += [(p,) for _, p in alive[MAX_ROWS:]]
             if old:
                 db.executemany("DELETE FROM visits WHERE path = ?", old)
