@@ -72,3 +72,15 @@ def test_weights_and_numpy_are_per_index() -> None:
         Index(weights={"match": 3})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="numpy"):
         Index(numpy="yes")  # type: ignore[arg-type]
+
+
+def test_an_undecodable_name_does_not_stop_the_warm_up() -> None:
+    """A name with an invalid byte reaches the index surrogate-escaped (``\\udcff``); building
+    the tables ahead of the keystrokes (letter masks included) must take it."""
+    import numpy  # noqa: F401  (the warm-up builds its numpy tables only once numpy is in)
+
+    paths = [f"d{i % 50}/f{i}.txt" for i in range(6000)] + ["bad\udcff.txt"]
+    index = Index(paths, numpy=True)
+    for _ in index.warm():
+        pass
+    assert [m.path for m in index.match("bad", limit=1)] == ["bad\udcff.txt"]

@@ -122,3 +122,13 @@ def test_limit_k_is_the_prefix_of_the_full_ranking_with_memory(
         keys = [(-m.score, len(m.path), m.path) for m in full]
         if query.strip():
             assert keys == sorted(keys)
+
+
+def test_smart_case_is_decided_over_the_whole_index_not_the_remembered_paths(
+    mem: Memory,
+) -> None:
+    index = Index(["src/Foo.py", "lib/foo.py"])
+    assert ranked(index, "Foo", None) == ["src/Foo.py"]
+    mem.record(f"{ROOT}/lib/foo.py", when=NOW - HOUR)
+    assert ranked(index, "Foo", mem) == ["src/Foo.py"]  # lib/foo.py does not match Foo
+    assert ranked(index, "foo", mem)[0] == "lib/foo.py"

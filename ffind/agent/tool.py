@@ -240,7 +240,8 @@ def _ranked(snap: TreeSnapshot, ms: MatchSet, query: str, limit: int,
         snap.recall = Recall(Index)
     return rank_with_memory(snap.recall, snap.main.paths, query,
                             lambda k: snap.main.top(ms, k), limit=limit,
-                            compute_indices=False, memory=memory, root=root, now=None)
+                            compute_indices=False, memory=memory, root=root, now=None,
+                            main=ms)
 
 
 def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | None = None,

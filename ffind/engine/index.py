@@ -220,7 +220,8 @@ class Index:
             return rank_with_memory(
                 self._recall, self.paths, query,
                 lambda k: self.top(ms, k, compute_indices), limit=limit,
-                compute_indices=compute_indices, memory=memory, root=base, now=now)
+                compute_indices=compute_indices, memory=memory, root=base, now=now,
+                main=ms)
         return self.top(self.run(query), limit, compute_indices)
 
     # --- work ahead

@@ -50,7 +50,8 @@ def _slice(texts: list[str], bases: list[int], np: Any) -> tuple[Any, Any, Any]:
     if joined.isascii():
         codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).astype(np.int64)
     else:
-        codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"),  # undecodable names
+                              dtype=np.uint32).astype(np.int64)
     table = _table(np)
     other = np.uint64(1) << np.uint64(OTHER)
     bits = np.where(codes < 128, table[np.minimum(codes, 127)], other)

@@ -97,7 +97,8 @@ class Recall:
         return self._sub
 
     def lifted(self, query: str, boost: dict[str, int], limit: int | None,
-               compute_indices: bool, rest: Sequence[FileMatch] = ()) -> list[FileMatch]:
+               compute_indices: bool, rest: Sequence[FileMatch] = (),
+               main: MatchSet | None = None) -> list[FileMatch]:
         """The boosted paths that match ``query``, with their boost, best first: the first
         ``limit`` of them that can still be among the first ``limit`` once merged with
         ``rest`` (the unboosted paths' ranking).  The small index ranks them by score, a few
@@ -106,6 +107,10 @@ class Recall:
         previous one's while the user types."""
         sub = self.sub_index(list(boost))
         ms = self._match_set(sub, query)
+        if ms.fallback and main is not None and not main.fallback:
+            # Smart case is decided over the whole index: ``Foo`` matches ``Foo``
+            # case-sensitively somewhere, so a boosted ``foo`` is no match at all.
+            return []
         if limit is None:
             return sorted((_lift(m, boost[m.path]) for m in sub.top(ms, None, compute_indices)),
                           key=_key)
@@ -151,8 +156,11 @@ Rank = Callable[[int | None], list[FileMatch]]
 def rank_with_memory(
     recall: Recall, paths: Sequence[str], query: str, rank: Rank, *, limit: int | None,
     compute_indices: bool, memory: VisitSource, root: str, now: float | None,
+    main: MatchSet | None = None,
 ) -> list[FileMatch]:
-    """The ranking ``rank`` gives, with the memory's boosts (see the module docstring)."""
+    """The ranking ``rank`` gives, with the memory's boosts (see the module docstring).
+    ``main``: the match set ``rank`` ranks, whose smart-case decision the boosted paths
+    follow."""
     boost = recall.boosts(paths, memory, root, now)
     if not boost:
         return rank(limit)
@@ -164,8 +172,8 @@ def rank_with_memory(
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    rest = _unboosted(rank, limit, boost, 0)
-    lifted = recall.lifted(query, boost, limit, compute_indices, rest)
+    rest = _unboosted(rank, limit, boost, len(boost))
+    lifted = recall.lifted(query, boost, limit, compute_indices, rest, main)
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
         return list(merged)

@@ -23,11 +23,10 @@ index's, so a path's boost depends on the memory alone: an index of the candidat
 
 ``boost = POINTS_PER_E * ln(P(path) / P_elsewhere)``, at most ``MAX_BOOST``.  A path the memory
 knows nothing about has boost 0, so a ranking without memory is the ranking with an empty
-memory.  Why it is bounded: the largest boost (``MAX_BOOST``, 48 points) is less than what a
-clearly better match earns over a weak one of the same query (three characters matched
-inside the file name's prefix rather than scattered: ``3 * BONUS_NAME`` plus the name-prefix
-bonus ``NAME_PREFIX``), so typing more always lets a better match win.  With an empty query,
-remembered files come first (their boost is their whole score).
+memory.  Why it is bounded: the largest boost (``MAX_BOOST``, 48 points) is three
+matched characters' worth (``MATCH`` is 16): a remembered path cannot make up for a match
+that is several characters better.  With an empty query, remembered files come first (their
+boost is their whole score).
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ REFERENCE_PATHS = 10_000
 FOLDER_FILES = 10
 """The size of an ordinary folder: a recent folder's share is split this many ways."""
 MAX_BOOST = 48
-"""The most a remembered path can gain: less than a clearly better match's margin (above)."""
+"""The most a remembered path can gain: three matched characters' worth (above)."""
 
 
 def _folder(path: str) -> str:

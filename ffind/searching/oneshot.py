@@ -30,7 +30,7 @@ from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.merge import merge, ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, Prefilter
+    from ffind.engine.index import Index, MatchSet, Prefilter
     from ffind.engine.recall import Rank, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
@@ -155,7 +155,7 @@ def _match_batches(
         matchset = index.run(query)
     if ranked(query) and recall is not None:
         ms, ci = matchset, options.compute_indices
-        top = recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci)
+        top = recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
     elif ranked(query):
         top = index.top(matchset, limit, options.compute_indices)
     else:
@@ -195,13 +195,13 @@ class _Recalling:
         self.visits = Visits(memory, GitChanges(self.root))
 
     def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
-             ci: bool) -> list[FileMatch]:
+             ci: bool, main: MatchSet) -> list[FileMatch]:
         from ffind.engine.index import Index
         from ffind.engine.recall import Recall, rank_with_memory
 
         return rank_with_memory(Recall(Index), index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,
-                                now=None)
+                                now=None, main=main)
 
     def prune(self, paths: list[str], options: SearchOptions) -> None:
         """After a complete listing of the root: the memory forgets what it no longer holds

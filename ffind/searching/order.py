@@ -62,7 +62,7 @@ class SessionOrder:
             self._recall = Recall(Index)
         return rank_with_memory(self._recall, index.paths, query, plain, limit=limit,
                                 compute_indices=ci, memory=self._visits, root=self._root,
-                                now=None)
+                                now=None, main=ms)
 
     def _in_path_order(self, index: Index, query: str, ms: MatchSet, covered: int,
                        limit: int | None, ci: bool) -> list[FileMatch]:
