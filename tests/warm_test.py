@@ -501,3 +501,41 @@ def test_command_with_a_cache_folder_it_cannot_write(tree: Path, tmp_path: Path)
     (tmp_path / "xdg").write_text("not a folder")
     out = run("x.py", cwd=tree, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert (out.returncode, out.stdout, out.stderr) == (0, b"a/x.py\n", b"")
+
+
+@pytest.mark.parametrize("where", ["a=b/repo", "plain/repo"])
+def test_a_second_search_through_another_spelling_of_the_root_stays_warm(
+    tmp_path: Path, short_racy: None, where: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A root under a folder named with ``=``, reached as ``.`` and as its absolute path,
+    with a nested repository: nothing changed, nothing is read again (the ``.git`` of each
+    folder is recorded relative to it)."""
+    root = git_repo(tmp_path / where)
+    git_repo(root / "sub")
+    (root / "sub" / "f.txt").write_text("")
+    (root / "g.txt").write_text("")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    settle()
+    monkeypatch.chdir(root)
+    for spelling in (Path("."), root, Path(".")):
+        stats = WarmStats()
+        assert listing(spelling, options, store, stats) == cold(root, options)
+        assert (stats.mode, stats.relisted, stats.saved) == ("warm", [], False)
+
+
+def test_whole_second_mtimes_from_an_archive_still_get_a_snapshot(
+    tmp_path: Path, short_racy: None,
+) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "d").mkdir()
+    (root / "d" / "f.txt").write_text("")
+    for folder in (root, root / "d"):  # as tar restores them
+        os.utime(folder, (1_700_000_000, 1_700_000_000))
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    stats = WarmStats()
+    listing(root, SearchOptions(threads=1), store, stats)
+    assert stats.saved

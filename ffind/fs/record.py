@@ -92,7 +92,7 @@ def specials_sig(folder: str, names: Iterable[str]) -> Stat:
             git_dir = find_git_dir(folder)
             extras = [] if git_dir is None else [f"{common_dir(git_dir)}/info/exclude",
                                                  f"{git_dir}/commondir"]
-            parts.append(git_dir or "-")
+            parts.append("-" if git_dir is None else os.path.relpath(git_dir, folder))
             for extra in extras:
                 sig, t = file_stat(extra)
                 parts.append(sig)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ffind.fs.pool import Cancel, Warn
-from ffind.fs.record import SEP, folder_stat, probe_sig, specials_sig
+from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import SnapshotStore
 
@@ -77,12 +77,14 @@ def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
 
 def names(specials: str) -> list[str]:
     """The special entries (``.gitignore``...) recorded in a folder's ``specials``."""
-    return [part.split("=", 1)[0] for part in specials.split(";") if "=" in part]
+    found = (part.partition("=") for part in specials.split(";"))
+    return [name for name, eq, _ in found if eq and name in SPECIALS]
 
 
 def _coarse(folders: list[Folder]) -> bool:
-    """Whether every folder's mtime is a whole second (times that cannot be trusted)."""
-    times = [f[1].split()[2] for f in folders if f[1]]
+    """Whether every folder's ctime is a whole second: a file system whose clock cannot be
+    trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
+    times = [f[1].split()[3] for f in folders if f[1]]
     return bool(times) and all(t.endswith("000000000") for t in times)
 
 
@@ -206,7 +208,6 @@ class Refresh:
         bad: dict[str, str] = {}
         root, check, stat = self.root, self._check, os.stat
         base = root if root.endswith("/") else root + "/"
-        respect = self.walker.respect
         for rec in old:
             prefix, sig = rec[0], rec[1]
             path = base + prefix[:-1] if prefix else root
@@ -225,8 +226,6 @@ class Refresh:
                         verdict = None
             if verdict is not None:
                 bad[prefix] = verdict
-                if respect and (prefix == "target/" or prefix.endswith("/target/")):
-                    bad.setdefault(_parent(prefix), "read")  # tagged since: the parent decides
         return bad
 
     def _refresh(self, body: dict[str, Any]) -> list[str] | None:

@@ -5,7 +5,7 @@ options learned, re-reading only what changed, with the output of a cold walk.
 
 - no usable snapshot: a recording walk (``walk.walk_recorded``: the normal walk, which also
   notes each folder's signature and ignore files, ``ffind.fs.record``), then the snapshot is
-  written (``ffind.state.cache``) unless the walk was cancelled or the folders' times are
+  written (``ffind.state.cache``) unless the walk was cancelled or the folders' change times are
   whole seconds (a file system whose times cannot be trusted);
 - a snapshot: the files above the root that the walk depends on (git's configuration, the
   global excludes file, info/exclude, every ``.git``/``.gitignore``/``.ignore`` from the root
