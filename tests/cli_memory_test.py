@@ -142,3 +142,26 @@ def test_a_search_creates_no_memory_until_something_is_remembered(tree: Path) ->
     assert not memory_file().exists() and not memory_file().parent.exists()
     assert ffind("--remember", "docs/x.md", cwd=tree).returncode == 0
     assert memory_file().exists()
+
+
+def test_a_listing_forgets_only_what_is_gone_not_what_it_left_out(tree: Path) -> None:
+    ffind("--remember", "docs/x.md", "lib/prompt.ts", cwd=tree)
+    assert ffind("-e", "*.md", cwd=tree).returncode == 0  # docs/x.md left out, not gone
+    (tree / "lib/prompt.ts").unlink()
+    assert ffind(cwd=tree).returncode == 0  # a complete listing: lib/prompt.ts is gone
+    con = sqlite3.connect(memory_file())
+    rows = [r[0] for r in con.execute("SELECT path FROM visits")]
+    con.close()
+    assert rows == [str(tree / "docs/x.md")]
+
+
+def test_a_repaired_memory_takes_every_path_and_says_so_once(tree: Path) -> None:
+    db = memory_file()
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"garbage" * 1000)
+    done = ffind("--remember", "docs/x.md", "lib/prompt.ts", cwd=tree)
+    assert done.returncode == 0
+    assert done.stderr.count("\n") == 1 and "moved it to" in done.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM visits").fetchone()[0] == 2
+    con.close()

@@ -338,9 +338,9 @@ def mcp_main(argv: list[str]) -> int:
             )
     memory = None
     if not args.no_memory:
-        from ffind.state.memory import Memory, memory_disabled
+        from ffind.state.memory import open_memory
 
-        memory = None if memory_disabled() else Memory()
+        memory = open_memory()
     state = ToolServer(os.getcwd() if args.root is None else args.root, memory=memory)
     try:
         import mcp.server.mcpserver  # noqa: F401

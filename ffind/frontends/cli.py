@@ -13,7 +13,7 @@ import errno
 import os
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -296,19 +296,22 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         SnapshotStore().clear()
         return ExitCode.FOUND
     _check_where(inv)
-    memory = _open_memory() if inv.memory else None
-    try:
-        return _run(inv, memory, exit_fast)
-    finally:
+    memory = None
+    if inv.memory:
+        from ffind.state.memory import open_memory
+
+        memory = open_memory()
+
+    def finish(code: int) -> int:
+        """The one end of a search or a pick: the memory's warning once, after the results;
+        then, for the console script, the process ends at once."""
         if memory is not None and memory.warning:
-            output.warn(memory.warning)  # once, after the results
+            output.warn(memory.warning)
+        if exit_fast:
+            _exit_now(code)
+        return code
 
-
-def _open_memory() -> Memory | None:
-    """The user's memory (``FFIND_MEMORY``, XDG state), unless ``FFIND_NO_MEMORY`` is set."""
-    from ffind.state.memory import Memory, memory_disabled
-
-    return None if memory_disabled() else Memory()
+    return _run(inv, memory, finish)
 
 
 def _visits(action: str, paths: list[str]) -> int:
@@ -318,7 +321,7 @@ def _visits(action: str, paths: list[str]) -> int:
     return visits(action, paths)
 
 
-def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
+def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -> int:
     if inv.interactive:
         from ffind.frontends.picker import Height, run_picker
 
@@ -330,8 +333,8 @@ def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
         with _stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color, memory=memory,
-                              on_done=_exit_now if exit_fast else None,
-                              height=height, preview=inv.preview, cache=inv.cache)
+                              on_done=finish, height=height, preview=inv.preview,
+                              cache=inv.cache)
 
     on_tty = sys.stdout.isatty()
     options = inv.options
@@ -368,12 +371,8 @@ def _run(inv: Invocation, memory: Memory | None, exit_fast: bool) -> int:
     if (not inv.json and options.limit is not None and shown == options.limit
             and _stderr_isatty() and results.total_match_count > shown):
         output.warn(f"showing {shown} of {results.total_match_count} matches; use --limit")
-    code = ExitCode.FOUND if matches else ExitCode.NOT_FOUND
-    if exit_fast:
-        if memory is not None and memory.warning:
-            output.warn(memory.warning)
-        _exit_now(code)  # the walk is over and reaped: skip freeing the index and the heap
-    return code
+    # the walk is over and reaped: the console script skips freeing the index and the heap
+    return finish(ExitCode.FOUND if matches else ExitCode.NOT_FOUND)
 
 
 def _stderr_isatty() -> bool:
@@ -431,8 +430,6 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
 
             return mcp_main(args[1:])
         _check_streams()
-        if args and args[0] in ("--remember", "--forget"):  # fast: no click, no walk
-            return _visits(args[0], args[1:])
         if args == ["--version"]:  # the common case, answered without importing click
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND

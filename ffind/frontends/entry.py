@@ -1,6 +1,6 @@
-"""The ``ffind`` console script: ``--remember`` and ``--forget`` (run by editors and shell
-hooks on every file opened) are answered here with the memory module alone; everything else
-goes to the command (``ffind.frontends.cli``)."""
+"""The ``ffind`` console script: ``--version``, and ``--remember`` and ``--forget`` (run by
+editors and shell hooks on every file opened), are answered here with the memory module alone;
+everything else goes to the command (``ffind.frontends.cli``)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return visits(args[0], args[1:])
         except FfindError as e:
-            try:
-                sys.stderr.write(f"ffind: {' '.join(str(e).split())}\n")
-                sys.stderr.flush()
-            except (OSError, ValueError, AttributeError):  # no usable stderr: the code says it
-                pass
+            from ffind.frontends.output import warn
+
+            warn(str(e))  # one line, escaped, never a traceback
             return ExitCode.ERROR
         except KeyboardInterrupt:
             return ExitCode.INTERRUPTED

@@ -9,8 +9,9 @@ from ffind.errors import ExitCode, FfindError
 
 def visits(action: str, paths: list[str]) -> int:
     """Record (``--remember``) or forget (``--forget``) each path; raise FfindError (one line)
-    for no path, an empty or NUL-holding one, or a memory that is off or cannot be written."""
-    from ffind.state.memory import Memory, memory_disabled
+    for no path, an empty or NUL-holding one, or a memory that is off or cannot be used.  A
+    memory repaired on the way (a damaged file moved aside) takes every path, then says so."""
+    from ffind.state.memory import open_memory
 
     if paths and paths[0] == "--":
         paths = paths[1:]
@@ -19,11 +20,22 @@ def visits(action: str, paths: list[str]) -> int:
     for p in paths:
         if not p or "\0" in p:
             raise FfindError(f"{action}: not a path: {p!r}")
-    if memory_disabled():
+    memory = open_memory()
+    if memory is None:
         raise FfindError(f"{action}: the memory is off (FFIND_NO_MEMORY is set)")
-    with Memory() as memory:
+    with memory:
+        if not memory.available:
+            raise FfindError(f"{action}: {memory.warning}")
+        repaired, memory.warning = memory.warning, None
         for p in paths:
-            ok = memory.record(p) if action == "--remember" else memory.forget(p) >= 0
-            if not ok or memory.warning:
+            if action == "--remember":
+                memory.record(p)
+            else:
+                memory.forget(p)
+            if memory.warning:  # a write failed (locked, read-only): the rest would too
                 raise FfindError(f"{action}: {memory.warning}")
+    if repaired:
+        from ffind.frontends.output import warn
+
+        warn(repaired)
     return ExitCode.FOUND

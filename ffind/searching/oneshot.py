@@ -203,13 +203,20 @@ class _Recalling:
                                 compute_indices=ci, memory=self.visits, root=self.root,
                                 now=None, main=main)
 
+    def stop(self) -> None:
+        """The search has answered: a ``git status`` still running is not needed."""
+        if self.visits.git is not None:
+            self.visits.git.stop()
+
     def prune(self, paths: list[str], options: SearchOptions) -> None:
-        """After a complete listing of the root: the memory forgets what it no longer holds
-        (only paths these options would list: a hidden file survives a walk without -H)."""
+        """After a complete listing of the root: the memory forgets what it no longer holds.
+        Only what is gone from the disk: a path the listing left out because it is hidden,
+        ignored, excluded or too deep is still there (one ``lstat`` per remembered path
+        the listing did not hold, only for these)."""
         memory = self.visits.memory
         prune = getattr(memory, "prune", None)
         if prune is not None and "f" in options.types:
-            prune(self.root, paths, lambda p: could_list(p, options))
+            prune(self.root, paths, lambda p: not os.path.lexists(os.path.join(self.root, p)))
 
     def listing(self, paths: list[str], limit: int | None) -> list[FileMatch]:
         """Every path: the boosted first (most boosted first), then in path order."""
@@ -224,21 +231,14 @@ class _Recalling:
         return [FileMatch(b, p) for p, b in itertools.islice(chosen, limit)]
 
 
-def could_list(path: str, options: SearchOptions) -> bool:
-    """Whether a walk with ``options`` lists ``path`` (relative) when it exists, as far as
-    the path's own name tells (hidden parts, depth); ignore rules are not asked."""
-    parts = path.split("/")
-    if not options.hidden and any(part.startswith(".") for part in parts):
-        return False
-    return options.max_depth is None or len(parts) <= options.max_depth
-
-
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
     memory: VisitSource | None = None, cache: bool = False,
 ) -> tuple[list[FileMatch], Total, bool]:
-    recall = None if memory is None else _Recalling(memory, root)
+    # (a query of negations only lists in path order: no memory, no git status)
+    recall = None if memory is None or (query and not ranked(query)) else _Recalling(memory,
+                                                                                   root)
     batches: Iterator[list[str]]
     if cache:  # the whole listing (from the snapshot), then the same prefilter here
         from ffind.fs.warm import cached_batches
@@ -259,6 +259,8 @@ def _walk_one(
         close = getattr(batches, "close", None)
         if close is not None:
             close()
+        if recall is not None:
+            recall.stop()
 
 
 def search(

@@ -67,6 +67,12 @@ def memory_disabled(environ: Mapping[str, str] | None = None) -> bool:
     return env.get("FFIND_NO_MEMORY", "") not in ("", "0")
 
 
+def open_memory(environ: Mapping[str, str] | None = None) -> Memory | None:
+    """The user's memory (:func:`default_path`), or None when ``FFIND_NO_MEMORY`` turns it
+    off: what the command, the picker and the MCP server rank with."""
+    return None if memory_disabled(environ) else Memory(default_path(environ))
+
+
 def decay(weight: float, since: float, now: float, half_life: float = HALF_LIFE) -> float:
     """``weight`` as it was at ``since``, decayed to ``now`` (never grown: a time in the
     future counts as now)."""
