@@ -539,3 +539,21 @@ def test_whole_second_mtimes_from_an_archive_still_get_a_snapshot(
     stats = WarmStats()
     listing(root, SearchOptions(threads=1), store, stats)
     assert stats.saved
+
+
+def test_a_folder_with_a_symlink_is_read_again_but_the_snapshot_not_rewritten(
+    tmp_path: Path, short_racy: None,
+) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "a").mkdir()
+    (root / "a" / "f.txt").write_text("")
+    os.symlink("f.txt", root / "a" / "link.txt")
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    listing(root, options, store)
+    settle()
+    for _ in range(2):
+        stats = WarmStats()
+        assert listing(root, options, store, stats) == cold(root, options)
+        assert (stats.mode, stats.relisted, stats.saved) == ("warm", ["a/"], False)

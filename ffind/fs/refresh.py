@@ -251,6 +251,8 @@ class Refresh:
                 edit.apply(prefix, bad[prefix] == "subtree")
         folders, every = edit.result(paths)
         self.stats.reused = len(old) - len(edit.dropped) - len(edit.replaced)
+        if folders == old and every == paths:  # read again (a folder holding a symlink is,
+            return paths  # every time) but unchanged: the snapshot on disk is still right
         self._save(folders, every)
         return every
 
