@@ -67,13 +67,15 @@ KEY_TABLE: list[tuple[str, str]] = [
     ("Alt-B/Alt-F", "move the cursor by a word (path parts)"),
     ("Ctrl-A/Ctrl-E", "cursor to the start / end of the query"),
     ("Ctrl-U, Ctrl-W, Alt-Backspace", "delete before the cursor: all, a word, a path part"),
+    ("Alt-D", "delete the word after the cursor"),
     ("Up/Down, Ctrl-K/Ctrl-J, Ctrl-P/Ctrl-N", "move in the list"),
     ("PageUp/PageDown, Home/End", "move by a page / to the ends of the list"),
     ("mouse wheel, click", "scroll, select a line"),
     ("Tab / Shift-Tab", "mark (several picks) and move down / up"),
     ("Enter", "print the marked paths, or the selected one"),
     ("Alt-P or ?", "show / hide the preview (with --preview)"),
-    ("Esc, Ctrl-C, Ctrl-G", "quit without picking (exit 130)"),
+    ("Ctrl-L", "redraw the screen"),
+    ("Esc, Ctrl-C, Ctrl-G, Ctrl-Q", "quit without picking (exit 130)"),
 ]
 """The picker's keys as documented (``ffind -h``, ``docs/shell.md``; they are read in
 ``ffind.frontends.picker.keys``)."""

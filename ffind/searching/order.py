@@ -9,7 +9,7 @@ import heapq
 import os
 from typing import TYPE_CHECKING
 
-from ffind.query import parse
+from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
@@ -46,7 +46,7 @@ class SessionOrder:
         """The best ``limit`` matches of ``ms`` (the match set of ``query`` over the first
         ``covered`` paths): ranked, or in path order when there is nothing to score; with the
         memory when there is one (remembered files first on an empty query)."""
-        positive = bool(parse(query).positive)
+        positive = ranked(query)
 
         def plain(k: int | None) -> list[FileMatch]:
             if positive:
