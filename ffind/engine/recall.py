@@ -56,21 +56,22 @@ class Recall:
 
     def __init__(self, make_index: Callable[[list[str]], Index]) -> None:
         self._make_index = make_index
-        self._folders: dict[str, list[str]] = {}
+        self._folders: dict[str, set[str]] = {}
         self._folders_for = -1
         self._boosts: dict[str, int] = {}
         self._boosts_for: tuple[object, ...] | None = None
         self._sub: Index | None = None
         self._sub_paths: tuple[str, ...] = ()
+        self._sub_source: dict[str, int] | None = None
         self._sets: dict[str, MatchSet] = {}  # the small index's recent queries
 
-    def folders(self, paths: Sequence[str]) -> dict[str, list[str]]:
+    def folders(self, paths: Sequence[str]) -> dict[str, set[str]]:
         """``{folder: its paths}`` of the index (kept while the index only grows)."""
         if self._folders_for != len(paths):
             start = max(self._folders_for, 0)
             for p in paths[start:]:
                 cut = p.rfind("/")
-                self._folders.setdefault(p[:cut] if cut >= 0 else "", []).append(p)
+                self._folders.setdefault(p[:cut] if cut >= 0 else "", set()).add(p)
             self._folders_for = len(paths)
         return self._folders
 
@@ -87,8 +88,12 @@ class Recall:
             self._boosts_for = key
         return self._boosts
 
-    def sub_index(self, boosted: Sequence[str]) -> Index:
-        """The index of the boosted paths (rebuilt when they change)."""
+    def sub_index(self, boosted: dict[str, int]) -> Index:
+        """The index of the boosted paths (rebuilt when they change; the boosts of one minute
+        are one dict, so a keystroke only compares identities)."""
+        if boosted is self._sub_source and self._sub is not None:
+            return self._sub
+        self._sub_source = boosted
         key = tuple(sorted(boosted))
         if self._sub is None or key != self._sub_paths:
             self._sub = self._make_index(list(key))
@@ -105,7 +110,7 @@ class Recall:
         more at a time, until the next cannot catch up: its score plus the largest boost is
         below the ``limit``-th final score so far.  The query's match set narrows the
         previous one's while the user types."""
-        sub = self.sub_index(list(boost))
+        sub = self.sub_index(boost)
         ms = self._match_set(sub, query)
         if ms.fallback and main is not None and not main.fallback:
             # Smart case is decided over the whole index: ``Foo`` matches ``Foo``
@@ -138,7 +143,7 @@ class Recall:
         return ms
 
 
-def _in(path: str, folders: dict[str, list[str]]) -> bool:
+def _in(path: str, folders: dict[str, set[str]]) -> bool:
     cut = path.rfind("/")
     members = folders.get(path[:cut] if cut >= 0 else "")
     return members is not None and path in members
