@@ -142,7 +142,8 @@ def test_a_floor_cuts_the_full_ranking_and_nothing_else(
     assert ix.top(ix.run(q), limit, least=least) == (want if limit is None else want[:limit])
 
 
-@pytest.mark.parametrize("q", ["a", "mod", "s/c", "base cod", "tst", "rs", "reamde", "mian"])
+@pytest.mark.parametrize(
+    "q", ["a", "mod", "s/c", "hel/s", "c/", "base cod", "tst", "rs", "reamde", "mian"])
 @pytest.mark.parametrize("budget", [500, 5])
 def test_a_floor_at_every_score_found(q: str, budget: int) -> None:
     """The floor at, just above and just below every score of the full ranking (where a

@@ -197,8 +197,8 @@ class Index:
         if not self.numpy.earned:
             self._ranked += 1
             self.numpy.earned = self._ranked > 1
-        if limit is not None and least is None and ms.ranges == [(0, len(self.paths))]:
-            fast = shortcut(self, ms, limit, compute_indices)
+        if limit is not None and ms.ranges == [(0, len(self.paths))]:
+            fast = shortcut(self, ms, limit, compute_indices, least)
             if fast is not None:
                 return fast
         return rank(self, ms, limit, compute_indices, least)

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ffind.query import parse
 from ffind.scoring.recency import boosts as recency_boosts
 from ffind.scoring.scorer import FileMatch
 
@@ -117,7 +118,8 @@ class Recall:
         The query's match set narrows the previous one's while the user types."""
         sub = self.sub_index(boost)
         ms = self._match_set(sub, query)
-        if ms.fallback and main is not None and not main.fallback:
+        if (parse(query).case_sensitive and ms.fallback and main is not None
+                and not main.fallback):  # (in this order: each may compute a match set)
             # Smart case is decided over the whole index: ``Foo`` matches ``Foo``
             # case-sensitively somewhere, so a boosted ``foo`` is no match at all.
             return []
@@ -139,8 +141,10 @@ class Recall:
     def _match_set(self, sub: Index, query: str) -> MatchSet:
         ms = self._sets.get(query)
         if ms is None:
-            base = min((m for m in self._sets.values() if m.can_narrow(query)), key=len,
-                       default=None)
+            # the latest set this query narrows (typing on): a ranking that a shortcut
+            # answered may never have computed its set, and is not computed here either
+            base = next((m for m in reversed(self._sets.values()) if m.can_narrow(query)),
+                        None)
             ms = sub.run(query, within=base)
             if len(self._sets) >= KEPT_QUERIES:
                 del self._sets[next(iter(self._sets))]
