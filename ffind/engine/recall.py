@@ -43,6 +43,10 @@ class VisitSource(Protocol):
         ...
 
 
+SPARE = 4
+"""The memory-free ranking is asked for this many more than ``limit``: a remembered path or
+two among its first is common, and asking again means ranking again (a two-word query's
+ranking costs tens of ms), while a few more places cost a shortcut next to nothing."""
 KEPT_QUERIES = 16
 """Match sets of the boosted paths kept for the last queries (typing narrows them)."""
 NOW_STEP = 60.0
@@ -186,7 +190,7 @@ def rank_with_memory(
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    rest = _unboosted(rank, limit, boost, 0)
+    rest = _unboosted(rank, limit, boost, SPARE)
     lifted = recall.lifted(query, boost, limit, compute_indices, rest, main)
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
@@ -201,8 +205,7 @@ def _lift(m: FileMatch, boost: int) -> FileMatch:
 def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
                expect: int) -> list[FileMatch]:
     """The first ``limit`` paths of the memory-free ranking that have no boost (``expect``:
-    how many boosted paths are expected among the first, a first guess: with a query, few
-    or none, and the ranking's shortcuts answer for ``limit``, not for much more)."""
+    how many boosted paths are expected among the first, a first guess)."""
     if limit is None:
         return [m for m in rank(None) if m.path not in boost]
     ask = limit + min(expect, limit)
