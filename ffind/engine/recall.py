@@ -5,10 +5,11 @@ With a memory, a path's final score is its fuzzy score plus its boost
 among equal final scores is the usual one (shorter path, then path).  The boosted paths are
 few (the remembered files of this root and the files in the folders of recent visits), so:
 
-1. the boosted paths that match are scored by an index of their own (kept until the memory
-   changes) and get their boost;
-2. the rest come from the index's own ranking, asked for ``limit`` more than the boosted
-   paths it returns, until ``limit`` unboosted paths are in hand (usually one call);
+1. the rest come from the index's own ranking, asked for ``limit + SPARE``, and again for
+   more while fewer than ``limit`` unboosted paths are in hand (rarely);
+2. the boosted paths that match are ranked by an index of their own (kept until the memory
+   changes), asked only for those that can still reach the merged first ``limit`` (a score
+   floor: the ``limit``-th unboosted score less the largest boost), and get their boost;
 3. the two sorted lists are merged.
 
 Every step is a prefix of the full answer (the index's ``limit=k`` is the prefix of its full
