@@ -165,3 +165,15 @@ def test_a_repaired_memory_takes_every_path_and_says_so_once(tree: Path) -> None
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM visits").fetchone()[0] == 2
     con.close()
+
+
+def test_clear_cache_removes_the_remembered_git_status(tree: Path) -> None:
+    from ffind.state.gitstatus import GitChanges
+
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
+    assert GitChanges(str(tree)).changed(30, give_up=False)  # untracked: every file
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "ffind"
+    assert [p.name[:4] for p in cache.iterdir()] == ["git-"]
+    assert ffind("--clear-cache", cwd=tree).returncode == 0
+    assert list(cache.iterdir()) == []

@@ -185,14 +185,15 @@ def _sum(totals: list[Total]) -> Total:
 
 class _Recalling:
     """Ranking one root's matches with the memory and the work tree's uncommitted changes
-    (``git status``, started with the walk and skipped if it has not answered by the time
-    the walk has)."""
+    (``git status``, started with the walk at the lowest CPU priority and skipped if it has
+    not answered by the time the walk has; then, with ``cache``, the last complete answer
+    remembered is used if still valid: ``ffind.state.gitstatus``)."""
 
-    def __init__(self, memory: VisitSource, root: str) -> None:
+    def __init__(self, memory: VisitSource, root: str, cache: bool = False) -> None:
         from ffind.state.gitstatus import GitChanges, Visits
 
         self.root = os.path.abspath(root)
-        self.visits = Visits(memory, GitChanges(self.root))
+        self.visits = Visits(memory, GitChanges(self.root, remember=None if cache else ""))
 
     def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
              ci: bool, main: MatchSet) -> list[FileMatch]:
@@ -237,8 +238,8 @@ def _walk_one(
     memory: VisitSource | None = None, cache: bool = False,
 ) -> tuple[list[FileMatch], Total, bool]:
     # (a query of negations only lists in path order: no memory, no git status)
-    recall = None if memory is None or (query and not ranked(query)) else _Recalling(memory,
-                                                                                   root)
+    recall = (None if memory is None or (query and not ranked(query))
+              else _Recalling(memory, root, cache))
     batches: Iterator[list[str]]
     if cache:  # the whole listing (from the snapshot), then the same prefilter here
         from ffind.fs.warm import cached_batches

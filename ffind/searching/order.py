@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 class SessionOrder:
     """How one session orders its matches.  ``memory`` is used with one root (or paths given,
     taken relative to the working directory); with several roots the ranking is memory-free.
-    Called under the session's index lock."""
+    ``remember``: read and write the remembered ``git status`` answer (the session's
+    ``cache``).  Called under the session's index lock."""
 
     def __init__(self, memory: VisitSource | None, roots: list[str],
-                 paths_given: bool) -> None:
+                 paths_given: bool, *, remember: bool = False) -> None:
         self._visits: Visits | None = None
         self._recall: Recall | None = None
         self._root = ""
@@ -33,7 +34,10 @@ class SessionOrder:
             from ffind.state.gitstatus import GitChanges, Visits
 
             self._root = os.path.abspath("." if paths_given else roots[0])
-            git = None if paths_given else GitChanges(self._root)
+            # (``remember``: the session may write the cache, where a finished
+            # ``git status`` is remembered for one-shot searches)
+            git = None if paths_given else GitChanges(self._root,
+                                                      remember=None if remember else "")
             self._visits = Visits(memory, git, wait_for_git=True)
 
     def restart(self) -> None:

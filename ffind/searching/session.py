@@ -169,7 +169,7 @@ class FileSearcher:
         self._multi = paths is None and len(self.roots) > 1
         self._cached = cache and paths is None and len(self.roots) == 1
         self._root_of: dict[str, int | list[int]] = {}
-        self._order = SessionOrder(memory, self.roots, paths is not None)
+        self._order = SessionOrder(memory, self.roots, paths is not None, remember=cache)
 
         self._cond = threading.Condition(threading.Lock())
         self._ilock = threading.Lock()  # every Index call (run/top/extend)

@@ -5,16 +5,27 @@ asks for the answer once its walk is done and does not wait for it (``changed(wa
 slow ``git status`` is skipped (and stopped), never waited for.  No git, no repository, an
 error: no changes.  The paths are those of modified, added, renamed and untracked (not ignored)
 files, relative to the search root.
+
+``git status`` runs at the lowest CPU priority: the search it serves never waits for it, so
+it must not take the CPU from it (on a 2-core machine it otherwise cost a warm search in a
+13k-file repository a third of its time).  A complete answer is remembered
+(``$XDG_CACHE_HOME/ffind/git-<hash>.snapshot``, owner-only, written atomically, removed by
+``ffind --clear-cache``) with the signature of the repository's ``HEAD`` and index; while both
+are unchanged, a search whose own ``git status`` has not answered in time uses the remembered
+answer instead of none.  It is as old as the last ``git status`` that finished (the picker's
+and the session's always do): a file edited since, with no ``git add``, is not in it.  A
+damaged or foreign file reads as no answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
 from typing import TYPE_CHECKING
 
-from ffind.fs.ignore.gitconfig import find_repo_top
+from ffind.fs.ignore.gitconfig import common_dir, find_git_dir, find_repo_top
 
 if TYPE_CHECKING:
     from ffind.engine.recall import VisitSource
@@ -22,22 +33,32 @@ if TYPE_CHECKING:
 DEFAULT_WAIT = 0.0
 
 
+REMEMBERED_FORMAT = b"ffind-gitstatus 1\n"
+
+
 class GitChanges:
     """``git status`` of the work tree holding ``root``, started at once in a thread of its
-    own (starting a process costs ~10 ms of the caller's time otherwise)."""
+    own (starting a process costs ~10 ms of the caller's time otherwise), at the lowest CPU
+    priority.  ``remember``: the folder of remembered answers (default
+    ``xdg_dir("cache")``; ``""``: none is read or written)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, *, remember: str | None = None) -> None:
         self.root = os.path.abspath(root)
         self._paths: frozenset[str] | None = None
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopped = False
+        self._file: str | None = None
+        self._key = ""
+        self._fallback: frozenset[str] | None = None
         top = find_repo_top(self.root)
         if top is None:
             self._finish(frozenset())
             return
         self._top = top
+        if remember != "":
+            self._file, self._key = _remembered_file(top, remember)
         threading.Thread(target=self._run, name="ffind-git-status", daemon=True).start()
 
     def _finish(self, paths: frozenset[str]) -> None:
@@ -58,26 +79,122 @@ class GitChanges:
                 )
             except OSError:
                 return self._finish(frozenset())
+            with contextlib.suppress(OSError, AttributeError):
+                # the lowest CPU priority: it must not slow the search it serves (which
+                # never waits for it); what it reads is in the page cache either way
+                os.setpriority(os.PRIO_PROCESS, proc.pid, 19)
         assert proc.stdout is not None
         out = proc.stdout.read()
         code = proc.wait()
+        if code == 0 and self._file is not None and not self._stopped:
+            _save(self._file, self._key, out)
         self._finish(_parse(out, self._top, self.root) if code == 0 else frozenset())
 
     def changed(self, wait: float = DEFAULT_WAIT, *, give_up: bool = True) -> frozenset[str]:
         """The changed paths under the root (relative to it), if ``git status`` has answered
-        within ``wait`` seconds; else nothing (and, with ``give_up``, it is stopped: a
-        one-shot search answers without it; a session asks again on a later keystroke)."""
+        within ``wait`` seconds; else the remembered answer, if it is still valid, or nothing
+        (and, with ``give_up``, ``git status`` is stopped: a one-shot search answers without
+        it; a session asks again on a later keystroke)."""
         if not self._done.wait(wait):
             if give_up:
                 self.stop()
-            return frozenset()
+            return self._remembered()
         return self._paths or frozenset()
+
+    def _remembered(self) -> frozenset[str]:
+        """The remembered answer (read once), if the repository's HEAD and index are as they
+        were when it was taken; else nothing."""
+        if self._fallback is None:
+            out = None if self._file is None else _load(self._file, self._key)
+            self._fallback = frozenset() if out is None else _parse(out, self._top, self.root)
+        return self._fallback
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
             if self._proc is not None and self._proc.poll() is None:
                 self._proc.kill()
+
+
+def _signature(top: str) -> str | None:
+    """What a remembered answer of the work tree ``top`` depends on besides the files: its
+    HEAD (the branch it names and, through the branch's file or the packed refs, the commit)
+    and its index; None when they cannot be read."""
+    git_dir = find_git_dir(top)
+    if git_dir is None:
+        return None
+    parts = [top]
+    try:
+        with open(os.path.join(git_dir, "HEAD"), "rb") as f:
+            head = f.read(4096)
+        parts.append(head.decode("utf-8", "surrogateescape").strip())
+        names = ["index"]
+        if head.startswith(b"ref: "):
+            names.append(head[5:].strip().decode("utf-8", "surrogateescape"))
+        for name in names:
+            try:
+                st = os.stat(os.path.join(git_dir, name))
+            except FileNotFoundError:
+                parts.append(f"{name} -")
+                continue
+            parts.append(f"{name} {st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} "
+                         f"{st.st_ctime_ns}")
+        common = common_dir(git_dir)
+        for name in ("packed-refs",):
+            try:
+                st = os.stat(os.path.join(common, name))
+                parts.append(f"{name} {st.st_ino} {st.st_size} {st.st_mtime_ns}")
+            except FileNotFoundError:
+                parts.append(f"{name} -")
+    except OSError:
+        return None
+    return "\n".join(parts)
+
+
+def _remembered_file(top: str, folder: str | None) -> tuple[str | None, str]:
+    """Where the remembered answer of the work tree ``top`` lives, and the signature it must
+    carry to be used; (None, "") when there is none to read or write."""
+    key = _signature(top)
+    if key is None:
+        return None, ""
+    import zlib
+
+    from ffind.state.paths import xdg_dir
+
+    data = top.encode("utf-8", "surrogateescape")
+    name = f"git-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.snapshot"
+    return os.path.join(folder or xdg_dir("cache"), name), key
+
+
+def _load(path: str, key: str) -> bytes | None:
+    """The remembered ``git status`` output in ``path`` if it carries ``key``; else None
+    (missing, damaged, another format, another signature: never an error)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(64 << 20)
+    except OSError:
+        return None
+    head, sep, rest = data.partition(b"\n\0\n")
+    want = REMEMBERED_FORMAT + key.encode("utf-8", "surrogateescape")
+    return rest if sep and head == want else None
+
+
+def _save(path: str, key: str, out: bytes) -> None:
+    """Remember ``out`` under ``key`` (a temporary file, then renamed: a reader sees the old
+    file or the new one); a folder that cannot be written just means nothing remembered."""
+    from ffind.state.paths import make_private_dir
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        make_private_dir(os.path.dirname(path))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(REMEMBERED_FORMAT + key.encode("utf-8", "surrogateescape") + b"\n\0\n")
+            f.write(out)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _parse(out: bytes, top: str, root: str) -> frozenset[str]:
@@ -121,4 +238,5 @@ class Visits:
         return out
 
     def stamp(self) -> object:
-        return (None if self.memory is None else self.memory.stamp(), len(self._changes()))
+        # (the changes themselves: the same object until ``git status`` answers)
+        return (None if self.memory is None else self.memory.stamp(), self._changes())
