@@ -308,6 +308,13 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         SnapshotStore().clear()
         return ExitCode.FOUND
     _check_where(inv)
+    if exit_fast and not inv.interactive:
+        # A one-shot search ends the process once its results are written (``_exit_now``):
+        # what the cyclic collector would free is freed then anyway, and its passes over the
+        # young objects cost ~5 ms of a warm search in a 13k-file checkout.
+        import gc
+
+        gc.disable()
     memory = None
     if inv.memory:
         from ffind.state.memory import open_memory
