@@ -356,6 +356,15 @@ def test_version_imports_nothing_heavy(tree: Path) -> None:
     assert _imported("--version", cwd=tree) == set()
 
 
+def test_the_console_script_answers_version_with_the_output_module_alone(tree: Path) -> None:
+    code = ("import sys\nfrom ffind.frontends.entry import main\nrc = main(['--version'])\n"
+            "print(rc, sorted(m for m in ('typing', 'dataclasses', 'ffind.frontends.cli', "
+            "'ffind.options') if m in sys.modules), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.stdout, proc.stderr) == (f"ffind {__version__}\n", "0 []\n")
+
+
 def test_one_shot_search_imports_no_picker_nor_rich(tree: Path) -> None:
     # nor multiprocessing: the walk forks its workers and talks to them over plain pipes
     assert _imported("-l", "3", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
@@ -567,6 +576,7 @@ def test_results_survive_an_unusable_stderr_on_proc(tmp_path: Path, redirect: st
     '"$FFIND" x >&-',
     '"$FFIND" x >/dev/full',
     '"$FFIND" --version >/dev/full',
+    '"$FFIND" --version >&-',
     '"$FFIND" --help >/dev/full',
     '"$FFIND" -l1 --version >/dev/full',
     '"$FFIND" --stdin x <&-',

@@ -9,7 +9,6 @@ parsed, so ``ffind --version`` starts as fast as the interpreter does.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -223,46 +222,10 @@ def build_command() -> click.Command:
     return version(cmd)
 
 
-def _check_streams() -> None:
-    """Before anything is opened: a closed stdin or stderr is reserved with /dev/null (a pipe
-    of the walk must not become fd 2); a closed stdout is an error (there is nowhere to write
-    results)."""
-    for fd in (0, 2):
-        if not _is_open(fd):
-            output.to_devnull(fd)
-    if not _is_open(1) or sys.stdout is None:
-        raise FfindError("cannot write to standard output: it is closed")
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
-
-
-@contextlib.contextmanager
-def _stdout_errors() -> Iterator[None]:
-    """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
-    pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        _quiet_stdout()
-        raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
-
-
-def _write_stdout(data: bytes) -> None:
-    """Write bytes to stdout (``--version``, JSON lines), errors as :func:`_stdout_errors`."""
-    with _stdout_errors():
-        stdout = sys.stdout
-        if stdout is None:
-            raise OSError(errno.EBADF, "it is closed")
-        stdout.flush()
-        output.write(stdout.buffer, data)
+_check_streams = output.check_streams
+_stdout_errors = output.stdout_errors
+_write_stdout = output.write_stdout
+_quiet_stdout = output.quiet_stdout
 
 
 def _stdin_paths() -> Iterator[str]:
@@ -423,12 +386,6 @@ def _parse(args: list[str]) -> Invocation | int:
     if isinstance(rv, Invocation):
         return rv
     return int(rv or 0)  # --help / --version: click printed it
-
-
-def _quiet_stdout() -> None:
-    """After a failed write: point stdout at /dev/null so the interpreter's final flush of
-    what is still buffered is quiet."""
-    output.to_devnull(1)
 
 
 def main(argv: list[str] | None = None) -> int:
