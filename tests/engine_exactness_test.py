@@ -114,3 +114,45 @@ def test_a_higher_delimiter_bonus_keeps_the_prefix(q: str, k: int) -> None:
 def test_weights_that_break_the_bounds_assumptions_are_refused() -> None:
     with pytest.raises(ValueError, match="bonus_sep"):
         Weights(bonus_delim=12)  # above the separator's bonus: the bounds would be wrong
+
+
+@SETTINGS
+@given(queries, st.integers(1, 25), st.data(), st.sampled_from([500, 40, 5]), st.booleans())
+def test_a_floor_cuts_the_full_ranking_and_nothing_else(
+    q: str, k: int, data: st.DataObject, budget: int, whole: bool
+) -> None:
+    """``Index.top(ms, k, least=L)`` (what ranking with memory asks the remembered paths'
+    index) is the full ranking cut to the scores of at least ``L``, then to ``k``; also with a
+    small exact budget, where groups past it get cheap scores (the budget is spent in bound
+    order, so a floor that stops the visit early scores every visited group the same).  The
+    floor is drawn at, just above and just below the scores found (where a bound can equal
+    it), and anywhere."""
+    ix = Index(corpus(), budget=budget)
+    full = ix.top(ix.run(q), None)
+    scores = sorted({m.score for m in full}) or [0]
+    # (integers only: the index may be importing numpy in its thread meanwhile, which
+    # ``sampled_from`` trips on)
+    if data.draw(st.booleans()):
+        least = scores[data.draw(st.integers(0, len(scores) - 1))] + data.draw(
+            st.integers(-1, 1))
+    else:
+        least = data.draw(st.integers(-40, 400))
+    limit = None if whole else k
+    want = [m for m in full if m.score >= least]
+    assert ix.top(ix.run(q), limit, least=least) == (want if limit is None else want[:limit])
+
+
+@pytest.mark.parametrize(
+    "q", ["a", "mod", "s/c", "hel/s", "c/", "base cod", "tst", "rs", "reamde", "mian"])
+@pytest.mark.parametrize("budget", [500, 5])
+def test_a_floor_at_every_score_found(q: str, budget: int) -> None:
+    """The floor at, just above and just below every score of the full ranking (where a
+    bound equal to the floor must still be visited), for the full ranking and a limit."""
+    ix = Index(corpus(), budget=budget)
+    full = ix.top(ix.run(q), None)
+    assert full
+    for least in sorted({m.score + d for m in full for d in (-1, 0, 1)}):
+        want = [m for m in full if m.score >= least]
+        for limit in (None, 1, 7):
+            got = ix.top(ix.run(q), limit, least=least)
+            assert got == (want if limit is None else want[:limit]), (least, limit)

@@ -187,18 +187,21 @@ class Index:
         return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges)
 
     def top(
-        self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False
+        self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,
+        least: int | None = None,
     ) -> list[FileMatch]:
-        """The best ``limit`` matches of ``ms`` (all of them when None), best first."""
+        """The best ``limit`` matches of ``ms`` (all of them when None), best first; with
+        ``least``, only those scoring at least ``least``: what ``top`` without it gives, cut
+        there, but the candidates bounded below ``least`` are never scored."""
         check_limit(limit)
         if not self.numpy.earned:
             self._ranked += 1
             self.numpy.earned = self._ranked > 1
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
-            fast = shortcut(self, ms, limit, compute_indices)
+            fast = shortcut(self, ms, limit, compute_indices, least)
             if fast is not None:
                 return fast
-        return rank(self, ms, limit, compute_indices)
+        return rank(self, ms, limit, compute_indices, least)
 
     def match(
         self, query: str, *, limit: int | None = None, compute_indices: bool = False,

@@ -66,10 +66,13 @@ def fewest(lens: Any, n: int) -> Any:
 
 
 class TopK:
-    """Keeps the ``k`` highest scores seen, to know when remaining bounds cannot compete."""
+    """Keeps the ``k`` highest scores seen, to know when remaining bounds cannot compete.
+    ``least``: only scores of at least this are wanted (a bound below it cannot compete
+    either)."""
 
-    def __init__(self, k: int | None) -> None:
+    def __init__(self, k: int | None, least: int | None = None) -> None:
         self.k = k
+        self.least = least
         self._heap: list[int] = []
 
     def add_many(self, scores: Iterable[int]) -> None:
@@ -88,13 +91,24 @@ class TopK:
             heapq.heapreplace(self._heap, score)
 
     def floor(self) -> float:
-        """The lowest score that can still enter (the ``k``-th best so far), or -inf."""
+        """The lowest score that can still enter (the ``k``-th best so far, or ``least``), or
+        -inf."""
+        kth: float = float("-inf")
         if self.k is not None and self.k > 0 and len(self._heap) >= self.k:
-            return self._heap[0]
-        return float("-inf")
+            kth = self._heap[0]
+        return kth if self.least is None else max(kth, self.least)
 
     def beats(self, bound: int) -> bool:
-        """True when ``k`` scores are strictly above ``bound`` (nothing bounded by it can enter)."""
+        """True when nothing bounded by ``bound`` can enter: ``bound`` is below ``least``, or
+        ``k`` scores are strictly above it."""
+        return self.below(bound) or self.above(bound)
+
+    def below(self, bound: int) -> bool:
+        """True when ``bound`` is below ``least``."""
+        return self.least is not None and bound < self.least
+
+    def above(self, bound: int) -> bool:
+        """True when ``k`` scores are strictly above ``bound``."""
         if self.k is None:
             return False
         if self.k <= 0:

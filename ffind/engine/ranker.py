@@ -81,8 +81,12 @@ def path_lengths(ix: Index) -> Any:
     return None if np is None else ix.store.path_lengths(np)
 
 
-def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch]:
-    """The best ``limit`` matches of ``ms`` (all of them when None), best first."""
+def rank(
+    ix: Index, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
+) -> list[FileMatch]:
+    """The best ``limit`` matches of ``ms`` (all of them when None), best first; with
+    ``least``, only those scoring at least ``least`` (the groups bounded below it are never
+    scored; the others are scored as without it: the budget is spent in bound order)."""
     q = parse(ms.query)
     if ms.fallback:
         q = q.insensitive()
@@ -91,7 +95,7 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
         chosen = ids if limit is None else ids[:limit]
         return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
     hidden_ok = q.targets_hidden
-    topk = TopK(limit)
+    topk = TopK(limit, least)
     pool: list[tuple[int, int]] = []
     lone = lone_term(q)
     if lone is not None:
@@ -112,8 +116,10 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
     tt = typo_term(parse(ms.query))
     if tt is not None:
         ts = ix.bounds.typo_score(len(tt.folded))
-        if not topk.beats(ts - 1):
+        if not topk.below(ts) and not topk.above(ts - 1):
             pool, typo_ids = add_typos(ix.store, tt, ms.typos(), ts, hidden_ok, walker.pool)
+    if least is not None:
+        pool = [p for p in pool if p[0] >= least]
     return results(ix, q, best(pool, ix.paths, limit, walker.lens), typo_ids, ci)
 
 
@@ -171,6 +177,8 @@ def _refine_and_visit(
     lens = walker.lens
     seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]],
                           None if lens is None else lens[oids])
+    if topk.least is not None:  # (bounded below ``least``: no score of theirs is wanted)
+        seed = [j for j in seed if ob[j] >= topk.least]
     sids = [oids[j] for j in seed]
     many = walker.score_many
     got = many(sids) if many is not None and len(sids) >= BATCH_FROM else map(walker.score, sids)

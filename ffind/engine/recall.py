@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ffind.query import parse
 from ffind.scoring.recency import boosts as recency_boosts
 from ffind.scoring.scorer import FileMatch
 
@@ -106,13 +107,19 @@ class Recall:
                main: MatchSet | None = None) -> list[FileMatch]:
         """The boosted paths that match ``query``, with their boost, best first: the first
         ``limit`` of them that can still be among the first ``limit`` once merged with
-        ``rest`` (the unboosted paths' ranking).  The small index ranks them by score, a few
-        more at a time, until the next cannot catch up: its score plus the largest boost is
-        below the ``limit``-th final score so far.  The query's match set narrows the
-        previous one's while the user types."""
+        ``rest`` (the unboosted paths' ranking).
+
+        A boosted path whose score plus the largest boost is below the ``limit``-th final
+        score cannot be among the first ``limit``, so the small index is asked only for the
+        scores at least that less the largest boost (``Index.top(..., least=)``: the paths
+        bounded below it are never scored).  First with the ``limit``-th unboosted score,
+        for the ``limit`` best; if the ``limit``-th of those could still be overtaken, once
+        more for every path above the final ``limit``-th score so far (which only rises).
+        The query's match set narrows the previous one's while the user types."""
         sub = self.sub_index(boost)
         ms = self._match_set(sub, query)
-        if ms.fallback and main is not None and not main.fallback:
+        if (parse(query).case_sensitive and ms.fallback and main is not None
+                and not main.fallback):  # (in this order: each may compute a match set)
             # Smart case is decided over the whole index: ``Foo`` matches ``Foo``
             # case-sensitively somewhere, so a boosted ``foo`` is no match at all.
             return []
@@ -120,22 +127,24 @@ class Recall:
             return sorted((_lift(m, boost[m.path]) for m in sub.top(ms, None, compute_indices)),
                           key=_key)
         top = max(boost.values())
-        ask = limit
-        while True:
-            got = sub.top(ms, ask, compute_indices)
-            lifted = sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
-            if len(got) < ask:
-                return lifted
-            final = list(heapq.merge(lifted, rest, key=_key))[:limit]
-            if len(final) == limit and got[-1].score + top < final[-1].score:
-                return lifted
-            ask *= 4
+        least = rest[limit - 1].score - top if 0 < limit <= len(rest) else None
+        got = sub.top(ms, limit, compute_indices, least=least)
+        lifted = sorted((_lift(m, boost[m.path]) for m in got), key=_key)
+        if len(got) < limit:
+            return lifted  # every boosted path at ``least`` or more
+        kth = list(heapq.merge(lifted, rest, key=_key))[limit - 1].score  # (``got`` has limit)
+        if got[-1].score + top < kth:
+            return lifted  # the paths not in ``got`` score at most ``got[-1].score``
+        got = sub.top(ms, None, compute_indices, least=kth - top)
+        return sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
 
     def _match_set(self, sub: Index, query: str) -> MatchSet:
         ms = self._sets.get(query)
         if ms is None:
-            base = min((m for m in self._sets.values() if m.can_narrow(query)), key=len,
-                       default=None)
+            # the latest set this query narrows (typing on): a ranking that a shortcut
+            # answered may never have computed its set, and is not computed here either
+            base = next((m for m in reversed(self._sets.values()) if m.can_narrow(query)),
+                        None)
             ms = sub.run(query, within=base)
             if len(self._sets) >= KEPT_QUERIES:
                 del self._sets[next(iter(self._sets))]
@@ -177,7 +186,7 @@ def rank_with_memory(
         rest = _unboosted(rank, limit, boost, len(lifted))
         out = lifted + rest
         return out if limit is None else out[:limit]
-    rest = _unboosted(rank, limit, boost, len(boost))
+    rest = _unboosted(rank, limit, boost, 0)
     lifted = recall.lifted(query, boost, limit, compute_indices, rest, main)
     merged = heapq.merge(lifted, rest, key=_key)
     if limit is None:
@@ -190,12 +199,13 @@ def _lift(m: FileMatch, boost: int) -> FileMatch:
 
 
 def _unboosted(rank: Rank, limit: int | None, boost: dict[str, int],
-               boosted: int) -> list[FileMatch]:
-    """The first ``limit`` paths of the memory-free ranking that have no boost (``boosted``:
-    how many boosted paths are expected among the first, a first guess)."""
+               expect: int) -> list[FileMatch]:
+    """The first ``limit`` paths of the memory-free ranking that have no boost (``expect``:
+    how many boosted paths are expected among the first, a first guess: with a query, few
+    or none, and the ranking's shortcuts answer for ``limit``, not for much more)."""
     if limit is None:
         return [m for m in rank(None) if m.path not in boost]
-    ask = limit + min(boosted, limit)
+    ask = limit + min(expect, limit)
     while True:
         got = rank(ask)
         rest = [m for m in got if m.path not in boost]

@@ -32,8 +32,12 @@ if TYPE_CHECKING:
     from ffind.engine.matchset import MatchSet
 
 
-def shortcut(ix: Index, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] | None:
-    """The answer of a shortcut for ``ms``, or None when none applies or none is sure."""
+def shortcut(
+    ix: Index, ms: MatchSet, limit: int, ci: bool, least: int | None = None
+) -> list[FileMatch] | None:
+    """The answer of a shortcut for ``ms``, or None when none applies or none is sure; with
+    ``least``, only the matches scoring at least ``least`` (as ``Index.top``: a shell whose
+    best is below it is never visited)."""
     q = parse(ms.query)
     if len(q.terms) != 1 or limit <= 0:
         return None
@@ -41,12 +45,12 @@ def shortcut(ix: Index, ms: MatchSet, limit: int, ci: bool) -> list[FileMatch] |
     if t.negate or t.kind is not Kind.FUZZY:
         return None
     if "/" in t.text:
-        return aligned(ix, ms, q, t, limit, ci)
-    return one_term(ix, ms, q, t, limit, ci)
+        return aligned(ix, ms, q, t, limit, ci, least)
+    return one_term(ix, ms, q, t, limit, ci, least)
 
 
 def one_term(
-    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool
+    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
 ) -> list[FileMatch] | None:
     """One plain term: rank in shells of decreasing best possible score (see the module
     docstring), stopping once ``limit`` exact scores beat everything outside them."""
@@ -57,7 +61,7 @@ def one_term(
     hidden_ok = q.targets_hidden
     ids = [i for i in st.first.get(fq[0], ()) if texts[i].startswith(key, base[i])]
     scored = ix.bounder.prefix_scored(t, ids, hidden_ok)
-    topk = TopK(limit)
+    topk = TopK(limit, least)
     topk.add_many([s for s, _ in scored])
     seen = set(ids)
     walker = visitor(ix, q, hidden_ok, topk, scored, limit)
@@ -73,7 +77,12 @@ def one_term(
 
     if not _shells(ix, ms, q, t, topk, shell, seen):
         return None
-    return results(ix, q, best(scored, ix.paths, limit, walker.lens), set(), ci)
+    return results(ix, q, best(_cut(scored, least), ix.paths, limit, walker.lens), set(), ci)
+
+
+def _cut(pool: list[tuple[int, int]], least: int | None) -> list[tuple[int, int]]:
+    """``pool``'s ``(score, id)`` scoring at least ``least``."""
+    return pool if least is None else [p for p in pool if p[0] >= least]
 
 
 def _shells(
@@ -131,7 +140,7 @@ def _shells(
 
 
 def aligned(
-    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool
+    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
 ) -> list[FileMatch] | None:
     """One fuzzy term with ``/``: the paths whose last components it aligns with (each part a
     prefix of its component, see ``scorer.name_prefix_at``) are the full ranking's first
@@ -151,7 +160,7 @@ def aligned(
     # or (lower) nowhere as it is
     others, scattered = ix.bounds.unaligned(m)
     hidden_ok = q.targets_hidden
-    topk = TopK(limit)
+    topk = TopK(limit, least)
     pool: list[tuple[int, int]] = []
     bounds = [top - p for p in ix.store.penalties(ids, hidden_ok)]
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
@@ -165,7 +174,7 @@ def aligned(
             return None
         if not topk.beats(scattered):
             return None
-    return results(ix, q, best(pool, ix.paths, limit, walker.lens), set(), ci)
+    return results(ix, q, best(_cut(pool, least), ix.paths, limit, walker.lens), set(), ci)
 
 
 def _contiguous_shell(
