@@ -2,8 +2,9 @@
 
 ``main(argv)`` never raises for a user error: ``FfindError`` and click's usage errors become one
 line ``ffind: ...`` on stderr and exit status 2; Ctrl-C exits 130; a closed pipe
-(``ffind x | head -1``) exits quietly.  click is imported only when the command line has to be
-parsed, so ``ffind --version`` starts as fast as the interpreter does.
+(``ffind x | head -1``) exits quietly.  click is imported only for what
+``ffind.frontends.fastparse`` leaves to it (``--help``, errors, unusual command lines): a plain
+search does not pay its import.
 """
 
 from __future__ import annotations
