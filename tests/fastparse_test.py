@@ -86,6 +86,22 @@ def test_the_fast_parser_agrees_with_click(place: Path, args: list[str]) -> None
         assert _click(args) == fast, args
 
 
+PICKER = st.lists(st.one_of(*[_tokens(f) for f in FLAGS if f.picker],
+                            st.sampled_from(OTHER).map(lambda t: [t])), max_size=5).map(
+    lambda parts: ["-i", *(t for part in parts for t in part)])
+"""Command lines of the picker (``-i`` and the flags it takes)."""
+
+
+@settings(max_examples=600, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=PICKER)
+def test_the_fast_parser_agrees_with_click_on_picker_command_lines(place: Path,
+                                                                   args: list[str]) -> None:
+    fast = _fast(args)
+    if fast is not None:
+        assert _click(args) == fast, args
+
+
 @pytest.mark.parametrize("args", [
     ["main"], [], ["-l", "20", "main"], ["-l20", "main"], ["--limit=20", "main"],
     ["main", "--limit", "0"], ["--json", "--compute-indices", "x"], ["-0", "x"],
@@ -94,7 +110,9 @@ def test_the_fast_parser_agrees_with_click(place: Path, args: list[str]) -> None
     ["-C", "sub", "--color", "never", "--stdin", "x"], ["-C", "missing", "x"],
     ["-i", "--height", "40%", "-0"], ["-i", "-H", "--color=always"], ["--", "-x"],
     ["-", "-l", "3"], ["--bash"], ["--remember", "file.txt"], ["--clear-cache"], ["-e", ""],
-    ["-t", "DIR", "x"], ["--limit", "007", ""],
+    ["-t", "DIR", "x"], ["--limit", "007", ""], ["-i", "--preview"], ["-i", "--preview", "x"],
+    ["-i", "--preview", "cat {}", "x"], ["-i", "--preview", "-H"], ["-i", "--preview=", "x"],
+    ["-i", "--preview", "--", "-x"], ["-i", "--preview", "-"],
 ])
 def test_plain_command_lines_are_read_without_click(place: Path, args: list[str]) -> None:
     fast = _fast(args)
@@ -107,6 +125,7 @@ def test_plain_command_lines_are_read_without_click(place: Path, args: list[str]
     ["-l", "-1"], ["-l", "+5"], ["-l", "5_0"], ["-l"], ["--limit="], ["--threads", "0"],
     ["--hidden=1"], ["-t", "x"], ["--color", "Auto"], ["-C", "file.txt"], ["--json", "-0"],
     ["-i", "--json"], ["--height", "3"], ["--bash", "--zsh"], ["--preview"], ["-l=5"],
+    ["--preview=-H", "-i"],
     ["-x"], ["-Hz"], ["-C", "a\0b"],
 ])
 def test_anything_else_is_left_to_click(place: Path, args: list[str]) -> None:
@@ -116,8 +135,6 @@ def test_anything_else_is_left_to_click(place: Path, args: list[str]) -> None:
 def test_every_flag_of_the_table_is_read_in_every_form(place: Path) -> None:
     good = {"int": "3", "dir": "sub", "choice": "never", "str": "f"}
     for flag in FLAGS:
-        if flag.flag_value is not None:
-            continue  # --preview [CMD]: click's
         forms = [[n] for n in flag.names] if flag.kind == "bool" else [
             [flag.names[-1], good[flag.kind]], [f"{flag.names[-1]}={good[flag.kind]}"],
             *([[f"-{flag.short}{good[flag.kind]}"]] if flag.short else [])]

@@ -4,16 +4,16 @@
 :func:`parse` reads ``argv`` as click would with the command ``cli.build_command()`` makes
 from the same table (:data:`~ffind.frontends.flags.FLAGS`), and answers only when it is sure
 of click's answer: anything else (``-h``, ``--help``, ``--version``, a flag or value click would
-reject, ``--preview`` and its optional value, an extra argument) gives None, and the command
-asks click, so every message and exit status is click's.  ``tests/fastparse_test.py`` checks it
-against click on many command lines.
+reject, an extra argument) gives None, and the command asks click, so every message and exit
+status is click's.  ``tests/fastparse_test.py`` checks it against click on many command lines.
 
 What click does, and so what this does (click 8.5, ``click.parser``):
 
 - ``--`` ends the options: every later token is an argument; a token of one ``-`` is an
   argument, and options and arguments may come in any order;
 - ``--name`` takes a value from ``--name=value`` or the next token, whatever it looks like;
-  ``--name=value`` for a switch is an error;
+  one whose value may be left out (``--preview [CMD]``) takes the next token only if it does
+  not look like an option (``-x``, ``--``); ``--name=value`` for a switch is an error;
 - ``-abc`` is a run of short flags: switches until one takes a value, which is the rest of the
   token (``-l20``) or the next token;
 - a repeated flag: the last value wins, or each is kept (``multiple``);
@@ -62,13 +62,15 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
                 if eq:
                     return None
                 value: str | None = None
-            elif flag.flag_value is not None:
-                return None
             elif eq:
+                if flag.flag_value is not None and _looks_like_option(attached):
+                    return None  # (click reads ``--preview=-H`` as ``--preview -H``)
                 value = attached
-            elif i < n:
+            elif i < n and (flag.flag_value is None or not _looks_like_option(args[i])):
                 value = args[i]
                 i += 1
+            elif flag.flag_value is not None:
+                value = flag.flag_value  # ``--preview`` alone
             else:
                 return None
             if not _take(given, flag, value):
@@ -109,6 +111,11 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
         else:
             values[flag.long] = flag.default
     return (positional[0] if positional else ""), values
+
+
+def _looks_like_option(arg: str) -> bool:
+    """What click does not take as the value of a flag whose value may be left out."""
+    return arg[:1] == "-" and len(arg) > 1
 
 
 def _take(given: dict[str, object], flag: Flag, text: str | None) -> bool:
