@@ -30,9 +30,10 @@ and ``match`` are the functions, not the modules.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 from ffind.errors import ExitCode, FfindError
+
+TYPE_CHECKING = False  # (not typing's: ``import ffind`` does not import typing)
 
 __version__ = "0.1.0"
 
@@ -70,6 +71,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # the lazy attributes, for type checkers
+    from typing import Any
+
     from ffind.engine.index import Index, match
     from ffind.fs.walk import DEFAULT_EXCLUDES, walk, walk_batches
     from ffind.options import SearchOptions

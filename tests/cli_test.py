@@ -356,6 +356,15 @@ def test_version_imports_nothing_heavy(tree: Path) -> None:
     assert _imported("--version", cwd=tree) == set()
 
 
+def test_the_console_script_answers_version_with_the_output_module_alone(tree: Path) -> None:
+    code = ("import sys\nfrom ffind.frontends.entry import main\nrc = main(['--version'])\n"
+            "print(rc, sorted(m for m in ('typing', 'dataclasses', 'ffind.frontends.cli', "
+            "'ffind.options') if m in sys.modules), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.stdout, proc.stderr) == (f"ffind {__version__}\n", "0 []\n")
+
+
 def test_one_shot_search_imports_no_picker_nor_rich(tree: Path) -> None:
     # nor multiprocessing: the walk forks its workers and talks to them over plain pipes
     assert _imported("-l", "3", "prompt", cwd=tree) <= {"rapidfuzz", "click"}
@@ -567,6 +576,7 @@ def test_results_survive_an_unusable_stderr_on_proc(tmp_path: Path, redirect: st
     '"$FFIND" x >&-',
     '"$FFIND" x >/dev/full',
     '"$FFIND" --version >/dev/full',
+    '"$FFIND" --version >&-',
     '"$FFIND" --help >/dev/full',
     '"$FFIND" -l1 --version >/dev/full',
     '"$FFIND" --stdin x <&-',
@@ -617,3 +627,25 @@ def test_nbsp_and_the_invalid_byte_a0_look_different(tmp_path: Path) -> None:
     rc, shown = run_tty("--color", "never", "x", cwd=tmp_path)
     assert rc == 0
     assert sorted(shown.splitlines()) == [b"bad\\xa0x.txt", b"nb\\u00a0x.txt"]
+
+
+_GC = """
+import gc, os, sys
+from ffind.frontends import cli
+real_exit = os._exit
+def end(code):
+    print("collector on:", gc.isenabled(), flush=True)
+    real_exit(code)
+os._exit = end
+print("in-process:", cli.main(sys.argv[1:]), gc.isenabled(), flush=True)
+cli._main(sys.argv[1:], exit_fast=True)
+"""
+
+
+def test_the_console_script_s_one_shot_search_runs_without_the_cyclic_collector(
+        tree: Path) -> None:
+    """The process ends with its results (os._exit): the cyclic collector is switched off for
+    a one-shot search of the console script, and left alone for ``main(argv)`` in-process."""
+    proc = subprocess.run([sys.executable, "-c", _GC, "-l", "1", "prompt"], cwd=tree,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[1::2] == ["in-process: 0 True", "collector on: False"]

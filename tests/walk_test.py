@@ -59,6 +59,17 @@ def _no_user_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytes
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
+@pytest.fixture(autouse=True)
+def _workers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk with threads >= 2 starts its workers at once here, however small the tree, so
+    that these tests reach them (the inline start is tested in its own tests)."""
+    monkeypatch.setattr(sys.modules["ffind.fs.walk"], "INLINE_FIRST", 0)
+
+
+AT_ONCE = "import ffind.fs.walk\nffind.fs.walk.INLINE_FIRST = 0\n"
+"""The same for a script run in a fresh interpreter (prepended to it)."""
+
+
 def git_init(path: Path) -> Path:
     subprocess.run(["git", "init", "-q", "--template=", str(path)], check=True)
     return path
@@ -541,6 +552,46 @@ def test_one_huge_folder_keeps_both_workers_busy(tmp_path: Path,
         f"only/sub{i}/d{j}/f.txt" for i in range(40) for j in range(5)}
 
 
+def test_a_small_tree_is_read_without_workers(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within ``INLINE_FIRST`` the walk is read in this process: no fork, the same paths."""
+    make(tmp_path, "a.txt", *(f"d{i}/e/f{i}.txt" for i in range(30)))
+    monkeypatch.setattr(sys.modules["ffind.fs.walk"], "INLINE_FIRST", 60.0)
+
+    def fork() -> int:
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(os, "fork", fork)
+    assert files(tmp_path, threads=2) == files(tmp_path, threads=1)
+    assert files(tmp_path, threads=2, types=("f", "d")) == files(tmp_path, threads=1,
+                                                                  types=("f", "d"))
+
+
+def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ``INLINE_FIRST`` is spent, the folders left go to the workers: this process read
+    the first ones, the workers the rest, and together they list every path once."""
+    walk_module = sys.modules["ffind.fs.walk"]
+    make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
+             stack: list[object], warn: object, seen: set[object]) -> None:
+        time.sleep(0.005)
+        real_scan(self, item, out, stack, warn, seen)
+        out.append(f"pid:{os.getpid()}")
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
+    pids = [p[4:] for p in got if p.startswith("pid:")]
+    assert len(pids) == 1 + 6 + 36  # every folder read once
+    here = pids.count(str(os.getpid()))
+    assert 1 <= here < len(pids), "read first here, then by the workers"
+    paths = [p for p in got if not p.startswith("pid:")]
+    assert sorted(paths) == sorted(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6))
+
+
 def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """macOS and Windows have no (safe) fork: the workers are spawned and get everything by
@@ -643,7 +694,7 @@ def test_exit_during_a_parallel_walk_is_clean(tmp_path: Path, mode: str) -> None
     exit handler (which used to race the walk's clean-up: "process object is closed", or a
     "worker died" error in the walking thread), and no worker left behind."""
     root = _big_tree(tmp_path / "tree")
-    done = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT, str(root), mode],
+    done = subprocess.run([sys.executable, "-c", AT_ONCE + _EXIT_SCRIPT, str(root), mode],
                           capture_output=True, text=True, timeout=60)
     assert done.stderr == ""
     assert done.returncode == 0
@@ -757,7 +808,7 @@ def test_fork_while_another_thread_reads_stdin(tmp_path: Path) -> None:
     root = _big_tree(tmp_path / "tree")
     stdin_r, stdin_w = os.pipe()  # kept open, nothing written: the reading thread waits
     try:
-        proc = subprocess.Popen([sys.executable, "-c", _STDIN_SCRIPT, str(root)],
+        proc = subprocess.Popen([sys.executable, "-c", AT_ONCE + _STDIN_SCRIPT, str(root)],
                                 stdin=stdin_r, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
@@ -782,7 +833,8 @@ def test_unflushed_output_is_not_repeated_by_workers(tmp_path: Path) -> None:
             " t = threading.Thread(target=lambda: [sys.stdout.write('x\\n') for _ in range(500)]);"
             " t.start(); n = sum(1 for _ in walk(sys.argv[1], SearchOptions(threads=2)));"
             " t.join(); print(n)")
-    out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", AT_ONCE + code, str(root)],
+                         capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
     assert out.count("x") == 500
     assert out[-1] == str(len(files(root, threads=1)))
@@ -838,8 +890,8 @@ def test_a_process_with_more_than_1024_open_files_still_walks(tmp_path: Path) ->
         "from ffind.fs.walk import walk\n"
         "print(sorted(walk(sys.argv[1], SearchOptions(threads=2))))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", AT_ONCE + code, str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['a/x.txt', 'b/y.txt', 'c/z.txt']"
 
@@ -880,7 +932,7 @@ def test_workers_die_with_a_parent_killed_by_sigterm(tmp_path: Path) -> None:
     folder read, used to run on (every signal blocked) holding the output pipe."""
     root = make(tmp_path / "tree", *(f"f{i}.txt" for i in range(100)),
                 *(f"d{i}/f.txt" for i in range(8)))
-    proc = subprocess.Popen([sys.executable, "-c", _SIGTERM_SCRIPT, str(root)],
+    proc = subprocess.Popen([sys.executable, "-c", AT_ONCE + _SIGTERM_SCRIPT, str(root)],
                             stdout=subprocess.PIPE, text=True, start_new_session=True)
     pids: set[int] = set()
     try:
@@ -942,7 +994,7 @@ def test_threads_are_capped(tmp_path: Path) -> None:
     """``--threads 10000`` ran the machine out of memory: at most 4 workers per CPU, 64 in
     all, with a note."""
     make(tmp_path, "a.txt", *(f"d{i}/f.txt" for i in range(20)))
-    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(tmp_path)],
+    done = subprocess.run([sys.executable, "-c", AT_ONCE + _THREADS_SCRIPT, str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     cap = min(64, (os.cpu_count() or 1) * 4)
@@ -951,7 +1003,8 @@ def test_threads_are_capped(tmp_path: Path) -> None:
     # without on_warning, the note goes to stderr, once
     code = ("import sys; from ffind.fs.walk import walk; from ffind.options import SearchOptions;"
             " print(len(list(walk(sys.argv[1], SearchOptions(threads=10000)))))")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", AT_ONCE + code, str(tmp_path)],
+                          capture_output=True,
                           text=True, timeout=120)
     assert (done.stdout, done.stderr) == (
         "21\n", f"ffind: threads=10000 is more than this machine can use: walking with {cap}\n")
@@ -1005,6 +1058,27 @@ def test_a_parallel_walk_with_standard_descriptors_closed(tmp_path: Path) -> Non
             "from ffind.options import SearchOptions\n"
             "from ffind.fs.walk import walk\n"
             "sys.stderr.write(str(len(list(walk(sys.argv[1], SearchOptions(threads=2))))))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", AT_ONCE + code, str(tmp_path)],
+                          capture_output=True,
                           text=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, "30")
+
+
+@pytest.mark.parametrize("first", [0, 0.001, 60.0])
+def test_a_recording_walk_records_the_same_in_workers_and_inline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
+    """The warm index's recording walk (a marker per folder among the paths) gives the same
+    records, in this process or in the workers, however the walk is split between them."""
+    from ffind.fs.walk import prepare_recorded, walk_recorded
+
+    make(tmp_path, "a.txt", ".gitignore", *(f"d{i}/e{j}/f.txt" for i in range(5) for j in range(4)))
+    write(tmp_path / ".gitignore", "d1/\n")
+    monkeypatch.setattr(sys.modules["ffind.fs.walk"], "INLINE_FIRST", first)
+
+    def records(threads: int) -> list[str]:
+        options = SearchOptions(threads=threads)
+        walker, item = prepare_recorded(str(tmp_path), options, None, [])
+        return sorted(s for b in walk_recorded(walker, item, options) for s in b)
+
+    assert records(2) == records(1)
+    assert any(s.startswith("/D") for s in records(1))

@@ -1,6 +1,7 @@
-"""The ``ffind`` console script: ``--version``, and ``--remember`` and ``--forget`` (run by
-editors and shell hooks on every file opened), are answered here with the memory module alone;
-everything else goes to the command (``ffind.frontends.cli``)."""
+"""The ``ffind`` console script: ``--version`` (with the output module alone), and
+``--remember`` and ``--forget`` (run by editors and shell hooks on every file opened, with the
+memory module alone) are answered here; everything else goes to the command
+(``ffind.frontends.cli``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,28 @@ def main(argv: list[str] | None = None) -> int:
             return ExitCode.ERROR
         except KeyboardInterrupt:
             return ExitCode.INTERRUPTED
+    if args == ["--version"]:
+        return _version()
     from ffind.frontends.cli import main as command
 
     return command(argv)
+
+
+def _version() -> int:
+    """``ffind --version``, as the command answers it (errors, a closed pipe), without
+    importing it."""
+    from ffind import __version__
+    from ffind.errors import ExitCode, FfindError
+    from ffind.frontends import output
+
+    try:
+        output.check_streams()
+        output.write_stdout(f"ffind {__version__}\n".encode())
+    except FfindError as e:
+        output.warn(str(e))
+        return ExitCode.ERROR
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        output.quiet_stdout()
+    return ExitCode.FOUND

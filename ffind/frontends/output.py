@@ -19,13 +19,19 @@ Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, BinaryIO
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 
+from ffind.errors import FfindError
+
+TYPE_CHECKING = False  # (not typing's: ``ffind --version`` does not import typing)
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from ffind.scoring.scorer import FileMatch
 
 HIGHLIGHT = "\x1b[1;31m"
@@ -208,8 +214,6 @@ def print_paths(
     """The one plain-path writer of the command and the picker: each path (with its root) on
     standard output, matched characters in ``style`` (see :func:`format_plain`), escaped when
     ``escape`` (None: when stdout is a terminal).  Raises ``OSError`` as :func:`write`."""
-    import sys
-
     stdout = sys.stdout
     if stdout is None:
         raise OSError(errno.EBADF, "standard output is closed")
@@ -227,8 +231,6 @@ def warn(message: str) -> None:
     A stderr that cannot be written (closed, full) loses the message, never the results: the
     failure is swallowed and stderr pointed at /dev/null, so later writes and the
     interpreter's last flush are quiet too."""
-    import sys
-
     stream = sys.stderr
     if stream is None:  # started with fd 2 closed
         return
@@ -249,3 +251,51 @@ def to_devnull(fd: int) -> None:
             os.close(devnull)
     except OSError:
         pass
+
+
+def check_streams() -> None:
+    """Before anything is opened: a closed stdin or stderr is reserved with /dev/null (a pipe
+    of the walk must not become fd 2); a closed stdout is an error (there is nowhere to write
+    results)."""
+    for fd in (0, 2):
+        if not _is_open(fd):
+            to_devnull(fd)
+    if not _is_open(1) or sys.stdout is None:
+        raise FfindError("cannot write to standard output: it is closed")
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def stdout_errors() -> Iterator[None]:
+    """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
+    pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        quiet_stdout()
+        raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def write_stdout(data: bytes) -> None:
+    """Write bytes to stdout (``--version``, JSON lines), errors as :func:`stdout_errors`."""
+    with stdout_errors():
+        stdout = sys.stdout
+        if stdout is None:
+            raise OSError(errno.EBADF, "it is closed")
+        stdout.flush()
+        write(stdout.buffer, data)
+
+
+def quiet_stdout() -> None:
+    """After a failed write: point stdout at /dev/null so the interpreter's final flush of
+    what is still buffered is quiet."""
+    to_devnull(1)

@@ -1,11 +1,12 @@
 """The walk's worker processes: start them, share the folders out, collect the paths, end them.
 
-``run(walker, item, n, cancel, warn, keep)`` walks from ``item`` with ``n`` workers and yields
-batches of paths.  Each worker walks depth first from its own stack; when another worker is idle
-(a shared flag), a busy worker gives away the older half of its stack, the biggest unwalked
-subtrees, through the parent, which hands them on.  With ``walker.follow`` a worker gives away
-every folder it finds, so that the parent, which sees them all, enters each real folder (device,
-inode) once in the whole walk.
+``run(walker, items, n, cancel, warn, keep)`` walks from the folders ``items`` with ``n`` workers
+and yields batches of paths (``ffind.fs.walk`` reads the first folders itself, for
+``walk.INLINE_FIRST`` seconds, and hands the rest over).  Each worker walks depth first from its
+own stack; when another worker is idle (a shared flag), a busy worker gives away the older half
+of its stack, the biggest unwalked subtrees, through the parent, which hands them on.  With
+``walker.follow`` a worker gives away every folder it finds, so that the parent, which sees them
+all, enters each real folder (device, inode) once in the whole walk.
 
 Messages from a worker start with one tag byte: P paths (NUL-joined UTF-8), W folders given away
 (pickled items), I idle, E a warning, X the worker failed (its last message: one line).  The
@@ -22,8 +23,8 @@ only ``_child_main``:
 - no I/O but ``os.scandir``/``os.stat``/reading ignore files and ``os.read``/``os.write`` on its
   two pipes; no ``print``, no logging, no ``sys.std*``; it never raises a traceback: a failure
   goes to the parent as one ``X`` message;
-- nothing imported after the fork: what it needs is imported at the top of this module (and
-  ``ffind.fs.walk`` imports pathspec before the first fork);
+- nothing imported after the fork: what it needs is imported at the top of this module and
+  of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match);
 - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
 - it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
@@ -474,18 +475,19 @@ def _exiting() -> bool:
     return not threading.main_thread().is_alive()
 
 
-def run(walker: Walker, item: Item, n: int, cancel: Cancel | None, warn: Warn | None,
+def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: Warn | None,
         keep: Keep | None = None) -> Iterator[list[str]]:
-    """The walk from ``item`` with ``n`` workers, in batches; see the module docstring."""
+    """The walk from the folders ``items`` with ``n`` workers, in batches; see the module
+    docstring."""
     mp, want, wait = _channel(_fork_available())
     workers = Workers()
     finished = False
-    seen = {item[4]} if walker.follow else None
+    seen = {item[4] for item in items} if walker.follow else None
     try:
         workers.start(walker, n, want, keep, mp)
         task_conns = workers.tasks
         which = {conn: i for i, conn in enumerate(workers.results)}
-        queue: list[Item] = [item]
+        queue: list[Item] = list(items)
         idle = set(range(n))
         while True:
             handout = []

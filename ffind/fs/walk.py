@@ -42,7 +42,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from ffind.fs import pool
 from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
@@ -71,6 +71,10 @@ _SPECIAL = frozenset({GITIGNORE_FILE, IGNORE_FILE, ".git"})
 _LONG_PATH = 2048  # bytes per step when opening a folder beyond PATH_MAX piecewise
 _FD_WALK = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
 _PROC_FD = "/proc/self/fd"  # names an open folder by path, to read its ignore files (Linux)
+INLINE_FIRST = 0.02
+"""Seconds a walk with several workers (``threads >= 2``) reads folders in this process before
+it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
+2-core machine), a bigger one hands them the folders left to read.  0: start them at once."""
 
 Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
@@ -361,16 +365,21 @@ def walk(
 
 
 def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
-                 warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
+                 warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
+                 ) -> Generator[list[str], None, list[Item]]:
+    """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
+    once it is spent and return the folders left to read (else [])."""
     stack = [item]
     seen = {item[4]} if walker.follow and item[4] is not None else set()
     out: list[str] = []
     limit = pool.FIRST_BATCH
-    last = time.monotonic()
+    start = last = time.monotonic()
     scan = walker.scan
     while stack:
         if cancel is not None and cancel.is_set():
-            return
+            return []
+        if budget is not None and time.monotonic() - start >= budget:
+            break
         scan(stack.pop(), out, stack, warn, seen)
         if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
             kept = out if keep is None else keep(out)
@@ -383,14 +392,23 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
         out = keep(out)
     if out:
         yield out
+    return stack
 
 
 def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                    warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
-    if walker.respect or walker.exclude is not None:
-        # Import once here, not in each worker, and never in a child forked from threads.
-        import pathspec.patterns.gitignore.spec  # noqa: F401
-    return pool.run(walker, item, n, cancel, warn, keep)
+    # (the ignore rules are ffind's own, ``ffind.fs.ignore``: nothing to import before the fork)
+    if walker.follow:  # the pool sees every folder found, to enter each real folder once
+        return pool.run(walker, [item], n, cancel, warn, keep)
+    return _inline_first(walker, item, n, cancel, warn, keep)
+
+
+def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
+                  warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
+    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers."""
+    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST)
+    if rest:
+        yield from pool.run(walker, rest, n, cancel, warn, keep)
 
 
 def prepare_recorded(root: str, options: SearchOptions, warn: Warn | None,

@@ -1,0 +1,165 @@
+"""The fixed cost of one ``ffind`` call, and where its milliseconds go.
+
+    python benchmarks/startup_bench.py TREE [TREE...] [--query Q] [--runs N] [--ffind CMD]...
+
+For each tree, interleaved (one run of each command in turn, ``--runs`` rounds, so a busy
+machine slows them alike), the median wall time and the median CPU time (user + system of
+the process and the children it waited for) of:
+
+- ``python -c pass`` (the interpreter of ``--ffind``) and ``ffind --version``;
+- ``ffind -l 20 Q``: warm (a snapshot past the racy window), warm without the memory
+  (``FFIND_NO_MEMORY=1``: no SQLite, no ``git status``), cold (``--no-cache``);
+- ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it.
+
+Give ``--ffind`` twice (e.g. the ``ffind`` of a venv with main installed, and of one with a
+branch) to compare two builds side by side.  Then, for the last ``--ffind``, the imports of
+a warm call by group (``python -X importtime``, self times summed; ``-X importtime`` slows
+imports a little, so read the groups relative to each other).  Snapshots go to a temporary
+``XDG_CACHE_HOME``; the memory is the user's (``FFIND_NO_MEMORY=1`` rows have none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+GROUPS = [
+    ("click", r"^click"),
+    ("rapidfuzz", r"^rapidfuzz"),
+    ("orjson (+json, uuid, datetime, platform)", r"^(orjson|json|uuid|_uuid|datetime|_datetime|"
+                                                 r"platform)"),
+    ("dataclasses (+inspect, ast, dis, tokenize)", r"^(dataclasses|inspect|ast|_ast|dis|opcode|"
+                                                   r"_opcode|tokenize|token|linecache|copy)$"),
+    ("typing", r"^(typing|_typing)"),
+    ("sqlite3", r"^(sqlite3|_sqlite3)"),
+    ("subprocess (+signal, selectors)", r"^(subprocess|_posixsubprocess|signal|selectors|select)$"),
+    ("pickle", r"^(pickle|_pickle|_compat_pickle|struct|_struct)$"),
+    ("pathspec", r"^pathspec"),
+    ("ffind's own modules", r"^ffind"),
+]
+
+
+def run_once(cmd: list[str] | str, cwd: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one run (a str runs through ``sh -c``)."""
+    args = ["sh", "-c", cmd] if isinstance(cmd, str) else cmd
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = (time.perf_counter() - start) * 1000
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def interleaved(cmds: dict[str, list[str] | str], cwd: str, env: dict[str, str], runs: int,
+                ) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) ms of each command, run in turn ``runs`` times (after one round of
+    warm-up)."""
+    walls: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
+    for r in range(runs + 1):
+        for name, cmd in cmds.items():
+            wall, cpu = run_once(cmd, cwd, env)
+            if r:
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+    return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in cmds}
+
+
+def import_groups(ffind: list[str], cwd: str, env: dict[str, str], query: str, runs: int,
+                  ) -> dict[str, float]:
+    """Median self import ms by group (``GROUPS``, and "other") of a warm call."""
+    python = ffind_python(ffind)
+    sums: dict[str, list[float]] = {}
+    for _ in range(runs):
+        proc = subprocess.run([python, "-X", "importtime", *ffind_script(ffind), "-l", "20",
+                               query], cwd=cwd, env=env, capture_output=True, text=True,
+                              check=False)
+        got = dict.fromkeys([g for g, _ in GROUPS] + ["other (stdlib)"], 0.0)
+        for line in proc.stderr.splitlines():
+            m = re.match(r"import time:\s+(\d+) \|\s+\d+ \| +(\S+)", line)
+            if not m:
+                continue
+            name = m.group(2)
+            group = next((g for g, rx in GROUPS if re.match(rx, name)), "other (stdlib)")
+            got[group] += int(m.group(1)) / 1000
+        for k, v in got.items():
+            sums.setdefault(k, []).append(v)
+    return {k: statistics.median(v) for k, v in sums.items()}
+
+
+def ffind_python(ffind: list[str]) -> str:
+    """The interpreter of a console script (its ``#!`` line), or this one."""
+    path = shutil.which(ffind[0]) or ffind[0]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        return sys.executable
+    return first[2:].strip() if first.startswith("#!") and "python" in first else sys.executable
+
+
+def ffind_script(ffind: list[str]) -> list[str]:
+    path = shutil.which(ffind[0]) or ffind[0]
+    return [path, *ffind[1:]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("trees", nargs="+")
+    parser.add_argument("--query", default="main")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--ffind", action="append", help="the command (repeatable)")
+    args = parser.parse_args()
+    builds = [shlex.split(c) for c in (args.ffind or ["ffind"])]
+    cache = tempfile.mkdtemp(prefix="startup-bench-cache-")
+    env = {**os.environ, "XDG_CACHE_HOME": cache}
+    quiet = {**env, "FFIND_NO_MEMORY": "1"}
+    fd, fzf = shutil.which("fdfind") or shutil.which("fd"), shutil.which("fzf")
+    q = args.query
+    print(f"query {q!r}, medians of {args.runs} interleaved runs: wall ms / CPU ms")
+    try:
+        for tree in args.trees:
+            for ffind in builds:  # snapshots for the warm rows, past the racy window
+                for e in (env, quiet):
+                    run_once([*ffind, "-l", "20", q], tree, e)
+            time.sleep(2.2)
+            cmds: dict[str, list[str] | str] = {}
+            for b, ffind in enumerate(builds):
+                tag = f"[{b}] " if len(builds) > 1 else ""
+                python = ffind_python(ffind)
+                cmds[f"{tag}python -c pass"] = [python, "-c", "pass"]
+                cmds[f"{tag}ffind --version"] = [*ffind, "--version"]
+                cmds[f"{tag}warm"] = [*ffind, "-l", "20", q]
+                cmds[f"{tag}warm, no memory"] = ["env", "FFIND_NO_MEMORY=1", *ffind, "-l", "20", q]
+                cmds[f"{tag}cold"] = [*ffind, "--no-cache", "-l", "20", q]
+                cmds[f"{tag}cold, no memory"] = ["env", "FFIND_NO_MEMORY=1", *ffind,
+                                                 "--no-cache", "-l", "20", q]
+            if fd and fzf:
+                cmds["fd | fzf"] = f"{fd} -t f | {fzf} --filter {shlex.quote(q)} | head -20"
+            got = interleaved(cmds, tree, env, args.runs)
+            peer = got.get("fd | fzf", (0.0, 0.0))[0]
+            print(f"\n{tree}")
+            for name, (wall, cpu) in got.items():
+                ratio = f"  {wall / peer:.2f}x fd|fzf" if peer and name != "fd | fzf" else ""
+                print(f"  {name:<28} {wall:6.0f} / {cpu:4.0f}{ratio}")
+            print("  imports of a warm call (-X importtime, self ms by group):")
+            for b, ffind in enumerate(builds):
+                groups = import_groups(ffind, tree, env, q, max(3, args.runs // 3))
+                total = sum(groups.values())
+                line = ", ".join(f"{k} {v:.1f}" for k, v in groups.items() if v >= 0.05)
+                print(f"  {'[' + str(b) + '] ' if len(builds) > 1 else ''}{total:.1f} ms: {line}")
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The command line of a plain search parsed without click (click costs ~10-15 ms of every
+``ffind`` call to import, more than the rest of the parsing and checking together).
+
+:func:`parse` reads ``argv`` as click would with the command ``cli.build_command()`` makes
+from the same table (:data:`~ffind.frontends.flags.FLAGS`), and answers only when it is sure
+of click's answer: anything else (``-h``, ``--help``, ``--version``, a flag or value click would
+reject, an extra argument) gives None, and the command asks click, so every message and exit
+status is click's.  ``tests/fastparse_test.py`` checks it against click on many command lines.
+
+What click does, and so what this does (click 8.5, ``click.parser``):
+
+- ``--`` ends the options: every later token is an argument; a token of one ``-`` is an
+  argument, and options and arguments may come in any order;
+- ``--name`` takes a value from ``--name=value`` or the next token, whatever it looks like;
+  one whose value may be left out (``--preview [CMD]``) takes the next token only if it does
+  not look like an option (``-x``, ``--``); ``--name=value`` for a switch is an error;
+- ``-abc`` is a run of short flags: switches until one takes a value, which is the rest of the
+  token (``-l20``) or the next token;
+- a repeated flag: the last value wins, or each is kept (``multiple``);
+- the values are converted by type: an int (ASCII digits here: click's ``int()`` would also
+  take ``+5``, `` 5`` or ``5_0``, which go to click), a folder (``click.Path(file_okay=False)``:
+  a regular file or an unreadable path is an error; a missing one is not), a choice; the
+  defaults are converted too (``-C``'s ``.``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+
+from ffind.frontends.flags import FLAGS, Flag
+
+__all__ = ["parse"]
+
+
+def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
+          ) -> tuple[str, dict[str, object]] | None:
+    """(the pattern, each flag's value by its ``long`` name) as click gives them for
+    ``args``, or None when click must parse them (see the module docstring)."""
+    longs = {f"--{f.long}": f for f in flags}
+    shorts = {f.short: f for f in flags if f.short}
+    given: dict[str, object] = {}
+    positional: list[str] = []
+    n = len(args)
+    i = 0
+    while i < n:
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            positional.extend(args[i:])
+            break
+        if arg[:1] != "-" or len(arg) == 1:
+            positional.append(arg)
+            continue
+        if arg[:2] == "--":
+            name, eq, attached = arg.partition("=")
+            flag = longs.get(name)
+            if flag is None:
+                return None
+            if flag.kind == "bool":
+                if eq:
+                    return None
+                value: str | None = None
+            elif eq:
+                if flag.flag_value is not None and _looks_like_option(attached):
+                    return None  # (click reads ``--preview=-H`` as ``--preview -H``)
+                value = attached
+            elif i < n and (flag.flag_value is None or not _looks_like_option(args[i])):
+                value = args[i]
+                i += 1
+            elif flag.flag_value is not None:
+                value = flag.flag_value  # ``--preview`` alone
+            else:
+                return None
+            if not _take(given, flag, value):
+                return None
+            continue
+        j = 1  # a run of short flags
+        while j < len(arg):
+            flag = shorts.get(arg[j])
+            j += 1
+            if flag is None:
+                return None
+            if flag.kind == "bool":
+                if not _take(given, flag, None):
+                    return None
+                continue
+            if flag.flag_value is not None:
+                return None
+            if j < len(arg):
+                value = arg[j:]
+            elif i < n:
+                value = args[i]
+                i += 1
+            else:
+                return None
+            if not _take(given, flag, value):
+                return None
+            break
+    if len(positional) > 1:
+        return None
+    values: dict[str, object] = {}
+    for flag in flags:
+        if flag.long in given:
+            values[flag.long] = given[flag.long]
+        elif flag.kind == "dir" and isinstance(flag.default, str):
+            if not _folder_ok(flag.default):
+                return None
+            values[flag.long] = flag.default
+        else:
+            values[flag.long] = flag.default
+    return (positional[0] if positional else ""), values
+
+
+def _looks_like_option(arg: str) -> bool:
+    """What click does not take as the value of a flag whose value may be left out."""
+    return arg[:1] == "-" and len(arg) > 1
+
+
+def _take(given: dict[str, object], flag: Flag, text: str | None) -> bool:
+    """Record one occurrence of ``flag`` (``text``: its value; None for a switch); False when
+    click would reject the value."""
+    value: object
+    if text is None:
+        value = True
+    elif flag.kind == "int":
+        if not (text.isascii() and text.isdigit()):
+            return False
+        value = int(text)
+        if value < flag.minimum:
+            return False
+    elif flag.kind == "dir":
+        if not _folder_ok(text):
+            return False
+        value = text
+    elif flag.kind == "choice":
+        if text not in flag.choices:
+            return False
+        value = text
+    elif flag.parse is not None:
+        try:
+            value = flag.parse(text)
+        except ValueError:
+            return False
+    else:
+        value = text
+    if flag.multiple:
+        before = given.get(flag.long, ())
+        assert isinstance(before, tuple)
+        given[flag.long] = (*before, value)
+    else:
+        given[flag.long] = value
+    return True
+
+
+def _folder_ok(path: str) -> bool:
+    """What ``click.Path(file_okay=False)`` accepts: a path that does not exist, or exists,
+    is not a regular file and is readable."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return not _has_nul(path)
+    return not stat.S_ISREG(st.st_mode) and os.access(path, os.R_OK)
+
+
+def _has_nul(path: str) -> bool:
+    # os.stat raises ValueError for an embedded NUL; click's os.stat does too (and then
+    # fails with a traceback of its own): leave it to click.
+    return "\0" in path
