@@ -132,3 +132,23 @@ def test_smart_case_is_decided_over_the_whole_index_not_the_remembered_paths(
     mem.record(f"{ROOT}/lib/foo.py", when=NOW - HOUR)
     assert ranked(index, "Foo", mem) == ["src/Foo.py"]  # lib/foo.py does not match Foo
     assert ranked(index, "foo", mem)[0] == "lib/foo.py"
+
+
+def test_the_folder_map_follows_a_growing_index_and_new_folders() -> None:
+    from ffind.engine.recall import Recall
+
+    paths = ["a/x.py", "b/y.py", "a/z.py", "top.md", "b/c/w.py"]
+    recall = Recall(Index)
+
+    def fresh(n: int, wanted: set[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for p in paths[:n]:
+            d = p.rpartition("/")[0]
+            if d in wanted:
+                out.setdefault(d, set()).add(p)
+        return out
+
+    assert recall.folders(paths[:2], {"a"}) == fresh(2, {"a"})
+    assert recall.folders(paths[:4], {"a"}) == fresh(4, {"a"})  # grown: only new paths read
+    assert recall.folders(paths, {"", "b"}) == fresh(5, {"a", "b", ""})  # new folders: all
+    assert recall.folders(paths, {"b/c"})["b/c"] == {"b/c/w.py"}
