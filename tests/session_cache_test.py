@@ -18,7 +18,7 @@ from ffind.fs import refresh, warm
 from ffind.fs.warm import listing_key
 from ffind.options import SearchOptions
 from ffind.searching.session import FileSearcher, Snapshot
-from ffind.state.cache import SUFFIX, SnapshotStore
+from ffind.state.cache import SUFFIX, Snapshot, SnapshotStore
 
 RACY_TEST_NS = 50_000_000
 OPTIONS = SearchOptions(threads=1, limit=None)
@@ -108,7 +108,7 @@ def test_after_changes_a_warm_session_equals_a_cold_one(
     assert replaces.count(True) == 1  # the snapshot's paths first, then the validated ones
     body = SnapshotStore().load(listing_key(str(root), OPTIONS))
     assert body is not None  # refreshed: the next session starts from the new listing
-    assert sorted(body["paths"].split("\0")) == sorted(session_results(root, False, ""))
+    assert sorted(body.paths()) == sorted(session_results(root, False, ""))
 
 
 def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
@@ -121,7 +121,7 @@ def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
     gate = threading.Event()
     validate = refresh.Refresh.warm
 
-    def held(self: refresh.Refresh, body: dict[str, Any]) -> Iterator[list[str]]:
+    def held(self: refresh.Refresh, body: Snapshot) -> Iterator[list[str]]:
         assert gate.wait(30)
         yield from validate(self, body)
 
@@ -181,9 +181,9 @@ def test_a_snapshot_that_does_not_add_up_gives_a_cold_listing(
     key = listing_key(str(root), OPTIONS)
     body = store.load(key)
     assert body is not None
-    body["paths"] += "\0ghost.py"  # the counts no longer add up to the paths
+    body.paths().append("ghost.py")  # the counts no longer add up to the paths
     settle()
-    body["start"] = time.time_ns()
+    body.start = time.time_ns()
     assert store.save(key, body)
     settle()
     replaces.clear()

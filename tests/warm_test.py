@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+from array import array
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from ffind.fs import refresh, warm
 from ffind.fs.walk import walk
 from ffind.fs.warm import WarmStats, cached_batches, listing_key
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import SIG_FIELDS, Snapshot, SnapshotStore
 
 RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -378,14 +379,19 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
     settle()
     assert listing(tree, options, store) == cold(tree, options)
     settle()
-    body = store.load(key)
-    assert body is not None
-    body["folders"] = body["folders"] * 1000 + [[None, "x", "", [], 0]]  # a bad prefix
-    body["paths"] = "\0".join([body["paths"]] * 1000)
+    snap = store.load(key)
+    assert snap is not None
+    n = len(snap.prefixes) * 1000
+    big = Snapshot(snap.start, snap.glob, [*snap.prefixes * 1000, snap.prefixes[-1]],
+                   snap.sigs * 1000 + snap.sigs[-SIG_FIELDS:],  # (an unchanged folder)
+                   snap.counts * 1000 + array("q", [0]),
+                   {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
+                   blob=snap.encoded() * 1000)
     monkeypatch.setattr(refresh, "_CHUNK", 1)
+    monkeypatch.setattr(refresh, "STAT_THREADS", 4)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
-    assert sorted(p for b in run.warm(body) for p in b) == cold(tree, options)
+    assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)
     assert stats.mode == "cold"
 
 
@@ -432,7 +438,8 @@ def test_a_read_only_cache_folder_means_a_cold_walk(tree: Path, tmp_path: Path) 
 def test_eviction_keeps_the_folder_bounded(tmp_path: Path) -> None:
     store = SnapshotStore(str(tmp_path / "cache"), limit=3000)
     for n in range(10):
-        store.save({"root": f"/r{n}"}, {"folders": [["", "", "", [], ["x" * 500]]]})
+        assert store.save({"root": f"/r{n}"}, refresh.to_snapshot(
+            0, "", [["", "", "", [], 1]], ["x" * 500]))
         time.sleep(0.01)
     files = list((tmp_path / "cache").iterdir())
     assert sum(f.stat().st_size for f in files) <= 3000

@@ -34,7 +34,7 @@ from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import SPECIALS, file_stat, specials_sig
 from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import Snapshot, SnapshotStore
 
 __all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key", "session_batches"]
 
@@ -174,12 +174,12 @@ def session_batches(
             close()
 
 
-def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], object] | None,
+def _early_then_valid(run: Refresh, body: Snapshot, pause: Callable[[], object] | None,
                       ) -> Iterator[tuple[bool, list[str]]]:
-    blob: str = body["paths"]
-    early = blob.split("\0") if blob else []
-    del blob
-    body["paths"] = early  # (the refresh splits it no more)
+    try:
+        early = body.paths()  # (kept by the snapshot: the refresh splits it no more)
+    except ValueError:
+        early = []
     yield False, early
     if pause is not None and early:
         pause()
@@ -200,7 +200,7 @@ def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], ob
 def _prepare(
     root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
     store: SnapshotStore | None, stats: WarmStats | None,
-) -> tuple[Refresh, dict[str, Any] | None] | None:
+) -> tuple[Refresh, Snapshot | None] | None:
     """The cached listing of ``root_s`` and its usable snapshot (or None: walk cold and
     record); None when the listing cannot be cached (a plain walk)."""
     from ffind.fs.walk import prepare_recorded
@@ -221,13 +221,10 @@ def _prepare(
     return run, (body if body is not None and _usable(body, glob) else None)
 
 
-def _usable(body: dict[str, Any], glob: tuple[str, int]) -> bool:
+def _usable(body: Snapshot, glob: tuple[str, int]) -> bool:
     """Whether a snapshot read back can be refreshed: the same inputs above the root, none
-    of them changed within the racy window before it was taken, and the expected shape."""
-    taken = body.get("start")
-    return (isinstance(taken, int) and body.get("global") == glob[0]
-            and glob[1] < taken - refresh.RACY_NS and isinstance(body.get("folders"), list)
-            and isinstance(body.get("paths"), str))
+    of them changed within the racy window before it was taken."""
+    return body.glob == glob[0] and glob[1] < body.start - refresh.RACY_NS
 
 
 def _sliced(lists: Iterator[list[str]], keep: Keep | None) -> Iterator[list[str]]:
