@@ -18,7 +18,7 @@ from ffind.fs import refresh, warm
 from ffind.fs.warm import listing_key
 from ffind.options import SearchOptions
 from ffind.searching.session import FileSearcher, Snapshot
-from ffind.state.cache import SUFFIX, Snapshot, SnapshotStore
+from ffind.state.cache import SUFFIX, CachedListing, SnapshotStore
 
 RACY_TEST_NS = 50_000_000
 OPTIONS = SearchOptions(threads=1, limit=None)
@@ -121,7 +121,7 @@ def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
     gate = threading.Event()
     validate = refresh.Refresh.warm
 
-    def held(self: refresh.Refresh, body: Snapshot) -> Iterator[list[str]]:
+    def held(self: refresh.Refresh, body: CachedListing) -> Iterator[list[str]]:
         assert gate.wait(30)
         yield from validate(self, body)
 

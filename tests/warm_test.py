@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import ffind
 from ffind.fs import refresh, warm
 from ffind.fs.walk import walk
-from ffind.fs.warm import WarmStats, cached_batches, listing_key
+from ffind.fs.warm import WarmStats, cached_batches, listing_key, warm_attempts
 from ffind.options import SearchOptions
-from ffind.state.cache import SIG_FIELDS, Snapshot, SnapshotStore
+from ffind.state.cache import SIG_FIELDS, CachedListing, SnapshotStore
 
 RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -50,6 +50,27 @@ def listing(root: Path, options: SearchOptions, store: SnapshotStore,
            for p in batch]
     assert len(got) == len(set(got)), "a path listed twice"
     return sorted(got)
+
+
+def attempted(root: Path, options: SearchOptions, store: SnapshotStore,
+              stats: WarmStats | None = None) -> list[str]:
+    """The listing through ``warm_attempts`` (the one-shot search's): the batches of the
+    attempt that is not stale, the last one."""
+    got = None
+    for attempt in warm_attempts(root, options, store=store, stats=stats):
+        paths = [p for batch in attempt.batches for p in batch]
+        if not attempt.stale():
+            got = paths
+    assert got is not None
+    assert len(got) == len(set(got)), "a path listed twice"
+    return sorted(got)
+
+
+@pytest.fixture()
+def aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every snapshot checked in a forked child (``refresh.Aside``), however small."""
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
 
 
 def cold(root: Path, options: SearchOptions) -> list[str]:
@@ -190,6 +211,111 @@ def test_warm_listing_equals_cold_after_any_changes(
             assert listing(root, options, store) == cold(root, options), step
     finally:
         _restore(root)
+
+
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def test_the_listing_checked_aside_equals_cold_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
+    aside: None, steps: list[Step], which: int,
+) -> None:
+    """The one-shot search's listing: the snapshot's paths while a forked child checks the
+    folders, then (when it found a change) the refreshed listing."""
+    base = tmp_path_factory.mktemp("prop")
+    root = git_repo(base / "repo")
+    store = SnapshotStore(str(base / "cache"))
+    options = OPTIONS[which]
+    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
+        apply(root, _private_git_home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
+                                        if "/" in p else 0, NAMES.index(p.rpartition("/")[2]),
+                                        0, False))
+    try:
+        assert attempted(root, options, store) == cold(root, options)
+        settle()
+        for step in steps:
+            apply(root, _private_git_home, step)
+            assert attempted(root, options, store) == cold(root, options), step
+    finally:
+        _restore(root)
+
+
+def test_an_unchanged_snapshot_checked_aside_is_one_attempt(
+        tree: Path, tmp_path: Path, short_racy: None, aside: None) -> None:
+    settle()  # (the tree's own times are not racy)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert attempted(tree, options, store) == cold(tree, options)
+    settle()
+    stats = WarmStats()
+    tries = list(warm_attempts(tree, options, store=store, stats=stats))
+    assert len(tries) == 1  # (the generator stopped: the snapshot's paths were the listing)
+    stats = WarmStats()
+    got = []
+    for attempt in warm_attempts(tree, options, store=store, stats=stats):
+        got.append(sorted(p for b in attempt.batches for p in b))
+        assert not attempt.stale()
+    assert got == [cold(tree, options)]
+    assert stats.mode == "warm" and stats.relisted == [] and not stats.saved
+
+
+def test_a_change_found_aside_gives_a_second_attempt(
+        tree: Path, tmp_path: Path, short_racy: None, aside: None) -> None:
+    settle()  # (the tree's own times are not racy)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    (tree / "a" / "new.py").write_text("")
+    settle()
+    stats = WarmStats()
+    stale = []
+    lists = []
+    for attempt in warm_attempts(tree, options, store=store, stats=stats):
+        lists.append(sorted(p for b in attempt.batches for p in b))
+        stale.append(attempt.stale())
+    assert stale == [True, False]
+    assert lists[1] == cold(tree, options) and "a/new.py" in lists[1]
+    assert stats.relisted == ["a/"] and stats.saved
+
+
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, aside: None,
+                                  monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """A snapshot the child finds bad: a cold walk; a child that dies without an answer:
+    the check again, in this process."""
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+
+    def broken(self: refresh.Refresh, snap: CachedListing, limit: int) -> dict[str, str]:
+        if os.getpid() != parent:
+            if how == "dies":
+                os._exit(3)
+            raise ValueError("a bad table")
+        return checked(self, snap, limit)
+
+    parent = os.getpid()
+    checked = refresh.Refresh._changed
+    monkeypatch.setattr(refresh.Refresh, "_changed", broken)
+    stats = WarmStats()
+    assert attempted(tree, options, store, stats) == cold(tree, options)
+    assert stats.mode == ("cold" if how == "raises" else "warm")
+
+
+def test_search_with_cache_checked_aside_ranks_as_without(
+        tree: Path, short_racy: None, aside: None) -> None:
+    for query in ("x", "py", "", "!txt", "yt"):
+        cold_results = ffind.search(query, tree, SearchOptions(threads=1))
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+        settle()
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+        (tree / "a" / f"new{len(query)}.py").write_text("")
+        settle()
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == ffind.search(
+            query, tree, SearchOptions(threads=1))
 
 
 # ---- reuse: only what changed is read again ---------------------------------------------------
@@ -382,7 +508,7 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
     snap = store.load(key)
     assert snap is not None
     n = len(snap.prefixes) * 1000
-    big = Snapshot(snap.start, snap.glob, [*snap.prefixes * 1000, snap.prefixes[-1]],
+    big = CachedListing(snap.start, snap.glob, [*snap.prefixes * 1000, snap.prefixes[-1]],
                    snap.sigs * 1000 + snap.sigs[-SIG_FIELDS:],  # (an unchanged folder)
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part

@@ -1,7 +1,7 @@
 """One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or the
 refresh of a snapshot that re-reads only what changed.
 
-A snapshot (``ffind.state.cache.Snapshot``): ``start`` (ns: when the walk or refresh that
+A snapshot (``ffind.state.cache.CachedListing``): ``start`` (ns: when the walk or refresh that
 made it began), ``glob`` (the signature of the inputs above the root), per folder its prefix,
 its signature as integers, its count of paths and, for the few that have some, its ignore
 files' signatures and probes (``[prefix, signature, specials, probes, count]`` once made into
@@ -11,15 +11,20 @@ the order of the folders.
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
 changed, comparing integers with the snapshot's arrays (no Python object per folder but the
 ``stat`` result; a folder with ignore files, probes, no signature or a racy time takes the
-full check); only when one changed are the folders made into ``Folder`` lists; then, shallowest first, each changed folder is read again with the walker, in the
-ignore scope its ancestors give (entered from their recorded ignore files); its sub-folders
-that are no longer entered are dropped with their subtrees, new ones are walked whole, and a
-folder whose ignore files changed is walked whole.  Any inconsistency in the snapshot means
-a cold walk instead.
+full check); only when one changed are the folders made into ``Folder`` lists; then,
+shallowest first, each changed folder is read again with the walker, in the ignore scope its
+ancestors give (entered from their recorded ignore files); its sub-folders that are no
+longer entered are dropped with their subtrees, new ones are walked whole, and a folder whose
+ignore files changed is walked whole.  Any inconsistency in the snapshot means a cold walk
+instead.
+
+The one-shot search runs the ``stat`` pass of a big snapshot in a forked child (``Aside``)
+while it matches the snapshot's paths (``ffind.fs.warm.warm_attempts``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,7 +33,7 @@ from typing import Any
 from ffind.fs.pool import Cancel, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
-from ffind.state.cache import NO_SIG, SIG_FIELDS, Snapshot, SnapshotStore
+from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
 
 RACY_NS = 2_000_000_000
 """A folder (or ignore input) whose time is less than this (ns) before its snapshot was
@@ -38,6 +43,10 @@ STAT_THREADS = 1
 """Threads that ``stat`` a big snapshot's folders (1: the pass runs in the calling thread;
 more threads fight over the GIL between two ``stat`` calls, measured slower on 2 cores)."""
 _CHUNK = 1024  # folders per thread at least
+ASIDE_MIN = 4096
+"""Snapshots of at least this many folders are checked in a forked child (``Aside``) while
+the caller matches the snapshot's paths; smaller ones in the calling thread."""
+_VERDICTS = {"read": "r", "subtree": "s"}
 
 Folder = list[Any]
 """[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
@@ -93,7 +102,14 @@ def _coarse(folders: list[Folder]) -> bool:
     return bool(times) and all(t.endswith("000000000") for t in times)
 
 
-def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> Snapshot:
+def cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> CachedListing:
     """The snapshot of ``folders`` (with counts) and their ``paths``."""
     from array import array
 
@@ -111,7 +127,7 @@ def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) 
             sigs.extend(none)
         if f[2] or f[3]:
             extra[i] = (f[2], f[3])
-    return Snapshot(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
+    return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
 
 
 def _sig_text(sigs: Any, i: int) -> str:
@@ -122,13 +138,13 @@ def _sig_text(sigs: Any, i: int) -> str:
     return " ".join(str(v) for v in sigs[j:j + SIG_FIELDS])
 
 
-def folder_at(snap: Snapshot, i: int) -> Folder:
+def folder_at(snap: CachedListing, i: int) -> Folder:
     """The folder ``i`` of ``snap``, with its count."""
     specials, probes = snap.extra.get(i, ("", []))
     return [snap.prefixes[i], _sig_text(snap.sigs, i), specials, probes, snap.counts[i]]
 
 
-def folders_of(snap: Snapshot) -> list[Folder]:
+def folders_of(snap: CachedListing) -> list[Folder]:
     """Every folder of ``snap``, with its count."""
     return [folder_at(snap, i) for i in range(len(snap.prefixes))]
 
@@ -187,7 +203,7 @@ class Refresh:
             f[4] = len(f[4])
         self._save(folders, every)
 
-    def warm(self, snap: Snapshot) -> Iterator[list[str]]:
+    def warm(self, snap: CachedListing) -> Iterator[list[str]]:
         """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
         try:
             paths = self._refresh(snap)
@@ -220,7 +236,7 @@ class Refresh:
                 return "read"
         return None
 
-    def _changed(self, snap: Snapshot, limit: int) -> dict[str, str]:
+    def _changed(self, snap: CachedListing, limit: int) -> dict[str, str]:
         """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
         threads (``os.stat`` lets the others run)."""
         total = len(snap.prefixes)
@@ -252,7 +268,7 @@ class Refresh:
                     bad[prefix] = verdict
         return bad
 
-    def _changed_part(self, snap: Snapshot, lo: int, hi: int, limit: int) -> dict[str, str]:
+    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int) -> dict[str, str]:
         """``_changed`` for the folders ``lo`` to ``hi``: the common folder (a signature, no
         ignore files nor probes, times before ``limit``) by one ``stat`` compared with the
         snapshot's integers, the others by ``_check``."""
@@ -282,10 +298,51 @@ class Refresh:
                 bad[prefix] = verdict
         return bad
 
-    def _refresh(self, snap: Snapshot) -> list[str] | None:
+    def aside(self, snap: CachedListing) -> Aside | None:
+        """The ``stat`` pass of ``snap`` started in a forked child, or None (a small
+        snapshot, one CPU, no fork)."""
+        if len(snap.prefixes) < ASIDE_MIN or cpus() < 2:
+            return None
+        from ffind.fs.pool import fork_call
+
+        limit = snap.start - RACY_NS
+
+        def work() -> bytes:
+            bad = self._changed(snap, limit)
+            text = "\0".join(_VERDICTS[v] + p for p, v in bad.items())
+            return text.encode("utf-8", "surrogateescape")
+
+        started = fork_call(work)
+        return None if started is None else Aside(self, snap, *started)
+
+    @staticmethod
+    def consistent(snap: CachedListing) -> bool:
+        """Whether the snapshot's tables add up (its paths split)."""
+        try:
+            paths = snap.paths()
+        except ValueError:
+            return False
+        return "" in snap.prefixes and sum(snap.counts) == len(paths)
+
+    def warm_checked(self, snap: CachedListing, bad: dict[str, str]) -> Iterator[list[str]]:
+        """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``)."""
+        try:
+            paths = self._refresh(snap, bad)
+        except _BAD:
+            paths = None
+        if paths is None:
+            if not self._cancelled():
+                self.stats.relisted.clear()
+                yield from self.cold()
+            return
+        self.stats.mode = "warm"
+        yield paths
+
+    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None) -> list[str] | None:
         if "" not in snap.prefixes:  # (the root is anywhere in the list)
             return None
-        bad = self._changed(snap, snap.start - RACY_NS)
+        if bad is None:
+            bad = self._changed(snap, snap.start - RACY_NS)
         if self._cancelled():
             return None
         paths = snap.paths()
@@ -329,6 +386,67 @@ class Refresh:
             done.append(rec)
             stack.extend(reversed(found))
         return done
+
+
+class Aside:
+    """The ``stat`` pass of a snapshot (``Refresh._changed``) running in a forked child
+    (``ffind.fs.pool.fork_call``), so that the caller can match the snapshot's paths
+    meanwhile: ``failed()`` tells without waiting whether the child has already found a
+    change; ``result()`` waits for its answer."""
+
+    def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int) -> None:
+        self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
+        self._answer: bytes | None = None
+
+    def _read(self) -> bytes:
+        if self._answer is None:
+            parts = []
+            try:
+                while True:
+                    part = os.read(self.fd, 1 << 16)
+                    if not part:
+                        break
+                    parts.append(part)
+            finally:
+                self.close()
+            self._answer = b"".join(parts)
+        return self._answer
+
+    def failed(self) -> bool:
+        """True once the child has answered that something changed (or failed)."""
+        if self._answer is None:
+            import select
+
+            if not select.select([self.fd], [], [], 0)[0]:
+                return False
+        return self._read() != b"K"
+
+    def result(self) -> dict[str, str]:
+        """The folders that changed, and how (``Refresh._changed``); raises ValueError when
+        the child found the snapshot bad.  A child that died without an answer: the pass
+        again, here."""
+        answer = self._read()
+        if answer[:1] == b"X":
+            raise ValueError(answer[1:].decode("utf-8", "replace"))
+        if answer[:1] != b"K":
+            return self.run._changed(self.snap, self.snap.start - RACY_NS)
+        text = answer[1:].decode("utf-8", "surrogateescape")
+        verdicts = {v: k for k, v in _VERDICTS.items()}
+        return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
+
+    def close(self) -> None:
+        """Stop waiting: close the pipe, end a child that has not answered, reap it."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            if self._answer is None:  # (never a pid that may have been reused: not reaped)
+                import signal
+
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):  # (reaped elsewhere: SIGCHLD ignored)
+                os.waitpid(pid, 0)
 
 
 class _Edit:

@@ -34,9 +34,10 @@ from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import SPECIALS, file_stat, specials_sig
 from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
-from ffind.state.cache import Snapshot, SnapshotStore
+from ffind.state.cache import CachedListing, SnapshotStore
 
-__all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key", "session_batches"]
+__all__ = ["UNTRUSTED_FS", "Attempt", "WarmStats", "cached_batches", "listing_key",
+           "session_batches", "warm_attempts"]
 
 UNTRUSTED_FS = frozenset({
     "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs", "9p",
@@ -137,6 +138,88 @@ def cached_batches(
     return _sliced(run.cold(), keep)
 
 
+class Attempt:
+    """One try at the listing (``warm_attempts``): its ``batches``; ``stale()``, asked once
+    they are consumed, True when this try is to be thrown away (another follows)."""
+
+    __slots__ = ("batches", "stale")
+
+    def __init__(self, batches: Iterator[list[str]],
+                 stale: Callable[[], bool] | None = None) -> None:
+        self.batches = batches
+        self.stale: Callable[[], bool] = stale if stale is not None else (lambda: False)
+
+
+def warm_attempts(
+    root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
+    on_warning: Warn | None = None, keep: Keep | None = None,
+    store: SnapshotStore | None = None, stats: WarmStats | None = None,
+) -> Generator[Attempt, None, None]:
+    """``cached_batches`` for a caller that matches as it reads (the one-shot search): with
+    a big snapshot, the ``stat`` pass runs in a forked child (``refresh.Aside``) while the
+    first attempt gives the snapshot's paths (cut short once the child reports a change).
+    Its ``stale()`` waits for the child: False, the snapshot was right and these batches are
+    the listing (no other attempt follows); True, a second attempt gives the refreshed
+    listing (or a cold walk's).  Without a big snapshot, one attempt: ``cached_batches``."""
+    from ffind.fs.walk import walk_batches
+
+    root_s = os.fspath(root)
+    stats = stats if stats is not None else WarmStats()
+    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    if found is None:
+        yield Attempt(walk_batches(root_s, options, cancel=cancel, on_warning=on_warning,
+                                   keep=keep))
+        return
+    run, snap = found
+    if snap is None:
+        yield Attempt(_sliced(run.cold(), keep))
+        return
+    aside = run.aside(snap)  # (forked before the paths are split: fewer pages to copy)
+    if aside is None:
+        yield Attempt(_sliced(run.warm(snap), keep))
+        return
+    try:
+        if not run.consistent(snap):
+            yield Attempt(_sliced(run.cold(), keep))
+            return
+        verdict: list[dict[str, str] | None] = []
+
+        def stale() -> bool:
+            if run.cancel is not None and run.cancel.is_set():
+                return False  # (what was read stands, incomplete)
+            if not verdict:
+                try:
+                    verdict.append(aside.result())
+                except ValueError:  # the snapshot is bad: a cold walk
+                    verdict.append(None)
+            return verdict[0] != {} or cut[0]
+
+        cut = [False]
+
+        def until_failed() -> Iterator[list[str]]:
+            for batch in _sliced(iter([snap.paths()]), keep):
+                if aside.failed():
+                    cut[0] = True
+                    return
+                yield batch
+
+        yield Attempt(until_failed(), stale)
+        if run.cancel is not None and run.cancel.is_set():
+            return
+        stale()
+        bad = verdict[0]
+        if bad == {} and not cut[0]:
+            run.stats.mode = "warm"
+            run.stats.reused = len(snap.prefixes)
+            return
+        if bad is None:
+            yield Attempt(_sliced(run.cold(), keep))
+        else:
+            yield Attempt(_sliced(run.warm_checked(snap, bad), keep))
+    finally:
+        aside.close()
+
+
 def session_batches(
     root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
@@ -174,7 +257,7 @@ def session_batches(
             close()
 
 
-def _early_then_valid(run: Refresh, body: Snapshot, pause: Callable[[], object] | None,
+def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], object] | None,
                       ) -> Iterator[tuple[bool, list[str]]]:
     try:
         early = body.paths()  # (kept by the snapshot: the refresh splits it no more)
@@ -200,7 +283,7 @@ def _early_then_valid(run: Refresh, body: Snapshot, pause: Callable[[], object] 
 def _prepare(
     root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
     store: SnapshotStore | None, stats: WarmStats | None,
-) -> tuple[Refresh, Snapshot | None] | None:
+) -> tuple[Refresh, CachedListing | None] | None:
     """The cached listing of ``root_s`` and its usable snapshot (or None: walk cold and
     record); None when the listing cannot be cached (a plain walk)."""
     from ffind.fs.walk import prepare_recorded
@@ -221,7 +304,7 @@ def _prepare(
     return run, (body if body is not None and _usable(body, glob) else None)
 
 
-def _usable(body: Snapshot, glob: tuple[str, int]) -> bool:
+def _usable(body: CachedListing, glob: tuple[str, int]) -> bool:
     """Whether a snapshot read back can be refreshed: the same inputs above the root, none
     of them changed within the racy window before it was taken."""
     return body.glob == glob[0] and glob[1] < body.start - refresh.RACY_NS

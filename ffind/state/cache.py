@@ -5,7 +5,7 @@ snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
 ``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of a small JSON head
 (orjson: the key, ``start``, ``global``, the number of folders, the byte order, the sections'
 lengths and the few folders with ignore files or probes), the head, then the sections, read
-without a Python object per folder or per path until one is asked for (``Snapshot``): every
+without a Python object per folder or path until one is asked for (``CachedListing``): every
 folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
 each (``array``), their path counts, then every path (raw UTF-8, surrogate escapes kept, each
 ended by NUL).  Written atomically: a temporary file in the same folder, ``fsync``,
@@ -56,7 +56,7 @@ NO_SIG = -1
 """The mode of a folder without a signature (read again on every search)."""
 
 
-class Snapshot:
+class CachedListing:
     """One snapshot, as read back or to write: ``start`` (ns), ``glob`` (the signature of the
     inputs above the root), per folder its ``prefixes`` (path from the root + ``/``), its
     signature (``sigs``: ``SIG_FIELDS`` integers each, mode ``NO_SIG`` for none), the number
@@ -108,7 +108,7 @@ class SnapshotStore:
         name = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
         return os.path.join(self.folder, name + SUFFIX)
 
-    def load(self, key: dict[str, Any]) -> Snapshot | None:
+    def load(self, key: dict[str, Any]) -> CachedListing | None:
         """The snapshot for ``key``, or None (missing or unusable)."""
         import orjson
 
@@ -130,7 +130,7 @@ class SnapshotStore:
             os.utime(path)  # recently used
         return snap
 
-    def save(self, key: dict[str, Any], snap: Snapshot) -> bool:
+    def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
         """Write the snapshot for ``key`` atomically; False when it could not be written."""
         path = self.path(key)
         tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
@@ -203,7 +203,7 @@ class SnapshotStore:
         return removed
 
 
-def _encode(key: dict[str, Any], snap: Snapshot) -> tuple[bytes, list[bytes]]:
+def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes]]:
     """The head (JSON) and the sections of a snapshot file."""
     import orjson
 
@@ -222,7 +222,7 @@ def _encode(key: dict[str, Any], snap: Snapshot) -> tuple[bytes, list[bytes]]:
     return head, [prefixes, sigs, counts, blob]
 
 
-def _decode(head: dict[str, Any], raw: bytes) -> Snapshot:
+def _decode(head: dict[str, Any], raw: bytes) -> CachedListing:
     """The snapshot from its head and sections; ValueError (or another error of a bad
     shape) when they do not add up."""
     n = head["folders"]
@@ -251,4 +251,4 @@ def _decode(head: dict[str, Any], raw: bytes) -> Snapshot:
                 and all(isinstance(r, str) and isinstance(g, str) for r, g in probes)):
             raise ValueError("a bad folder")
         extra[i] = (specials, [[r, g] for r, g in probes])
-    return Snapshot(start, glob, prefixes, sigs, counts, extra, blob=raw[c:])
+    return CachedListing(start, glob, prefixes, sigs, counts, extra, blob=raw[c:])
