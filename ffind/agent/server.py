@@ -37,6 +37,7 @@ from ffind.agent.schema import (
 )
 from ffind.agent.tool import (
     TreeSnapshot,
+    cached_tool_build,
     cached_tool_walk,
     check_limit,
     glob_snapshot,
@@ -100,6 +101,8 @@ class CachedTree:
 
     def _walk(self) -> TreeSnapshot:
         # A server answers many searches: numpy's import pays for itself.
+        if self._walker is cached_tool_walk:  # (indexed while the snapshot is checked aside)
+            return cached_tool_build(self.directory, self._cancel, numpy=True)
         return TreeSnapshot.build(self._walker(self.directory, self._cancel), numpy=True)
 
     def kick(self) -> None:
