@@ -496,6 +496,49 @@ def test_a_bad_snapshot_is_ignored(tree: Path, tmp_path: Path, damage: str) -> N
     assert stats.mode == "cold"
 
 
+def test_the_snapshot_format_round_trips(tmp_path: Path) -> None:
+    store = SnapshotStore(str(tmp_path / "cache"))
+    big = f"1 {2 ** 64 - 1} 3 4 5 16877"  # an inode beyond 2**63
+    folders = [["", "1 2 3 4 5 16877", "", [], 2],
+               ["a/", "", ".gitignore=1 2 3 4 5 6", [["a/target", "7 8"]], 1],
+               ["b\udcff/", big, "", [], 0], ["c/", "-1 2 -3 4 5 16877", "", [], 1]]
+    paths = ["x.py", "y", "a/z", "c/w\udcfe"]  # (a name that is not UTF-8)
+    assert store.save({"root": "/r"}, refresh.to_snapshot(7, "glob", folders, paths))
+    back = store.load({"root": "/r"})
+    assert back is not None and back.start == 7 and back.glob == "glob"
+    assert refresh.folders_of(back) == [*folders[:2], ["b\udcff/", "", "", [], 0], folders[3]]
+    assert back.paths() == paths
+    empty = refresh.to_snapshot(1, "", [["", "1 2 3 4 5 6", "", [], 0]], [])
+    assert store.save({"root": "/e"}, empty)
+    back = store.load({"root": "/e"})
+    assert back is not None and back.paths() == []
+
+
+@pytest.mark.parametrize("damage", ["trailing", "order", "count", "unended"])
+def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
+                                                           damage: str) -> None:
+    import orjson
+
+    store = SnapshotStore(str(tmp_path / "cache"))
+    key = {"root": "/r"}
+    folders = [["", "1 2 3 4 5 6", "", [], 1], ["a/", "1 2 3 4 5 6", "", [], 1]]
+    assert store.save(key, refresh.to_snapshot(7, "g", folders, ["x", "a/y"]))
+    path = Path(store.path(key))
+    magic, size, rest = path.read_bytes().split(b"\n", 2)
+    head, sections = orjson.loads(rest[:int(size)]), rest[int(size):]
+    if damage == "trailing":
+        sections += b"x"
+    elif damage == "order":
+        head["order"] = "big" if sys.byteorder == "little" else "little"
+    elif damage == "count":
+        head["folders"] = 3
+    else:  # the prefixes' last NUL gone, the lengths kept
+        sections = sections.replace(b"a/\0", b"a/x", 1)
+    data = orjson.dumps(head)
+    path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections)
+    assert store.load(key) is None
+
+
 def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
     """The folders are checked in threads: a failure in one is not a folder left unchecked."""
@@ -512,7 +555,7 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
                    snap.sigs * 1000 + snap.sigs[-SIG_FIELDS:],  # (an unchanged folder)
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
-                   blob=snap.encoded() * 1000)
+                   blob=b"".join(snap.encoded()) * 1000)
     monkeypatch.setattr(refresh, "_CHUNK", 1)
     monkeypatch.setattr(refresh, "STAT_THREADS", 4)
     stats = WarmStats()

@@ -124,6 +124,7 @@ def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) 
         try:
             sigs.extend(values)
         except OverflowError:  # (an inode beyond 2**63: the folder is read every time)
+            del sigs[i * SIG_FIELDS:]
             sigs.extend(none)
         if f[2] or f[3]:
             extra[i] = (f[2], f[3])

@@ -78,20 +78,23 @@ class CachedListing:
         """Every path, in the order of the folders (split once, then kept: the blob is let
         go)."""
         if self._paths is None:
-            blob = self.blob or b""
-            text = blob.decode("utf-8", "surrogateescape")
+            text = (self.blob or b"").decode("utf-8", "surrogateescape")
+            self.blob = None  # (let go before the split: memory)
             if text and not text.endswith("\0"):
                 raise ValueError("the paths do not end with a separator")
-            self._paths = text[:-1].split("\0") if text else []
-            self.blob = None
+            paths = text.split("\0")
+            del text
+            paths.pop()  # (after the last separator: nothing)
+            self._paths = paths
         return self._paths
 
-    def encoded(self) -> bytes:
-        """Every path as written (UTF-8, each ended by NUL)."""
+    def encoded(self) -> list[bytes]:
+        """Every path as written (UTF-8, each ended by NUL), in parts (no copy to join
+        them)."""
         if self.blob is not None:
-            return self.blob
+            return [self.blob]
         paths = self.paths()
-        return ("\0".join(paths) + "\0").encode("utf-8", "surrogateescape") if paths else b""
+        return [("\0".join(paths)).encode("utf-8", "surrogateescape"), b"\0"] if paths else []
 
 
 class SnapshotStore:
@@ -122,8 +125,7 @@ class SnapshotStore:
                 head = orjson.loads(f.read(size))
                 if not isinstance(head, dict) or head.get("key") != key:
                     return None
-                raw = f.read()
-            snap = _decode(head, raw)
+                snap = _decode(head, f)
         except (OSError, ValueError, TypeError, KeyError, IndexError, OverflowError):
             return None
         with contextlib.suppress(OSError):
@@ -216,32 +218,36 @@ def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes
     head = orjson.dumps({
         "key": key, "start": snap.start, "global": snap.glob, "folders": n,
         "order": sys.byteorder, "itemsize": snap.sigs.itemsize,
-        "bytes": [len(prefixes), len(sigs), len(counts), len(blob)],
+        "bytes": [len(prefixes), len(sigs), len(counts), sum(len(b) for b in blob)],
         "extra": [[i, specials, probes] for i, (specials, probes) in sorted(snap.extra.items())],
     })
-    return head, [prefixes, sigs, counts, blob]
+    return head, [prefixes, sigs, counts, *blob]
 
 
-def _decode(head: dict[str, Any], raw: bytes) -> CachedListing:
-    """The snapshot from its head and sections; ValueError (or another error of a bad
-    shape) when they do not add up."""
+def _decode(head: dict[str, Any], f: Any) -> CachedListing:
+    """The snapshot from its head and the file ``f`` positioned after it (each section read
+    on its own: no copy of the whole); ValueError (or another error of a bad shape) when
+    they do not add up."""
     n = head["folders"]
     start, glob = head["start"], head["global"]
     sizes = head["bytes"]
     if (head["order"] != sys.byteorder or not isinstance(n, int) or not isinstance(start, int)
-            or not isinstance(glob, str) or len(sizes) != 4 or sum(sizes) != len(raw)
+            or not isinstance(glob, str) or len(sizes) != 4
             or not all(isinstance(k, int) and k >= 0 for k in sizes)):
         raise ValueError("a bad snapshot head")
     sigs, counts = array("q"), array("q")
     if head["itemsize"] != sigs.itemsize:
         raise ValueError("another integer size")
-    a, b, c = sizes[0], sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2]
-    text = raw[:a].decode("utf-8", "surrogateescape")
+    parts = [f.read(k) for k in sizes]
+    if [len(p) for p in parts] != sizes or f.read(1):
+        raise ValueError("the sections' lengths do not add up")
+    text = parts[0].decode("utf-8", "surrogateescape")
     if not text.endswith("\0"):
         raise ValueError("the prefixes do not end with a separator")
-    prefixes = text[:-1].split("\0")
-    sigs.frombytes(raw[a:b])
-    counts.frombytes(raw[b:c])
+    prefixes = text.split("\0")
+    prefixes.pop()
+    sigs.frombytes(parts[1])
+    counts.frombytes(parts[2])
     if len(prefixes) != n or len(sigs) != n * SIG_FIELDS or len(counts) != n:
         raise ValueError("the folder tables differ in length")
     extra: dict[int, tuple[str, list[list[str]]]] = {}
@@ -251,4 +257,4 @@ def _decode(head: dict[str, Any], raw: bytes) -> CachedListing:
                 and all(isinstance(r, str) and isinstance(g, str) for r, g in probes)):
             raise ValueError("a bad folder")
         extra[i] = (specials, [[r, g] for r, g in probes])
-    return CachedListing(start, glob, prefixes, sigs, counts, extra, blob=raw[c:])
+    return CachedListing(start, glob, prefixes, sigs, counts, extra, blob=parts[3])
