@@ -92,16 +92,19 @@ class CachedTree:
             with self._first:
                 snap = self._snap
                 if snap is None:
-                    snap = self._walk()
+                    snap = self._walk(first=True)
                     if self._cancel.is_set():  # cut short: its paths are not the folder's
                         raise FfindError(f"the search of {self.directory} was cancelled")
                     self._snap = snap
                     self._done_at = time.monotonic()
         return snap
 
-    def _walk(self) -> TreeSnapshot:
+    def _walk(self, first: bool = False) -> TreeSnapshot:
         # A server answers many searches: numpy's import pays for itself.
-        if self._walker is cached_tool_walk:  # (indexed while the snapshot is checked aside)
+        if first and self._walker is cached_tool_walk:
+            # The first walk indexes the snapshot's paths while a forked child checks its
+            # folders.  Not a re-walk: a child forked from a process holding an index would
+            # make the calls served meanwhile copy the pages they touch.
             return cached_tool_build(self.directory, self._cancel, numpy=True)
         return TreeSnapshot.build(self._walker(self.directory, self._cancel), numpy=True)
 
