@@ -224,6 +224,7 @@ def session_batches(
     root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None, pause: Callable[[], object] | None = None,
+    first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
     """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
     ``replace`` means these paths replace every one given before.
@@ -235,7 +236,9 @@ def session_batches(
     finds nothing).  Without one: ``walk_batches``, or the
     recording walk that writes the snapshot, ``(False, batch)`` each.  ``pause``: called
     once the snapshot's paths are given, before the refresh (a session waits there for its
-    first frame: the refresh's ``stat`` threads would compete with its matching)."""
+    first frame: the refresh's ``stat`` pass would compete with its matching).  ``first``:
+    splits the snapshot's paths into the part given first (before ``pause``) and the rest
+    (the session: the paths its query can match, then the others)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -246,7 +249,7 @@ def session_batches(
     elif found[1] is None:
         lists = found[0].cold()
     else:
-        yield from _early_then_valid(found[0], found[1], pause)
+        yield from _early_then_valid(found[0], found[1], pause, first)
         return
     try:
         for batch in lists:
@@ -258,14 +261,19 @@ def session_batches(
 
 
 def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], object] | None,
+                      first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
                       ) -> Iterator[tuple[bool, list[str]]]:
     try:
         early = body.paths()  # (kept by the snapshot: the refresh splits it no more)
     except ValueError:
         early = []
-    yield False, early
-    if pause is not None and early:
+    head, rest = (early, []) if first is None else first(early)
+    yield False, head
+    if pause is not None and head:
         pause()
+    if rest:
+        yield False, rest
+    del head, rest
     if run.cancel is not None and run.cancel.is_set():
         return  # (before the refresh's ``stat`` of every folder)
     replaced = False
