@@ -279,30 +279,38 @@ def test_a_change_found_aside_gives_a_second_attempt(
     assert stats.relisted == ["a/"] and stats.saved
 
 
-@pytest.mark.parametrize("how", ["raises", "dies"])
+@pytest.mark.parametrize("how", ["raises", "dies", "cut"])
 def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, aside: None,
                                   monkeypatch: pytest.MonkeyPatch, how: str) -> None:
-    """A snapshot the child finds bad: a cold walk; a child that dies without an answer:
-    the check again, in this process."""
+    """A snapshot the child finds bad: a cold walk; a child that dies without an answer, or
+    with one cut short: the check again, in this process."""
     settle()
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
     attempted(tree, options, store)
     settle()
+    here: list[int] = []
 
     def broken(self: refresh.Refresh, snap: CachedListing, limit: int) -> dict[str, str]:
         if os.getpid() != parent:
             if how == "dies":
                 os._exit(3)
-            raise ValueError("a bad table")
+            if how == "raises":
+                raise ValueError("a bad table")
+        else:
+            here.append(limit)
         return checked(self, snap, limit)
 
     parent = os.getpid()
     checked = refresh.Refresh._changed
     monkeypatch.setattr(refresh.Refresh, "_changed", broken)
+    if how == "cut":  # (the answer "nothing changed" without its last byte)
+        read = refresh.Aside._read
+        monkeypatch.setattr(refresh.Aside, "_read", lambda self: read(self)[:-1])
     stats = WarmStats()
     assert attempted(tree, options, store, stats) == cold(tree, options)
     assert stats.mode == ("cold" if how == "raises" else "warm")
+    assert len(here) == (0 if how == "raises" else 1)
 
 
 def test_search_with_cache_checked_aside_ranks_as_without(

@@ -531,8 +531,9 @@ def run(walker: Walker, item: Item, n: int, cancel: Cancel | None, warn: Warn | 
 def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
     """Run ``fn`` in a forked child, as a walk's worker is run (every signal blocked, only
     its pipe kept, the standard descriptors on /dev/null, the cyclic GC off, ``os._exit``:
-    the module docstring), and return ``(pid, fd)``: the child writes ``b"K"`` and ``fn()``'s
-    bytes, or ``b"X"`` and one line when it raised, on ``fd``, then ends.  The caller reads
+    the module docstring), and return ``(pid, fd)``: the child writes ``b"K"``, the length of
+    ``fn()``'s bytes (8 bytes, big-endian: a child killed midway leaves an answer too short)
+    and the bytes, or ``b"X"`` and one line when it raised, on ``fd``, then ends.  The caller reads
     ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` must be a bounded piece of work
     (the child is not tied to its parent's life; it ends when its work does, or at a broken
     pipe) that imports nothing.  None where there is no fork, or when it fails."""
@@ -569,7 +570,8 @@ def _call_main(fn: Callable[[], bytes], read: _Pipe, write: _Pipe) -> None:
         gc.disable()
         read.close()
         _isolate([write])
-        data = b"K" + fn()
+        answer = fn()
+        data = b"K" + len(answer).to_bytes(8, "big") + answer
         view = memoryview(data)
         while view:
             view = view[os.write(write.fileno(), view):]

@@ -47,6 +47,7 @@ ASIDE_MIN = 4096
 """Snapshots of at least this many folders are checked in a forked child (``Aside``) while
 the caller matches the snapshot's paths; smaller ones in the calling thread."""
 _VERDICTS = {"read": "r", "subtree": "s"}
+_UNCHANGED = b"K" + bytes(8)  # (``fork_call``'s answer: nothing changed)
 
 Folder = list[Any]
 """[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
@@ -409,8 +410,8 @@ class Aside:
                         break
                     parts.append(part)
             finally:
+                self._answer = b"".join(parts)
                 self.close()
-            self._answer = b"".join(parts)
         return self._answer
 
     def failed(self) -> bool:
@@ -420,18 +421,18 @@ class Aside:
 
             if not select.select([self.fd], [], [], 0)[0]:
                 return False
-        return self._read() != b"K"
+        return self._read() != _UNCHANGED
 
     def result(self) -> dict[str, str]:
         """The folders that changed, and how (``Refresh._changed``); raises ValueError when
-        the child found the snapshot bad.  A child that died without an answer: the pass
-        again, here."""
+        the child found the snapshot bad.  A child that died without a whole answer: the
+        pass again, here."""
         answer = self._read()
         if answer[:1] == b"X":
             raise ValueError(answer[1:].decode("utf-8", "replace"))
-        if answer[:1] != b"K":
+        if answer[:1] != b"K" or int.from_bytes(answer[1:9], "big") != len(answer) - 9:
             return self.run._changed(self.snap, self.snap.start - RACY_NS)
-        text = answer[1:].decode("utf-8", "surrogateescape")
+        text = answer[9:].decode("utf-8", "surrogateescape")
         verdicts = {v: k for k, v in _VERDICTS.items()}
         return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
 
