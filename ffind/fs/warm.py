@@ -225,6 +225,7 @@ def session_batches(
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None, pause: Callable[[], object] | None = None,
     first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
+    settle: Callable[[], object] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
     """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
     ``replace`` means these paths replace every one given before.
@@ -238,7 +239,8 @@ def session_batches(
     once the snapshot's paths are given, before the refresh (a session waits there for its
     first frame: the refresh's ``stat`` pass would compete with its matching).  ``first``:
     splits the snapshot's paths into the part given first (before ``pause``) and the rest
-    (the session: the paths its query can match, then the others)."""
+    (the session: the paths its query can match, then the others); ``settle``: called once
+    the rest is given, before the refresh (the session waits for it to be matched)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -249,7 +251,7 @@ def session_batches(
     elif found[1] is None:
         lists = found[0].cold()
     else:
-        yield from _early_then_valid(found[0], found[1], pause, first)
+        yield from _early_then_valid(found[0], found[1], pause, first, settle)
         return
     try:
         for batch in lists:
@@ -262,6 +264,7 @@ def session_batches(
 
 def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], object] | None,
                       first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
+                      settle: Callable[[], object] | None = None,
                       ) -> Iterator[tuple[bool, list[str]]]:
     try:
         early = body.paths()  # (kept by the snapshot: the refresh splits it no more)
@@ -273,6 +276,8 @@ def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], obj
         pause()
     if rest:
         yield False, rest
+        if settle is not None:
+            settle()
     del head, rest
     if run.cancel is not None and run.cancel.is_set():
         return  # (before the refresh's ``stat`` of every folder)
