@@ -347,7 +347,7 @@ def test_the_first_walk_from_a_snapshot_checked_aside_answers_as_a_walk(
 
     monkeypatch.setattr(refresh, "RACY_NS", 50_000_000)
     monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
     checked: list[dict[str, str]] = []
     result = refresh.Aside.result
 

@@ -588,7 +588,7 @@ def test_the_servers_cached_build_equals_a_walk_with_the_check_aside(
 
     monkeypatch.setattr(refresh, "RACY_NS", 50_000_000)
     monkeypatch.setattr(refresh, "ASIDE_MIN", 1)  # (every snapshot checked aside)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
     root = make_tree(tmp_path / "t")
 
     def same(query: str) -> None:

@@ -70,7 +70,7 @@ def attempted(root: Path, options: SearchOptions, store: SnapshotStore,
 def aside(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every snapshot checked in a forked child (``refresh.Aside``), however small."""
     monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
 
 
 def cold(root: Path, options: SearchOptions) -> list[str]:
@@ -311,6 +311,26 @@ def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, 
     assert attempted(tree, options, store, stats) == cold(tree, options)
     assert stats.mode == ("cold" if how == "raises" else "warm")
     assert len(here) == (0 if how == "raises" else 1)
+
+
+def test_a_child_only_with_a_free_cpu(tree: Path, tmp_path: Path, short_racy: None,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    snap = store.load(listing_key(str(tree), options))
+    assert snap is not None
+    run = refresh.Refresh(*_parts(tree, options, store, WarmStats()))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))  # (half a CPU free)
+    assert run.aside(snap) is None
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 1.0, 1.0))
+    child = run.aside(snap)
+    assert child is not None
+    assert child.result() == {}
 
 
 def test_search_with_cache_checked_aside_ranks_as_without(
