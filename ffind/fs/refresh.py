@@ -153,8 +153,19 @@ def folder_at(snap: CachedListing, i: int) -> Folder:
 
 
 def folders_of(snap: CachedListing) -> list[Folder]:
-    """Every folder of ``snap``, with its count."""
-    return [folder_at(snap, i) for i in range(len(snap.prefixes))]
+    """Every folder of ``snap``, with its count (``folder_at`` for each, in one pass)."""
+    extra = snap.extra
+    fmt = " ".join(["%d"] * SIG_FIELDS)
+    it = iter(snap.sigs)
+    rows = zip(*[it] * SIG_FIELDS, strict=True)
+    out: list[Folder] = []
+    for i, (prefix, count, row) in enumerate(zip(snap.prefixes, snap.counts, rows, strict=True)):
+        sig = "" if row[-1] == NO_SIG else fmt % row
+        if i in extra:
+            out.append([prefix, sig, *extra[i], count])
+        else:
+            out.append([prefix, sig, "", [], count])
+    return out
 
 
 def _parent(prefix: str) -> str:
