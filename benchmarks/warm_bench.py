@@ -3,7 +3,8 @@
     python benchmarks/warm_bench.py TREE [TREE...] [--query Q] [--runs N] [--ffind CMD]
         [--touch]
 
-For each tree, the median wall time of ``--runs`` runs of:
+For each tree, the median wall time (with the median CPU time, user + system with the
+children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs of:
 
 - cold:  ``ffind --no-cache -l 20 Q``
 - warm:  ``ffind -l 20 Q`` with a snapshot (made by one call first, then past the racy window)
@@ -30,16 +31,30 @@ import tempfile
 import time
 
 
-def timed(cmd: list[str] | str, cwd: str, env: dict[str, str], runs: int) -> float:
-    """The median seconds of ``runs`` runs (a str runs through ``sh -c``)."""
+def timed_rss(cmd: list[str] | str, cwd: str, env: dict[str, str],
+              runs: int) -> tuple[float, int, float]:
+    """The median seconds of ``runs`` runs (a str runs through ``sh -c``), the largest peak
+    resident set (KiB, ``wait4``: the command or the largest of its children) and the median
+    CPU seconds (user + system, the children included: steadier than the wall time on a
+    busy machine)."""
     times = []
+    cpu = []
+    rss = 0
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd if isinstance(cmd, list) else ["sh", "-c", cmd], cwd=cwd, env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                       shell=False)
+        proc = subprocess.Popen(cmd if isinstance(cmd, list) else ["sh", "-c", cmd], cwd=cwd,
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # (reaped here)
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(usage.ru_utime + usage.ru_stime)
+        rss = max(rss, usage.ru_maxrss)
+    return statistics.median(times), rss, statistics.median(cpu)
+
+
+def timed(cmd: list[str] | str, cwd: str, env: dict[str, str], runs: int) -> float:
+    """The median seconds of ``runs`` runs (a str runs through ``sh -c``)."""
+    return timed_rss(cmd, cwd, env, runs)[0]
 
 
 def touch_trace(tree: str) -> None:
@@ -89,15 +104,20 @@ def main() -> None:
           " ms")
     for tree in args.trees:
         query = [*ffind, "-l", "20", args.query]
-        cold = timed([*ffind, "--no-cache", "-l", "20", args.query], tree, env, args.runs)
+        cold, cold_rss, cold_cpu = timed_rss([*ffind, "--no-cache", "-l", "20", args.query],
+                                             tree, env, args.runs)
         subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
         time.sleep(2.2)  # the snapshot is past the racy window
         subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-        warm = timed(query, tree, env, args.runs)
-        line = f"{tree}: cold {cold * 1000:.0f} ms, warm {warm * 1000:.0f} ms"
+        warm, warm_rss, warm_cpu = timed_rss(query, tree, env, args.runs)
+        line = (f"{tree}: cold {cold * 1000:.0f} ms (CPU {cold_cpu * 1000:.0f} ms, "
+                f"{cold_rss // 1024} MiB), warm {warm * 1000:.0f} ms (CPU {warm_cpu * 1000:.0f}"
+                f" ms, {warm_rss // 1024} MiB)")
         if fd and fzf:
-            peer = timed(f"{fd} -t f | {fzf} --filter {q} | head -20", tree, env, args.runs)
-            line += (f", fd|fzf {peer * 1000:.0f} ms; cold/peer {cold / peer:.2f}x, "
+            peer, peer_rss, peer_cpu = timed_rss(f"{fd} -t f | {fzf} --filter {q} | head -20",
+                                                 tree, env, args.runs)
+            line += (f", fd|fzf {peer * 1000:.0f} ms (CPU {peer_cpu * 1000:.0f} ms, "
+                     f"{peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
                      f"warm/peer {warm / peer:.2f}x")
         print(line)
     if args.touch:

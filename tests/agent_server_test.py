@@ -335,3 +335,45 @@ def test_the_server_ranks_with_the_memory_and_never_records(tmp_path: Path) -> N
         assert got[-2:] == ["src/session/prompt.ts", "lib/prompt.ts"]
         assert mem.stamp() == stamp
         assert set(mem.weights(root)) == {"src/session/prompt.ts"}
+
+
+def test_the_first_walk_from_a_snapshot_checked_aside_answers_as_a_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's first walk of a folder with a snapshot: indexed while a forked child
+    checks it (``cached_tool_build``); the answer is a walk's, changed or not."""
+    import time
+
+    from ffind.fs import refresh
+
+    monkeypatch.setattr(refresh, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
+    checked: list[dict[str, str]] = []
+    result = refresh.Aside.result
+
+    def counted(self: refresh.Aside) -> dict[str, str]:
+        checked.append(result(self))
+        return checked[-1]
+
+    monkeypatch.setattr(refresh.Aside, "result", counted)
+    root = tmp_path / "t"
+    for rel in ("src/prompt.ts", "src/lib/prompt_test.ts", "docs/prompt.md", "README.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+    def first_answer(query: str) -> str:
+        time.sleep(0.1)  # past the racy window
+        state = ToolServer(root)
+        try:
+            return state.find_files(query)
+        finally:
+            state.close()
+
+    for _ in range(2):  # cold (writes the snapshot), then warm and unchanged
+        assert first_answer("prompt") == find_files("prompt", root=root)
+    (root / "src" / "lib" / "prompt_new.ts").write_text("")
+    os.unlink(root / "docs" / "prompt.md")
+    assert first_answer("prompt") == find_files("prompt", root=root)
+    assert "prompt_new.ts" in first_answer("prompt")
+    assert checked[0] == {} and checked[1] != {}  # (the second and third servers')

@@ -577,3 +577,30 @@ def test_glob_lists_each_secret_kind_it_names(tmp_path: Path) -> None:
         "certs/server.key", "certs/server.pem"
     ]
     assert glob_files("certs/*", root=tmp_path).splitlines()[2:] == ["certs/server.crt"]
+
+
+def test_the_servers_cached_build_equals_a_walk_with_the_check_aside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cached_tool_build`` (the MCP server's walk): the snapshot's paths indexed while a
+    forked child checks its folders, built again after a change; always the walk's answer."""
+    from ffind.agent.tool import cached_tool_build
+    from ffind.fs import refresh
+
+    monkeypatch.setattr(refresh, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)  # (every snapshot checked aside)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
+    root = make_tree(tmp_path / "t")
+
+    def same(query: str) -> None:
+        time.sleep(0.1)  # past the racy window
+        built = cached_tool_build(str(root))
+        walked = TreeSnapshot.build(tool_walk(str(root)))
+        assert sorted(built.paths) == sorted(walked.paths)
+        assert search_snapshot(built, query) == search_snapshot(walked, query)
+
+    same("prompt")  # cold: the snapshot written
+    same("prompt")  # warm, unchanged: one attempt
+    (root / "src" / "session" / "prompt_new.ts").write_text("")
+    os.unlink(root / "db" / "schema.rb")
+    same("prompt")  # warm, changed: built again from the refreshed listing
+    same("schema")

@@ -17,8 +17,9 @@ import pytest
 from ffind.fs import refresh, warm
 from ffind.fs.warm import listing_key
 from ffind.options import SearchOptions
+from ffind.searching import session
 from ffind.searching.session import FileSearcher, Snapshot
-from ffind.state.cache import SUFFIX, SnapshotStore
+from ffind.state.cache import SUFFIX, CachedListing, SnapshotStore
 
 RACY_TEST_NS = 50_000_000
 OPTIONS = SearchOptions(threads=1, limit=None)
@@ -108,7 +109,7 @@ def test_after_changes_a_warm_session_equals_a_cold_one(
     assert replaces.count(True) == 1  # the snapshot's paths first, then the validated ones
     body = SnapshotStore().load(listing_key(str(root), OPTIONS))
     assert body is not None  # refreshed: the next session starts from the new listing
-    assert sorted(body["paths"].split("\0")) == sorted(session_results(root, False, ""))
+    assert sorted(body.paths()) == sorted(session_results(root, False, ""))
 
 
 def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
@@ -121,7 +122,7 @@ def test_the_first_frame_is_the_snapshot_then_the_validated_listing(
     gate = threading.Event()
     validate = refresh.Refresh.warm
 
-    def held(self: refresh.Refresh, body: dict[str, Any]) -> Iterator[list[str]]:
+    def held(self: refresh.Refresh, body: CachedListing) -> Iterator[list[str]]:
         assert gate.wait(30)
         yield from validate(self, body)
 
@@ -181,9 +182,9 @@ def test_a_snapshot_that_does_not_add_up_gives_a_cold_listing(
     key = listing_key(str(root), OPTIONS)
     body = store.load(key)
     assert body is not None
-    body["paths"] += "\0ghost.py"  # the counts no longer add up to the paths
+    body.paths().append("ghost.py")  # the counts no longer add up to the paths
     settle()
-    body["start"] = time.time_ns()
+    body.start = time.time_ns()
     assert store.save(key, body)
     settle()
     replaces.clear()
@@ -203,3 +204,57 @@ def test_without_cache_nothing_is_written(tmp_path: Path) -> None:
     assert snapshots(SnapshotStore()) == []
     session_results(root, True, "py")
     assert len(snapshots(SnapshotStore())) == 1
+
+
+def test_candidates_first_splits_by_the_prefilter() -> None:
+    paths = ["a/x.py", "a/y.txt", "b/c/z.py", "b/keep.md", "top.py", "n1.txt", "n2.txt"]
+    head, rest = session.candidates_first("zpy", paths)
+    assert head == ["b/c/z.py"] and sorted(head + rest) == sorted(paths)
+    assert rest == [p for p in paths if p != "b/c/z.py"]  # (the order kept)
+    assert session.candidates_first("", paths) == (paths, [])  # no query
+    assert session.candidates_first("!txt", paths) == (paths, [])  # no positive term
+    assert session.candidates_first("qqq", paths) == (paths, [])  # nothing kept
+    assert session.candidates_first("t", paths) == (paths, [])  # more than half kept
+
+
+def test_the_first_frame_indexes_the_querys_candidates_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The snapshot's paths the query can match are given first: the first frame, drawn from
+    them alone, already shows the final rows; every path follows; the results are a cold
+    session's."""
+    root = make_tree(tmp_path / "t")
+    for i in range(12):
+        (root / "a" / f"n{i}.txt").write_text("x")
+    settle()
+    expected = session_results(root, False, "py")
+    session_results(root, True, "")  # the snapshot
+    settle()
+    original = session.candidates_first
+    splits: list[tuple[int, int]] = []
+
+    def known(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
+        head, rest = original("py", paths)  # (as if the query were set before the load)
+        splits.append((len(head), len(rest)))
+        return head, rest
+
+    monkeypatch.setattr(session, "candidates_first", known)
+
+    class Frames:
+        def __init__(self) -> None:
+            self.seen: list[Snapshot] = []
+
+        def on_update(self, snap: Snapshot) -> None:
+            self.seen.append(snap)
+
+        def on_complete(self, snap: Snapshot) -> None:
+            self.seen.append(snap)
+
+    frames = Frames()
+    with FileSearcher(root, OPTIONS, frames, cache=True) as fs:
+        fs.set_query("py")
+        assert fs.wait(30)
+        assert [m.path for m in fs.results()] == expected
+        assert fs.snapshot().scanned_file_count == len(session_results(root, False, ""))
+    assert splits == [(len(expected), len(session_results(root, False, "")) - len(expected))]
+    shown = [s for s in frames.seen if s.query == "py" and s.matches]
+    assert shown and all([m.path for m in s.matches] == expected for s in shown)

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+from array import array
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,9 @@ from hypothesis import strategies as st
 import ffind
 from ffind.fs import refresh, warm
 from ffind.fs.walk import walk
-from ffind.fs.warm import WarmStats, cached_batches, listing_key
+from ffind.fs.warm import WarmStats, cached_batches, listing_key, warm_attempts
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import SIG_FIELDS, CachedListing, SnapshotStore
 
 RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -49,6 +50,27 @@ def listing(root: Path, options: SearchOptions, store: SnapshotStore,
            for p in batch]
     assert len(got) == len(set(got)), "a path listed twice"
     return sorted(got)
+
+
+def attempted(root: Path, options: SearchOptions, store: SnapshotStore,
+              stats: WarmStats | None = None) -> list[str]:
+    """The listing through ``warm_attempts`` (the one-shot search's): the batches of the
+    attempt that is not stale, the last one."""
+    got = None
+    for attempt in warm_attempts(root, options, store=store, stats=stats):
+        paths = [p for batch in attempt.batches for p in batch]
+        if not attempt.stale():
+            got = paths
+    assert got is not None
+    assert len(got) == len(set(got)), "a path listed twice"
+    return sorted(got)
+
+
+@pytest.fixture()
+def aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every snapshot checked in a forked child (``refresh.Aside``), however small."""
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
+    monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
 
 
 def cold(root: Path, options: SearchOptions) -> list[str]:
@@ -189,6 +211,139 @@ def test_warm_listing_equals_cold_after_any_changes(
             assert listing(root, options, store) == cold(root, options), step
     finally:
         _restore(root)
+
+
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def test_the_listing_checked_aside_equals_cold_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
+    aside: None, steps: list[Step], which: int,
+) -> None:
+    """The one-shot search's listing: the snapshot's paths while a forked child checks the
+    folders, then (when it found a change) the refreshed listing."""
+    base = tmp_path_factory.mktemp("prop")
+    root = git_repo(base / "repo")
+    store = SnapshotStore(str(base / "cache"))
+    options = OPTIONS[which]
+    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
+        apply(root, _private_git_home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
+                                        if "/" in p else 0, NAMES.index(p.rpartition("/")[2]),
+                                        0, False))
+    try:
+        assert attempted(root, options, store) == cold(root, options)
+        settle()
+        for step in steps:
+            apply(root, _private_git_home, step)
+            assert attempted(root, options, store) == cold(root, options), step
+    finally:
+        _restore(root)
+
+
+def test_an_unchanged_snapshot_checked_aside_is_one_attempt(
+        tree: Path, tmp_path: Path, short_racy: None, aside: None) -> None:
+    settle()  # (the tree's own times are not racy)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    assert attempted(tree, options, store) == cold(tree, options)
+    settle()
+    stats = WarmStats()
+    tries = list(warm_attempts(tree, options, store=store, stats=stats))
+    assert len(tries) == 1  # (the generator stopped: the snapshot's paths were the listing)
+    stats = WarmStats()
+    got = []
+    for attempt in warm_attempts(tree, options, store=store, stats=stats):
+        got.append(sorted(p for b in attempt.batches for p in b))
+        assert not attempt.stale()
+    assert got == [cold(tree, options)]
+    assert stats.mode == "warm" and stats.relisted == [] and not stats.saved
+
+
+def test_a_change_found_aside_gives_a_second_attempt(
+        tree: Path, tmp_path: Path, short_racy: None, aside: None) -> None:
+    settle()  # (the tree's own times are not racy)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    (tree / "a" / "new.py").write_text("")
+    settle()
+    stats = WarmStats()
+    stale = []
+    lists = []
+    for attempt in warm_attempts(tree, options, store=store, stats=stats):
+        lists.append(sorted(p for b in attempt.batches for p in b))
+        stale.append(attempt.stale())
+    assert stale == [True, False]
+    assert lists[1] == cold(tree, options) and "a/new.py" in lists[1]
+    assert stats.relisted == ["a/"] and stats.saved
+
+
+@pytest.mark.parametrize("how", ["raises", "dies", "cut"])
+def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, aside: None,
+                                  monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """A snapshot the child finds bad: a cold walk; a child that dies without an answer, or
+    with one cut short: the check again, in this process."""
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    here: list[int] = []
+
+    def broken(self: refresh.Refresh, snap: CachedListing, limit: int) -> dict[str, str]:
+        if os.getpid() != parent:
+            if how == "dies":
+                os._exit(3)
+            if how == "raises":
+                raise ValueError("a bad table")
+        else:
+            here.append(limit)
+        return checked(self, snap, limit)
+
+    parent = os.getpid()
+    checked = refresh.Refresh._changed
+    monkeypatch.setattr(refresh.Refresh, "_changed", broken)
+    if how == "cut":  # (the answer "nothing changed" without its last byte)
+        read = refresh.Aside._read
+        monkeypatch.setattr(refresh.Aside, "_read", lambda self: read(self)[:-1])
+    stats = WarmStats()
+    assert attempted(tree, options, store, stats) == cold(tree, options)
+    assert stats.mode == ("cold" if how == "raises" else "warm")
+    assert len(here) == (0 if how == "raises" else 1)
+
+
+def test_a_child_only_with_a_free_cpu(tree: Path, tmp_path: Path, short_racy: None,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(refresh, "ASIDE_MIN", 1)
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    snap = store.load(listing_key(str(tree), options))
+    assert snap is not None
+    run = refresh.Refresh(*_parts(tree, options, store, WarmStats()))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))  # (half a CPU free)
+    assert run.aside(snap) is None
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 1.0, 1.0))
+    child = run.aside(snap)
+    assert child is not None
+    assert child.result() == {}
+
+
+def test_search_with_cache_checked_aside_ranks_as_without(
+        tree: Path, short_racy: None, aside: None) -> None:
+    for query in ("x", "py", "", "!txt", "yt"):
+        cold_results = ffind.search(query, tree, SearchOptions(threads=1))
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+        settle()
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == cold_results
+        (tree / "a" / f"new{len(query)}.py").write_text("")
+        settle()
+        assert ffind.search(query, tree, SearchOptions(threads=1), cache=True) == ffind.search(
+            query, tree, SearchOptions(threads=1))
 
 
 # ---- reuse: only what changed is read again ---------------------------------------------------
@@ -369,6 +524,49 @@ def test_a_bad_snapshot_is_ignored(tree: Path, tmp_path: Path, damage: str) -> N
     assert stats.mode == "cold"
 
 
+def test_the_snapshot_format_round_trips(tmp_path: Path) -> None:
+    store = SnapshotStore(str(tmp_path / "cache"))
+    big = f"1 {2 ** 64 - 1} 3 4 5 16877"  # an inode beyond 2**63
+    folders = [["", "1 2 3 4 5 16877", "", [], 2],
+               ["a/", "", ".gitignore=1 2 3 4 5 6", [["a/target", "7 8"]], 1],
+               ["b\udcff/", big, "", [], 0], ["c/", "-1 2 -3 4 5 16877", "", [], 1]]
+    paths = ["x.py", "y", "a/z", "c/w\udcfe"]  # (a name that is not UTF-8)
+    assert store.save({"root": "/r"}, refresh.to_snapshot(7, "glob", folders, paths))
+    back = store.load({"root": "/r"})
+    assert back is not None and back.start == 7 and back.glob == "glob"
+    assert refresh.folders_of(back) == [*folders[:2], ["b\udcff/", "", "", [], 0], folders[3]]
+    assert back.paths() == paths
+    empty = refresh.to_snapshot(1, "", [["", "1 2 3 4 5 6", "", [], 0]], [])
+    assert store.save({"root": "/e"}, empty)
+    back = store.load({"root": "/e"})
+    assert back is not None and back.paths() == []
+
+
+@pytest.mark.parametrize("damage", ["trailing", "order", "count", "unended"])
+def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
+                                                           damage: str) -> None:
+    import orjson
+
+    store = SnapshotStore(str(tmp_path / "cache"))
+    key = {"root": "/r"}
+    folders = [["", "1 2 3 4 5 6", "", [], 1], ["a/", "1 2 3 4 5 6", "", [], 1]]
+    assert store.save(key, refresh.to_snapshot(7, "g", folders, ["x", "a/y"]))
+    path = Path(store.path(key))
+    magic, size, rest = path.read_bytes().split(b"\n", 2)
+    head, sections = orjson.loads(rest[:int(size)]), rest[int(size):]
+    if damage == "trailing":
+        sections += b"x"
+    elif damage == "order":
+        head["order"] = "big" if sys.byteorder == "little" else "little"
+    elif damage == "count":
+        head["folders"] = 3
+    else:  # the prefixes' last NUL gone, the lengths kept
+        sections = sections.replace(b"a/\0", b"a/x", 1)
+    data = orjson.dumps(head)
+    path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections)
+    assert store.load(key) is None
+
+
 def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
     """The folders are checked in threads: a failure in one is not a folder left unchecked."""
@@ -378,14 +576,19 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
     settle()
     assert listing(tree, options, store) == cold(tree, options)
     settle()
-    body = store.load(key)
-    assert body is not None
-    body["folders"] = body["folders"] * 1000 + [[None, "x", "", [], 0]]  # a bad prefix
-    body["paths"] = "\0".join([body["paths"]] * 1000)
+    snap = store.load(key)
+    assert snap is not None
+    n = len(snap.prefixes) * 1000
+    big = CachedListing(snap.start, snap.glob, [*snap.prefixes * 1000, snap.prefixes[-1]],
+                   snap.sigs * 1000 + snap.sigs[-SIG_FIELDS:],  # (an unchanged folder)
+                   snap.counts * 1000 + array("q", [0]),
+                   {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
+                   blob=b"".join(snap.encoded()) * 1000)
     monkeypatch.setattr(refresh, "_CHUNK", 1)
+    monkeypatch.setattr(refresh, "STAT_THREADS", 4)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
-    assert sorted(p for b in run.warm(body) for p in b) == cold(tree, options)
+    assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)
     assert stats.mode == "cold"
 
 
@@ -432,7 +635,8 @@ def test_a_read_only_cache_folder_means_a_cold_walk(tree: Path, tmp_path: Path) 
 def test_eviction_keeps_the_folder_bounded(tmp_path: Path) -> None:
     store = SnapshotStore(str(tmp_path / "cache"), limit=3000)
     for n in range(10):
-        store.save({"root": f"/r{n}"}, {"folders": [["", "", "", [], ["x" * 500]]]})
+        assert store.save({"root": f"/r{n}"}, refresh.to_snapshot(
+            0, "", [["", "", "", [], 1]], ["x" * 500]))
         time.sleep(0.01)
     files = list((tmp_path / "cache").iterdir())
     assert sum(f.stat().st_size for f in files) <= 3000

@@ -37,6 +37,7 @@ from ffind.agent.schema import (
 )
 from ffind.agent.tool import (
     TreeSnapshot,
+    cached_tool_build,
     cached_tool_walk,
     check_limit,
     glob_snapshot,
@@ -91,15 +92,20 @@ class CachedTree:
             with self._first:
                 snap = self._snap
                 if snap is None:
-                    snap = self._walk()
+                    snap = self._walk(first=True)
                     if self._cancel.is_set():  # cut short: its paths are not the folder's
                         raise FfindError(f"the search of {self.directory} was cancelled")
                     self._snap = snap
                     self._done_at = time.monotonic()
         return snap
 
-    def _walk(self) -> TreeSnapshot:
+    def _walk(self, first: bool = False) -> TreeSnapshot:
         # A server answers many searches: numpy's import pays for itself.
+        if first and self._walker is cached_tool_walk:
+            # The first walk indexes the snapshot's paths while a forked child checks its
+            # folders.  Not a re-walk: a child forked from a process holding an index would
+            # make the calls served meanwhile copy the pages they touch.
+            return cached_tool_build(self.directory, self._cancel, numpy=True)
         return TreeSnapshot.build(self._walker(self.directory, self._cancel), numpy=True)
 
     def kick(self) -> None:

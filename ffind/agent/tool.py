@@ -133,6 +133,26 @@ def cached_tool_walk(directory: str,
                                             on_warning=_ignore))
 
 
+def cached_tool_build(directory: str, cancel: threading.Event | None = None,
+                      numpy: bool | None = None) -> TreeSnapshot:
+    """``TreeSnapshot.build(cached_tool_walk(directory, cancel), numpy)``, with a big
+    snapshot indexed while a forked child checks its folders (``ffind.fs.warm.warm_attempts``):
+    built again only when the check found a change."""
+    from ffind.fs.warm import warm_attempts
+
+    attempts = warm_attempts(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore)
+    built = None
+    try:
+        for attempt in attempts:
+            snap = TreeSnapshot.build(_tool_batches(attempt.batches), numpy=numpy)
+            if not attempt.stale():
+                built = snap
+    finally:
+        attempts.close()
+    assert built is not None  # (the last attempt is never stale)
+    return built
+
+
 def _tool_batches(batches: Iterator[list[str]]) -> Iterator[list[str]]:
     for batch in batches:
         if _OTHER_VCS.search("\n".join(batch)):

@@ -528,3 +528,59 @@ def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: 
                     return
     finally:
         workers.close(graceful=finished)
+
+
+def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
+    """Run ``fn`` in a forked child, as a walk's worker is run (every signal blocked, only
+    its pipe kept, the standard descriptors on /dev/null, the cyclic GC off, ``os._exit``:
+    the module docstring), and return ``(pid, fd)``: the child writes ``b"K"``, the length of
+    ``fn()``'s bytes (8 bytes, big-endian: a child killed midway leaves an answer too short)
+    and the bytes, or ``b"X"`` and one line when it raised, on ``fd``, then ends.  The caller reads
+    ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` must be a bounded piece of work
+    (the child is not tied to its parent's life; it ends when its work does, or at a broken
+    pipe) that imports nothing.  None where there is no fork, or when it fails."""
+    if not _fork_available():
+        return None
+    try:
+        read, write = _Pipe.pair()
+    except OSError:
+        return None
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", ".* is multi-threaded", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            _call_main(fn, read, write)  # never returns
+    except OSError:  # fork: EAGAIN, ENOMEM
+        read.close()
+        write.close()
+        return None
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    write.close()
+    return pid, read.fileno()
+
+
+def _call_main(fn: Callable[[], bytes], read: _Pipe, write: _Pipe) -> None:
+    """The child of ``fork_call``.  Never returns."""
+    code = 0
+    try:
+        gc.disable()
+        read.close()
+        _isolate([write])
+        answer = fn()
+        data = b"K" + len(answer).to_bytes(8, "big") + answer
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write.fileno(), view):]
+    except BaseException as exc:  # reported to the parent, never printed here
+        code = 1
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+        with contextlib.suppress(BaseException):
+            os.write(write.fileno(), b"X" + text.encode("utf-8", "replace"))
+    finally:
+        os._exit(code)

@@ -1,21 +1,30 @@
 """One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or the
 refresh of a snapshot that re-reads only what changed.
 
-A snapshot's body: ``start`` (ns: when the walk or refresh that made it began), ``global``
-(the signature of the inputs above the root), ``folders`` (``[prefix, signature, specials,
-probes, count]`` each, ``ffind.fs.record``) and ``paths`` (every listed path, NUL-joined,
-each folder's ``count`` paths in the order of ``folders``).
+A snapshot (``ffind.state.cache.CachedListing``): ``start`` (ns: when the walk or refresh that
+made it began), ``glob`` (the signature of the inputs above the root), per folder its prefix,
+its signature as integers, its count of paths and, for the few that have some, its ignore
+files' signatures and probes (``[prefix, signature, specials, probes, count]`` once made into
+a ``Folder``, ``ffind.fs.record``), and every listed path, each folder's ``count`` paths in
+the order of the folders.
 
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
-changed; then, shallowest first, each changed folder is read again with the walker, in the
-ignore scope its ancestors give (entered from their recorded ignore files); its sub-folders
-that are no longer entered are dropped with their subtrees, new ones are walked whole, and a
-folder whose ignore files changed is walked whole.  Any inconsistency in the snapshot means
-a cold walk instead.
+changed, comparing integers with the snapshot's arrays (no Python object per folder but the
+``stat`` result; a folder with ignore files, probes, no signature or a racy time takes the
+full check); only when one changed are the folders made into ``Folder`` lists; then,
+shallowest first, each changed folder is read again with the walker, in the ignore scope its
+ancestors give (entered from their recorded ignore files); its sub-folders that are no
+longer entered are dropped with their subtrees, new ones are walked whole, and a folder whose
+ignore files changed is walked whole.  Any inconsistency in the snapshot means a cold walk
+instead.
+
+The one-shot search runs the ``stat`` pass of a big snapshot in a forked child (``Aside``)
+while it matches the snapshot's paths (``ffind.fs.warm.warm_attempts``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,15 +33,22 @@ from typing import Any
 from ffind.fs.pool import Cancel, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
 
 RACY_NS = 2_000_000_000
 """A folder (or ignore input) whose time is less than this (ns) before its snapshot was
 started is read again: a change within the same clock tick would not show (git's racy case)."""
 
-STAT_THREADS = 4
-"""Threads that ``stat`` a big snapshot's folders."""
+STAT_THREADS = 1
+"""Threads that ``stat`` a big snapshot's folders (1: the pass runs in the calling thread;
+more threads fight over the GIL between two ``stat`` calls, measured slower on 2 cores)."""
 _CHUNK = 1024  # folders per thread at least
+ASIDE_MIN = 16_384
+"""Snapshots of at least this many folders are checked in a forked child (``Aside``) while
+the caller matches the snapshot's paths, when a CPU is free (``free_cpus``); smaller ones in
+the calling thread (a 4k-folder snapshot's pass takes ~10 ms: less than the fork pays back)."""
+_VERDICTS = {"read": "r", "subtree": "s"}
+_UNCHANGED = b"K" + bytes(8)  # (``fork_call``'s answer: nothing changed)
 
 Folder = list[Any]
 """[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
@@ -88,6 +104,70 @@ def _coarse(folders: list[Folder]) -> bool:
     return bool(times) and all(t.endswith("000000000") for t in times)
 
 
+def free_cpus() -> float:
+    """The CPUs this process may run on, less the load average of the last minute: below 1,
+    a child would only take CPU time from its parent (measured on a 2-core machine at load
+    ~3: 3.7 s instead of 2.7 s for a warm search of 1M files)."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):  # (no load average: Windows, where there is no fork)
+        load = 0.0
+    return (n or 1) - load
+
+
+def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> CachedListing:
+    """The snapshot of ``folders`` (with counts) and their ``paths``."""
+    from array import array
+
+    sigs: array[int] = array("q")
+    counts: array[int] = array("q", [f[4] for f in folders])
+    extra: dict[int, tuple[str, list[list[str]]]] = {}
+    none = [NO_SIG] * SIG_FIELDS
+    for i, f in enumerate(folders):
+        values = [int(v) for v in f[1].split()] if f[1] else none
+        if len(values) != SIG_FIELDS:
+            raise ValueError(f"a bad folder signature: {f[1]!r}")
+        try:
+            sigs.extend(values)
+        except OverflowError:  # (an inode beyond 2**63: the folder is read every time)
+            del sigs[i * SIG_FIELDS:]
+            sigs.extend(none)
+        if f[2] or f[3]:
+            extra[i] = (f[2], f[3])
+    return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
+
+
+def _sig_text(sigs: Any, i: int) -> str:
+    """The signature of the folder ``i`` as ``ffind.fs.record`` writes it ('' for none)."""
+    j = i * SIG_FIELDS
+    if sigs[j + SIG_FIELDS - 1] == NO_SIG:
+        return ""
+    return " ".join(str(v) for v in sigs[j:j + SIG_FIELDS])
+
+
+def folder_at(snap: CachedListing, i: int) -> Folder:
+    """The folder ``i`` of ``snap``, with its count."""
+    specials, probes = snap.extra.get(i, ("", []))
+    return [snap.prefixes[i], _sig_text(snap.sigs, i), specials, probes, snap.counts[i]]
+
+
+def folders_of(snap: CachedListing) -> list[Folder]:
+    """Every folder of ``snap``, with its count (``folder_at`` for each, in one pass)."""
+    extra = snap.extra
+    fmt = " ".join(["%d"] * SIG_FIELDS)
+    it = iter(snap.sigs)
+    rows = zip(*[it] * SIG_FIELDS, strict=True)
+    out: list[Folder] = []
+    for i, (prefix, count, row) in enumerate(zip(snap.prefixes, snap.counts, rows, strict=True)):
+        sig = "" if row[-1] == NO_SIG else fmt % row
+        if i in extra:
+            out.append([prefix, sig, *extra[i], count])
+        else:
+            out.append([prefix, sig, "", [], count])
+    return out
+
+
 def _parent(prefix: str) -> str:
     up = prefix[:-1].rpartition("/")[0]
     return up + "/" if up else ""
@@ -114,9 +194,11 @@ class Refresh:
         """Write the snapshot (``folders`` with counts)."""
         if self._cancelled() or _coarse(folders):
             return
-        body = {"start": self.start, "global": self.glob, "folders": folders,
-                "paths": "\0".join(paths)}
-        self.stats.saved = self.store.save(self.key, body)
+        try:
+            snap = to_snapshot(self.start, self.glob, folders, paths)
+        except ValueError:
+            return
+        self.stats.saved = self.store.save(self.key, snap)
 
     def cold(self) -> Iterator[list[str]]:
         """The recording walk, batch by batch; then the snapshot is written."""
@@ -140,10 +222,10 @@ class Refresh:
             f[4] = len(f[4])
         self._save(folders, every)
 
-    def warm(self, body: dict[str, Any]) -> Iterator[list[str]]:
+    def warm(self, snap: CachedListing) -> Iterator[list[str]]:
         """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
         try:
-            paths = self._refresh(body)
+            paths = self._refresh(snap)
         except _BAD:
             paths = None
         if paths is None:
@@ -173,20 +255,21 @@ class Refresh:
                 return "read"
         return None
 
-    def _changed(self, old: list[Folder], limit: int) -> dict[str, str]:
+    def _changed(self, snap: CachedListing, limit: int) -> dict[str, str]:
         """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
         threads (``os.stat`` lets the others run)."""
-        n = max(1, min(STAT_THREADS, len(old) // _CHUNK))
+        total = len(snap.prefixes)
+        n = max(1, min(STAT_THREADS, total // _CHUNK))
         if n == 1:
-            return self._changed_part(old, limit)
+            return self._changed_part(snap, 0, total, limit)
         import threading
 
         parts: list[dict[str, str] | BaseException] = [ValueError("not checked")] * n
-        step = -(-len(old) // n)
+        step = -(-total // n)
 
         def check(i: int) -> None:
             try:
-                parts[i] = self._changed_part(old[i * step:(i + 1) * step], limit)
+                parts[i] = self._changed_part(snap, i * step, min(total, (i + 1) * step), limit)
             except BaseException as exc:  # raised again below (a bad snapshot: a cold walk)
                 parts[i] = exc
 
@@ -204,45 +287,90 @@ class Refresh:
                     bad[prefix] = verdict
         return bad
 
-    def _changed_part(self, old: list[Folder], limit: int) -> dict[str, str]:
+    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int) -> dict[str, str]:
+        """``_changed`` for the folders ``lo`` to ``hi``: the common folder (a signature, no
+        ignore files nor probes, times before ``limit``) by one ``stat`` compared with the
+        snapshot's integers, the others by ``_check``."""
         bad: dict[str, str] = {}
-        root, check, stat = self.root, self._check, os.stat
+        root, check, stat, extra = self.root, self._check, os.stat, snap.extra
         base = root if root.endswith("/") else root + "/"
-        for rec in old:
-            prefix, sig = rec[0], rec[1]
-            path = base + prefix[:-1] if prefix else root
+        sigs = snap.sigs
+        k = SIG_FIELDS
+        cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]
+        rows = zip(snap.prefixes[lo:hi], *cols, strict=True)
+        for i, (prefix, dev, ino, mtime, ctime, size, mode) in enumerate(rows, lo):
             verdict: str | None = "read"
-            if rec[2] or rec[3] or not sig:
-                verdict = check(rec, path, limit)
-            else:  # the common case, inline
+            if mode == NO_SIG or mtime >= limit or ctime >= limit or i in extra:
+                path = base + prefix[:-1] if prefix else root
+                verdict = check(folder_at(snap, i), path, limit)
+            else:  # the common case, inline: a folder's path with its "/" stats the folder
                 try:
-                    st = stat(path)
+                    st = stat(base + prefix)
                 except (OSError, ValueError):
                     pass
                 else:
-                    if (st.st_mtime_ns < limit and st.st_ctime_ns < limit and sig == (
-                            f"{st.st_dev} {st.st_ino} {st.st_mtime_ns} {st.st_ctime_ns} "
-                            f"{st.st_size} {st.st_mode}")):
+                    if (st.st_mtime_ns == mtime and st.st_ctime_ns == ctime
+                            and st.st_ino == ino and st.st_dev == dev and st.st_size == size
+                            and st.st_mode == mode):
                         verdict = None
-            if verdict is not None:
+            if verdict is not None and (verdict == "subtree" or prefix not in bad):
                 bad[prefix] = verdict
         return bad
 
-    def _refresh(self, body: dict[str, Any]) -> list[str] | None:
-        old: list[Folder] = body["folders"]
-        blob: str | list[str] = body.pop("paths")  # (not kept beside its split: memory)
-        if isinstance(blob, str):  # (a list: split already, ``warm.session_batches``)
-            blob = blob.split("\0") if blob else []
-        paths = blob
-        del blob
-        if sum(rec[4] for rec in old) != len(paths) or not any(rec[0] == "" for rec in old):
+    def aside(self, snap: CachedListing) -> Aside | None:
+        """The ``stat`` pass of ``snap`` started in a forked child, or None (a small
+        snapshot, no CPU free, no fork)."""
+        if len(snap.prefixes) < ASIDE_MIN or free_cpus() < 1:
             return None
-        bad = self._changed(old, body["start"] - RACY_NS)
+        from ffind.fs.pool import fork_call
+
+        limit = snap.start - RACY_NS
+
+        def work() -> bytes:
+            bad = self._changed(snap, limit)
+            text = "\0".join(_VERDICTS[v] + p for p, v in bad.items())
+            return text.encode("utf-8", "surrogateescape")
+
+        started = fork_call(work)
+        return None if started is None else Aside(self, snap, *started)
+
+    @staticmethod
+    def consistent(snap: CachedListing) -> bool:
+        """Whether the snapshot's tables add up (its paths split)."""
+        try:
+            paths = snap.paths()
+        except ValueError:
+            return False
+        return "" in snap.prefixes and sum(snap.counts) == len(paths)
+
+    def warm_checked(self, snap: CachedListing, bad: dict[str, str]) -> Iterator[list[str]]:
+        """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``)."""
+        try:
+            paths = self._refresh(snap, bad)
+        except _BAD:
+            paths = None
+        if paths is None:
+            if not self._cancelled():
+                self.stats.relisted.clear()
+                yield from self.cold()
+            return
+        self.stats.mode = "warm"
+        yield paths
+
+    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None) -> list[str] | None:
+        if "" not in snap.prefixes:  # (the root is anywhere in the list)
+            return None
+        if bad is None:
+            bad = self._changed(snap, snap.start - RACY_NS)
         if self._cancelled():
             return None
+        paths = snap.paths()
+        if sum(snap.counts) != len(paths):
+            return None
         if not bad:
-            self.stats.reused = len(old)
+            self.stats.reused = len(snap.prefixes)
             return paths
+        old = folders_of(snap)
         edit = _Edit(self, old)
         for prefix in sorted(bad, key=lambda p: (p.count("/"), p)):
             if self._cancelled():
@@ -277,6 +405,67 @@ class Refresh:
             done.append(rec)
             stack.extend(reversed(found))
         return done
+
+
+class Aside:
+    """The ``stat`` pass of a snapshot (``Refresh._changed``) running in a forked child
+    (``ffind.fs.pool.fork_call``), so that the caller can match the snapshot's paths
+    meanwhile: ``failed()`` tells without waiting whether the child has already found a
+    change; ``result()`` waits for its answer."""
+
+    def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int) -> None:
+        self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
+        self._answer: bytes | None = None
+
+    def _read(self) -> bytes:
+        if self._answer is None:
+            parts = []
+            try:
+                while True:
+                    part = os.read(self.fd, 1 << 16)
+                    if not part:
+                        break
+                    parts.append(part)
+            finally:
+                self._answer = b"".join(parts)
+                self.close()
+        return self._answer
+
+    def failed(self) -> bool:
+        """True once the child has answered that something changed (or failed)."""
+        if self._answer is None:
+            import select
+
+            if not select.select([self.fd], [], [], 0)[0]:
+                return False
+        return self._read() != _UNCHANGED
+
+    def result(self) -> dict[str, str]:
+        """The folders that changed, and how (``Refresh._changed``); raises ValueError when
+        the child found the snapshot bad.  A child that died without a whole answer: the
+        pass again, here."""
+        answer = self._read()
+        if answer[:1] == b"X":
+            raise ValueError(answer[1:].decode("utf-8", "replace"))
+        if answer[:1] != b"K" or int.from_bytes(answer[1:9], "big") != len(answer) - 9:
+            return self.run._changed(self.snap, self.snap.start - RACY_NS)
+        text = answer[9:].decode("utf-8", "surrogateescape")
+        verdicts = {v: k for k, v in _VERDICTS.items()}
+        return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
+
+    def close(self) -> None:
+        """Stop waiting: close the pipe, end a child that has not answered, reap it."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            if self._answer is None:  # (never a pid that may have been reused: not reaped)
+                import signal
+
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):  # (reaped elsewhere: SIGCHLD ignored)
+                os.waitpid(pid, 0)
 
 
 class _Edit:

@@ -34,9 +34,10 @@ from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import SPECIALS, file_stat, specials_sig
 from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import CachedListing, SnapshotStore
 
-__all__ = ["UNTRUSTED_FS", "WarmStats", "cached_batches", "listing_key", "session_batches"]
+__all__ = ["UNTRUSTED_FS", "Attempt", "WarmStats", "cached_batches", "listing_key",
+           "session_batches", "warm_attempts"]
 
 UNTRUSTED_FS = frozenset({
     "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs", "9p",
@@ -137,10 +138,94 @@ def cached_batches(
     return _sliced(run.cold(), keep)
 
 
+class Attempt:
+    """One try at the listing (``warm_attempts``): its ``batches``; ``stale()``, asked once
+    they are consumed, True when this try is to be thrown away (another follows)."""
+
+    __slots__ = ("batches", "stale")
+
+    def __init__(self, batches: Iterator[list[str]],
+                 stale: Callable[[], bool] | None = None) -> None:
+        self.batches = batches
+        self.stale: Callable[[], bool] = stale if stale is not None else (lambda: False)
+
+
+def warm_attempts(
+    root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
+    on_warning: Warn | None = None, keep: Keep | None = None,
+    store: SnapshotStore | None = None, stats: WarmStats | None = None,
+) -> Generator[Attempt, None, None]:
+    """``cached_batches`` for a caller that matches as it reads (the one-shot search): with
+    a big snapshot, the ``stat`` pass runs in a forked child (``refresh.Aside``) while the
+    first attempt gives the snapshot's paths (cut short once the child reports a change).
+    Its ``stale()`` waits for the child: False, the snapshot was right and these batches are
+    the listing (no other attempt follows); True, a second attempt gives the refreshed
+    listing (or a cold walk's).  Without a big snapshot, one attempt: ``cached_batches``."""
+    from ffind.fs.walk import walk_batches
+
+    root_s = os.fspath(root)
+    stats = stats if stats is not None else WarmStats()
+    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    if found is None:
+        yield Attempt(walk_batches(root_s, options, cancel=cancel, on_warning=on_warning,
+                                   keep=keep))
+        return
+    run, snap = found
+    if snap is None:
+        yield Attempt(_sliced(run.cold(), keep))
+        return
+    aside = run.aside(snap)  # (forked before the paths are split: fewer pages to copy)
+    if aside is None:
+        yield Attempt(_sliced(run.warm(snap), keep))
+        return
+    try:
+        if not run.consistent(snap):
+            yield Attempt(_sliced(run.cold(), keep))
+            return
+        verdict: list[dict[str, str] | None] = []
+
+        def stale() -> bool:
+            if run.cancel is not None and run.cancel.is_set():
+                return False  # (what was read stands, incomplete)
+            if not verdict:
+                try:
+                    verdict.append(aside.result())
+                except ValueError:  # the snapshot is bad: a cold walk
+                    verdict.append(None)
+            return verdict[0] != {} or cut[0]
+
+        cut = [False]
+
+        def until_failed() -> Iterator[list[str]]:
+            for batch in _sliced(iter([snap.paths()]), keep):
+                if aside.failed():
+                    cut[0] = True
+                    return
+                yield batch
+
+        yield Attempt(until_failed(), stale)
+        if run.cancel is not None and run.cancel.is_set():
+            return
+        stale()
+        bad = verdict[0]
+        if bad == {} and not cut[0]:
+            run.stats.mode = "warm"
+            run.stats.reused = len(snap.prefixes)
+            return
+        if bad is None:
+            yield Attempt(_sliced(run.cold(), keep))
+        else:
+            yield Attempt(_sliced(run.warm_checked(snap, bad), keep))
+    finally:
+        aside.close()
+
+
 def session_batches(
     root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None, pause: Callable[[], object] | None = None,
+    first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
+    settle: Callable[[], object] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
     """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
     ``replace`` means these paths replace every one given before.
@@ -152,7 +237,10 @@ def session_batches(
     finds nothing).  Without one: ``walk_batches``, or the
     recording walk that writes the snapshot, ``(False, batch)`` each.  ``pause``: called
     once the snapshot's paths are given, before the refresh (a session waits there for its
-    first frame: the refresh's ``stat`` threads would compete with its matching)."""
+    first frame: the refresh's ``stat`` pass would compete with its matching).  ``first``:
+    splits the snapshot's paths into the part given first (before ``pause``) and the rest
+    (the session: the paths its query can match, then the others); ``settle``: called once
+    the rest is given, before the refresh (the session waits for it to be matched)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -163,7 +251,7 @@ def session_batches(
     elif found[1] is None:
         lists = found[0].cold()
     else:
-        yield from _early_then_valid(found[0], found[1], pause)
+        yield from _early_then_valid(found[0], found[1], pause, first, settle)
         return
     try:
         for batch in lists:
@@ -174,15 +262,23 @@ def session_batches(
             close()
 
 
-def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], object] | None,
+def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], object] | None,
+                      first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
+                      settle: Callable[[], object] | None = None,
                       ) -> Iterator[tuple[bool, list[str]]]:
-    blob: str = body["paths"]
-    early = blob.split("\0") if blob else []
-    del blob
-    body["paths"] = early  # (the refresh splits it no more)
-    yield False, early
-    if pause is not None and early:
+    try:
+        early = body.paths()  # (kept by the snapshot: the refresh splits it no more)
+    except ValueError:
+        early = []
+    head, rest = (early, []) if first is None else first(early)
+    yield False, head
+    if pause is not None and head:
         pause()
+    if rest:
+        yield False, rest
+        if settle is not None:
+            settle()
+    del head, rest
     if run.cancel is not None and run.cancel.is_set():
         return  # (before the refresh's ``stat`` of every folder)
     replaced = False
@@ -200,7 +296,7 @@ def _early_then_valid(run: Refresh, body: dict[str, Any], pause: Callable[[], ob
 def _prepare(
     root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
     store: SnapshotStore | None, stats: WarmStats | None,
-) -> tuple[Refresh, dict[str, Any] | None] | None:
+) -> tuple[Refresh, CachedListing | None] | None:
     """The cached listing of ``root_s`` and its usable snapshot (or None: walk cold and
     record); None when the listing cannot be cached (a plain walk)."""
     from ffind.fs.walk import prepare_recorded
@@ -221,13 +317,10 @@ def _prepare(
     return run, (body if body is not None and _usable(body, glob) else None)
 
 
-def _usable(body: dict[str, Any], glob: tuple[str, int]) -> bool:
+def _usable(body: CachedListing, glob: tuple[str, int]) -> bool:
     """Whether a snapshot read back can be refreshed: the same inputs above the root, none
-    of them changed within the racy window before it was taken, and the expected shape."""
-    taken = body.get("start")
-    return (isinstance(taken, int) and body.get("global") == glob[0]
-            and glob[1] < taken - refresh.RACY_NS and isinstance(body.get("folders"), list)
-            and isinstance(body.get("paths"), str))
+    of them changed within the racy window before it was taken."""
+    return body.glob == glob[0] and glob[1] < body.start - refresh.RACY_NS
 
 
 def _sliced(lists: Iterator[list[str]], keep: Keep | None) -> Iterator[list[str]]:

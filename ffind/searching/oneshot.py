@@ -117,12 +117,14 @@ Total = int | Callable[[], int]
 def _match_batches(
     query: str, batches: Iterable[list[str]], options: SearchOptions, cancel: _Cancel,
     eager_count: bool = False, recall: _Recalling | None = None,
+    stale: Callable[[], bool] | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """Match every batch as it arrives; return (top matches, total count, complete).
 
     The total is a callable when counting would cost more work (typo matches); with
     ``eager_count`` each batch is counted as it arrives, overlapping with the walk.
-    ``recall``: rank with the memory (``ffind.engine.recall``).
+    ``recall``: rank with the memory (``ffind.engine.recall``).  ``stale``: asked once the
+    batches are read; True means they are thrown away (no ranking: an empty answer).
     """
     limit = options.limit
     if not query:
@@ -132,6 +134,8 @@ def _match_batches(
         paths: list[str] = []
         for batch in batches:
             paths.extend(batch)
+        if stale is not None and stale():
+            return [], 0, False
         if recall is not None:
             if not cancel.is_set():
                 recall.prune(paths, options)
@@ -151,6 +155,8 @@ def _match_batches(
         if eager_count:
             len(part)  # finds this batch's typo matches now, while the walk goes on
         matchset = part if matchset is None else matchset.merge(part)
+    if stale is not None and stale():
+        return [], 0, False
     if matchset is None:
         matchset = index.run(query)
     if ranked(query) and recall is not None:
@@ -240,17 +246,17 @@ def _walk_one(
     # (a query of negations only lists in path order: no memory, no git status)
     recall = (None if memory is None or (query and not ranked(query))
               else _Recalling(memory, root, cache))
-    batches: Iterator[list[str]]
-    if cache:  # the whole listing (from the snapshot), then the same prefilter here
-        from ffind.fs.warm import cached_batches
+    if cache:
+        try:
+            return _match_warm(query, root, options, cancel, on_warning, eager_count, recall)
+        finally:
+            if recall is not None:
+                recall.stop()
+    from ffind.fs.walk import walk_batches
 
-        batches = cached_batches(root, options, cancel=cancel, on_warning=on_warning,
-                                 keep=_prefilter(query))
-    else:  # the workers drop what the query cannot match
-        from ffind.fs.walk import walk_batches
-
-        batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
-                               keep=_prefilter(query))
+    # the workers drop what the query cannot match
+    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
+                           keep=_prefilter(query))
     try:
         return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
@@ -262,6 +268,37 @@ def _walk_one(
             close()
         if recall is not None:
             recall.stop()
+
+
+def _match_warm(
+    query: str, root: str, options: SearchOptions, cancel: _Cancel,
+    on_warning: Callable[[str], None] | None, eager_count: bool, recall: _Recalling | None,
+) -> tuple[list[FileMatch], Total, bool]:
+    """``_match_batches`` over the warm index's listing (the snapshot's paths, the same
+    prefilter here), matched while the snapshot is validated aside; matched again only when
+    the validation found a change (``ffind.fs.warm.warm_attempts``)."""
+    from ffind.fs.warm import warm_attempts
+
+    attempts = warm_attempts(root, options, cancel=cancel, on_warning=on_warning,
+                             keep=_prefilter(query))
+    found: tuple[list[FileMatch], Total, bool] | None = None
+    try:
+        for attempt in attempts:
+            batches = attempt.batches
+            try:
+                found = _match_batches(query, batches, options, cancel, eager_count, recall,
+                                       stale=attempt.stale)
+            finally:
+                close = getattr(batches, "close", None)
+                if close is not None:
+                    close()
+    except BaseException:
+        cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind
+        raise
+    finally:
+        attempts.close()
+    assert found is not None  # (there is always one attempt)
+    return found
 
 
 def search(

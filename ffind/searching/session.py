@@ -342,9 +342,18 @@ class FileSearcher:
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
         if self._cached:
             return warm_root(self.roots[0], self.options, self._cancel, self._warn,
-                             self._walk_imported, self._shown)
+                             self._walk_imported, self._shown, lambda: self._query,
+                             self._caught_up)
         self._walk_imported.set()
         return walk_roots(self.roots, self.options, self._cancel, self._warn)
+
+    def _caught_up(self) -> None:
+        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched: the
+        warm index's validation waits for it (its ``stat`` pass and the matching would take
+        the GIL from each other)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._cancel.is_set() or (
+                not self._pending and self._state.covered >= self._scanned), FIRST_FRAME_WAIT)
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -653,15 +662,21 @@ def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event
 
 def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
               warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
+              query: Callable[[], str] = str, caught_up: Callable[[], object] | None = None,
               ) -> Iterator[tuple[int, list[str]]]:
     """One root's listing through the warm index (``warm.session_batches``), as ``(0, batch)``
     or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded; the
-    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most."""
+    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most.  The
+    snapshot's paths that ``query()`` (the session's query then) can match come first, so
+    that the first frame indexes only them (``candidates_first``); the others follow, and the
+    validation then waits for ``caught_up()`` (them matched)."""
     from ffind.fs.warm import session_batches
 
     imported.set()
     batches = session_batches(root, options, cancel=cancel, on_warning=warn,
-                              pause=lambda: shown.wait(FIRST_FRAME_WAIT))
+                              pause=lambda: shown.wait(FIRST_FRAME_WAIT),
+                              first=lambda paths: candidates_first(query(), paths),
+                              settle=caught_up)
     try:
         for replace, batch in batches:
             yield (REPLACE if replace else 0), batch
@@ -669,6 +684,25 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
                 return
     finally:
         batches.close()
+
+
+def candidates_first(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
+    """``paths`` split into those ``query`` can match (``Prefilter``: every match is among
+    them, and a ranking does not depend on the order paths were added in) and the others;
+    ``(paths, [])`` when that does not pay (no positive term, nothing kept, or more than
+    half kept)."""
+    if not query:
+        return paths, []
+    from ffind.engine.prefilter import Prefilter
+
+    keep = Prefilter(query)
+    if not keep.active:
+        return paths, []
+    head = keep(paths)
+    if not head or 2 * len(head) > len(paths):
+        return paths, []
+    chosen = set(head)
+    return head, [p for p in paths if p not in chosen]
 
 
 def with_roots(found: list[FileMatch], query: str, roots: list[str],

@@ -2,10 +2,13 @@
 
 Where: ``$XDG_CACHE_HOME/ffind/`` (``~/.cache/ffind/`` when unset), created owner-only; each
 snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
-``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of the JSON body
-(orjson), the body (which repeats the key), then the body's ``paths`` (a str) as raw UTF-8
-(surrogate escapes kept), whose length the body holds: JSON would escape each NUL separator
-and cost a copy.  Written atomically: a temporary file in the same folder, ``fsync``,
+``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of a small JSON head
+(orjson: the key, ``start``, ``global``, the number of folders, the byte order, the sections'
+lengths and the few folders with ignore files or probes), the head, then the sections, read
+without a Python object per folder or path until one is asked for (``CachedListing``): every
+folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
+each (``array``), their path counts, then every path (raw UTF-8, surrogate escapes kept, each
+ended by NUL).  Written atomically: a temporary file in the same folder, ``fsync``,
 ``os.replace``; a killed writer leaves the old snapshot (or none) and a temporary file that a
 later write removes once it is an hour old.  Two processes writing the same snapshot each
 replace it whole; the last one wins.
@@ -23,14 +26,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import zlib
+from array import array
 from typing import Any
 
 from ffind.state.paths import make_private_dir, xdg_dir
 
-FORMAT = 1
-"""The snapshot format; a file of another format is ignored."""
+FORMAT = 2
+"""The snapshot format; a file of another format is ignored (format 1: a JSON table of
+folders with their signatures as strings)."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
 SUFFIX = ".snapshot"
@@ -42,6 +48,53 @@ def _magic() -> bytes:
     from ffind import __version__
 
     return f"ffind-snapshot {FORMAT} {__version__}\n".encode()
+
+
+SIG_FIELDS = 6
+"""A folder's signature: device, inode, mtime_ns, ctime_ns, size, mode (``os.stat``)."""
+NO_SIG = -1
+"""The mode of a folder without a signature (read again on every search)."""
+
+
+class CachedListing:
+    """One snapshot, as read back or to write: ``start`` (ns), ``glob`` (the signature of the
+    inputs above the root), per folder its ``prefixes`` (path from the root + ``/``), its
+    signature (``sigs``: ``SIG_FIELDS`` integers each, mode ``NO_SIG`` for none), the number
+    of paths it listed (``counts``), and for the few that have them, ``extra``: index ->
+    (signatures of its ignore files, its probes); every path in ``blob`` (UTF-8, each ended
+    by NUL), split on first use (``paths()``)."""
+
+    __slots__ = ("_paths", "blob", "counts", "extra", "glob", "prefixes", "sigs", "start")
+
+    def __init__(self, start: int, glob: str, prefixes: list[str], sigs: array[int],
+                 counts: array[int], extra: dict[int, tuple[str, list[list[str]]]],
+                 blob: bytes | None = None, paths: list[str] | None = None) -> None:
+        self.start, self.glob = start, glob
+        self.prefixes, self.sigs, self.counts, self.extra = prefixes, sigs, counts, extra
+        self.blob = blob
+        self._paths = paths
+
+    def paths(self) -> list[str]:
+        """Every path, in the order of the folders (split once, then kept: the blob is let
+        go)."""
+        if self._paths is None:
+            text = (self.blob or b"").decode("utf-8", "surrogateescape")
+            self.blob = None  # (let go before the split: memory)
+            if text and not text.endswith("\0"):
+                raise ValueError("the paths do not end with a separator")
+            paths = text.split("\0")
+            del text
+            paths.pop()  # (after the last separator: nothing)
+            self._paths = paths
+        return self._paths
+
+    def encoded(self) -> list[bytes]:
+        """Every path as written (UTF-8, each ended by NUL), in parts (no copy to join
+        them)."""
+        if self.blob is not None:
+            return [self.blob]
+        paths = self.paths()
+        return [("\0".join(paths)).encode("utf-8", "surrogateescape"), b"\0"] if paths else []
 
 
 class SnapshotStore:
@@ -58,8 +111,8 @@ class SnapshotStore:
         name = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
         return os.path.join(self.folder, name + SUFFIX)
 
-    def load(self, key: dict[str, Any]) -> dict[str, Any] | None:
-        """The body of the snapshot for ``key``, or None (missing or unusable)."""
+    def load(self, key: dict[str, Any]) -> CachedListing | None:
+        """The snapshot for ``key``, or None (missing or unusable)."""
         import orjson
 
         path = self.path(key)
@@ -69,36 +122,31 @@ class SnapshotStore:
                 if f.readline() != magic:
                     return None
                 size = int(f.readline(32))
-                body = orjson.loads(f.read(size))
-                if not isinstance(body, dict) or body.get("key") != key:
+                head = orjson.loads(f.read(size))
+                if not isinstance(head, dict) or head.get("key") != key:
                     return None
-                raw = f.read()
-                if len(raw) != body.get("paths_bytes"):
-                    return None
-                body["paths"] = raw.decode("utf-8", "surrogateescape")
-        except (OSError, ValueError):
+                snap = _decode(head, f)
+        except (OSError, ValueError, TypeError, KeyError, IndexError, OverflowError):
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used
-        return body
+        return snap
 
-    def save(self, key: dict[str, Any], body: dict[str, Any]) -> bool:
+    def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
         """Write the snapshot for ``key`` atomically; False when it could not be written."""
-        import orjson
-
         path = self.path(key)
         tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
         try:
+            head, sections = _encode(key, snap)
             make_private_dir(self.folder)
-            raw = body.get("paths", "").encode("utf-8", "surrogateescape")
-            data = orjson.dumps({**body, "paths": None, "paths_bytes": len(raw), "key": key})
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with open(fd, "wb") as f:
                     f.write(_magic())
-                    f.write(b"%d\n" % len(data))
-                    f.write(data)
-                    f.write(raw)
+                    f.write(b"%d\n" % len(head))
+                    f.write(head)
+                    for part in sections:
+                        f.write(part)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
@@ -106,7 +154,7 @@ class SnapshotStore:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError, TypeError, OverflowError):
             return False
         self.evict(keep=path)
         return True
@@ -155,3 +203,58 @@ class SnapshotStore:
                 os.unlink(path)
                 removed += 1
         return removed
+
+
+def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes]]:
+    """The head (JSON) and the sections of a snapshot file."""
+    import orjson
+
+    n = len(snap.prefixes)
+    if len(snap.sigs) != n * SIG_FIELDS or len(snap.counts) != n:
+        raise ValueError("the folder tables differ in length")
+    prefixes = "".join(p + "\0" for p in snap.prefixes).encode("utf-8", "surrogateescape")
+    sigs, counts = snap.sigs.tobytes(), snap.counts.tobytes()
+    blob = snap.encoded()
+    head = orjson.dumps({
+        "key": key, "start": snap.start, "global": snap.glob, "folders": n,
+        "order": sys.byteorder, "itemsize": snap.sigs.itemsize,
+        "bytes": [len(prefixes), len(sigs), len(counts), sum(len(b) for b in blob)],
+        "extra": [[i, specials, probes] for i, (specials, probes) in sorted(snap.extra.items())],
+    })
+    return head, [prefixes, sigs, counts, *blob]
+
+
+def _decode(head: dict[str, Any], f: Any) -> CachedListing:
+    """The snapshot from its head and the file ``f`` positioned after it (each section read
+    on its own: no copy of the whole); ValueError (or another error of a bad shape) when
+    they do not add up."""
+    n = head["folders"]
+    start, glob = head["start"], head["global"]
+    sizes = head["bytes"]
+    if (head["order"] != sys.byteorder or not isinstance(n, int) or not isinstance(start, int)
+            or not isinstance(glob, str) or len(sizes) != 4
+            or not all(isinstance(k, int) and k >= 0 for k in sizes)):
+        raise ValueError("a bad snapshot head")
+    sigs, counts = array("q"), array("q")
+    if head["itemsize"] != sigs.itemsize:
+        raise ValueError("another integer size")
+    parts = [f.read(k) for k in sizes]
+    if [len(p) for p in parts] != sizes or f.read(1):
+        raise ValueError("the sections' lengths do not add up")
+    text = parts[0].decode("utf-8", "surrogateescape")
+    if not text.endswith("\0"):
+        raise ValueError("the prefixes do not end with a separator")
+    prefixes = text.split("\0")
+    prefixes.pop()
+    sigs.frombytes(parts[1])
+    counts.frombytes(parts[2])
+    if len(prefixes) != n or len(sigs) != n * SIG_FIELDS or len(counts) != n:
+        raise ValueError("the folder tables differ in length")
+    extra: dict[int, tuple[str, list[list[str]]]] = {}
+    for i, specials, probes in head["extra"]:
+        if not (isinstance(i, int) and 0 <= i < n and isinstance(specials, str)
+                and isinstance(probes, list)
+                and all(isinstance(r, str) and isinstance(g, str) for r, g in probes)):
+            raise ValueError("a bad folder")
+        extra[i] = (specials, [[r, g] for r, g in probes])
+    return CachedListing(start, glob, prefixes, sigs, counts, extra, blob=parts[3])
