@@ -1,44 +1,60 @@
-"""The path store of an ``Index``: the paths (id = position) and the per-path arrays matching
-needs, some built on ``extend`` (folded forms, file-name offsets, first-letter tables), the
-others on first use and then extended as paths arrive (``texts``, ``stems``, ``initials``,
-``reversed``, ``penalties``, ``lengths``; ``ffind.engine.warmup`` builds them ahead)."""
+"""The path store of an ``Index``: the paths (id = position) and the per-path tables matching
+needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
+string when folding changes nothing; offsets, first-letter tables and penalties are
+``array('i')`` (4 bytes an id, not a list slot plus an int object); file names, stems and
+reversed paths are not kept but sliced for the few ids that need them; the word starts are
+kept a block of ids to one string.  Some tables are built on ``extend`` (folded forms,
+offsets, first-letter tables), the others on first use and then extended as paths arrive
+(``penalties``, ``lengths``, ``initials``, letter masks; ``ffind.engine.warmup`` builds them
+ahead)."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials_many
 from ffind.scoring.weights import Weights
+
+INIT_SHIFT = 12
+"""The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
+INIT_BLOCK = 1 << INIT_SHIFT
+_INIT_MASK = INIT_BLOCK - 1
 
 
 class PathStore:
     """Paths plus what matching needs: folded forms, file-name offsets, first-letter tables.
 
-    Public arrays, one entry per path id: ``paths``, ``folded`` (lowercased, accents
-    stripped), ``base`` (where the file name starts), ``names`` (folded file names),
-    ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder name
-    starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter of
-    the file name and of its folder's name.
+    Public tables, one entry per path id: ``paths``, ``folded`` (lowercased, accents
+    stripped; the path's own string when that changes nothing), ``base`` (where the file name
+    starts), ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder
+    name starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter
+    of the file name and of its folder's name.  ``base``, ``pstart`` and the first-letter
+    tables are ``array('i')``.  The folded file name of id ``i`` is ``folded[i][base[i]:]``
+    (``name``); ``stem`` and ``aligned`` slice or reverse on use.
     """
 
     def __init__(self, weights: Weights) -> None:
         self.weights = weights
         self.paths: list[str] = []
         self.folded: list[str] = []
-        self.base: list[int] = []
-        self.names: list[str] = []
+        self.base = array("i")
         self.hidden = bytearray()
         self.any_hidden = False
-        self.first: dict[str, list[int]] = {}
-        self.parent_first: dict[str, list[int]] = {}
-        self.pstart: list[int] = []
+        self.first: dict[str, array[int]] = {}
+        self.parent_first: dict[str, array[int]] = {}
+        self.pstart = array("i")
+        self._resized: set[int] = set()  # ids whose folded form differs in length
         self._variants: dict[tuple[bool, bool], list[str]] = {}
-        self._stems: list[str] = []
-        self._inits: list[str | None] = []
-        self._rev: list[str] = []
-        self._pen: dict[bool, list[int]] = {False: [], True: []}
+        # word starts: whole blocks of INIT_BLOCK ids joined (the last one partial, re-joined
+        # as it grows), each id's end in its block; ids computed ahead of them in a dict
+        self._iblocks: list[str] = []
+        self._iends = array("I")
+        self._iloose: dict[int, str] = {}
+        self._pen: dict[bool, array[int]] = {False: array("i"), True: array("i")}
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
@@ -53,25 +69,30 @@ class PathStore:
         joined = "\n".join(new)  # first: a TypeError (not a str) leaves the store as it was
         n0 = len(self.paths)
         self.paths.extend(new)
-        # fold() inline when every path is ASCII (the common case): no call per path
-        folded = ([p.lower() for p in new] if joined.isascii()
-                  else [p.lower() if p.isascii() else fold(p) for p in new])
+        # fold() inline when every path is ASCII (the common case): no call per path; the
+        # path itself when folding changes nothing (most paths: one string, not two)
+        if joined.isascii():
+            folded = [p if f == p else f for p, f in zip(new, map(str.lower, new),
+                                                         strict=True)]
+        else:
+            folded = [p if f == p else f for p, f in zip(
+                new, [p.lower() if p.isascii() else fold(p) for p in new], strict=True)]
+            self._resized.update(i for i, (p, f) in enumerate(zip(new, folded, strict=True), n0)
+                                 if len(p) != len(f))
         self.folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
-        names = [f[b:] for f, b in zip(folded, base, strict=True)]
-        self.names.extend(names)
         if "/." in joined or joined.startswith(".") or "\n." in joined:
             self.hidden.extend(p[0] == "." or "/." in p for p in new)
             self.any_hidden = True
         else:  # no hidden path in the batch (the default walk skips them)
             self.hidden.extend(bytes(len(new)))
         first = self.first
-        for i, nm in enumerate(names, n0):
-            c = nm[:1]
+        for i, (f, b) in enumerate(zip(folded, base, strict=True), n0):
+            c = f[b:b + 1]
             lst = first.get(c)
             if lst is None:
-                first[c] = [i]
+                first[c] = array("i", [i])
             else:
                 lst.append(i)
         parent_first = self.parent_first
@@ -83,11 +104,61 @@ class PathStore:
                 c = f[ps]
                 lst = parent_first.get(c)
                 if lst is None:
-                    parent_first[c] = [i]
+                    parent_first[c] = array("i", [i])
                 else:
                     lst.append(i)
             else:
                 pstart.append(-1)
+
+    # --- sliced on use
+
+    def name(self, i: int) -> str:
+        """The folded file name of path ``i``."""
+        return self.folded[i][self.base[i]:]
+
+    def names_of(self, ids: Sequence[int]) -> list[str]:
+        """``name`` of each id."""
+        folded, base = self.folded, self.base
+        return [folded[i][base[i]:] for i in ids]
+
+    def stem(self, i: int) -> str:
+        """The folded file name of path ``i`` up to its last dot, unless it starts the name
+        (``.env``)."""
+        f, b = self.folded[i], self.base[i]
+        dot = f.rfind(".", b)
+        return f[b:dot] if dot > b else f[b:]
+
+    def stems_of(self, ids: Sequence[int]) -> list[str]:
+        """``stem`` of each id."""
+        stem = self.stem
+        return [stem(i) for i in ids]
+
+    def name_lengths(self, whole: bool, ids: Sequence[int]) -> list[int]:
+        """The length of each id's file name (``whole``) or stem (``lengths`` in Python)."""
+        folded, base = self.folded, self.base
+        if whole:
+            return [max(len(folded[i]) - base[i], 0) for i in ids]
+        return [_stem_len(folded[i], base[i]) for i in ids]
+
+    def aligned(self, fq: str, ids: Sequence[int]) -> list[int]:
+        """The ids of ``ids`` (in order) that ``prefilter.aligned_rx(fq)`` matches reversed
+        (``fq`` holds a ``/``): each part of the term a prefix of its path component, the last
+        part of the last one.  The path is reversed only where the file name (or, the last
+        part empty, the folder name) starts with its part, which the match implies."""
+        match = aligned_rx(fq).match
+        folded, resized = self.folded, self._resized
+        parts = fq.split("/")
+        last = parts[-1]
+        if last:
+            at, head = self.base, last
+        elif len(parts) >= 2 and parts[-2]:
+            at, head = self.pstart, parts[-2]
+        else:
+            return [i for i in ids if match(folded[i][::-1])]
+        # (a path whose folded form is not as long as it has its offsets off: no shortcut)
+        return [i for i in ids if (at[i] >= 0 and folded[i].startswith(head, at[i])
+                                   or (resized and i in resized))
+                and match(folded[i][::-1])]
 
     # --- built on first use
 
@@ -106,35 +177,52 @@ class PathStore:
         """The paths as the term ``t`` compares with them (its case and accent rules)."""
         return self.texts(not t.case_sensitive, not t.accent_sensitive)
 
-    def stems(self, upto: int | None = None) -> list[str]:
-        """The folded file names up to their last dot, unless it starts the name (``.env``)."""
-        st = self._stems
-        n = len(self.paths) if upto is None else upto
-        if len(st) < n:
-            names = self.names[len(st):n]
-            parts = map(str.rpartition, names, ["."] * len(names))
-            st.extend(h or nm for nm, (h, _, _) in zip(names, parts, strict=True))
-        return st
-
-    def reversed(self, upto: int | None = None) -> list[str]:
-        """The folded paths reversed (for terms with ``/``)."""
-        rev = self._rev
-        n = len(self.paths) if upto is None else upto
-        if len(rev) < n:
-            rev.extend(f[::-1] for f in self.folded[len(rev):n])
-        return rev
-
-    def initials(self, ids: list[int]) -> list[str]:
-        """Per id, the folded characters that can earn a word-start bonus (cached)."""
-        cache = self._inits
-        if len(cache) < len(self.paths):
-            cache.extend([None] * (len(self.paths) - len(cache)))
-        paths = self.paths
-        missing = [i for i in ids if cache[i] is None]
+    def initials(self, ids: Sequence[int]) -> list[str]:
+        """Per id, the folded characters that can earn a word-start bonus (computed once: a
+        block of ids at a time by ``build_initials``, else one by one)."""
+        done = len(self._iends)
+        loose = self._iloose
+        missing = [i for i in ids if i >= done and i not in loose]
         if missing:
-            for i, v in zip(missing, initials_many([paths[i] for i in missing]), strict=True):
-                cache[i] = v if v.isascii() else fold(v)
-        return [cache[i] for i in ids]  # type: ignore[misc]
+            self._add_loose(missing)
+        blocks, ends = self._iblocks, self._iends
+        return [blocks[i >> INIT_SHIFT][ends[i - 1] if i & _INIT_MASK else 0:ends[i]]
+                if i < done else loose[i] for i in ids]
+
+    def _add_loose(self, ids: list[int]) -> None:
+        paths, loose = self.paths, self._iloose
+        for i, v in zip(ids, initials_many([paths[i] for i in ids]), strict=True):
+            loose[i] = v if v.isascii() else fold(v)
+
+    def build_initials(self, upto: int) -> None:
+        """Compute the word starts of every id below ``upto`` into the blocks."""
+        upto = min(upto, len(self.paths))
+        ends, blocks, loose = self._iends, self._iblocks, self._iloose
+        while len(ends) < upto:
+            s = len(ends)
+            e = min((s | _INIT_MASK) + 1, upto)  # to the end of its block at most
+            if loose:
+                need = [i for i in range(s, e) if i not in loose]
+                if need:
+                    self._add_loose(need)
+                vals = [loose.pop(i) for i in range(s, e)]
+            else:
+                vals = [v if v.isascii() else fold(v)
+                        for v in initials_many(self.paths[s:e])]
+            k = s >> INIT_SHIFT
+            off = ends[s - 1] if s & _INIT_MASK else 0
+            for v in vals:
+                off += len(v)
+                ends.append(off)
+            text = "".join(vals)
+            if k < len(blocks):
+                blocks[k] += text
+            else:
+                blocks.append(text)
+
+    def initials_len(self) -> int:
+        """How many ids (from 0) the blocks of word starts cover."""
+        return len(self._iends)
 
     def penalty(self, i: int, hidden_ok: bool) -> int:
         """The per-path part of a score, subtracted: the file name's length, a hidden path."""
@@ -146,7 +234,7 @@ class PathStore:
 
     def penalties(
         self, ids: Sequence[int], hidden_ok: bool, upto: int | None = None
-    ) -> list[int]:
+    ) -> Sequence[int]:
         """``penalty`` of each id (cached per path)."""
         w = self.weights
         if not w.len_name and (hidden_ok or not self.any_hidden):
@@ -156,25 +244,30 @@ class PathStore:
         if len(pen) < n:
             base, paths, hidden = self.base, self.paths, self.hidden
             if w.len_name:
-                pen.extend(w.len_name * min(len(paths[i]) - base[i], w.len_name_cap)
-                           + (w.hidden if hidden[i] and not hidden_ok else 0)
-                           for i in range(len(pen), n))
+                pen.extend([w.len_name * min(len(paths[i]) - base[i], w.len_name_cap)
+                            + (w.hidden if hidden[i] and not hidden_ok else 0)
+                            for i in range(len(pen), n)])
             elif hidden_ok or not any(hidden[len(pen):n]):
-                pen.extend([0] * (n - len(pen)))
+                pen.extend(array("i", [0]) * (n - len(pen)))
             else:
                 pen.extend([w.hidden * h for h in hidden[len(pen):n]])
         if isinstance(ids, range) and ids.step == 1:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
+    def penalties_len(self) -> int:
+        """How many paths (from 0) ``penalties`` covers so far."""
+        w, n = self.weights, len(self.paths)
+        return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
+                   for ok in (False, True))
+
     def lengths(self, whole: bool, np: Any) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
         arr = self._lens.get(whole)
         n = len(self.paths)
         if arr is None or len(arr) < n:
-            texts = self.names if whole else self.stems(n)
             have = 0 if arr is None else len(arr)
-            more = np.fromiter(map(len, texts[have:n]), dtype=np.int32, count=n - have)
+            more = np.array(self.name_lengths(whole, range(have, n)), dtype=np.int32)
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
@@ -231,10 +324,6 @@ class PathStore:
         """How many paths the letter masks cover so far."""
         return sum(len(p[0]) for p in self._mask_parts)
 
-    def reversed_len(self) -> int:
-        """How many paths ``reversed`` covers so far."""
-        return len(self._rev)
-
     def lengths_len(self, whole: bool) -> int:
         """How many paths ``lengths(whole)`` covers so far."""
         return len(self._lens.get(whole, ()))
@@ -246,8 +335,14 @@ class PathStore:
     def built(self) -> dict[str, int]:
         """How many paths each table built on first use covers (``warm`` reports, tests)."""
         return {
-            "stems": len(self._stems), "reversed": len(self._rev),
-            "initials": sum(v is not None for v in self._inits),
+            "penalties": self.penalties_len(),
+            "initials": len(self._iends) + len(self._iloose),
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def _stem_len(f: str, b: int) -> int:
+    """The length of ``PathStore.stem`` of folded path ``f`` (file name at ``b``)."""
+    dot = f.rfind(".", b)
+    return dot - b if dot > b else max(len(f) - b, 0)
