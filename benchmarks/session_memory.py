@@ -5,7 +5,8 @@ the ``Index`` tables and of the cached ``MatchSet`` id lists.
 
 Walks TREE with a ``FileSearcher`` (limit 20), types the words one key at a time (as
 ``keys_bench.py`` does), then prints the peak RSS at each stage and the deep size
-(``index_footprint.deep``) of the index's tables (its ``PathStore``'s attributes) and of the session's cached MatchSets.
+(``index_footprint.deep``) of the index's tables (its ``PathStore``'s attributes) and of the
+session's cached MatchSets.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ class PathStore:
         else:
             return [i for i in ids if match(folded[i][::-1])]
         # (a path whose folded form is not as long as it has its offsets off: no shortcut)
-        return [i for i in ids if (at[i] >= 0 and folded[i].startswith(head, at[i])
+        return [i for i in ids if ((at[i] >= 0 and folded[i].startswith(head, at[i]))
                                    or (resized and i in resized))
                 and match(folded[i][::-1])]
 
