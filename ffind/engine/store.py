@@ -1,8 +1,8 @@
 """The path store of an ``Index``: the paths (id = position) and the per-path tables matching
 needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
-string when folding changes nothing; offsets, first-letter tables and penalties are
+string when folding changes nothing; the first-letter tables and penalties are
 ``array('i')`` (4 bytes an id, not a list slot plus an int object); file names, stems and
-reversed paths are not kept but sliced for the few ids that need them; the word starts are
+reversed paths are not kept but sliced (or reversed) where they are needed; the word starts are
 kept a block of ids to one string.  Some tables are built on ``extend`` (folded forms,
 offsets, first-letter tables), the others on first use and then extended as paths arrive
 (``penalties``, ``lengths``, ``initials``, letter masks; ``ffind.engine.warmup`` builds them
@@ -11,7 +11,10 @@ ahead)."""
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import repeat
+from operator import sub
 from typing import Any
 
 from ffind.engine.prefilter import aligned_rx
@@ -23,6 +26,8 @@ INIT_SHIFT = 12
 """The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
+DENSE = INIT_BLOCK // 16
+"""From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
 
 class PathStore:
@@ -32,8 +37,9 @@ class PathStore:
     stripped; the path's own string when that changes nothing), ``base`` (where the file name
     starts), ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder
     name starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter
-    of the file name and of its folder's name.  ``base``, ``pstart`` and the first-letter
-    tables are ``array('i')``.  The folded file name of id ``i`` is ``folded[i][base[i]:]``
+    of the file name and of its folder's name, as ``array('i')``; ``base`` and ``pstart``
+    stay lists (indexed in every hot loop, where a list is faster; their ints are small and
+    shared).  The folded file name of id ``i`` is ``folded[i][base[i]:]``
     (``name``); ``stem`` and ``aligned`` slice or reverse on use.
     """
 
@@ -41,16 +47,17 @@ class PathStore:
         self.weights = weights
         self.paths: list[str] = []
         self.folded: list[str] = []
-        self.base = array("i")
+        self.base: list[int] = []
         self.hidden = bytearray()
         self.any_hidden = False
         self.first: dict[str, array[int]] = {}
         self.parent_first: dict[str, array[int]] = {}
-        self.pstart = array("i")
+        self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
         self._variants: dict[tuple[bool, bool], list[str]] = {}
-        # word starts: whole blocks of INIT_BLOCK ids joined (the last one partial, re-joined
-        # as it grows), each id's end in its block; ids computed ahead of them in a dict
+        # word starts: whole blocks of INIT_BLOCK ids, each string ended by a NUL (the last
+        # block partial, re-joined as it grows), each id's end in its block; ids computed
+        # ahead of the blocks in a dict
         self._iblocks: list[str] = []
         self._iends = array("I")
         self._iloose: dict[int, str] = {}
@@ -186,8 +193,24 @@ class PathStore:
         if missing:
             self._add_loose(missing)
         blocks, ends = self._iblocks, self._iends
-        return [blocks[i >> INIT_SHIFT][ends[i - 1] if i & _INIT_MASK else 0:ends[i]]
-                if i < done else loose[i] for i in ids]
+        if len(ids) < DENSE or not isinstance(ids, list) or ids != sorted(ids):
+            return [blocks[i >> INIT_SHIFT][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
+                    if i < done else loose[i] for i in ids]
+        # ascending: a block that many ids fall in is split once (in C), not sliced per id
+        out: list[str] = []
+        lo, n = 0, len(ids)
+        while lo < n:
+            k = ids[lo] >> INIT_SHIFT
+            k0 = k << INIT_SHIFT
+            hi = bisect_left(ids, k0 + INIT_BLOCK, lo)
+            run = ids[lo:hi]
+            if run[-1] < done and hi - lo >= DENSE:
+                out.extend(map(blocks[k].split("\0").__getitem__, map(sub, run, repeat(k0))))
+            else:
+                out.extend([blocks[k][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
+                            if i < done else loose[i] for i in run])
+            lo = hi
+        return out
 
     def _add_loose(self, ids: list[int]) -> None:
         paths, loose = self.paths, self._iloose
@@ -210,11 +233,12 @@ class PathStore:
                 vals = [v if v.isascii() else fold(v)
                         for v in initials_many(self.paths[s:e])]
             k = s >> INIT_SHIFT
-            off = ends[s - 1] if s & _INIT_MASK else 0
-            for v in vals:
+            off = ends[s - 1] + 1 if s & _INIT_MASK else 0
+            for v in vals:  # each word-start string ends with a NUL, which no path holds
                 off += len(v)
                 ends.append(off)
-            text = "".join(vals)
+                off += 1
+            text = "\0".join(vals) + "\0"
             if k < len(blocks):
                 blocks[k] += text
             else:
