@@ -30,6 +30,9 @@ UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
 
+NAMES_AT_ONCE = 32768
+"""How many file names ``Bounder.tighten_name`` slices out at a time."""
+
 ONE_CHAR_NUMPY_FROM = 2048
 """From how many candidates a one-character last term is bounded from the letter masks."""
 
@@ -264,14 +267,19 @@ class Bounder:
 
         fq = q.positive[-1].folded
         m = len(fq)
-        texts = self.store.names_of(ids)
+        names_of = self.store.names_of
         bonus = self.weights.bonus_name
         np = self.numpy.module()
-        if np is not None and texts:
-            v = process.cdist([fq], texts, scorer=LCSseq.similarity, dtype=np.int32)[0]
+        if np is not None and ids:
+            # the file names sliced a part at a time (the store keeps none)
+            v = np.concatenate([
+                process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE]),
+                              scorer=LCSseq.similarity, dtype=np.int32)[0]
+                for s in range(0, len(ids), NAMES_AT_ONCE)])
             arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
             out: list[int] = arr.tolist()
             return out
+        texts = names_of(ids)
         out = [b - self.b.name_bonus(m) for b in bounds]
         res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
         for _, v, j in res:
