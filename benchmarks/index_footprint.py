@@ -6,8 +6,8 @@ PATHS_FILE holds one path per line.  Builds an ``Index`` (traced by ``tracemallo
 (``Index.warm``, as the idle session does), runs a few queries (so the tables built on first
 use exist), then prints every ``PathStore`` attribute's deep size (the container, plus each
 element object it alone holds: a str, an int outside CPython's small-int cache, a nested
-list), its bytes per path, and the total; then what a ``MatchSet`` of a broad query holds.  Sizes are
-``sys.getsizeof``'s, so they exclude the allocator's rounding.
+list), its bytes per path, and the total; then what a ``MatchSet`` of a broad query holds.
+Sizes are ``sys.getsizeof``'s, so they exclude the allocator's rounding.
 """
 
 from __future__ import annotations
