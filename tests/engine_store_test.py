@@ -95,3 +95,15 @@ def test_warm_ends_when_no_penalty_table_is_needed() -> None:
     assert DEFAULT.len_name == 0  # (so neither penalty table is built)
     assert sum(1 for _ in ix.warm(step=1)) < 20
     assert ix.store.built()["penalties"] == 2
+
+
+def test_aligned_on_a_first_letter_table_is_kept_until_the_table_grows() -> None:
+    st = _store(PATHS)
+    table = st.first["t"]
+    first = st.aligned("s/p/t", table)
+    assert first == st.aligned("s/p/t", table) == [PATHS.index("src/pkg/tools.rs"),
+                                                    PATHS.index("s/p/t")]
+    assert st.aligned("p/t/t", st.first["t"]) == [PATHS.index("src/Pkg/Tests/test_x.py")]
+    st.extend(["sub/py/tests.py", "sub/py/other.py"])
+    assert st.aligned("s/p/t", st.first["t"]) == [*first, len(PATHS)]
+    assert st.aligned("s/p/t", list(st.first["t"])) == [*first, len(PATHS)]

@@ -54,6 +54,7 @@ class PathStore:
         self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
+        self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         # word starts: whole blocks of INIT_BLOCK ids, each string ended by a NUL (the last
         # block partial, re-joined as it grows), each id's end in its block; ids computed
@@ -162,10 +163,19 @@ class PathStore:
             at, head = self.pstart, parts[-2]
         else:
             return [i for i in ids if match(folded[i][::-1])]
+        # the first-letter table of ``head`` (the shortcut, then the full ranking's bounds,
+        # ask for the same one): the last answer kept while the table has not grown
+        table = (self.first if last else self.parent_first).get(head[:1])
+        memo = self._aligned_memo
+        if ids is table and memo is not None and memo[0] == fq and memo[1] == len(table):
+            return list(memo[2])
         # (a path whose folded form is not as long as it has its offsets off: no shortcut)
-        return [i for i in ids if ((at[i] >= 0 and folded[i].startswith(head, at[i]))
+        hits = [i for i in ids if ((at[i] >= 0 and folded[i].startswith(head, at[i]))
                                    or (resized and i in resized))
                 and match(folded[i][::-1])]
+        if ids is table:
+            self._aligned_memo = (fq, len(table), tuple(hits))
+        return hits
 
     # --- built on first use
 
