@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from array import array
 
+import pytest
+
 from ffind.engine.prefilter import aligned_rx
 from ffind.engine.store import INIT_BLOCK, PathStore
 from ffind.query import fold
@@ -107,3 +109,17 @@ def test_aligned_on_a_first_letter_table_is_kept_until_the_table_grows() -> None
     st.extend(["sub/py/tests.py", "sub/py/other.py"])
     assert st.aligned("s/p/t", st.first["t"]) == [*first, len(PATHS)]
     assert st.aligned("s/p/t", list(st.first["t"])) == [*first, len(PATHS)]
+
+
+def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ffind.engine import store
+
+    kept = _store(PATHS)
+    monkeypatch.setattr(store, "NAMES_KEPT_UPTO", 10)
+    small = _store(PATHS[:8])
+    ids = list(range(8))
+    assert small._names is not None and small.names_of(ids) == kept.names_of(ids)
+    small.extend(PATHS[8:])  # past 10 paths: no longer kept
+    assert small._names is None
+    ids = list(range(len(PATHS)))
+    assert small.names_of(ids) == kept.names_of(ids) == [kept.name(i) for i in ids]

@@ -26,6 +26,10 @@ INIT_SHIFT = 12
 """The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
+NAMES_KEPT_UPTO = 262144
+"""Up to how many paths the folded file names are kept (~73 B a path, 19 MiB at most): slicing
+them out where needed (``tighten_name`` over every optimistic candidate) costs a slow key at
+110k paths ~5-10 ms; past this size the memory matters more."""
 DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
@@ -54,6 +58,8 @@ class PathStore:
         self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
+        # the folded file names, kept while the store is small (``NAMES_KEPT_UPTO``)
+        self._names: list[str] | None = []
         self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         # word starts: whole blocks of INIT_BLOCK ids, each string ended by a NUL (the last
@@ -90,6 +96,11 @@ class PathStore:
         self.folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
+        if self._names is not None:
+            if len(self.paths) > NAMES_KEPT_UPTO:
+                self._names = None
+            else:
+                self._names.extend([f[b:] for f, b in zip(folded, base, strict=True)])
         if "/." in joined or joined.startswith(".") or "\n." in joined:
             self.hidden.extend(p[0] == "." or "/." in p for p in new)
             self.any_hidden = True
@@ -125,7 +136,10 @@ class PathStore:
         return self.folded[i][self.base[i]:]
 
     def names_of(self, ids: Sequence[int]) -> list[str]:
-        """``name`` of each id."""
+        """``name`` of each id (from the kept names while the store is small)."""
+        names = self._names
+        if names is not None:
+            return [names[i] for i in ids]
         folded, base = self.folded, self.base
         return [folded[i][base[i]:] for i in ids]
 
