@@ -3,30 +3,13 @@ and the id-range helpers it needs."""
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Protocol
 
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
 
 Range = tuple[int, int]
-
-
-def compact(ids: Sequence[int]) -> array[int]:
-    """``ids`` as an ``array('i')`` (itself when it is one already)."""
-    return ids if isinstance(ids, array) else array("i", ids)
-
-
-def _compact3(
-    sup: Sequence[int] | None, strict: Sequence[int] | None, loose: Sequence[int] | None
-) -> tuple[array[int] | None, array[int] | None, array[int] | None]:
-    """The three id lists of a MatchSet compacted, the same object still the same object (a
-    query without case-sensitive term or negation has ``strict is superset``)."""
-    a = None if sup is None else compact(sup)
-    b = None if strict is None else a if strict is sup else compact(strict)
-    c = None if loose is None else b if loose is strict else a if loose is sup else compact(loose)
-    return a, b, c
 
 
 def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
@@ -65,8 +48,7 @@ class MatchSet:
 
     Keeps the superset a narrower query needs (ids matching every positive term folded), the
     exact matches under the case rules (``strict``) and case-insensitively (``loose``, smart
-    case's fallback), each an ascending ``array('i')`` (4 bytes an id: a session caches many
-    sets, of up to every id); typo matches are found lazily over ``ranges``.
+    case's fallback); typo matches are found lazily over ``ranges``.
 
     Lazy: ``Index.run`` only records the query, the ranges and the nearest computed set it
     narrows (``hint``); the sets are computed on first use (``Index.top`` when its fast path is
@@ -74,14 +56,16 @@ class MatchSet:
     """
 
     def __init__(
-        self, index: Source, query: str, ranges: list[Range], superset: Sequence[int] | None,
-        strict: Sequence[int] | None = None, loose: Sequence[int] | None = None,
+        self, index: Source, query: str, ranges: list[Range], superset: list[int] | None,
+        strict: list[int] | None = None, loose: list[int] | None = None,
         typos: list[int] | None = None, hint: MatchSet | None = None,
     ) -> None:
         self.index = index
         self.query = query
         self.ranges = ranges
-        self._superset, self._strict, self._loose = _compact3(superset, strict, loose)
+        self._superset = superset
+        self._strict = strict
+        self._loose = loose
         self._typos = typos
         self._hint = hint
         self._count: int | None = None
@@ -97,25 +81,25 @@ class MatchSet:
 
     def _compute(self) -> None:
         if self._superset is None:
-            sup, self._strict, self._loose = _compact3(*self.index.compute(
-                self.query, self.ranges, self._hint))
+            sup, self._strict, self._loose = self.index.compute(
+                self.query, self.ranges, self._hint)
             self._superset = sup  # last: another thread may be reading ``computed``
             self._hint = None
 
     @property
-    def superset(self) -> array[int]:
+    def superset(self) -> list[int]:
         self._compute()
         assert self._superset is not None
         return self._superset
 
     @property
-    def strict(self) -> array[int]:
+    def strict(self) -> list[int]:
         self._compute()
         assert self._strict is not None
         return self._strict
 
     @property
-    def loose(self) -> array[int]:
+    def loose(self) -> list[int]:
         self._compute()
         assert self._loose is not None
         return self._loose
@@ -126,8 +110,8 @@ class MatchSet:
         return not self.strict and self.strict is not self.loose and bool(self.loose)
 
     @property
-    def ids(self) -> array[int]:
-        """The exact (non-typo) matches, ascending (an ``array('i')``, as the other sets)."""
+    def ids(self) -> list[int]:
+        """The exact (non-typo) matches, ascending."""
         return self.loose if self.fallback else self.strict
 
     def typos(self) -> list[int]:
@@ -163,20 +147,15 @@ class MatchSet:
             return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
                             hint=self._hint)
 
-        def cat(a: array[int], b: array[int]) -> array[int]:
-            return compact(sorted(a + b)) if a and b and a[-1] > b[0] else a + b
+        def cat(a: list[int], b: list[int]) -> list[int]:
+            return sorted(a + b) if a and b and a[-1] > b[0] else a + b
 
         loose_is_strict = self.loose is self.strict and other.loose is other.strict
         strict = cat(self.strict, other.strict)
-        typos = (_merged(self._typos, other._typos)
+        typos = (cat(self._typos, other._typos)
                  if self._typos is not None and other._typos is not None else None)
         return MatchSet(
             self.index, self.query, union(self.ranges, other.ranges),
             cat(self.superset, other.superset), strict,
             strict if loose_is_strict else cat(self.loose, other.loose), typos,
         )
-
-
-def _merged(a: list[int], b: list[int]) -> list[int]:
-    """Two ascending id lists of disjoint ranges as one."""
-    return sorted(a + b) if a and b and a[-1] > b[0] else a + b

@@ -86,10 +86,10 @@ def rank(ix: Index, ms: MatchSet, limit: int | None, ci: bool) -> list[FileMatch
     q = parse(ms.query)
     if ms.fallback:
         q = q.insensitive()
+    ids = ms.ids
     if not q.positive:
-        chosen = ms.ids if limit is None else ms.ids[:limit]
+        chosen = ids if limit is None else ids[:limit]
         return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
-    ids = ms.ids.tolist()
     hidden_ok = q.targets_hidden
     topk = TopK(limit)
     pool: list[tuple[int, int]] = []

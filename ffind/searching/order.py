@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ffind.engine.index import Index, MatchSet
     from ffind.engine.recall import Recall, VisitSource
     from ffind.scoring.scorer import FileMatch
@@ -78,9 +76,8 @@ class SessionOrder:
             return [FileMatch(0, paths[i], [] if ci else None)
                     for i in sorted(ids, key=paths.__getitem__)]
         kept = self._path_order
-        pool: Sequence[int]
         if kept is not None and kept[0] == query and kept[2] >= limit and kept[1] <= covered:
-            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):].tolist()
+            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):]
             limit_kept = kept[2]
         else:
             pool, limit_kept = ids, limit
