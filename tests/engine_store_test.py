@@ -119,7 +119,9 @@ def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPat
     small = _store(PATHS[:8])
     ids = list(range(8))
     assert small._names is not None and small.names_of(ids) == kept.names_of(ids)
+    assert small.stems_of(ids) == kept.stems_of(ids)
     small.extend(PATHS[8:])  # past 10 paths: no longer kept
-    assert small._names is None
+    assert small._names is None and small._stems is None
     ids = list(range(len(PATHS)))
     assert small.names_of(ids) == kept.names_of(ids) == [kept.name(i) for i in ids]
+    assert small.stems_of(ids) == kept.stems_of(ids) == [kept.stem(i) for i in ids]

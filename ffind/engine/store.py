@@ -27,9 +27,10 @@ INIT_SHIFT = 12
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
 NAMES_KEPT_UPTO = 262144
-"""Up to how many paths the folded file names are kept (~73 B a path, 19 MiB at most): slicing
-them out where needed (``tighten_name`` over every optimistic candidate) costs a slow key at
-110k paths ~5-10 ms; past this size the memory matters more."""
+"""Up to how many paths the folded file names and stems are kept (~140 B a path, 36 MiB at
+most): slicing them out where needed (``tighten_name`` over every optimistic candidate, the
+typo pass over the names of about the term's length) costs a slow key at 110k paths 5-10 ms;
+past this size the memory matters more."""
 DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
@@ -58,8 +59,9 @@ class PathStore:
         self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
-        # the folded file names, kept while the store is small (``NAMES_KEPT_UPTO``)
+        # the folded file names and stems, kept while the store is small (``NAMES_KEPT_UPTO``)
         self._names: list[str] | None = []
+        self._stems: list[str] | None = []
         self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
         self._variants: dict[tuple[bool, bool], list[str]] = {}
         # word starts: whole blocks of INIT_BLOCK ids, each string ended by a NUL (the last
@@ -96,11 +98,14 @@ class PathStore:
         self.folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
-        if self._names is not None:
+        if self._names is not None and self._stems is not None:
             if len(self.paths) > NAMES_KEPT_UPTO:
-                self._names = None
+                self._names = self._stems = None
             else:
-                self._names.extend([f[b:] for f, b in zip(folded, base, strict=True)])
+                names = [f[b:] for f, b in zip(folded, base, strict=True)]
+                self._names.extend(names)
+                self._stems.extend([nm[:d] if (d := nm.rfind(".")) > 0 else nm
+                                    for nm in names])
         if "/." in joined or joined.startswith(".") or "\n." in joined:
             self.hidden.extend(p[0] == "." or "/." in p for p in new)
             self.any_hidden = True
@@ -152,8 +157,13 @@ class PathStore:
 
     def stems_of(self, ids: Sequence[int]) -> list[str]:
         """``stem`` of each id."""
-        stem = self.stem
-        return [stem(i) for i in ids]
+        stems = self._stems
+        if stems is not None:
+            return [stems[i] for i in ids]
+        folded, base = self.folded, self.base
+        return [f[b:d] if (d := f.rfind(".", b)) > b else f[b:]
+                for f, b in zip(map(folded.__getitem__, ids), map(base.__getitem__, ids),
+                                strict=True)]
 
     def name_lengths(self, whole: bool, ids: Sequence[int]) -> list[int]:
         """The length of each id's file name (``whole``) or stem (``lengths`` in Python)."""
