@@ -1,12 +1,12 @@
 """The path store of an ``Index``: the paths (id = position) and the per-path tables matching
 needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
 string when folding changes nothing; the first-letter tables and penalties are
-``array('i')`` (4 bytes an id, not a list slot plus an int object); file names, stems and
-reversed paths are not kept but sliced (or reversed) where they are needed; the word starts are
-kept a block of ids to one string.  Some tables are built on ``extend`` (folded forms,
-offsets, first-letter tables), the others on first use and then extended as paths arrive
-(``penalties``, ``lengths``, ``initials``, letter masks; ``ffind.engine.warmup`` builds them
-ahead)."""
+``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
+kept, nor file names and stems past ``NAMES_KEPT_UPTO`` paths (sliced, or reversed, where they
+are needed); the word starts are kept a block of ids to one string.  Some tables are built
+on ``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on
+first use and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter
+masks; ``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class PathStore:
     of the file name and of its folder's name, as ``array('i')``; ``base`` and ``pstart``
     stay lists (indexed in every hot loop, where a list is faster; their ints are small and
     shared).  The folded file name of id ``i`` is ``folded[i][base[i]:]``
-    (``name``); ``stem`` and ``aligned`` slice or reverse on use.
+    (``name``, ``names_of``); ``stem``, ``stems_of`` and ``aligned`` slice or reverse on use.
     """
 
     def __init__(self, weights: Weights) -> None:
