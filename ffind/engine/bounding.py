@@ -271,7 +271,7 @@ class Bounder:
         bonus = self.weights.bonus_name
         np = self.numpy.module()
         if np is not None and ids:
-            # the file names sliced a part at a time (the store keeps none)
+            # the file names a part at a time (past NAMES_KEPT_UPTO paths the store slices them)
             v = np.concatenate([
                 process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE]),
                               scorer=LCSseq.similarity, dtype=np.int32)[0]
