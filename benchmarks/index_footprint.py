@@ -4,10 +4,10 @@
 
 PATHS_FILE holds one path per line.  Builds an ``Index`` (traced by ``tracemalloc``), warms it
 (``Index.warm``, as the idle session does), runs a few queries (so the tables built on first
-use exist), then prints every attribute's deep size (the container, plus each element object
-it alone holds: a str, an int outside CPython's small-int cache, a nested list), its bytes
-per path, and the total; then what a ``MatchSet`` of a broad query holds.  Sizes are
-``sys.getsizeof``'s, so they exclude the allocator's rounding.
+use exist), then prints every ``PathStore`` attribute's deep size (the container, plus each
+element object it alone holds: a str, an int outside CPython's small-int cache, a nested
+list), its bytes per path, and the total; then what a ``MatchSet`` of a broad query holds.
+Sizes are ``sys.getsizeof``'s, so they exclude the allocator's rounding.
 """
 
 from __future__ import annotations
@@ -44,35 +44,6 @@ def deep(obj: Any, seen: set[int]) -> int:
     return size
 
 
-def compact(index: Index) -> dict[str, Any]:
-    """The per-path tables of docs/speed.md's step A, built from ``index``'s: the folded path
-    shared with the path when folding changes nothing, the word starts in one ASCII buffer
-    with offsets, the letter tables as int32 arrays, the offsets and lengths as one numpy
-    table; names, stems and reversed paths dropped (sliced when needed)."""
-    import numpy as np
-
-    paths = index.paths
-    folded = [p if f == p else f for p, f in zip(paths, index._folded, strict=True)]
-    inits = index._initials(list(range(len(paths))))
-    ascii_ids = [i for i, v in enumerate(inits) if v.isascii()]
-    buf = "".join(inits[i] for i in ascii_ids).encode("ascii")
-    off = np.zeros(len(paths) + 1, dtype=np.uint32)
-    off[1:] = np.cumsum([len(v) if v.isascii() else 0 for v in inits])
-    other = {i: v for i, v in enumerate(inits) if not v.isascii()}
-    base = np.asarray(index._base, dtype=np.int32)
-    plen = np.fromiter(map(len, paths), dtype=np.int32, count=len(paths))
-    table = np.stack([base, np.asarray(index._pstart, dtype=np.int32), plen,
-                      plen - base, np.asarray([len(x) for x in index._stem_list()],
-                                              dtype=np.int32)])
-    return {
-        "paths": paths, "folded (shared)": folded, "word starts": (buf, off, other),
-        "first": {c: np.asarray(v, dtype=np.int32) for c, v in index._first.items()},
-        "parent_first": {c: np.asarray(v, dtype=np.int32)
-                         for c, v in index._parent_first.items()},
-        "numeric table": table, "hidden": index._hidden,
-    }
-
-
 def mib(n: float) -> str:
     return f"{n / 2**20:7.1f} MiB"
 
@@ -104,26 +75,19 @@ def main() -> int:
     tracemalloc.stop()
     seen: set[int] = set()
     rows = []
-    for name, value in vars(index).items():
+    for name, value in vars(index.store).items():
         size = deep(value, seen)
         if size > 4096:
             rows.append((size, name, type(value).__name__))
     total = sum(r[0] for r in rows)
-    print(f"\n{'attribute':16s} {'type':10s} {'size':>11s} {'B/path':>7s}")
+    print(f"\n{'PathStore attribute':20s} {'type':10s} {'size':>11s} {'B/path':>7s}")
     for size, name, typ in sorted(rows, reverse=True):
-        print(f"{name:16s} {typ:10s} {mib(size)} {size / n:7.1f}")
-    print(f"{'total':27s} {mib(total)} {total / n:7.1f}")
-    seen = set()
-    rows = [(deep(v, seen), k) for k, v in compact(index).items()]
-    total = sum(r[0] for r in rows)
-    print("\nthe same, as proposed (docs/speed.md, step A)")
-    for size, name in rows:
-        print(f"{name:27s} {mib(size)} {size / n:7.1f}")
-    print(f"{'total':27s} {mib(total)} {total / n:7.1f}")
+        print(f"{name:20s} {typ:10s} {mib(size)} {size / n:7.1f}")
+    print(f"{'total':31s} {mib(total)} {total / n:7.1f}")
     ms = index.run("s")
     sup = ms.superset
     print(f"\nMatchSet of 's': superset of {len(sup)} ids, {mib(deep(sup, set()))}"
-          f" ({deep(sup, set()) / max(1, len(sup)):.1f} B per id; an array('i') would be 4)")
+          f" ({deep(sup, set()) / max(1, len(sup)):.1f} B per id)")
     return 0
 
 

@@ -5,7 +5,8 @@ the ``Index`` tables and of the cached ``MatchSet`` id lists.
 
 Walks TREE with a ``FileSearcher`` (limit 20), types the words one key at a time (as
 ``keys_bench.py`` does), then prints the peak RSS at each stage and the deep size
-(``index_footprint.deep``) of the index's tables and of the session's cached MatchSets.
+(``index_footprint.deep``) of the index's tables (its ``PathStore``'s attributes) and of the
+session's cached MatchSets.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def main() -> int:
             print(f"  after typing {word!r}: peak RSS {mib(rss())}")
         seen: set[int] = set()
         index = fs._index
-        tables = {k: deep(v, seen) for k, v in vars(index).items()}
+        tables = {k: deep(v, seen) for k, v in vars(index.store).items()}
         cached = sum(deep(st.ms, seen) + sum(deep(getattr(st.ms, a), seen) for a in
                      ("_superset", "_strict", "_loose", "_typos"))
                      for st in fs._cache.values() if st.ms is not None)

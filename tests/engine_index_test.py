@@ -278,7 +278,7 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     assert sum(1 for _ in warmed.warm(step=3)) == 3 + 2 * arrays
     n = len(paths) + 1
     built = warmed.store.built()
-    assert len(warmed.store.pstart) == built["stems"] == built["reversed"] == n
+    assert len(warmed.store.pstart) == built["penalties"] == n
     assert built["initials"] == n
     if arrays:
         assert built["lengths"] == n

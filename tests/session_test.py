@@ -133,7 +133,7 @@ def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
         assert fs._warmed == len(paths)  # Index.warm ran to its end while nothing was asked
         index = fs._index
         built = index.store.built()
-        assert built["reversed"] == len(index.store.pstart) == len(paths)
+        assert built["penalties"] == len(index.store.pstart) == len(paths)
         assert built["initials"] == len(paths)
         fs.set_query("file_1")
         assert fs.wait(30)

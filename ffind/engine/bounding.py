@@ -21,7 +21,6 @@ from typing import Any
 from ffind.engine.accel import NumpyUse
 from ffind.engine.exact import kept
 from ffind.engine.letters import bit_of
-from ffind.engine.prefilter import aligned_rx
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 from ffind.scoring.bounds import Bounds
@@ -30,6 +29,9 @@ from ffind.scoring.scorer import folder_extras, name_prefix_score
 UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
+
+NAMES_AT_ONCE = 32768
+"""How many file names ``Bounder.tighten_name`` slices out at a time."""
 
 ONE_CHAR_NUMPY_FROM = 2048
 """From how many candidates a one-character last term is bounded from the letter masks."""
@@ -131,7 +133,7 @@ class Bounder:
         is contiguous, a prefix of the file name or of its folder's name, inside one of them,
         or elsewhere; the folder extras only when it is inside the folders."""
         st = self.store
-        names, folded, base, pst = st.names, st.folded, st.base, st.pstart
+        folded, base, pst = st.folded, st.base, st.pstart
         m = len(fq)
         tiers = self.b.tiers(m)
         extra = self.b.dir_extras_max(m)
@@ -139,10 +141,10 @@ class Bounder:
         tbn = [most if fq in folded[i] else tiers.rest + bonus for i in new]
         for j in [j for j, v in enumerate(tbn) if v == most]:
             i = new[j]
-            f, b, nm, ps = folded[i], base[i], names[i], pst[i]
-            if nm.startswith(fq) or (ps >= 0 and b - 1 - ps >= m and f.startswith(fq, ps)):
+            f, b, ps = folded[i], base[i], pst[i]
+            if f.startswith(fq, b) or (ps >= 0 and b - 1 - ps >= m and f.startswith(fq, ps)):
                 v = tiers.top
-            elif fq in nm or (ps >= 0 and f.find(fq, ps, b - 1) >= 0):
+            elif f.find(fq, b) >= 0 or (ps >= 0 and f.find(fq, ps, b - 1) >= 0):
                 v = tiers.in_name
             else:
                 v = tiers.in_path + bonus
@@ -158,7 +160,7 @@ class Bounder:
         if "/" in fq:
             return self._aligned_bounds(fq, ids, total)
         st = self.store
-        names, folded, base = st.names, st.folded, st.base
+        folded, base = st.folded, st.base
         m = len(fq)
         tiers = self.b.tiers(m)
         w = self.weights
@@ -183,14 +185,13 @@ class Bounder:
             i = ids[j]
             f, b = folded[i], base[i]
             if f.find(fq, 0, b) < 0:  # only in the file name
-                tb[j] = tiers.top if names[i].startswith(fq) else tiers.in_name
+                tb[j] = tiers.top if f.startswith(fq, b) else tiers.in_name
                 flagged[j] = False
                 continue
-            nm = names[i]
-            if nm.startswith(fq):
+            if f.startswith(fq, b):
                 v = tiers.top
                 flagged[j] = False
-            elif fq in nm:
+            elif f.find(fq, b) >= 0:
                 v = tiers.in_name
                 flagged[j] = False
             else:
@@ -249,13 +250,8 @@ class Bounder:
     ) -> tuple[list[int], list[bool]]:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
-        aligned = aligned_rx(fq).match
-        rev = self.store.reversed()
         bucket = self.aligned_bucket(fq)
-        if bucket is None:
-            hit = {i for i in ids if aligned(rev[i])}
-        else:
-            hit = {i for i in bucket if aligned(rev[i])}
+        hit = set(self.store.aligned(fq, ids if bucket is None else bucket))
         top = self.b.term_max(len(fq))
         contig, other = self.b.unaligned(len(fq))
         folded = self.store.folded
@@ -271,15 +267,19 @@ class Bounder:
 
         fq = q.positive[-1].folded
         m = len(fq)
-        names = self.store.names
-        texts = [names[i] for i in ids]
+        names_of = self.store.names_of
         bonus = self.weights.bonus_name
         np = self.numpy.module()
-        if np is not None and texts:
-            v = process.cdist([fq], texts, scorer=LCSseq.similarity, dtype=np.int32)[0]
+        if np is not None and ids:
+            # the file names a part at a time (past NAMES_KEPT_UPTO paths the store slices them)
+            v = np.concatenate([
+                process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE]),
+                              scorer=LCSseq.similarity, dtype=np.int32)[0]
+                for s in range(0, len(ids), NAMES_AT_ONCE)])
             arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
             out: list[int] = arr.tolist()
             return out
+        texts = names_of(ids)
         out = [b - self.b.name_bonus(m) for b in bounds]
         res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
         for _, v, j in res:

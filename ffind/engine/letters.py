@@ -6,6 +6,7 @@ searches per path.  Built from the folded paths in slices, so the temporaries st
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-. +@#$~,=()[]{}!&'%;^`"
@@ -32,7 +33,7 @@ def _table(np: Any) -> Any:
     return t
 
 
-def masks(folded: list[str], base: list[int], np: Any) -> tuple[Any, Any, Any]:
+def masks(folded: list[str], base: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
     """The three masks (folders, file name, one-character folders) of each path of
     ``folded`` (file names at ``base``)."""
     parts = [_slice(folded[s:s + SLICE], base[s:s + SLICE], np)
@@ -44,7 +45,7 @@ def masks(folded: list[str], base: list[int], np: Any) -> tuple[Any, Any, Any]:
     return dirs, name, whole
 
 
-def _slice(texts: list[str], bases: list[int], np: Any) -> tuple[Any, Any, Any]:
+def _slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
     k = len(texts)
     joined = "\n".join(texts) + "\n"
     if joined.isascii():

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ffind.engine.prefilter import aligned_rx, typo_term
+from ffind.engine.prefilter import typo_term
 from ffind.engine.rank import BranchAndBound, TopK, best, by_bound
 from ffind.engine.ranker import results, visitor
 from ffind.query import Kind, Query, Term, parse
@@ -100,13 +100,16 @@ def _shells(
     sh = ix.bounds.shells(m, None if tt is None else len(tt.folded))
     u_in, u_out = sh.in_name, sh.in_path
     pp = w.parent_prefix_for(m)
-    folded, names, base = st.folded, st.names, st.base
+    folded, base = st.folded, st.base
     mid = "/" + fq + "/"
     mid1 = mid[1:]
 
     def whole_dir(i: int) -> bool:
         f = folded[i]
         return mid in f or f.startswith(mid1)
+
+    def in_name(i: int) -> bool:
+        return folded[i].find(fq, base[i]) >= 0
 
     # the file's folder is the term, or starts with it
     if not topk.beats(u_in + w.whole_dir + pp + w.whole_parent):
@@ -118,7 +121,7 @@ def _shells(
         if not topk.beats(u_in + w.whole_dir + pp):
             longer = [i for i in bucket
                       if base[i] - 1 - pst[i] > m and folded[i].startswith(fq, pst[i])]
-            if not shell(i for i in longer if fq in names[i]):
+            if not shell(i for i in longer if in_name(i)):
                 return False
             if not topk.beats(u_out + w.whole_dir + pp):
                 longer = [i for i in longer if i not in seen]
@@ -130,11 +133,12 @@ def _shells(
     # subsequence), which the full ranking reuses if it comes to that.
     if not topk.beats(u_in + w.whole_dir):
         wd = [i for i in ms.superset if whole_dir(i)]
-        if not shell(i for i in wd if fq in names[i]):
+        if not shell(i for i in wd if in_name(i)):
             return False
         if not topk.beats(u_out + w.whole_dir) and not shell(wd):
             return False
-    if not topk.beats(u_in) and not shell(i for i in ms.superset if fq in names[i]):
+    if not topk.beats(u_in) and not shell(
+            i for i in ms.superset if folded[i].find(fq, base[i]) >= 0):
         return False
     return topk.beats(max(u_out, sh.scattered))
 
@@ -152,8 +156,7 @@ def aligned(
     bucket = ix.bounder.aligned_bucket(fq)
     if bucket is None:
         return None
-    match, rev = aligned_rx(fq).match, ix.store.reversed()
-    ids = [i for i in bucket if match(rev[i])]
+    ids = ix.store.aligned(fq, bucket)
     m = len(fq)
     top = ix.bounds.term_max(m)
     # what ``Bounder.bounds`` gives a path that is not aligned, at most: as it is somewhere,

@@ -1,26 +1,51 @@
-"""The path store of an ``Index``: the paths (id = position) and the per-path arrays matching
-needs, some built on ``extend`` (folded forms, file-name offsets, first-letter tables), the
-others on first use and then extended as paths arrive (``texts``, ``stems``, ``initials``,
-``reversed``, ``penalties``, ``lengths``; ``ffind.engine.warmup`` builds them ahead)."""
+"""The path store of an ``Index``: the paths (id = position) and the per-path tables matching
+needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
+string when folding changes nothing; the first-letter tables and penalties are
+``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
+kept, nor file names and stems past ``NAMES_KEPT_UPTO`` paths (sliced, or reversed, where they
+are needed); the word starts are kept a block of ids to one string.  Some tables are built
+on ``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on
+first use and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter
+masks; ``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import repeat
+from operator import sub
 from typing import Any
 
+from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials_many
 from ffind.scoring.weights import Weights
+
+INIT_SHIFT = 12
+"""The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
+INIT_BLOCK = 1 << INIT_SHIFT
+_INIT_MASK = INIT_BLOCK - 1
+NAMES_KEPT_UPTO = 262144
+"""Up to how many paths the folded file names and stems are kept (~140 B a path, 36 MiB at
+most): slicing them out where needed (``tighten_name`` over every optimistic candidate, the
+typo pass over the names of about the term's length) costs a slow key at 110k paths 5-10 ms;
+past this size the memory matters more."""
+DENSE = INIT_BLOCK // 16
+"""From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
 
 class PathStore:
     """Paths plus what matching needs: folded forms, file-name offsets, first-letter tables.
 
-    Public arrays, one entry per path id: ``paths``, ``folded`` (lowercased, accents
-    stripped), ``base`` (where the file name starts), ``names`` (folded file names),
-    ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder name
-    starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter of
-    the file name and of its folder's name.
+    Public tables, one entry per path id: ``paths``, ``folded`` (lowercased, accents
+    stripped; the path's own string when that changes nothing), ``base`` (where the file name
+    starts), ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder
+    name starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter
+    of the file name and of its folder's name, as ``array('i')``; ``base`` and ``pstart``
+    stay lists (indexed in every hot loop, where a list is faster; their ints are small and
+    shared).  The folded file name of id ``i`` is ``folded[i][base[i]:]``
+    (``name``, ``names_of``); ``stem``, ``stems_of`` and ``aligned`` slice or reverse on use.
     """
 
     def __init__(self, weights: Weights) -> None:
@@ -28,17 +53,24 @@ class PathStore:
         self.paths: list[str] = []
         self.folded: list[str] = []
         self.base: list[int] = []
-        self.names: list[str] = []
         self.hidden = bytearray()
         self.any_hidden = False
-        self.first: dict[str, list[int]] = {}
-        self.parent_first: dict[str, list[int]] = {}
+        self.first: dict[str, array[int]] = {}
+        self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
+        self._resized: set[int] = set()  # ids whose folded form differs in length
+        # the folded file names and stems, kept while the store is small (``NAMES_KEPT_UPTO``)
+        self._names: list[str] | None = []
+        self._stems: list[str] | None = []
+        self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
         self._variants: dict[tuple[bool, bool], list[str]] = {}
-        self._stems: list[str] = []
-        self._inits: list[str | None] = []
-        self._rev: list[str] = []
-        self._pen: dict[bool, list[int]] = {False: [], True: []}
+        # word starts: whole blocks of INIT_BLOCK ids, each string ended by a NUL (the last
+        # block partial, re-joined as it grows), each id's end in its block; ids computed
+        # ahead of the blocks in a dict
+        self._iblocks: list[str] = []
+        self._iends = array("I")
+        self._iloose: dict[int, str] = {}
+        self._pen: dict[bool, array[int]] = {False: array("i"), True: array("i")}
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
@@ -53,25 +85,38 @@ class PathStore:
         joined = "\n".join(new)  # first: a TypeError (not a str) leaves the store as it was
         n0 = len(self.paths)
         self.paths.extend(new)
-        # fold() inline when every path is ASCII (the common case): no call per path
-        folded = ([p.lower() for p in new] if joined.isascii()
-                  else [p.lower() if p.isascii() else fold(p) for p in new])
+        # fold() inline when every path is ASCII (the common case): no call per path; the
+        # path itself when folding changes nothing (most paths: one string, not two)
+        if joined.isascii():
+            folded = [p if f == p else f for p, f in zip(new, map(str.lower, new),
+                                                         strict=True)]
+        else:
+            folded = [p if f == p else f for p, f in zip(
+                new, [p.lower() if p.isascii() else fold(p) for p in new], strict=True)]
+            self._resized.update(i for i, (p, f) in enumerate(zip(new, folded, strict=True), n0)
+                                 if len(p) != len(f))
         self.folded.extend(folded)
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
-        names = [f[b:] for f, b in zip(folded, base, strict=True)]
-        self.names.extend(names)
+        if self._names is not None and self._stems is not None:
+            if len(self.paths) > NAMES_KEPT_UPTO:
+                self._names = self._stems = None
+            else:
+                names = [f[b:] for f, b in zip(folded, base, strict=True)]
+                self._names.extend(names)
+                self._stems.extend([nm[:d] if (d := nm.rfind(".")) > 0 else nm
+                                    for nm in names])
         if "/." in joined or joined.startswith(".") or "\n." in joined:
             self.hidden.extend(p[0] == "." or "/." in p for p in new)
             self.any_hidden = True
         else:  # no hidden path in the batch (the default walk skips them)
             self.hidden.extend(bytes(len(new)))
         first = self.first
-        for i, nm in enumerate(names, n0):
-            c = nm[:1]
+        for i, (f, b) in enumerate(zip(folded, base, strict=True), n0):
+            c = f[b:b + 1]
             lst = first.get(c)
             if lst is None:
-                first[c] = [i]
+                first[c] = array("i", [i])
             else:
                 lst.append(i)
         parent_first = self.parent_first
@@ -83,11 +128,78 @@ class PathStore:
                 c = f[ps]
                 lst = parent_first.get(c)
                 if lst is None:
-                    parent_first[c] = [i]
+                    parent_first[c] = array("i", [i])
                 else:
                     lst.append(i)
             else:
                 pstart.append(-1)
+
+    # --- sliced on use
+
+    def name(self, i: int) -> str:
+        """The folded file name of path ``i``."""
+        return self.folded[i][self.base[i]:]
+
+    def names_of(self, ids: Sequence[int]) -> list[str]:
+        """``name`` of each id (from the kept names while the store is small)."""
+        names = self._names
+        if names is not None:
+            return [names[i] for i in ids]
+        folded, base = self.folded, self.base
+        return [folded[i][base[i]:] for i in ids]
+
+    def stem(self, i: int) -> str:
+        """The folded file name of path ``i`` up to its last dot, unless it starts the name
+        (``.env``)."""
+        f, b = self.folded[i], self.base[i]
+        dot = f.rfind(".", b)
+        return f[b:dot] if dot > b else f[b:]
+
+    def stems_of(self, ids: Sequence[int]) -> list[str]:
+        """``stem`` of each id."""
+        stems = self._stems
+        if stems is not None:
+            return [stems[i] for i in ids]
+        folded, base = self.folded, self.base
+        return [f[b:d] if (d := f.rfind(".", b)) > b else f[b:]
+                for f, b in zip(map(folded.__getitem__, ids), map(base.__getitem__, ids),
+                                strict=True)]
+
+    def name_lengths(self, whole: bool, ids: Sequence[int]) -> list[int]:
+        """The length of each id's file name (``whole``) or stem (``lengths`` in Python)."""
+        folded, base = self.folded, self.base
+        if whole:
+            return [max(len(folded[i]) - base[i], 0) for i in ids]
+        return [_stem_len(folded[i], base[i]) for i in ids]
+
+    def aligned(self, fq: str, ids: Sequence[int]) -> list[int]:
+        """The ids of ``ids`` (in order) that ``prefilter.aligned_rx(fq)`` matches reversed
+        (``fq`` holds a ``/``): each part of the term a prefix of its path component, the last
+        part of the last one.  The path is reversed only where the file name (or, the last
+        part empty, the folder name) starts with its part, which the match implies."""
+        match = aligned_rx(fq).match
+        folded, resized = self.folded, self._resized
+        parts = fq.split("/")
+        last = parts[-1]
+        if last:
+            at, head = self.base, last
+        elif len(parts) >= 2 and parts[-2]:
+            at, head = self.pstart, parts[-2]
+        else:
+            return [i for i in ids if match(folded[i][::-1])]
+        # the first-letter table of ``head`` (the shortcut, then the full ranking's bounds,
+        # ask for the same one): the last answer kept while the table has not grown
+        table = (self.first if last else self.parent_first).get(head[:1])
+        memo = self._aligned_memo
+        if ids is table and memo is not None and memo[0] == fq and memo[1] == len(table):
+            return list(memo[2])
+        # (a path whose folded form is not as long as it has its offsets off: no shortcut)
+        hits = [i for i in ids if ((at[i] >= 0 and folded[i].startswith(head, at[i]))
+                                   or (resized and i in resized))
+                and match(folded[i][::-1])]
+        if ids is table:
+            self._aligned_memo = (fq, len(table), tuple(hits))
+        return hits
 
     # --- built on first use
 
@@ -106,35 +218,73 @@ class PathStore:
         """The paths as the term ``t`` compares with them (its case and accent rules)."""
         return self.texts(not t.case_sensitive, not t.accent_sensitive)
 
-    def stems(self, upto: int | None = None) -> list[str]:
-        """The folded file names up to their last dot, unless it starts the name (``.env``)."""
-        st = self._stems
-        n = len(self.paths) if upto is None else upto
-        if len(st) < n:
-            names = self.names[len(st):n]
-            parts = map(str.rpartition, names, ["."] * len(names))
-            st.extend(h or nm for nm, (h, _, _) in zip(names, parts, strict=True))
-        return st
-
-    def reversed(self, upto: int | None = None) -> list[str]:
-        """The folded paths reversed (for terms with ``/``)."""
-        rev = self._rev
-        n = len(self.paths) if upto is None else upto
-        if len(rev) < n:
-            rev.extend(f[::-1] for f in self.folded[len(rev):n])
-        return rev
-
-    def initials(self, ids: list[int]) -> list[str]:
-        """Per id, the folded characters that can earn a word-start bonus (cached)."""
-        cache = self._inits
-        if len(cache) < len(self.paths):
-            cache.extend([None] * (len(self.paths) - len(cache)))
-        paths = self.paths
-        missing = [i for i in ids if cache[i] is None]
+    def initials(self, ids: Sequence[int]) -> list[str]:
+        """Per id, the folded characters that can earn a word-start bonus (computed once: a
+        block of ids at a time by ``build_initials``, else one by one)."""
+        done = len(self._iends)
+        loose = self._iloose
+        missing = [i for i in ids if i >= done and i not in loose]
         if missing:
-            for i, v in zip(missing, initials_many([paths[i] for i in missing]), strict=True):
-                cache[i] = v if v.isascii() else fold(v)
-        return [cache[i] for i in ids]  # type: ignore[misc]
+            self._add_loose(missing)
+        blocks, ends = self._iblocks, self._iends
+        if len(ids) < DENSE or not isinstance(ids, list) or ids != sorted(ids):
+            return [blocks[i >> INIT_SHIFT][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
+                    if i < done else loose[i] for i in ids]
+        # ascending: a block that many ids fall in is split once (in C), not sliced per id
+        out: list[str] = []
+        lo, n = 0, len(ids)
+        while lo < n:
+            k = ids[lo] >> INIT_SHIFT
+            k0 = k << INIT_SHIFT
+            hi = bisect_left(ids, k0 + INIT_BLOCK, lo)
+            run = ids[lo:hi]
+            if run[-1] < done and hi - lo >= DENSE:
+                out.extend(map(blocks[k].split("\0").__getitem__, map(sub, run, repeat(k0))))
+            else:
+                out.extend([blocks[k][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
+                            if i < done else loose[i] for i in run])
+            lo = hi
+        return out
+
+    def _add_loose(self, ids: list[int]) -> None:
+        paths, loose = self.paths, self._iloose
+        # a block at a time: ``initials_many``'s regex pass over a joined text holds a few
+        # objects per character of it (~1 KiB a path; 55 MiB for 57k paths at once)
+        for s in range(0, len(ids), INIT_BLOCK):
+            part = ids[s:s + INIT_BLOCK]
+            for i, v in zip(part, initials_many([paths[i] for i in part]), strict=True):
+                loose[i] = v if v.isascii() else fold(v)
+
+    def build_initials(self, upto: int) -> None:
+        """Compute the word starts of every id below ``upto`` into the blocks."""
+        upto = min(upto, len(self.paths))
+        ends, blocks, loose = self._iends, self._iblocks, self._iloose
+        while len(ends) < upto:
+            s = len(ends)
+            e = min((s | _INIT_MASK) + 1, upto)  # to the end of its block at most
+            if loose:
+                need = [i for i in range(s, e) if i not in loose]
+                if need:
+                    self._add_loose(need)
+                vals = [loose.pop(i) for i in range(s, e)]
+            else:
+                vals = [v if v.isascii() else fold(v)
+                        for v in initials_many(self.paths[s:e])]
+            k = s >> INIT_SHIFT
+            off = ends[s - 1] + 1 if s & _INIT_MASK else 0
+            for v in vals:  # each word-start string ends with a NUL, which no path holds
+                off += len(v)
+                ends.append(off)
+                off += 1
+            text = "\0".join(vals) + "\0"
+            if k < len(blocks):
+                blocks[k] += text
+            else:
+                blocks.append(text)
+
+    def initials_len(self) -> int:
+        """How many ids (from 0) the blocks of word starts cover."""
+        return len(self._iends)
 
     def penalty(self, i: int, hidden_ok: bool) -> int:
         """The per-path part of a score, subtracted: the file name's length, a hidden path."""
@@ -146,7 +296,7 @@ class PathStore:
 
     def penalties(
         self, ids: Sequence[int], hidden_ok: bool, upto: int | None = None
-    ) -> list[int]:
+    ) -> Sequence[int]:
         """``penalty`` of each id (cached per path)."""
         w = self.weights
         if not w.len_name and (hidden_ok or not self.any_hidden):
@@ -156,25 +306,30 @@ class PathStore:
         if len(pen) < n:
             base, paths, hidden = self.base, self.paths, self.hidden
             if w.len_name:
-                pen.extend(w.len_name * min(len(paths[i]) - base[i], w.len_name_cap)
-                           + (w.hidden if hidden[i] and not hidden_ok else 0)
-                           for i in range(len(pen), n))
+                pen.extend([w.len_name * min(len(paths[i]) - base[i], w.len_name_cap)
+                            + (w.hidden if hidden[i] and not hidden_ok else 0)
+                            for i in range(len(pen), n)])
             elif hidden_ok or not any(hidden[len(pen):n]):
-                pen.extend([0] * (n - len(pen)))
+                pen.extend(array("i", [0]) * (n - len(pen)))
             else:
                 pen.extend([w.hidden * h for h in hidden[len(pen):n]])
         if isinstance(ids, range) and ids.step == 1:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
+    def penalties_len(self) -> int:
+        """How many paths (from 0) ``penalties`` covers so far."""
+        w, n = self.weights, len(self.paths)
+        return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
+                   for ok in (False, True))
+
     def lengths(self, whole: bool, np: Any) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
         arr = self._lens.get(whole)
         n = len(self.paths)
         if arr is None or len(arr) < n:
-            texts = self.names if whole else self.stems(n)
             have = 0 if arr is None else len(arr)
-            more = np.fromiter(map(len, texts[have:n]), dtype=np.int32, count=n - have)
+            more = np.array(self.name_lengths(whole, range(have, n)), dtype=np.int32)
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
@@ -231,10 +386,6 @@ class PathStore:
         """How many paths the letter masks cover so far."""
         return sum(len(p[0]) for p in self._mask_parts)
 
-    def reversed_len(self) -> int:
-        """How many paths ``reversed`` covers so far."""
-        return len(self._rev)
-
     def lengths_len(self, whole: bool) -> int:
         """How many paths ``lengths(whole)`` covers so far."""
         return len(self._lens.get(whole, ()))
@@ -246,8 +397,14 @@ class PathStore:
     def built(self) -> dict[str, int]:
         """How many paths each table built on first use covers (``warm`` reports, tests)."""
         return {
-            "stems": len(self._stems), "reversed": len(self._rev),
-            "initials": sum(v is not None for v in self._inits),
+            "penalties": self.penalties_len(),
+            "initials": len(self._iends) + len(self._iloose),
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def _stem_len(f: str, b: int) -> int:
+    """The length of ``PathStore.stem`` of folded path ``f`` (file name at ``b``)."""
+    dot = f.rfind(".", b)
+    return dot - b if dot > b else max(len(f) - b, 0)

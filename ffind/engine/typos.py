@@ -27,7 +27,7 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range])
 
     key = t.folded
     whole = "." in key
-    names = store.names if whole else store.stems()
+    sliced = store.names_of if whole else store.stems_of
     found: list[int] = []
     np = numpy.module()
     m = len(key)
@@ -36,12 +36,15 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range])
             # one edit changes the length by one at most: only those names are compared
             lens = store.lengths(whole, np)[s:e]
             near = (np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s).tolist()
-            d = process.cdist([key], [names[i] for i in near], scorer=OSA.distance,
+            d = process.cdist([key], sliced(near), scorer=OSA.distance,
                               score_cutoff=1, dtype=np.int32)
             found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
             continue
-        res = process.extract_iter(key, names[s:e], scorer=OSA.distance, score_cutoff=1)
-        found.extend(s + r[2] for r in res if r[1] == 1)
+        # one edit changes the length by one at most: only those names are compared
+        lens = store.name_lengths(whole, range(s, e))
+        near = [i for i, n in zip(range(s, e), lens, strict=True) if m - 1 <= n <= m + 1]
+        res = process.extract_iter(key, sliced(near), scorer=OSA.distance, score_cutoff=1)
+        found.extend(near[r[2]] for r in res if r[1] == 1)
     found.sort()
     return refine(store, found, q.insensitive(), np)
 
@@ -63,13 +66,13 @@ def add_typos(
     """``pool`` (``(score, id)``) with the typo matches ``typo_ids`` added where they score
     more than the id's exact match; and the ids whose score is now their typo score."""
     stems_only = "." not in t.folded
-    names = store.names
+    folded, base = store.folded, store.base
     stem = store.weights.typo_stem
     have = {i: s for s, i in pool}
     chosen: set[int] = set()
     for i in typo_ids:
         s = typo_score - store.penalty(i, hidden_ok)
-        if stems_only and names[i].rfind(".") > 0:
+        if stems_only and folded[i].rfind(".", base[i]) > base[i]:  # a dot in the name
             s -= stem
         if s > have.get(i, s - 1):
             chosen.add(i)
@@ -83,7 +86,7 @@ def typo_indices(store: PathStore, t: Term, i: int) -> list[int]:
     from rapidfuzz.distance import Levenshtein
 
     key = t.folded
-    target = store.names[i] if "." in key else store.stems()[i]
+    target = store.name(i) if "." in key else store.stem(i)
     base = store.base[i]
     out: list[int] = []
     for op in Levenshtein.opcodes(key, target):

@@ -18,12 +18,11 @@ class WorkAhead:
     def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
         self.store = store
         self.numpy = numpy
-        self._inits = 0  # ``warm`` computed the word starts of ids below this
         self._seen: dict[str, int] = {}  # per term: file names holding it (``prepare``)
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, stems, reversed paths, penalties, name and path lengths,
+        import when it is wanted, penalties, name and path lengths,
         offsets and letter masks, word starts).  A generator: each step takes a few
         milliseconds, and it ends once every
         path indexed so far is covered (a new one picks up where it ended)."""
@@ -32,11 +31,9 @@ class WorkAhead:
         yield
         while True:
             n = len(store)
-            have = store.reversed_len()
+            have = store.penalties_len()
             if have < n:
                 upto = min(have + step, n)
-                store.stems(upto)
-                store.reversed(upto)
                 store.penalties(range(0), False, upto)
                 store.penalties(range(0), True, upto)
                 yield
@@ -52,10 +49,8 @@ class WorkAhead:
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step)
                 yield
-            elif self._inits < n:
-                upto = min(self._inits + step, n)
-                store.initials(list(range(self._inits, upto)))
-                self._inits = upto
+            elif store.initials_len() < n:
+                store.build_initials(store.initials_len() + step)
                 yield
             else:
                 return
@@ -70,12 +65,12 @@ class WorkAhead:
             return
         key = t.folded
         store = self.store
-        names = store.names
+        folded, base = store.folded, store.base
         seen = self._seen.get(key, 0)
         if seen >= limit:
             return
         end = len(store)
-        seen += sum(1 for j in range(start, end) if key in names[j])
+        seen += sum(1 for j in range(start, end) if folded[j].find(key, base[j]) >= 0)
         self._seen[key] = seen
         if seen < limit:
             store.initials(list(range(start, end)))

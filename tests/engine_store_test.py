@@ -1,0 +1,127 @@
+"""The compact path store (issue 17): the tables it no longer keeps (file names, stems, reversed
+paths) are sliced on use exactly as they were built, and the word starts kept in blocks are the
+ones ``initials_many`` gives, however they are asked for."""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+
+from ffind.engine.prefilter import aligned_rx
+from ffind.engine.store import INIT_BLOCK, PathStore
+from ffind.query import fold
+from ffind.scoring.scorer import initials_many
+from ffind.scoring.weights import DEFAULT
+
+PATHS = [
+    "src/session/prompt.ts", "src/pkg/tools.rs", ".env", "a/.b.c", "x/y.", "no_ext", "top.py",
+    "Ünï/Çé.TXT", "s/p/t", "src/Pkg/Tests/test_x.py", "a//b", "docs/.github/ci.yml",
+    "lib/mod.rs", "FooBar/Baz9.py", "deep/er/still/file.tar.gz",
+]
+
+
+def _store(paths: list[str]) -> PathStore:
+    st = PathStore(DEFAULT)
+    st.extend(paths)
+    return st
+
+
+def _folded(p: str) -> str:
+    return p.lower() if p.isascii() else fold(p)
+
+
+def test_the_folded_path_is_the_path_itself_when_folding_changes_nothing() -> None:
+    st = _store(PATHS)
+    for p, f in zip(st.paths, st.folded, strict=True):
+        assert f == _folded(p)
+        assert (f is p) == (_folded(p) == p)
+    assert isinstance(st.first["p"], array)
+
+
+def test_names_and_stems_are_sliced_as_the_former_tables_held_them() -> None:
+    st = _store(PATHS)
+    ids = list(range(len(PATHS)))
+    names = [f[b:] for f, b in zip(st.folded, st.base, strict=True)]
+    stems = [nm.rpartition(".")[0] or nm for nm in names]
+    assert st.names_of(ids) == names == [st.name(i) for i in ids]
+    assert st.stems_of(ids) == stems == [st.stem(i) for i in ids]
+    assert stems[PATHS.index(".env")] == ".env"
+    assert stems[PATHS.index("deep/er/still/file.tar.gz")] == "file.tar"
+    for whole, texts in ((True, names), (False, stems)):
+        assert st.name_lengths(whole, ids) == [len(t) for t in texts]
+
+
+def test_aligned_is_the_regex_on_the_reversed_path() -> None:
+    st = _store(PATHS)
+    ids = list(range(len(PATHS)))
+    for fq in ["s/p/t", "s/p/", "src/p", "/", "a//b", "a/", "/b", "p/t/t", "ünï/çé", "x/y."]:
+        rx = aligned_rx(fq)
+        assert st.aligned(fq, ids) == [i for i in ids if rx.match(st.folded[i][::-1])], fq
+    assert st.aligned("s/p/t", ids) == [PATHS.index("src/pkg/tools.rs"), PATHS.index("s/p/t")]
+    assert st.aligned("p/t/t", ids) == [PATHS.index("src/Pkg/Tests/test_x.py")]
+
+
+def test_word_starts_from_blocks_loose_ids_and_both() -> None:
+    rng = random.Random(7)
+    paths = [f"{rng.choice(['src', 'Lib', 'ünï'])}/{rng.choice(['fooBar', 'x_y', 'a.b'])}{k}"
+             f"/{rng.choice(['Mod', 'test_it', 'ÇA'])}{k % 7}.py" for k in range(3 * INIT_BLOCK)]
+    want = [v if v.isascii() else fold(v) for v in initials_many(paths)]
+    st = _store(paths[:INIT_BLOCK + 100])
+    asks = 0
+    for step in range(30):
+        n = len(st)
+        ids = sorted(rng.sample(range(n), rng.choice([1, 50, 700, n // 2])))
+        if step % 3 == 0:
+            rng.shuffle(ids)
+        assert st.initials(ids) == [want[i] for i in ids]
+        asks += 1
+        if step == 5:
+            st.build_initials(INIT_BLOCK // 2)  # takes the loose ids asked for already
+        if step == 12:
+            st.extend(paths[len(st):])
+            st.build_initials(2 * INIT_BLOCK + 5)
+        if step == 20:
+            st.build_initials(len(st))
+    assert asks == 30
+    assert st.initials_len() == len(paths)
+    assert st.built()["initials"] == len(paths)
+    assert st.initials(list(range(len(paths)))) == want
+
+
+def test_warm_ends_when_no_penalty_table_is_needed() -> None:
+    from ffind.engine.index import Index
+
+    ix = Index(["a/b.py", "c/d/e.rs"])  # no hidden path, and the default weights
+    assert DEFAULT.len_name == 0  # (so neither penalty table is built)
+    assert sum(1 for _ in ix.warm(step=1)) < 20
+    assert ix.store.built()["penalties"] == 2
+
+
+def test_aligned_on_a_first_letter_table_is_kept_until_the_table_grows() -> None:
+    st = _store(PATHS)
+    table = st.first["t"]
+    first = st.aligned("s/p/t", table)
+    assert first == st.aligned("s/p/t", table) == [PATHS.index("src/pkg/tools.rs"),
+                                                    PATHS.index("s/p/t")]
+    assert st.aligned("p/t/t", st.first["t"]) == [PATHS.index("src/Pkg/Tests/test_x.py")]
+    st.extend(["sub/py/tests.py", "sub/py/other.py"])
+    assert st.aligned("s/p/t", st.first["t"]) == [*first, len(PATHS)]
+    assert st.aligned("s/p/t", list(st.first["t"])) == [*first, len(PATHS)]
+
+
+def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ffind.engine import store
+
+    kept = _store(PATHS)
+    monkeypatch.setattr(store, "NAMES_KEPT_UPTO", 10)
+    small = _store(PATHS[:8])
+    ids = list(range(8))
+    assert small._names is not None and small.names_of(ids) == kept.names_of(ids)
+    assert small.stems_of(ids) == kept.stems_of(ids)
+    small.extend(PATHS[8:])  # past 10 paths: no longer kept
+    assert small._names is None and small._stems is None
+    ids = list(range(len(PATHS)))
+    assert small.names_of(ids) == kept.names_of(ids) == [kept.name(i) for i in ids]
+    assert small.stems_of(ids) == kept.stems_of(ids) == [kept.stem(i) for i in ids]
