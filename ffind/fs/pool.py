@@ -420,6 +420,13 @@ def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | N
           arm: Callable[[], None] | None) -> int:
     """Fork one worker with every signal blocked (see the module docstring); its pid."""
     parent = os.getpid()
+    return _fork_blocked(lambda: _child_main(walker, task_r, res_w, want, keep, parent, arm))
+
+
+def _fork_blocked(child: Callable[[], None]) -> int:
+    """``os.fork()`` with every signal blocked (the child unblocks what it handles, see the
+    module docstring); the child runs ``child``, which never returns; the parent gets the
+    pid.  Raises OSError as ``os.fork``."""
     blocked = hasattr(signal, "pthread_sigmask")
     if blocked:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
@@ -430,7 +437,7 @@ def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | N
             warnings.filterwarnings("ignore", ".* is multi-threaded", DeprecationWarning)
             pid = os.fork()
         if pid == 0:
-            _child_main(walker, task_r, res_w, want, keep, parent, arm)  # never returns
+            child()  # never returns
     finally:
         if blocked:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
@@ -545,22 +552,12 @@ def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
         read, write = _Pipe.pair()
     except OSError:
         return None
-    blocked = hasattr(signal, "pthread_sigmask")
-    if blocked:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", ".* is multi-threaded", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:
-            _call_main(fn, read, write)  # never returns
+        pid = _fork_blocked(lambda: _call_main(fn, read, write))
     except OSError:  # fork: EAGAIN, ENOMEM
         read.close()
         write.close()
         return None
-    finally:
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
     write.close()
     return pid, read.fileno()
 

@@ -224,17 +224,7 @@ class Refresh:
 
     def warm(self, snap: CachedListing) -> Iterator[list[str]]:
         """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
-        try:
-            paths = self._refresh(snap)
-        except _BAD:
-            paths = None
-        if paths is None:
-            if not self._cancelled():
-                self.stats.relisted.clear()
-                yield from self.cold()
-            return
-        self.stats.mode = "warm"
-        yield paths
+        return self.warm_checked(snap, None)
 
     def _check(self, rec: Folder, path: str, limit: int) -> str | None:
         """None (unchanged), "read" (read the folder again) or "subtree" (its ignore files
@@ -343,8 +333,10 @@ class Refresh:
             return False
         return "" in snap.prefixes and sum(snap.counts) == len(paths)
 
-    def warm_checked(self, snap: CachedListing, bad: dict[str, str]) -> Iterator[list[str]]:
-        """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``)."""
+    def warm_checked(self, snap: CachedListing,
+                     bad: dict[str, str] | None) -> Iterator[list[str]]:
+        """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``; None:
+        done here)."""
         try:
             paths = self._refresh(snap, bad)
         except _BAD:
