@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,26 @@ def _restore(root: Path) -> None:
                 os.chmod(p, 0o755)
 
 
+def _replay(base: Path, home: Path, steps: list[Step], which: int,
+            warm: Callable[[Path, SearchOptions, SnapshotStore], list[str]]) -> None:
+    """Apply ``steps`` to a fresh repository under ``base``; after each (and before any),
+    ``warm``'s listing must equal a cold walk's."""
+    root = git_repo(base / "repo")
+    store = SnapshotStore(str(base / "cache"))
+    options = OPTIONS[which]
+    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
+        apply(root, home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
+                           if "/" in p else 0, NAMES.index(p.rpartition("/")[2]), 0, False))
+    try:
+        assert warm(root, options, store) == cold(root, options)
+        settle()
+        for step in steps:
+            apply(root, home, step)
+            assert warm(root, options, store) == cold(root, options), step
+    finally:
+        _restore(root)
+
+
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
@@ -195,22 +216,7 @@ def test_warm_listing_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
     steps: list[Step], which: int,
 ) -> None:
-    base = tmp_path_factory.mktemp("prop")
-    root = git_repo(base / "repo")
-    store = SnapshotStore(str(base / "cache"))
-    options = OPTIONS[which]
-    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
-        apply(root, _private_git_home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
-                                        if "/" in p else 0, NAMES.index(p.rpartition("/")[2]),
-                                        0, False))
-    try:
-        assert listing(root, options, store) == cold(root, options)
-        settle()
-        for step in steps:
-            apply(root, _private_git_home, step)
-            assert listing(root, options, store) == cold(root, options), step
-    finally:
-        _restore(root)
+    _replay(tmp_path_factory.mktemp("prop"), _private_git_home, steps, which, listing)
 
 
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
@@ -222,22 +228,7 @@ def test_the_listing_checked_aside_equals_cold_after_any_changes(
 ) -> None:
     """The one-shot search's listing: the snapshot's paths while a forked child checks the
     folders, then (when it found a change) the refreshed listing."""
-    base = tmp_path_factory.mktemp("prop")
-    root = git_repo(base / "repo")
-    store = SnapshotStore(str(base / "cache"))
-    options = OPTIONS[which]
-    for p in ["a/x.py", "a/b/y.txt", "b/x.py", "node_modules/x.py", "target/y.txt", ".h/x.py"]:
-        apply(root, _private_git_home, ("file", FOLDERS.index(p.rpartition("/")[0] + "/")
-                                        if "/" in p else 0, NAMES.index(p.rpartition("/")[2]),
-                                        0, False))
-    try:
-        assert attempted(root, options, store) == cold(root, options)
-        settle()
-        for step in steps:
-            apply(root, _private_git_home, step)
-            assert attempted(root, options, store) == cold(root, options), step
-    finally:
-        _restore(root)
+    _replay(tmp_path_factory.mktemp("prop"), _private_git_home, steps, which, attempted)
 
 
 def test_an_unchanged_snapshot_checked_aside_is_one_attempt(
