@@ -718,8 +718,9 @@ def _slow_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     monkeypatch.setattr(walk_module._Walker, "scan", scan)
 
 
-def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def _kill_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sig: int) -> str:
+    """Walk a big tree with two workers, send ``sig`` to one of them as soon as it runs;
+    the walk's one-line error.  No worker is left behind."""
     root = _big_tree(tmp_path)
     _slow_scan(monkeypatch, 0.01)
     before = _children()
@@ -729,10 +730,16 @@ def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
             kids = _children() - before
             if kids and not killed:
                 killed.append(min(kids))
-                os.kill(killed[0], signal.SIGKILL)
+                os.kill(killed[0], sig)
     assert killed
-    assert str(info.value) == "a walk worker process ended unexpectedly (killed by SIGKILL)"
     assert _children() == before
+    return str(info.value)
+
+
+def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _kill_a_worker(tmp_path, monkeypatch, signal.SIGKILL) == (
+        "a walk worker process ended unexpectedly (killed by SIGKILL)")
 
 
 def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
@@ -955,18 +962,8 @@ def test_workers_die_with_a_parent_killed_by_sigterm(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_worker_honours_sigterm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _big_tree(tmp_path)
-    _slow_scan(monkeypatch, 0.01)
-    before = _children()
-    killed: list[int] = []
-    with pytest.raises(FfindError) as info:
-        for _ in walk_batches(root, SearchOptions(threads=2)):
-            kids = _children() - before
-            if kids and not killed:
-                killed.append(min(kids))
-                os.kill(killed[0], signal.SIGTERM)
-    assert str(info.value) == "a walk worker process ended unexpectedly (killed by SIGTERM)"
-    assert _children() == before
+    assert _kill_a_worker(tmp_path, monkeypatch, signal.SIGTERM) == (
+        "a walk worker process ended unexpectedly (killed by SIGTERM)")
 
 
 _THREADS_SCRIPT = """
