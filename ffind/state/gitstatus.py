@@ -139,13 +139,11 @@ def _signature(top: str) -> str | None:
                 continue
             parts.append(f"{name} {st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} "
                          f"{st.st_ctime_ns}")
-        common = common_dir(git_dir)
-        for name in ("packed-refs",):
-            try:
-                st = os.stat(os.path.join(common, name))
-                parts.append(f"{name} {st.st_ino} {st.st_size} {st.st_mtime_ns}")
-            except FileNotFoundError:
-                parts.append(f"{name} -")
+        try:
+            st = os.stat(os.path.join(common_dir(git_dir), "packed-refs"))
+            parts.append(f"packed-refs {st.st_ino} {st.st_size} {st.st_mtime_ns}")
+        except FileNotFoundError:
+            parts.append("packed-refs -")
     except OSError:
         return None
     return "\n".join(parts)
