@@ -226,7 +226,6 @@ def build_command() -> click.Command:
 _check_streams = output.check_streams
 _stdout_errors = output.stdout_errors
 _write_stdout = output.write_stdout
-_quiet_stdout = output.quiet_stdout
 
 
 def _stdin_paths() -> Iterator[str]:
@@ -412,25 +411,22 @@ def _exit_now(code: int) -> None:
 
 
 def _main(args: list[str], exit_fast: bool = False) -> int:
-    """The one place a user error becomes ``ffind: ...`` on stderr and exit status 2."""
-    try:
+    """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
+    (``exits.answered``)."""
+    from ffind.frontends.exits import answered
+
+    def work() -> int:
         if args and args[0] == "mcp":
             from ffind.agent.server import mcp_main
 
             return mcp_main(args[1:])
         _check_streams()
-        if args == ["--version"]:  # the common case, answered without importing click
+        if args == ["--version"]:  # (``cli.main`` called directly: answered without click)
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
         inv = _parse(args)
         if isinstance(inv, int):
             return inv
         return run(inv, exit_fast=exit_fast)
-    except FfindError as e:
-        output.warn(str(e))
-        return ExitCode.ERROR
-    except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
-    except BrokenPipeError:
-        _quiet_stdout()
-        return ExitCode.FOUND
+
+    return answered(work)

@@ -13,40 +13,25 @@ VISITS = ("--remember", "--forget")
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] in VISITS:
-        from ffind.errors import ExitCode, FfindError
+        from ffind.frontends.exits import answered
         from ffind.frontends.visits import visits
 
-        try:
-            return visits(args[0], args[1:])
-        except FfindError as e:
-            from ffind.frontends.output import warn
-
-            warn(str(e))  # one line, escaped, never a traceback
-            return ExitCode.ERROR
-        except KeyboardInterrupt:
-            return ExitCode.INTERRUPTED
+        return answered(lambda: visits(args[0], args[1:]))
     if args == ["--version"]:
-        return _version()
+        from ffind.frontends.exits import answered
+
+        return answered(_version)
     from ffind.frontends.cli import main as command
 
     return command(argv)
 
 
 def _version() -> int:
-    """``ffind --version``, as the command answers it (errors, a closed pipe), without
-    importing it."""
+    """``ffind --version``, as the command answers it, without importing it."""
     from ffind import __version__
-    from ffind.errors import ExitCode, FfindError
+    from ffind.errors import ExitCode
     from ffind.frontends import output
 
-    try:
-        output.check_streams()
-        output.write_stdout(f"ffind {__version__}\n".encode())
-    except FfindError as e:
-        output.warn(str(e))
-        return ExitCode.ERROR
-    except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
-    except BrokenPipeError:
-        output.quiet_stdout()
+    output.check_streams()
+    output.write_stdout(f"ffind {__version__}\n".encode())
     return ExitCode.FOUND
