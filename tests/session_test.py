@@ -369,3 +369,28 @@ def test_the_empty_query_lists_paths_in_path_order_as_the_command_does() -> None
         fs.set_query("!f1")
         assert fs.wait(30)
         assert [m.path for m in fs.results()] == sorted(p for p in paths if "f1" not in p)[:4]
+
+
+def test_idle_cached_sets_are_compacted_and_restored_on_use() -> None:
+    """Issue 17: the cached sets off the typing path are kept as arrays; typing on from one,
+    or backspacing to it, answers as a fresh match."""
+    with FileSearcher(options=ALL, paths=PATHS) as fs:
+        previous, compacted = "", 0
+        for query in ["s", "src", "x", "pro", "prom", "src", "srcm"]:
+            fs.set_query(query)
+            assert fs.wait(10)
+            assert fs.results() == _expected(query, PATHS)
+            assert fs.snapshot().total_match_count == len(_expected(query, PATHS))
+            for st in fs._cache.values():  # ("" narrows to anything: any key's base)
+                if st.query not in ("", query, previous) and st.ms and st.ms.computed:
+                    assert st.ms.compacted, (query, st.query)
+                    compacted += 1
+            previous = query
+        assert compacted >= 5
+        fs.set_query("pro")  # compacted meanwhile: restored on use
+        assert fs.wait(10)
+        assert fs.results() == _expected("pro", PATHS)
+        fs.set_query("prot")
+        assert fs.wait(10)
+        assert fs.results() == _expected("prot", PATHS)
+    _assert_nothing_left()

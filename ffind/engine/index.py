@@ -148,8 +148,9 @@ class Index:
         if within is not None:
             ranges = clip(within.ranges, start, end)
             hint = within.nearest_computed()
-            if hint is not None and hint is not within and not hint.can_narrow(query):
-                hint = None
+            if hint is not None and ((hint is not within and not hint.can_narrow(query))
+                                     or not parse(hint.query).positive):
+                hint = None  # (a set without positive terms holds every id of its ranges)
         else:
             ranges = [(start, end)] if start < end else []
             hint = None

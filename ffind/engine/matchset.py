@@ -3,6 +3,7 @@ and the id-range helpers it needs."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -43,6 +44,39 @@ class Source(Protocol):
     def find_typos(self, ms: MatchSet) -> list[int]: ...
 
 
+Packed = tuple["array[int]", "array[int]", "array[int]", "array[int] | None"]
+"""A computed set's superset, strict, loose and typo ids as ``array('i')``; the same array
+where the lists were the same object (``MatchSet.compact``)."""
+
+
+def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
+    """The lists as arrays, one array per distinct list object."""
+    done: dict[int, array[int]] = {}
+
+    def one(ids: list[int]) -> array[int]:
+        a = done.get(id(ids))
+        if a is None:
+            a = done[id(ids)] = array("i", ids)
+        return a
+
+    sup, strict, loose, typos = lists
+    return one(sup), one(strict), one(loose), None if typos is None else one(typos)
+
+
+def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] | None]:
+    """``pack``'s inverse: equal lists, the same list object where the arrays were one."""
+    done: dict[int, list[int]] = {}
+
+    def one(ids: array[int]) -> list[int]:
+        lst = done.get(id(ids))
+        if lst is None:
+            lst = done[id(ids)] = ids.tolist()
+        return lst
+
+    sup, strict, loose, typos = packed
+    return one(sup), one(strict), one(loose), None if typos is None else one(typos)
+
+
 class MatchSet:
     """Every match of one query over some id ranges of an ``Index``.
 
@@ -69,10 +103,31 @@ class MatchSet:
         self._typos = typos
         self._hint = hint
         self._count: int | None = None
+        self._packed: Packed | None = None
 
     @property
     def computed(self) -> bool:
-        return self._superset is not None
+        return self._superset is not None or self._packed is not None
+
+    @property
+    def compacted(self) -> bool:
+        """True while the ids are kept as arrays (``compact``)."""
+        return self._packed is not None
+
+    def compact(self) -> None:
+        """Keep the computed ids as arrays until the next use (nothing when not computed).
+        Not beside a reader of this set in another thread (the session holds its index
+        lock)."""
+        if self._superset is None or self._strict is None or self._loose is None:
+            return
+        self._packed = pack((self._superset, self._strict, self._loose, self._typos))
+        self._superset = self._strict = self._loose = self._typos = None
+
+    def _unpack(self) -> None:
+        packed = self._packed
+        if packed is not None:
+            self._superset, self._strict, self._loose, self._typos = unpack(packed)
+            self._packed = None
 
     def nearest_computed(self) -> MatchSet | None:
         """This set when it is computed, else the computed set it narrows (if any): what a
@@ -80,6 +135,8 @@ class MatchSet:
         return self if self.computed else self._hint
 
     def _compute(self) -> None:
+        if self._packed is not None:
+            self._unpack()
         if self._superset is None:
             sup, self._strict, self._loose = self.index.compute(
                 self.query, self.ranges, self._hint)
@@ -116,6 +173,7 @@ class MatchSet:
 
     def typos(self) -> list[int]:
         """The typo matches (ids of names one edit away), computed on first use."""
+        self._unpack()
         if self._typos is None:
             self._typos = self.index.find_typos(self)
         return self._typos
@@ -142,14 +200,15 @@ class MatchSet:
     def merge(self, other: MatchSet) -> MatchSet:
         """The MatchSet of the same query over both id ranges: exactly what one ``run`` over
         the union would give."""
-        if (self._superset is None and other._superset is None
-                and self._hint is other._hint):
+        if not self.computed and not other.computed and self._hint is other._hint:
             return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
                             hint=self._hint)
 
         def cat(a: list[int], b: list[int]) -> list[int]:
             return sorted(a + b) if a and b and a[-1] > b[0] else a + b
 
+        self._compute()
+        other._compute()
         loose_is_strict = self.loose is self.strict and other.loose is other.strict
         strict = cat(self.strict, other.strict)
         typos = (cat(self._typos, other._typos)
@@ -159,3 +218,17 @@ class MatchSet:
             cat(self.superset, other.superset), strict,
             strict if loose_is_strict else cat(self.loose, other.loose), typos,
         )
+
+
+def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None]) -> None:
+    """``compact`` the computed sets of ``cached`` (each set, or the computed set it narrows)
+    but those of ``hot`` (the sets a next key narrows or a ranking reads)."""
+    keep: set[int] = set()
+    for ms in hot:
+        if ms is not None:
+            keep.add(id(ms))
+            keep.add(id(ms.nearest_computed()))
+    for ms in cached:
+        near = None if ms is None else ms.nearest_computed()
+        if near is not None and id(near) not in keep:
+            near.compact()

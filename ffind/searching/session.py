@@ -538,6 +538,7 @@ class FileSearcher:
             ms = self._fresh(query, n, gen)
         new = _State(query, ms, n, state.version + 1, tops, count, self._epoch)
         self._remember(new)
+        self._compact_idle(new, state)
         # Rank before publishing, so readers of the default view (``snapshot``, the picker's
         # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
         self._check(gen)
@@ -591,6 +592,14 @@ class FileSearcher:
         self._cache.move_to_end(state.query)
         while len(self._cache) > CACHE_QUERIES:
             self._cache.popitem(last=False)
+
+    def _compact_idle(self, new: _State, old: _State) -> None:
+        """The cached sets that neither the new state nor the one before reads as arrays
+        (``MatchSet.compact``, issue 17): before ranking, which is when the memory peaks."""
+        from ffind.engine.matchset import compact_idle
+
+        with self._ilock:
+            compact_idle([c.ms for c in self._cache.values()], [new.ms, old.ms])
 
     def _report(self, changed: bool) -> None:
         with self._cond:

@@ -1,0 +1,114 @@
+"""MatchSet's compact form (issue 17): a compacted set, restored on use, equals the original."""
+
+from __future__ import annotations
+
+from array import array
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffind.engine.index import Index
+from ffind.engine.matchset import MatchSet, compact_idle, pack, unpack
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+component = st.text(alphabet="abcAB_-.é", min_size=1, max_size=6)
+path = st.lists(component, min_size=1, max_size=4).map("/".join)
+paths = st.lists(path, min_size=0, max_size=30)
+query_text = st.text(alphabet="abcAB_./é !", min_size=0, max_size=6)
+ids = st.lists(st.integers(0, 2**31 - 1)).map(sorted)
+
+
+def lists_of(ms: MatchSet) -> tuple[list[int], list[int], list[int], list[int]]:
+    return list(ms.superset), list(ms.strict), list(ms.loose), list(ms.typos())
+
+
+@SETTINGS
+@given(ids, ids, st.sampled_from(["one", "two", "three"]), st.booleans())
+def test_pack_then_unpack_gives_the_same_lists_and_sharing(
+    a: list[int], b: list[int], shape: str, with_typos: bool,
+) -> None:
+    c = [*a, 1]
+    lists = {"one": (a, a, a), "two": (a, b, b), "three": (a, b, c)}[shape]
+    typos = a if with_typos else None
+    packed = pack((*lists, typos))
+    assert all(isinstance(x, array) and x.typecode == "i" for x in packed if x is not None)
+    back = unpack(packed)
+    assert back == (*lists, typos)
+    before = [[x is y for y in (*lists, typos)] for x in (*lists, typos)]
+    assert [[x is y for y in back] for x in back] == before
+
+
+@SETTINGS
+@given(paths, query_text, st.integers(0, 6), st.booleans())
+def test_a_compacted_set_equals_the_original(
+    cands: list[str], q: str, k: int, typos_first: bool,
+) -> None:
+    ix = Index(cands)
+    ms = ix.run(q)
+    want = lists_of(ms) if typos_first else (list(ms.superset), list(ms.strict),
+                                              list(ms.loose))
+    shared = (ms.strict is ms.superset, ms.loose is ms.strict)
+    count, top = len(ms), ix.top(ms, k)
+    ms.compact()
+    assert ms.compacted and ms.computed
+    assert ms._superset is None and ms._strict is None  # the lists are let go
+    got = lists_of(ms) if typos_first else (list(ms.superset), list(ms.strict),
+                                             list(ms.loose))
+    assert not ms.compacted
+    assert got == want
+    assert (ms.strict is ms.superset, ms.loose is ms.strict) == shared
+    ms.compact()
+    assert len(ms) == count
+    ms.compact()
+    assert ix.top(ms, k) == top == ix.match(q, limit=k)
+
+
+@SETTINGS
+@given(paths, paths, query_text, query_text, st.integers(1, 6))
+def test_narrowing_and_merging_compacted_sets(
+    first: list[str], second: list[str], q1: str, extra: str, k: int,
+) -> None:
+    ix = Index(first)
+    ix.extend(second)
+    n = len(first)
+    q2 = q1 + extra
+    ms1 = ix.run(q1)
+    _ = ms1.superset
+    ms1.compact()
+    if ms1.can_narrow(q2):
+        ms2 = ix.run(q2, within=ms1)
+        assert ix.top(ms2, k) == ix.match(q2, limit=k)
+        assert len(ms2) == len(ix.run(q2))
+    lo, hi = ix.run(q1, end=n), ix.run(q1, start=n)
+    _ = lo.strict, hi.strict
+    lo.compact()
+    hi.compact()
+    merged = lo.merge(hi)
+    assert merged.superset == ix.run(q1).superset
+    assert ix.top(merged, None) == ix.match(q1)
+
+
+def test_compacting_a_set_not_computed_does_nothing() -> None:
+    ix = Index(["src/a.rs", "lib/b.py"])
+    ms = ix.run("a")
+    ms.compact()
+    assert not ms.compacted and not ms.computed
+    assert ms.ids == [0]
+
+
+def test_compact_idle_spares_the_hot_sets_and_what_they_narrow() -> None:
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md"])
+    old = ix.run("read")
+    base = ix.run("m")
+    _ = old.superset, base.superset
+    lazy = ix.run("ma", within=base)  # not computed: it narrows ``base``
+    assert not lazy.computed
+    compact_idle([old, lazy, None], [lazy])
+    assert old.compacted
+    assert not base.compacted
+    compact_idle([lazy], [])  # ``lazy`` idle: the computed set it narrows is compacted
+    assert base.compacted
+    assert ix.top(lazy, None) == ix.match("ma")
+    assert not base.compacted
