@@ -18,6 +18,7 @@ Every decision depends on the path and its candidate set only, never on ``limit`
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from ffind.engine.prefilter import lone_term, typo_term
@@ -142,7 +143,9 @@ def _split(
     f = np.array(flagged, dtype=bool)
     rest = ~f
     groups = grouped(a[rest], b[rest]) if rest.any() else []
-    return a[f].tolist(), b[f].tolist(), groups
+    # the optimistic ids and bounds share the int objects of ``ids`` and ``bounds`` (no new
+    # int per id: 26 MiB less at the peak of a broad key at 1M paths, issue 17)
+    return list(compress(ids, flagged)), list(compress(bounds, flagged)), groups
 
 
 NUMPY_FROM = 2048
