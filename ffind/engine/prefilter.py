@@ -30,8 +30,7 @@ def select(
     with, or None)."""
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
-            off = ids.start
-            return [off + j for j in subsequence_hits(key, texts[ids.start:ids.stop], np)]
+            return subsequence_hits(key, texts, np, ids.start, ids.stop)
         return [ids[j] for j in subsequence_hits(key, [texts[i] for i in ids], np)]
     if kind is Kind.FUZZY or kind is Kind.EXACT:
         if negate:
