@@ -1,12 +1,13 @@
 """Where a session's memory goes: peak RSS after the walk and after typing, and the share of
 the ``Index`` tables and of the cached ``MatchSet`` id lists.
 
-    python benchmarks/session_memory.py TREE [--words W,W]
+    python benchmarks/session_memory.py TREE [--words W,W] [--warm]
 
 Walks TREE with a ``FileSearcher`` (limit 20), types the words one key at a time (as
-``keys_bench.py`` does), then prints the peak RSS at each stage and the deep size
-(``index_footprint.deep``) of the index's tables (its ``PathStore``'s attributes) and of the
-session's cached MatchSets.
+``keys_bench.py`` does; with ``--warm``, after ``Index.warm`` has built every table it builds
+ahead, as a session left idle after its walk would), then prints the peak RSS at each stage
+and the deep size (``index_footprint.deep``) of the index's tables (its ``PathStore``'s
+attributes) and of the session's cached MatchSets.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def main() -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--words", default=",".join(WORDS))
+    ap.add_argument("--warm", action="store_true",
+                    help="build the tables Index.warm builds ahead before typing")
     args = ap.parse_args()
     start = rss()
     t = time.perf_counter()
@@ -43,6 +46,11 @@ def main() -> int:
         n = fs.snapshot().scanned_file_count
         print(f"{n} paths, walk {time.perf_counter() - t:.1f} s; peak RSS {mib(start)} at the"
               f" start, {mib(walked)} after the walk")
+        if args.warm:
+            with fs._ilock:
+                for _ in fs._index.warm():
+                    pass
+            print(f"  after Index.warm: peak RSS {mib(rss())}")
         for word in [w for w in args.words.split(",") if w]:
             for i in range(1, len(word) + 1):
                 if word[i - 1] != " ":

@@ -109,3 +109,23 @@ def test_letter_masks() -> None:
     assert has(name[3], "z") and not has(dirs[3], "z") and not has(whole[3], "z")
     assert has(whole[4], "c") and int(name[4]) == 0
     assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0
+
+
+
+@given(st.integers(0, 2**32), st.sampled_from([0.0, 0.5, 0.95, 1.0]), st.integers(1, 900))
+def test_split_through_numpy_equals_the_plain_split(seed: int, p: float, top: int) -> None:
+    """``ranker._split``: the optimistic ids and bounds (shared with the lists given, issue
+    17) and the groups are the plain path's, with every id flagged or none too."""
+    import random
+
+    from ffind.engine.ranker import _split
+
+    rnd = random.Random(seed)
+    n = NUMPY_FROM + rnd.randrange(50)
+    ids = sorted(rnd.sample(range(10 * n), n))
+    bounds = [rnd.randrange(top) for _ in ids]
+    flagged = [rnd.random() < p for _ in ids]
+    got = _split(ids, bounds, flagged, True)
+    assert got == _split(ids, bounds, flagged, False)
+    want = [i for i, f in zip(ids, flagged, strict=True) if f]
+    assert all(a is b for a, b in zip(got[0], want, strict=True))

@@ -178,7 +178,10 @@ class Index:
             sup: Sequence[int] = cand
             for t in sorted(q.positive, key=lambda t: -len(t.text)):
                 sup = select(t.kind, t.folded, folded, sup, np=np)
-            superset.extend(sup)
+            if not superset and isinstance(sup, list) and sup is not cand:
+                superset = sup  # a list of its own (``select``'s): not copied
+            else:
+                superset.extend(sup)
         strict = refine(self.store, superset, q, np)
         loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
         return superset, strict, loose
