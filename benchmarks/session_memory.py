@@ -59,11 +59,13 @@ def main() -> int:
                     fs.results(20)
             print(f"  after typing {word!r}: peak RSS {mib(rss())}")
         seen: set[int] = set()
-        index = fs._index
-        tables = {k: deep(v, seen) for k, v in vars(index.store).items()}
-        cached = sum(deep(st.ms, seen) + sum(deep(getattr(st.ms, a), seen) for a in
-                     ("_superset", "_strict", "_loose", "_typos"))
-                     for st in fs._cache.values() if st.ms is not None)
+        with fs._ilock:  # (the session's idle ``warm`` grows the tables meanwhile)
+            index = fs._index
+            tables = {k: deep(v, seen) for k, v in vars(index.store).items()}
+            # the id lists, or their compact form (``_packed``: arrays)
+            cached = sum(deep(st.ms, seen) + sum(deep(getattr(st.ms, a, None), seen) for a in
+                         ("_superset", "_strict", "_loose", "_typos", "_packed"))
+                         for st in fs._cache.values() if st.ms is not None)
         print(f"index tables {mib(sum(tables.values()))} ({sum(tables.values()) / n:.0f} B per"
               f" path); {len(fs._cache)} cached MatchSets {mib(cached)}")
         for k, v in sorted(tables.items(), key=lambda kv: -kv[1])[:8]:
