@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
-from ffind.engine.matchset import MatchSet, compact_idle, pack, unpack
+from ffind.engine.matchset import MatchSet, compact_idle, pack, to_array, unpack
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -125,3 +125,19 @@ def test_a_set_without_positive_terms_is_not_narrowed_from() -> None:
         narrowed = ix.run("s", within=everything)
         assert ix.top(narrowed, None) == ix.match("s")
         assert everything.compacted
+
+
+@SETTINGS
+@given(st.sampled_from([0, 1, 4095, 4096, 9000]), st.integers(0, 2**32))
+def test_to_array_with_numpy_and_without(n: int, seed: int) -> None:
+    """From 4,096 ids, through numpy (imported here) instead of ``array``: the same array."""
+    import random
+    import sys
+
+    import numpy  # noqa: F401
+
+    assert "numpy" in sys.modules
+    rnd = random.Random(seed)
+    ids = [rnd.randrange(2**31) for _ in range(n)]
+    got = to_array(ids)
+    assert got.typecode == "i" and got.tolist() == ids

@@ -538,7 +538,8 @@ class FileSearcher:
             ms = self._fresh(query, n, gen)
         new = _State(query, ms, n, state.version + 1, tops, count, self._epoch)
         self._remember(new)
-        self._compact_idle(new, state)
+        if not tops:  # a ranking follows (a query seen before has its own): memory peaks
+            self._compact_idle(new, state)
         # Rank before publishing, so readers of the default view (``snapshot``, the picker's
         # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
         self._check(gen)
@@ -595,7 +596,7 @@ class FileSearcher:
 
     def _compact_idle(self, new: _State, old: _State) -> None:
         """The cached sets that neither the new state nor the one before reads as arrays
-        (``MatchSet.compact``, issue 17): before ranking, which is when the memory peaks."""
+        (``MatchSet.compact``, issue 17), before a ranking, which is when the memory peaks."""
         from ffind.engine.matchset import compact_idle
 
         with self._ilock:
