@@ -8,7 +8,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
-from ffind.engine.matchset import MatchSet, compact_idle, pack, to_array, unpack
+from ffind.engine.matchset import (
+    MatchSet,
+    compact,
+    compact_idle,
+    expand,
+    pack,
+    to_array,
+    unpack,
+)
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -33,7 +41,8 @@ def test_pack_then_unpack_gives_the_same_lists_and_sharing(
     lists = {"one": (a, a, a), "two": (a, b, b), "three": (a, b, c)}[shape]
     typos = a if with_typos else None
     packed = pack((*lists, typos))
-    assert all(isinstance(x, array) and x.typecode == "i" for x in packed if x is not None)
+    assert all(isinstance(x, range) or (isinstance(x, array) and x.typecode == "i")
+               for x in packed if x is not None)
     back = unpack(packed)
     assert back == (*lists, typos)
     before = [[x is y for y in (*lists, typos)] for x in (*lists, typos)]
@@ -127,7 +136,7 @@ def test_a_set_without_positive_terms_is_not_narrowed_from() -> None:
         assert everything.compacted
 
 
-@SETTINGS
+@settings(max_examples=20, deadline=None)
 @given(st.sampled_from([0, 1, 4095, 4096, 9000]), st.integers(0, 2**32))
 def test_to_array_with_numpy_and_without(n: int, seed: int) -> None:
     """From 4,096 ids, through numpy (imported here) instead of ``array``: the same array."""
@@ -141,3 +150,24 @@ def test_to_array_with_numpy_and_without(n: int, seed: int) -> None:
     ids = [rnd.randrange(2**31) for _ in range(n)]
     got = to_array(ids)
     assert got.typecode == "i" and got.tolist() == ids
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 200), unique=True).map(sorted), st.integers(0, 50),
+       st.integers(0, 30))
+def test_compact_then_expand(ids: list[int], start: int, run: int) -> None:
+    """A run of ids becomes a ``range``, anything else an ``array('i')``; both expand back."""
+    for xs in (ids, list(range(start, start + run))):
+        c = compact(xs)
+        assert expand(c) == xs
+        one_run = bool(xs) and xs == list(range(xs[0], xs[-1] + 1))
+        assert isinstance(c, range) == one_run
+
+
+def test_every_path_compacts_to_a_range() -> None:
+    ix = Index([f"d{i}/f{i}.py" for i in range(5000)])
+    everything = ix.run("")
+    assert len(everything) == 5000
+    everything.compact()
+    assert everything._packed is not None and everything._packed[0] == range(5000)
+    assert everything.ids == list(range(5000))

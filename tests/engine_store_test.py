@@ -125,3 +125,35 @@ def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPat
     ids = list(range(len(PATHS)))
     assert small.names_of(ids) == kept.names_of(ids) == [kept.name(i) for i in ids]
     assert small.stems_of(ids) == kept.stems_of(ids) == [kept.stem(i) for i in ids]
+
+
+@pytest.mark.parametrize("long_at", [None, 0, 3])
+def test_numpy_tables_are_int16_until_a_value_needs_more(long_at: int | None) -> None:
+    """``offsets``, ``lengths`` and ``path_lengths`` (issue 17): int16 while every value fits,
+    int32 once a path of 32,768 characters or more arrives, the same values either way."""
+    np = pytest.importorskip("numpy")
+    paths = list(PATHS)
+    if long_at == 0:
+        paths.insert(0, "d" * 40000 + "/f.py")
+    st = _store(paths)
+
+    def tables() -> list[object]:
+        return [*st.offsets(np), st.path_lengths(np), st.lengths(True, np),
+                st.lengths(False, np)]
+
+    for arr in tables():
+        fits = int(abs(arr).max()) <= 32767
+        assert arr.dtype == (np.int16 if fits else np.int32)
+        assert fits or long_at == 0
+    if long_at == 3:  # grown: a part that needs int32 widens the table
+        st.extend(["e" * 40000 + "/g.py", "h/i.py"])
+        paths = st.paths
+    n = len(paths)
+    ids = range(n)
+    b, p = st.offsets(np)
+    assert b.tolist() == st.base and p.tolist() == st.pstart
+    assert st.path_lengths(np).tolist() == [len(x) for x in paths]
+    for whole in (True, False):
+        assert st.lengths(whole, np).tolist() == st.name_lengths(whole, ids)
+    if long_at is not None:  # the base and the path lengths widened, the rest fits still
+        assert [str(a.dtype) for a in tables()] == ["int32", "int16", "int32", "int16", "int16"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
@@ -45,9 +45,10 @@ class Source(Protocol):
     def find_typos(self, ms: MatchSet) -> list[int]: ...
 
 
-Packed = tuple["array[int]", "array[int]", "array[int]", "array[int] | None"]
-"""A computed set's superset, strict, loose and typo ids as ``array('i')``; the same array
-where the lists were the same object (``MatchSet.compact``)."""
+Compact: TypeAlias = "array[int] | range"
+Packed: TypeAlias = tuple[Compact, Compact, Compact, "Compact | None"]
+"""A computed set's superset, strict, loose and typo ids in compact form (``compact``); one
+compact form per distinct list (``MatchSet.compact``)."""
 
 
 def to_array(ids: list[int]) -> array[int]:
@@ -59,14 +60,27 @@ def to_array(ids: list[int]) -> array[int]:
     return array("i", np.fromiter(ids, np.int32, len(ids)).tobytes())
 
 
-def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
-    """The lists as arrays, one array per distinct list object."""
-    done: dict[int, array[int]] = {}
+def compact(ids: list[int]) -> Compact:
+    """The ascending ids ``ids`` (no id twice) as a ``range`` when they are one run (every
+    path: an empty query's set), else as ``array('i')``."""
+    if ids and ids[-1] - ids[0] + 1 == len(ids):
+        return range(ids[0], ids[-1] + 1)
+    return to_array(ids)
 
-    def one(ids: list[int]) -> array[int]:
+
+def expand(ids: Compact) -> list[int]:
+    """``compact``'s inverse."""
+    return list(ids) if isinstance(ids, range) else ids.tolist()
+
+
+def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
+    """The lists in compact form, one per distinct list object."""
+    done: dict[int, Compact] = {}
+
+    def one(ids: list[int]) -> Compact:
         a = done.get(id(ids))
         if a is None:
-            a = done[id(ids)] = to_array(ids)
+            a = done[id(ids)] = compact(ids)
         return a
 
     sup, strict, loose, typos = lists
@@ -74,13 +88,14 @@ def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Pac
 
 
 def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] | None]:
-    """``pack``'s inverse: equal lists, the same list object where the arrays were one."""
+    """``pack``'s inverse: equal lists, the same list object where the compact forms were
+    one."""
     done: dict[int, list[int]] = {}
 
-    def one(ids: array[int]) -> list[int]:
+    def one(ids: Compact) -> list[int]:
         lst = done.get(id(ids))
         if lst is None:
-            lst = done[id(ids)] = ids.tolist()
+            lst = done[id(ids)] = expand(ids)
         return lst
 
     sup, strict, loose, typos = packed

@@ -324,35 +324,40 @@ class PathStore:
                    for ok in (False, True))
 
     def lengths(self, whole: bool, np: Any) -> Any:
-        """The length of every file name (``whole``) or stem, as a numpy array (cached)."""
+        """The length of every file name (``whole``) or stem, as a numpy array (cached; int16
+        while every value fits, see ``narrow``)."""
         arr = self._lens.get(whole)
         n = len(self.paths)
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
-            more = np.array(self.name_lengths(whole, range(have, n)), dtype=np.int32)
+            more = narrow(np, np.array(self.name_lengths(whole, range(have, n)),
+                                       dtype=np.int32))
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
 
     def path_lengths(self, np: Any) -> Any:
-        """The length of every path, as a numpy int32 array by id (cached; the selections of
+        """The length of every path, as a numpy array by id (cached; int16 while every path
+        is shorter than 32,768 characters, else int32, see ``narrow``; the selections of
         ``ffind.engine.rank`` cut large groups with it)."""
         arr = self._plen
         n = len(self.paths)
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
-            more = np.fromiter(map(len, self.paths[have:n]), dtype=np.int32, count=n - have)
+            more = narrow(np, np.fromiter(map(len, self.paths[have:n]), dtype=np.int32,
+                                          count=n - have))
             arr = more if arr is None else np.concatenate([arr, more])
             self._plen = arr
         return arr
 
     def offsets(self, np: Any) -> tuple[Any, Any]:
-        """``base`` and ``pstart`` as numpy int32 arrays by id (cached)."""
+        """``base`` and ``pstart`` as numpy arrays by id (cached; int16 or int32, see
+        ``narrow``)."""
         n = min(len(self.base), len(self.pstart))
         have = 0 if self._offsets is None else len(self._offsets[0])
         if have < n:
-            b = np.array(self.base[have:n], dtype=np.int32)
-            p = np.array(self.pstart[have:n], dtype=np.int32)
+            b = narrow(np, np.array(self.base[have:n], dtype=np.int32))
+            p = narrow(np, np.array(self.pstart[have:n], dtype=np.int32))
             if self._offsets is not None:
                 b = np.concatenate([self._offsets[0], b])
                 p = np.concatenate([self._offsets[1], p])
@@ -402,6 +407,16 @@ class PathStore:
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def narrow(np: Any, arr: Any) -> Any:
+    """The int32 array ``arr`` as int16 when every value fits (offsets and lengths in paths
+    shorter than 32,768 characters: half the memory, 2 bytes a path per table; issue 17).
+    Growing a table joins its parts with ``np.concatenate``, which widens to int32 when a
+    part needs it; readers widen (``astype(np.int64)``) before any arithmetic."""
+    if len(arr) and (int(arr.max()) > 32767 or int(arr.min()) < -32768):
+        return arr
+    return arr.astype(np.int16)
 
 
 def _stem_len(f: str, b: int) -> int:
