@@ -13,19 +13,23 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ffind import __version__
 from ffind.errors import EXIT_MEANING, ExitCode, FfindError
 from ffind.frontends import output
 from ffind.frontends.flags import FLAGS, Flag, command_limit, split_values
+from ffind.frozen import replace
 from ffind.options import SearchOptions
 
+TYPE_CHECKING = False  # (not typing's: a search does not import it, nor dataclasses)
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     import click
 
     from ffind.state.memory import Memory
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 HELP = """Find files by fuzzy PATTERN below the current folder (or --cwd), best match first.
 
@@ -100,7 +104,7 @@ def _integration_help() -> str:
             f"\b\nPicker keys (-i):\n{keys}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Invocation:
     """What the command line asks for, once parsed (the ``target="invocation"`` flags)."""
 
@@ -323,8 +327,6 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
     style = None if inv.json else output.highlight_style(
         inv.color, on_tty, compute_indices=options.compute_indices)
     if style and inv.pattern and not options.compute_indices:
-        from dataclasses import replace
-
         options = replace(options, compute_indices=True)
 
     if inv.stdin:

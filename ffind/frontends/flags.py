@@ -22,9 +22,14 @@ says which do not.  Nothing else in the command lists flags.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 KINDS = ("bool", "int", "str", "dir", "choice")
 """``bool``: a switch (False unless given); ``int``: a whole number >= 0 (``minimum`` raises
@@ -36,7 +41,7 @@ def _identity(value: object) -> object:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flag:
     """One command-line flag."""
 

@@ -15,9 +15,13 @@ the first one's bonus counts twice (``bonus_sep`` more).  The per-term extras at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ffind.scoring.weights import DEFAULT, Weights
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ The module is called ``oneshot`` so that it does not shadow the function ``ffind
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import itertools
 import operator
@@ -25,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ffind.errors import FfindError
+from ffind.frozen import replace
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.merge import merge, ranked
@@ -362,7 +362,7 @@ def search(
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
                                      memory, cache)
-        parts.append([dataclasses.replace(m, root=root) for m in top])
+        parts.append([replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
         if not done:
