@@ -12,6 +12,14 @@ VISITS = ("--remember", "--forget")
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None and args[:1] != ["mcp"]:
+        # The console script's call is short (the command turns the collector on again for
+        # the picker, ``cli.run``): its imports and its search create no cycle worth a pass
+        # of the cyclic collector (~3 ms of a search's imports alone); the process ends with
+        # its results (``os._exit``).  The MCP server lives on: not for it.
+        import gc
+
+        gc.disable()
     if args and args[0] in VISITS:
         from ffind.frontends.exits import answered
         from ffind.frontends.visits import visits

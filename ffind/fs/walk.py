@@ -74,7 +74,8 @@ _PROC_FD = "/proc/self/fd"  # names an open folder by path, to read its ignore f
 INLINE_FIRST = 0.02
 """Seconds a walk with several workers (``threads >= 2``) reads folders in this process before
 it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
-2-core machine), a bigger one hands them the folders left to read.  0: start them at once."""
+2-core machine), a bigger one hands them the folders left to read, if a CPU is idle then
+(``pool.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
 
 Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
@@ -341,7 +342,7 @@ def walk_batches(
         return iter(())
     threads = _workers(options.threads, on_warning)
     if threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning, keep)
+        return _walk_inline(walker, [item], cancel, on_warning, keep)
     return _walk_parallel(walker, item, threads, cancel, on_warning, keep)
 
 
@@ -364,13 +365,13 @@ def walk(
     return paths()
 
 
-def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
+def _walk_inline(walker: _Walker, stack: list[Item], cancel: Cancel | None,
                  warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
                  ) -> Generator[list[str], None, list[Item]]:
-    """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
-    once it is spent and return the folders left to read (else [])."""
-    stack = [item]
-    seen = {item[4]} if walker.follow and item[4] is not None else set()
+    """Read the folders ``stack`` (and what is below them) depth first in this process, in
+    batches; with ``budget`` (seconds), stop once it is spent and return the folders left to
+    read (else [])."""
+    seen = {it[4] for it in stack if it[4] is not None} if walker.follow else set()
     out: list[str] = []
     limit = pool.FIRST_BATCH
     start = last = time.monotonic()
@@ -405,8 +406,11 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 
 def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                   warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
-    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers."""
-    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST)
+    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers,
+    or here too when no CPU is idle for them."""
+    rest = yield from _walk_inline(walker, [item], cancel, warn, keep, budget=INLINE_FIRST)
+    if rest and INLINE_FIRST and not pool.cpu_idle():
+        rest = yield from _walk_inline(walker, rest, cancel, warn, keep)
     if rest:
         yield from pool.run(walker, rest, n, cancel, warn, keep)
 
@@ -428,5 +432,5 @@ def walk_recorded(walker: _Walker, item: Item, options: SearchOptions, *,
         return iter(())
     threads = _workers(options.threads, on_warning)
     if threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning)
+        return _walk_inline(walker, [item], cancel, on_warning)
     return _walk_parallel(walker, item, threads, cancel, on_warning)
