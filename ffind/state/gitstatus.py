@@ -37,13 +37,15 @@ REMEMBERED_FORMAT = b"ffind-gitstatus 1\n"
 
 
 class GitChanges:
-    """``git status`` of the work tree holding ``root``, started at once in a thread of its
-    own (starting a process costs ~10 ms of the caller's time otherwise), at the lowest CPU
-    priority.  ``remember``: the folder of remembered answers (default
-    ``xdg_dir("cache")``; ``""``: none is read or written).
+    """``git status`` of the work tree holding ``root``, started at once at the lowest CPU
+    priority, its answer read in a thread of its own.  ``remember``: the folder of remembered
+    answers (default ``xdg_dir("cache")``; ``""``: none is read or written).
 
-    The process is started with ``os.posix_spawnp``, not ``subprocess`` (whose import, with
-    ``locale``, ``selectors`` and ``signal``'s, costs every search with the memory ~2 ms):
+    The process is started here, with ``os.posix_spawnp`` (~1 ms), not ``subprocess`` (whose
+    import, with ``locale``, ``selectors`` and ``signal``'s, cost every search with the memory
+    ~2 ms, and whose start, from the thread, came once that thread had the interpreter's lock:
+    up to 5 ms later while the search imports its engine; the search, which does not wait for
+    ``git status``, now often ended first in a small repository):
     standard input and error on ``/dev/null``, ``SIGPIPE`` and ``SIGXFSZ`` reset as
     ``subprocess`` resets them (Python ignores them), no signal blocked; the other
     descriptors are Python's, not inherited (PEP 446)."""
@@ -65,29 +67,29 @@ class GitChanges:
         self._top = top
         if remember != "":
             self._file, self._key = _remembered_file(top, remember)
-        threading.Thread(target=self._run, name="ffind-git-status", daemon=True).start()
+        try:
+            pid, stdout = _spawn(
+                ["git", "-C", top, "-c", "core.quotePath=false", "status", "--porcelain=v1",
+                 "-z", "--untracked-files=all", "--no-renames"],
+                {**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # never the index lock
+            )
+        except OSError:
+            self._finish(frozenset())
+            return
+        self._pid = pid
+        with contextlib.suppress(OSError, AttributeError):
+            # the lowest CPU priority: it must not slow the search it serves (which never
+            # waits for it); what it reads is in the page cache either way
+            os.setpriority(os.PRIO_PROCESS, pid, 19)
+        threading.Thread(target=self._run, args=(pid, stdout), name="ffind-git-status",
+                         daemon=True).start()
 
     def _finish(self, paths: frozenset[str]) -> None:
         self._paths = paths
         self._done.set()
 
-    def _run(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return self._finish(frozenset())
-            try:
-                pid, stdout = _spawn(
-                    ["git", "-C", self._top, "-c", "core.quotePath=false", "status",
-                     "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"],
-                    {**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # never the index lock
-                )
-            except OSError:
-                return self._finish(frozenset())
-            self._pid = pid
-            with contextlib.suppress(OSError, AttributeError):
-                # the lowest CPU priority: it must not slow the search it serves (which
-                # never waits for it); what it reads is in the page cache either way
-                os.setpriority(os.PRIO_PROCESS, pid, 19)
+    def _run(self, pid: int, stdout: int) -> None:
+        """(In its thread) read the answer of ``git status`` (``pid``) from ``stdout``."""
         out = _read_all(stdout)
         # ended, but not reaped yet (its pid stays its own while ``stop`` may kill it)
         with contextlib.suppress(ChildProcessError):
