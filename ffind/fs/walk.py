@@ -42,7 +42,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from ffind.fs import pool
 from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
@@ -342,7 +342,7 @@ def walk_batches(
         return iter(())
     threads = _workers(options.threads, on_warning)
     if threads == 1:
-        return _walk_inline(walker, [item], cancel, on_warning, keep)
+        return _walk_inline(walker, item, cancel, on_warning, keep)
     return _walk_parallel(walker, item, threads, cancel, on_warning, keep)
 
 
@@ -365,13 +365,15 @@ def walk(
     return paths()
 
 
-def _walk_inline(walker: _Walker, stack: list[Item], cancel: Cancel | None,
+def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
                  warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
+                 hand_over: Callable[[], bool] | None = None,
                  ) -> Generator[list[str], None, list[Item]]:
-    """Read the folders ``stack`` (and what is below them) depth first in this process, in
-    batches; with ``budget`` (seconds), stop once it is spent and return the folders left to
-    read (else [])."""
-    seen = {it[4] for it in stack if it[4] is not None} if walker.follow else set()
+    """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
+    once it is spent and return the folders left to read (else []), unless ``hand_over``
+    then says no (the walk goes on here to the end)."""
+    stack = [item]
+    seen = {item[4]} if walker.follow and item[4] is not None else set()
     out: list[str] = []
     limit = pool.FIRST_BATCH
     start = last = time.monotonic()
@@ -380,7 +382,9 @@ def _walk_inline(walker: _Walker, stack: list[Item], cancel: Cancel | None,
         if cancel is not None and cancel.is_set():
             return []
         if budget is not None and time.monotonic() - start >= budget:
-            break
+            if hand_over is None or hand_over():
+                break
+            budget = None
         scan(stack.pop(), out, stack, warn, seen)
         if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
             kept = out if keep is None else keep(out)
@@ -407,10 +411,9 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                   warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
     """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers,
-    or here too when no CPU is idle for them."""
-    rest = yield from _walk_inline(walker, [item], cancel, warn, keep, budget=INLINE_FIRST)
-    if rest and INLINE_FIRST and not pool.cpu_idle():
-        rest = yield from _walk_inline(walker, rest, cancel, warn, keep)
+    or here too when no CPU is idle for them (``pool.cpu_idle``)."""
+    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST,
+                                   hand_over=pool.cpu_idle if INLINE_FIRST else None)
     if rest:
         yield from pool.run(walker, rest, n, cancel, warn, keep)
 
@@ -432,5 +435,5 @@ def walk_recorded(walker: _Walker, item: Item, options: SearchOptions, *,
         return iter(())
     threads = _workers(options.threads, on_warning)
     if threads == 1:
-        return _walk_inline(walker, [item], cancel, on_warning)
+        return _walk_inline(walker, item, cancel, on_warning)
     return _walk_parallel(walker, item, threads, cancel, on_warning)
