@@ -97,7 +97,11 @@ def _make(cls: type[T]) -> type[T]:
     init = _init(names, defaults, "__post_init__" in body)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__annotations__ = {**annotations, "return": None}
-    get = attrgetter(*names) if len(names) > 1 else (lambda self: (getattr(self, names[0]),))
+    get: Callable[[Any], tuple[Any, ...]]
+    if len(names) > 1:
+        get = attrgetter(*names)
+    else:  # (a tuple all the same, as dataclasses compares and hashes)
+        get = lambda self: tuple(getattr(self, n) for n in names)  # noqa: E731
     names_set = frozenset(names)
 
     def __repr__(self: Any) -> str:

@@ -159,3 +159,15 @@ def test_ffind_records_are_frozen_dataclasses(obj: Any) -> None:
 def test_weights_still_checked_field_by_field() -> None:
     with pytest.raises(ValueError, match="weight gap_ext must be a non-negative int"):
         Weights(gap_ext=-1)
+
+
+def test_no_field_and_one_field_compare_and_hash_as_dataclasses() -> None:
+    for n in (0, 1):
+        annotations = {"a": "int"} if n else {}
+        ours = dataclass(type("R", (), {"__annotations__": dict(annotations),
+                                        "__doc__": "r"}))
+        theirs = dataclasses.dataclass(frozen=True, slots=True)(
+            type("R", (), {"__annotations__": dict(annotations), "__doc__": "r"}))
+        args = (5,) if n else ()
+        assert hash(ours(*args)) == hash(theirs(*args))
+        assert ours(*args) == ours(*args) and repr(ours(*args)) == repr(theirs(*args))
