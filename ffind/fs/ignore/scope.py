@@ -93,9 +93,16 @@ class Scope:
         except KeyError:
             checks = []
             for rules, lead, cut, offset in self.levels:
-                fm = rules.path_any_at(depth + offset)
-                if fm is not None:
-                    checks.append((fm, lead, cut, rules.path_leads_at(depth + offset)))
+                at = depth + offset
+                parts = [""]
+                if rules.path_leads_at(at) is None and rules.path_leads_at(at, "led"):
+                    # one may match anywhere (``**/x``): the others are still tried only on
+                    # the way to their folders (deno's .gitignore: 14 ms of 57 a walk, else)
+                    parts = ["led", "free"]
+                for part in parts:
+                    fm = rules.path_any_at(at, part)
+                    if fm is not None:
+                        checks.append((fm, lead, cut, rules.path_leads_at(at, part)))
             found = self._at[depth] = tuple(checks)
             return found
 
