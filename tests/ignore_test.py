@@ -423,9 +423,11 @@ def test_path_pre_checks_split_by_lead_and_filtered_by_name_miss_nothing() -> No
                 for part in ("", "led", "free"):
                     fm = rules.path_any_at(depth, part)
                     leads = rules.path_leads_at(depth, part)
+                    names = rules.path_names_at(depth, part)
                     if fm is not None and (leads is None or prefix in leads[1]
                                            or prefix.startswith(leads[0])):
-                        checks.append((part, fm(text) is not None))
+                        checks.append((part, fm(text) is not None
+                                       and (names is None or name in names)))
                 whole = dict(checks).get("")
                 split = [hit for part, hit in checks if part]
                 assert whole or any(split), (text, checks)
@@ -434,4 +436,6 @@ def test_path_pre_checks_split_by_lead_and_filtered_by_name_miss_nothing() -> No
     free = rules.path_any_at(2, "free")
     assert free is not None and free(".claude/settings.local.json")
     assert free("keep/settings.local.json") and not free(".claude/other.json")
+    assert rules.path_names_at(2, "free") == {"settings.local.json"}
+    assert rules.path_names_at(3, "led") is None  # (index.txt* ends with a wildcard)
     assert rules.path_leads_at(3) is None and rules.path_leads_at(3, "led") is not None

@@ -257,7 +257,9 @@ class _Walker:
                             hit = True
                             break
                 if not hit and path_checks:
-                    for fm, lead, cut in path_checks:
+                    for fm, lead, cut, ends in path_checks:
+                        if ends is not None and name not in ends:
+                            continue  # (every one of these patterns ends with another name)
                         if fm(lead + (rel + tail)[cut:] if lead else (rel + tail)[cut:]):
                             hit = True
                             break

@@ -461,20 +461,15 @@ class Rules:
                     return True
                 return None if rx is None else rx(text)
 
-        names = None if self.casefold else _last_names(found)
-        if names is not None and check is not None:
-            # every one ends with a literal name (``**/.claude/settings.local.json``): an
-            # entry of another name matches none of them, and costs no regex
-            whole: Check = check
-
-            def check(text: str) -> object:
-                end = len(text) - 1 if text.endswith("/") else len(text)
-                if text[text.rfind("/", 0, end) + 1:end] not in names:
-                    return None
-                return whole(text)
-
         self._at[depth, part] = check
         return check
+
+    def path_names_at(self, depth: int, part: str = "") -> frozenset[str] | None:
+        """The names every entry ``path_any_at(depth, part)`` may match is called: when each
+        of those patterns ends with a literal name (``**/.claude/settings.local.json``), an
+        entry of another name matches none of them (the walk then skips the check); None
+        when one ends with a wildcard."""
+        return None if self.casefold else _last_names(self._path_patterns(depth, part))
 
     def path_leads_at(self, depth: int, part: str = "") -> Leads:
         """Where the path patterns of ``path_any_at(depth)`` can match: ``(leads, ways)``, the
