@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,6 +183,10 @@ class Refresh:
         self.cancel, self.warn, self.store, self.key = cancel, warn, store, key
         self.glob, self.start, self.stats = glob, start, stats
         self.root: str = item[0]
+        self.listing: CachedListing | None = None
+        """The listing once validated (``warm``) or walked (``cold``): the snapshot itself
+        when nothing changed, the one made otherwise (written or not); None before, after
+        a cancelled walk, or when none could be made."""
 
     def _cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
@@ -198,6 +202,7 @@ class Refresh:
             snap = to_snapshot(self.start, self.glob, folders, paths)
         except ValueError:
             return
+        self.listing = snap
         self.stats.saved = self.store.save(self.key, snap)
 
     def cold(self) -> Iterator[list[str]]:
@@ -222,9 +227,12 @@ class Refresh:
             f[4] = len(f[4])
         self._save(folders, every)
 
-    def warm(self, snap: CachedListing) -> Iterator[list[str]]:
-        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
-        return self.warm_checked(snap, None)
+    def warm(self, snap: CachedListing,
+             only: Sequence[int] | None = None) -> Iterator[list[str]]:
+        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent.
+        ``only``: the folders (indices in ``snap``) that may have changed, the others are
+        trusted without a ``stat`` (``ffind.fs.watch.Hint``); None: every folder is checked."""
+        return self.warm_checked(snap, None, only)
 
     def _check(self, rec: Folder, path: str, limit: int) -> str | None:
         """None (unchanged), "read" (read the folder again) or "subtree" (its ignore files
@@ -245,13 +253,14 @@ class Refresh:
                 return "read"
         return None
 
-    def _changed(self, snap: CachedListing, limit: int) -> dict[str, str]:
+    def _changed(self, snap: CachedListing, limit: int,
+                 only: Sequence[int] | None = None) -> dict[str, str]:
         """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
-        threads (``os.stat`` lets the others run)."""
-        total = len(snap.prefixes)
+        threads (``os.stat`` lets the others run); ``only``: just these folders (indices)."""
+        total = len(snap.prefixes) if only is None else len(only)
         n = max(1, min(STAT_THREADS, total // _CHUNK))
         if n == 1:
-            return self._changed_part(snap, 0, total, limit)
+            return self._changed_part(snap, 0, total, limit, only)
         import threading
 
         parts: list[dict[str, str] | BaseException] = [ValueError("not checked")] * n
@@ -259,7 +268,8 @@ class Refresh:
 
         def check(i: int) -> None:
             try:
-                parts[i] = self._changed_part(snap, i * step, min(total, (i + 1) * step), limit)
+                parts[i] = self._changed_part(snap, i * step, min(total, (i + 1) * step), limit,
+                                              only)
             except BaseException as exc:  # raised again below (a bad snapshot: a cold walk)
                 parts[i] = exc
 
@@ -277,18 +287,26 @@ class Refresh:
                     bad[prefix] = verdict
         return bad
 
-    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int) -> dict[str, str]:
-        """``_changed`` for the folders ``lo`` to ``hi``: the common folder (a signature, no
-        ignore files nor probes, times before ``limit``) by one ``stat`` compared with the
-        snapshot's integers, the others by ``_check``."""
+    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int,
+                      only: Sequence[int] | None = None) -> dict[str, str]:
+        """``_changed`` for the folders ``lo`` to ``hi`` (of ``only`` when given): the common
+        folder (a signature, no ignore files nor probes, times before ``limit``) by one
+        ``stat`` compared with the snapshot's integers, the others by ``_check``."""
         bad: dict[str, str] = {}
         root, check, stat, extra = self.root, self._check, os.stat, snap.extra
         base = root if root.endswith("/") else root + "/"
         sigs = snap.sigs
         k = SIG_FIELDS
-        cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]
-        rows = zip(snap.prefixes[lo:hi], *cols, strict=True)
-        for i, (prefix, dev, ino, mtime, ctime, size, mode) in enumerate(rows, lo):
+        if only is None:
+            at: Sequence[int] = range(lo, hi)
+            names = snap.prefixes[lo:hi]
+            cols: list[Any] = [sigs[lo * k + f:hi * k:k] for f in range(k)]
+        else:
+            at = only[lo:hi]
+            names = [snap.prefixes[i] for i in at]
+            cols = [[sigs[i * k + f] for i in at] for f in range(k)]
+        rows = zip(at, names, *cols, strict=True)
+        for i, prefix, dev, ino, mtime, ctime, size, mode in rows:
             verdict: str | None = "read"
             if mode == NO_SIG or mtime >= limit or ctime >= limit or i in extra:
                 path = base + prefix[:-1] if prefix else root
@@ -333,12 +351,12 @@ class Refresh:
             return False
         return "" in snap.prefixes and sum(snap.counts) == len(paths)
 
-    def warm_checked(self, snap: CachedListing,
-                     bad: dict[str, str] | None) -> Iterator[list[str]]:
+    def warm_checked(self, snap: CachedListing, bad: dict[str, str] | None,
+                     only: Sequence[int] | None = None) -> Iterator[list[str]]:
         """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``; None:
-        done here)."""
+        done here, of the folders ``only`` when given)."""
         try:
-            paths = self._refresh(snap, bad)
+            paths = self._refresh(snap, bad, only)
         except _BAD:
             paths = None
         if paths is None:
@@ -349,11 +367,12 @@ class Refresh:
         self.stats.mode = "warm"
         yield paths
 
-    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None) -> list[str] | None:
+    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None,
+                 only: Sequence[int] | None = None) -> list[str] | None:
         if "" not in snap.prefixes:  # (the root is anywhere in the list)
             return None
         if bad is None:
-            bad = self._changed(snap, snap.start - RACY_NS)
+            bad = self._changed(snap, snap.start - RACY_NS, only)
         if self._cancelled():
             return None
         paths = snap.paths()
@@ -361,6 +380,7 @@ class Refresh:
             return None
         if not bad:
             self.stats.reused = len(snap.prefixes)
+            self.listing = snap
             return paths
         old = folders_of(snap)
         edit = _Edit(self, old)
@@ -372,7 +392,8 @@ class Refresh:
         folders, every = edit.result(paths)
         self.stats.reused = len(old) - len(edit.dropped) - len(edit.replaced)
         if folders == old and every == paths:  # read again (a folder holding a symlink is,
-            return paths  # every time) but unchanged: the snapshot on disk is still right
+            self.listing = snap  # every time) but unchanged: the snapshot on disk is still right
+            return paths
         self._save(folders, every)
         return every
 
