@@ -8,14 +8,24 @@ import os
 import shutil
 import struct
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from warm_test import OPTIONS, RACY_TEST_NS, Step, _replay, cold, steps
+from warm_test import (
+    FOLDERS,
+    OPTIONS,
+    RACY_TEST_NS,
+    Step,
+    _restore,
+    apply,
+    cold,
+    git_repo,
+    steps,
+)
 from warm_test import settle as after_racy_window
 
 from ffind.fs import refresh, warm
@@ -116,22 +126,6 @@ class Resident:
         self.hint.close()
 
 
-def _resident_listing(budget: int | None) -> tuple[
-        Callable[[Path, SearchOptions, SnapshotStore], list[str]], Callable[[], None]]:
-    residents: dict[str, Resident] = {}
-
-    def listing(root: Path, options: SearchOptions, store: SnapshotStore) -> list[str]:
-        if str(root) not in residents:
-            residents[str(root)] = Resident(root, options, store, budget)
-        return residents[str(root)].request()
-
-    def close() -> None:
-        for r in residents.values():
-            r.close()
-
-    return listing, close
-
-
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1),
@@ -145,11 +139,70 @@ def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     file, folders made symbolic links or unreadable, nested repositories, tags; after each,
     the listing validated with the hint equals a cold walk, and every watched folder whose
     entries changed was drained (``Resident.request``).  ``budget``: watches at most."""
-    listing, close = _resident_listing(budget)
+    _replay_groups(tmp_path_factory.mktemp("prop"), _private_git_home, [[s] for s in steps],
+                   which, budget)
+
+
+def _apply(root: Path, home: Path, step: Step) -> None:
+    """``warm_test.apply``, and "swap": two folders exchange their places (through a third
+    name), so that each one's sub-folders keep their paths but are other folders."""
+    kind, i, _, k, _ = step
+    if kind != "swap":
+        apply(root, home, step)
+        return
+    p, q = root / FOLDERS[i % len(FOLDERS)], root / FOLDERS[k % len(FOLDERS)]
+    if (p != root and q != root and p.is_dir() and q.is_dir() and not p.is_symlink()
+            and not q.is_symlink() and not str(p).startswith(str(q) + "/")
+            and not str(q).startswith(str(p) + "/") and p != q):
+        try:
+            p.rename(root / "swapping")
+            q.rename(p)
+            (root / "swapping").rename(q)
+        except OSError:
+            pass  # (through a symbolic link: one inside the other after all)
+
+
+groups = st.lists(st.lists(st.tuples(st.sampled_from(["rename", "swap", "swap", "dir",
+                                                      "file", "delete", "symlink", "ignore"]),
+                                     st.integers(0, 20), st.integers(0, 20),
+                                     st.integers(0, 20), st.just(False)),
+                           min_size=1, max_size=4), min_size=1, max_size=6)
+
+
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(groups=groups, which=st.integers(0, len(OPTIONS) - 1),
+       budget=st.sampled_from([None, None, 2]))
+def test_several_changes_between_two_requests(
+    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path,
+    groups: list[list[Step]], which: int, budget: int | None,
+) -> None:
+    """Several changes between two requests, renames above all: a folder renamed and another
+    renamed to its name, whose sub-folders keep their names (and watches)."""
+    _replay_groups(tmp_path_factory.mktemp("prop"), _private_git_home, groups, which, budget)
+
+
+def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
+                   budget: int | None) -> None:
+    """``warm_test._replay`` with a ``Resident``, validating after each group of steps."""
+    root = git_repo(base / "repo")
+    store = SnapshotStore(str(base / "cache"))
+    options = OPTIONS[which]
+    for p in ["a/x.py", "a/b/y.txt", "a/c/one.py", "b/x.py", "b/a/y.txt", "node_modules/x.py",
+              "b/a/c/two.py", "b/b/three.py", "target/y.txt", ".h/x.py"]:
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("x")
+    r = Resident(root, options, store, budget)
     try:
-        _replay(tmp_path_factory.mktemp("prop"), _private_git_home, steps, which, listing)
+        assert r.request() == cold(root, options)
+        after_racy_window()
+        for group in groups:
+            for step in group:
+                _apply(root, home, step)
+            assert r.request() == cold(root, options), group
     finally:
-        close()
+        r.close()
+        _restore(root)
 
 
 # ---- directed cases --------------------------------------------------------------------------
