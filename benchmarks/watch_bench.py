@@ -93,7 +93,7 @@ def bench(root: str, runs: int, budget: int | None, touch: bool) -> None:
         snap = run.listing or snap
         hint = Hint.start(root, options, budget)
         assert hint is not None, "no inotify here"
-        secs, run, n = validate(root, options, store, snap, hint)
+        secs, run, _ = validate(root, options, store, snap, hint)
         snap = run.listing or snap
         watched = len(hint.watcher.wd_of)
         print(f"  arm: {secs * 1000:.0f} ms (every watch added, every folder checked); "

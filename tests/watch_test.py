@@ -401,3 +401,27 @@ def test_below() -> None:
     many = {f"x{i}/" for i in range(40)} | {"a/"}
     assert below(prefixes, many) == ["a/", "a/b/"]
     assert below(prefixes, {""} | many) == prefixes
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_only_checks_the_same_folders_in_threads(tmp_path: Path, threads: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``stat`` pass of a subset, in one thread or split between several: the changed
+    folders among ``only``, and those only."""
+    monkeypatch.setattr(refresh, "STAT_THREADS", threads)
+    monkeypatch.setattr(refresh, "_CHUNK", 1)
+    root = _tree(tmp_path / "repo", folders=8)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    found = warm._prepare(str(root), options, None, None, store, None)
+    assert found is not None
+    list(found[0].cold())
+    after_racy_window()
+    for i in (1, 2, 5, 6):
+        (root / f"d{i}" / "new.txt").write_text("x")
+    found = warm._prepare(str(root), options, None, None, store, None)
+    assert found is not None and found[1] is not None
+    run, snap = found
+    only = sorted(snap.prefixes.index(f"d{i}/") for i in (0, 1, 2, 3, 6))
+    bad = run._changed(snap, snap.start - refresh.RACY_NS, only)
+    assert bad == {"d1/": "read", "d2/": "read", "d6/": "read"}
