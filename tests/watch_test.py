@@ -413,10 +413,10 @@ def test_only_checks_the_same_folders_in_threads(tmp_path: Path, threads: int,
     root = _tree(tmp_path / "repo", folders=8)
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
+    after_racy_window()  # (before the snapshot: no folder of it is racy)
     found = warm._prepare(str(root), options, None, None, store, None)
     assert found is not None
     list(found[0].cold())
-    after_racy_window()
     for i in (1, 2, 5, 6):
         (root / f"d{i}" / "new.txt").write_text("x")
     found = warm._prepare(str(root), options, None, None, store, None)
