@@ -425,3 +425,24 @@ def test_only_checks_the_same_folders_in_threads(tmp_path: Path, threads: int,
     only = sorted(snap.prefixes.index(f"d{i}/") for i in (0, 1, 2, 3, 6))
     bad = run._changed(snap, snap.start - refresh.RACY_NS, only)
     assert bad == {"d1/": "read", "d2/": "read", "d6/": "read"}
+
+
+def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
+    """``arm`` while idle: the next validation checks every folder (their watches predate
+    it) and adds none; the one after checks none."""
+    root = _tree(tmp_path / "repo")
+    r = Resident(root, SearchOptions(threads=1), SnapshotStore(str(tmp_path / "cache")))
+    try:
+        r.request()
+        after_racy_window()
+        assert r.listing is not None
+        r.hint.arm(r.listing)
+        watched = dict(r.hint.watcher.wd_of)
+        assert set(watched) == set(r.listing.prefixes)
+        r.request()
+        assert r.hint.last is None and r.hint.watcher.wd_of == watched
+        (root / "d1" / "new.txt").write_text("x")
+        assert r.request() == cold(root, r.options)
+        assert r.only == ["d1/"]
+    finally:
+        r.close()

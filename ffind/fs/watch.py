@@ -454,6 +454,14 @@ class Hint:
         self._base = sorted(base)
         self._removed = watcher.removed
 
+    def arm(self, snap: CachedListing) -> None:
+        """Add the watches for ``snap`` now (while idle, after a reply: they cost ~10-30 µs
+        each); the next ``only(snap)`` then checks every folder once, with no watch to add."""
+        if snap is not self._snap:
+            self._adopt(snap)
+        self._full = True
+        self._arm(snap)
+
     def only(self, snap: CachedListing) -> list[int] | None:
         """The folders of ``snap`` (indices, in order) that this validation must check;
         None: every one (the first validation, a listing other than the one settled last,
