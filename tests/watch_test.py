@@ -446,3 +446,16 @@ def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
         assert r.only == ["d1/"]
     finally:
         r.close()
+
+
+def test_a_folders_mode_changed_checks_every_folder_below(resident: Resident) -> None:
+    """A search permission taken away (or given back) makes every folder below unreachable
+    (or reachable) with no event of their own."""
+    root = Path(resident.root)
+    (root / "d1").chmod(0o700)
+    try:
+        assert resident.request() == cold(root, resident.options)
+        assert {"d1/", "d1/sub/"} <= set(resident.only)
+        assert "d1/" in resident.hint.drained.attrib
+    finally:
+        (root / "d1").chmod(0o755)

@@ -33,11 +33,13 @@ Why the hint is exact:
   parent is watched (the watched folders are the top of the tree), so a rename of any
   ancestor is an event (``IN_MOVED_FROM``/``IN_MOVED_TO`` with ``IN_ISDIR`` in its parent,
   ``IN_MOVE_SELF`` in itself): every folder below a moved one loses its watch and is
-  ``stat``-checked.  Above the root, the root's identity (device, inode) is compared on every
-  request (a renamed ancestor or a re-pointed symbolic link: a full check), and
-  ``/proc/self/mountinfo`` is polled (a file system mounted over a folder of the tree changes
-  no folder's entries: a full check).
-- Always ``stat``-checked, watched or not: the root, folders without a signature (a
+  ``stat``-checked.  So is every folder below one whose own mode, owner or times changed
+  (``IN_ATTRIB`` on itself): a search permission taken away makes them unreachable, and
+  their own watches see nothing.  Above the root, the root's identity (device, inode) is
+  compared on every request (a renamed ancestor or a re-pointed symbolic link: a full
+  check), and ``/proc/self/mountinfo`` is polled (a file system mounted over a folder of
+  the tree changes no folder's entries: a full check).
+- Always ``stat``-checked, watched or not: folders without a signature (a
   symbolic link inside, unreadable, read by descriptor: read on every search), and folders
   with ignore files, ``.git`` or ``target`` probes (a file's contents can change through a
   hard link in another folder or a symbolic link's target, with no event here).  The inputs
@@ -99,14 +101,17 @@ _READ = 1 << 16
 class Drained:
     """What one ``Watcher.drain`` found: ``marked``, the watched folders (prefixes) that may
     have changed; ``moved``, prefixes whose folder was renamed, or renamed over (every folder
-    below may now be another one); ``overflow``, True when events were lost (the queue
-    overflowed, a file system was unmounted): everything may have changed."""
+    below may now be another one); ``attrib``, folders whose own mode, owner or times changed
+    (every folder below may have become unreachable, or reachable again: a search
+    permission); ``overflow``, True when events were lost (the queue overflowed, a file
+    system was unmounted): everything may have changed."""
 
-    __slots__ = ("marked", "moved", "overflow")
+    __slots__ = ("attrib", "marked", "moved", "overflow")
 
     def __init__(self) -> None:
         self.marked: set[str] = set()
         self.moved: set[str] = set()
+        self.attrib: set[str] = set()
         self.overflow = False
 
 
@@ -238,6 +243,8 @@ class Watcher:
                 moved.add(prefix)
             elif mask & (IN_DELETE_SELF | IN_IGNORED):
                 gone.append(prefix)
+            elif mask & IN_ATTRIB:
+                out.attrib.add(prefix)
         for prefix in gone:  # (the kernel removed the watch; nothing was below a deleted
             old = self.wd_of.pop(prefix, None)  # folder, and an unmount is an overflow)
             if old is not None:
@@ -487,8 +494,9 @@ class Hint:
             self._arm(snap)
             return None
         self.pending |= drained.marked
-        if drained.moved:  # every folder below may be another one
-            self.pending.update(below(snap.prefixes, drained.moved))
+        if drained.moved or drained.attrib:  # every folder below may be another one, or
+            tops = drained.moved | drained.attrib  # have become unreachable
+            self.pending.update(below(snap.prefixes, tops))
         if self._base is None or self._removed != watcher.removed:
             self._arm(snap)
         assert self._base is not None
