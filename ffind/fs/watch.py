@@ -46,7 +46,7 @@ Why the hint is exact:
   above the root (git's configuration, the global excludes file, ``.git/info/exclude``)
   are checked by the warm index as without a hint.
 
-Limits: a watch costs kernel memory (~1 KB, and it pins the folder's inode) and
+Limits: a watch costs kernel memory (~110 bytes, and it pins its folder's inode) and
 ``/proc/sys/fs/inotify/max_user_watches`` is per user and shared with editors, so a
 ``Watcher`` takes at most ``WATCH_SHARE`` (half) of the watches its user has free when it
 starts (counted in ``/proc/*/fdinfo``); the folders beyond are ``stat``-checked.  No watcher
