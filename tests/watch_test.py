@@ -441,6 +441,7 @@ def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
         assert set(watched) == set(r.listing.prefixes)
         r.request()
         assert r.hint.last is None and r.hint.watcher.wd_of == watched
+        assert r.hint.watcher.removed == 0  # (the same watches: none added again)
         (root / "d1" / "new.txt").write_text("x")
         assert r.request() == cold(root, r.options)
         assert r.only == ["d1/"]

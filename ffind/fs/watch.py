@@ -462,11 +462,13 @@ class Hint:
         self._removed = watcher.removed
 
     def arm(self, snap: CachedListing) -> None:
-        """Add the watches for ``snap`` now (while idle, after a reply: they cost ~10-30 µs
-        each); the next ``only(snap)`` then checks every folder once, with no watch to add."""
+        """Add the watches for ``snap`` now (while idle, after a reply: ~10-20 µs each); the
+        next ``only(snap)`` then checks every folder once, with no watch to add."""
         if snap is not self._snap:
             self._adopt(snap)
         self._full = True
+        if self._identity is None:  # (the root the watches are added below)
+            self._identity = self._identity_now()
         self._arm(snap)
 
     def only(self, snap: CachedListing) -> list[int] | None:
