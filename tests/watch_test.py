@@ -460,3 +460,22 @@ def test_a_folders_mode_changed_checks_every_folder_below(resident: Resident) ->
         assert "d1/" in resident.hint.drained.attrib
     finally:
         (root / "d1").chmod(0o755)
+
+
+def test_a_refresh_can_write_its_snapshot_after_answering(tmp_path: Path) -> None:
+    """``Refresh.defer_write``: the listing is answered, the snapshot written by
+    ``write()`` only (a process that replies first)."""
+    root = _tree(tmp_path / "repo")
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    found = warm._prepare(str(root), options, None, None, store, None)
+    assert found is not None
+    run = found[0]
+    run.defer_write = True
+    got = sorted(p for batch in run.cold() for p in batch)
+    assert got == cold(root, options)
+    key = warm.listing_key(str(root), options)
+    assert store.load(key) is None and run.unwritten is run.listing
+    assert run.write() and not run.write()
+    back = store.load(key)
+    assert back is not None and sorted(back.paths()) == got
