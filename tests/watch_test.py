@@ -479,3 +479,35 @@ def test_a_refresh_can_write_its_snapshot_after_answering(tmp_path: Path) -> Non
     assert run.write() and not run.write()
     back = store.load(key)
     assert back is not None and sorted(back.paths()) == got
+
+
+def test_a_refresh_keeps_the_ignore_files_of_the_folders_it_copies(tmp_path: Path) -> None:
+    """After a refresh that read one folder again, the others keep their ignore files'
+    signatures: an ignore file edited in place later (its folder's times unchanged) is
+    still seen."""
+    root = tmp_path / "repo"
+    names = "abcdefgh"
+    for name in names:
+        (root / name).mkdir(parents=True)
+        (root / name / "x.log").write_text("x")
+        (root / name / "y.txt").write_text("x")
+    ignored = names[1::2]
+    for name in ignored:
+        (root / name / ".ignore").write_text("*.log\n")
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+
+    def listing() -> list[str]:
+        return sorted(p for batch in warm.cached_batches(root, options, store=store)
+                      for p in batch)
+
+    after_racy_window()
+    assert listing() == cold(root, options)
+    for n, name in enumerate(names[::2]):  # (a folder without one read again, in turn)
+        (root / name / f"new-{name}.txt").write_text("x")
+        after_racy_window()
+        assert listing() == cold(root, options)
+        for other in ignored:  # (in place: the folder's times do not change)
+            (root / other / ".ignore").write_text("*.txt\n" if n % 2 == 0 else "*.log\n")
+        after_racy_window()
+        assert listing() == cold(root, options), name
