@@ -11,12 +11,13 @@ the order of the folders.
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
 changed, comparing integers with the snapshot's arrays (no Python object per folder but the
 ``stat`` result; a folder with ignore files, probes, no signature or a racy time takes the
-full check); only when one changed are the folders made into ``Folder`` lists; then,
-shallowest first, each changed folder is read again with the walker, in the ignore scope its
-ancestors give (entered from their recorded ignore files); its sub-folders that are no
-longer entered are dropped with their subtrees, new ones are walked whole, and a folder whose
-ignore files changed is walked whole.  Any inconsistency in the snapshot means a cold walk
-instead.
+full check); or only the folders a hint gives (``only``: ``ffind.fs.watch``, inotify), the
+others trusted.  Then, shallowest first, each changed folder is read again with the walker,
+in the ignore scope its ancestors give (entered from their recorded ignore files); its
+sub-folders that are no longer entered are dropped with their subtrees, new ones are walked
+whole, and a folder whose ignore files changed is walked whole.  The new snapshot copies the
+old one's arrays around the folders read again (``_Edit.result``).  Any inconsistency in the
+snapshot means a cold walk instead.
 
 The one-shot search runs the ``stat`` pass of a big snapshot in a forked child (``Aside``)
 while it matches the snapshot's paths (``ffind.fs.warm.warm_attempts``).
