@@ -129,19 +129,13 @@ def _match_batches(
     limit = options.limit
     if not query:
         # No query: every path, in path order; no matcher (and no rapidfuzz import) needed.
-        from ffind.scoring.scorer import FileMatch
-
         paths: list[str] = []
         for batch in batches:
             paths.extend(batch)
         if stale is not None and stale():
             return [], 0, False
-        if recall is not None:
-            if not cancel.is_set():
-                recall.prune(paths, options)
-            return recall.listing(paths, limit), len(paths), not cancel.is_set()
-        chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
-        return [FileMatch(0, p) for p in chosen], len(paths), not cancel.is_set()
+        complete = not cancel.is_set()
+        return list_every(paths, options, recall, complete), len(paths), complete
 
     from ffind.engine.index import Index
 
@@ -159,18 +153,43 @@ def _match_batches(
         return [], 0, False
     if matchset is None:
         matchset = index.run(query)
+    return rank_matches(index, query, matchset, options, recall), matchset.__len__, \
+        not cancel.is_set()
+
+
+def list_every(paths: list[str], options: SearchOptions, recall: _Recalling | None,
+               complete: bool = True) -> list[FileMatch]:
+    """The answer to an empty query: every path in path order (with the memory, the
+    remembered first), at most ``limit``.  ``complete``: ``paths`` is the root's whole
+    listing (the memory then forgets what is gone)."""
+    limit = options.limit
+    if recall is not None:
+        if complete:
+            recall.prune(paths, options)
+        return recall.listing(paths, limit)
+    from ffind.scoring.scorer import FileMatch
+
+    chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
+    return [FileMatch(0, p) for p in chosen]
+
+
+def rank_matches(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
+                 recall: _Recalling | None) -> list[FileMatch]:
+    """The best ``options.limit`` of ``matchset`` (the matches of a non-empty ``query`` in
+    ``index``), as the search answers them: ranked (with the memory when ``recall``), or in
+    path order for a query of negations only.  The one-shot search and the resident server
+    (``ffind.resident.server``, over an index of every path) both rank here."""
+    limit = options.limit
     if ranked(query) and recall is not None:
         ms, ci = matchset, options.compute_indices
-        top = recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
-    elif ranked(query):
-        top = index.top(matchset, limit, options.compute_indices)
-    else:
-        # Only negations (``!test``): every match scores alike; list them in path order, like
-        # an empty query, not in the walk's (thread-dependent) order.
-        every = index.top(matchset, None, options.compute_indices)
-        key = operator.attrgetter("path")
-        top = sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
-    return top, matchset.__len__, not cancel.is_set()
+        return recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
+    if ranked(query):
+        return index.top(matchset, limit, options.compute_indices)
+    # Only negations (``!test``): every match scores alike; list them in path order, like
+    # an empty query, not in the walk's (thread-dependent) order.
+    every = index.top(matchset, None, options.compute_indices)
+    key = operator.attrgetter("path")
+    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
 
 
 def _prefilter(query: str) -> Prefilter | None:

@@ -1,0 +1,196 @@
+"""The thin side of the resident server: ask it, start it, stop it.
+
+Imports ``socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: what
+``ffind QUERY`` pays when a server answers is the interpreter, the command line's parse and
+this.  Every failure (no server, refused, another version, a timeout, a malformed reply)
+gives None: the caller searches itself, exactly as without a server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from ffind import __version__
+from ffind.resident import protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
+
+    from ffind.options import SearchOptions
+
+CONNECT_TIMEOUT = 0.1
+"""Seconds to connect (a server that does not accept by then is not used)."""
+REPLY_TIMEOUT = 60.0
+"""Seconds to wait for an answer once connected (a refresh after many changes, or the
+server's first walk, may take a while; a server that dies closes the socket at once)."""
+
+
+class Found:
+    """One match as the server sent it (what ``ffind.frontends.output`` reads of a
+    ``FileMatch``: ``score``, ``path``, ``indices``, ``typo``, ``root``)."""
+
+    __slots__ = ("indices", "path", "root", "score", "typo")
+
+    def __init__(self, score: int, path: str, indices: list[int] | None, typo: bool) -> None:
+        self.score, self.path, self.indices, self.typo = score, path, indices, typo
+        self.root: str | None = None
+
+
+class Answer:
+    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted),
+    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``."""
+
+    __slots__ = ("complete", "matches", "memory_warning", "total", "warnings")
+
+    def __init__(self, reply: dict[str, object]) -> None:
+        matches = reply["matches"]
+        total, complete, warnings = reply["total"], reply["complete"], reply["warnings"]
+        memory_warning = reply.get("memory_warning")
+        if not (isinstance(matches, list) and isinstance(total, int)
+                and isinstance(complete, bool) and isinstance(warnings, list)
+                and all(isinstance(w, str) for w in warnings)
+                and (memory_warning is None or isinstance(memory_warning, str))):
+            raise ValueError("a malformed reply")
+        self.matches = [_found(m) for m in matches]
+        self.total, self.complete, self.warnings = total, complete, warnings
+        self.memory_warning = memory_warning
+
+
+def _found(m: object) -> Found:
+    if not (isinstance(m, tuple) and len(m) == 4):
+        raise ValueError("a malformed match")
+    score, path, indices, typo = m
+    if not (isinstance(score, int) and isinstance(path, str) and isinstance(typo, bool)
+            and (indices is None or (isinstance(indices, list)
+                                     and all(isinstance(i, int) for i in indices)))):
+        raise ValueError("a malformed match")
+    return Found(score, path, indices, typo)
+
+
+def where(root: str, environ: Mapping[str, str] | None = None,
+          create: bool = False) -> tuple[str, str] | None:
+    """(socket path, key) of ``root``'s server in this environment, or None when none may be
+    used (``FFIND_NO_SERVER``, an environment with relative paths, no safe folder)."""
+    if protocol.disabled(environ):
+        return None
+    env = protocol.answer_env(environ)
+    if env is None:
+        return None
+    folder = protocol.socket_dir(environ, create=create)
+    if folder is None:
+        return None
+    key = protocol.socket_key(root, env)
+    path = protocol.socket_path(folder, key)
+    return None if path is None else (path, key)
+
+
+def _connect(path: str) -> socket.socket | None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path)
+        if protocol.peer_uid(sock) not in (None, os.getuid()):
+            raise OSError("the server runs as another user")
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def request(path: str, message: dict[str, object]) -> dict[str, object] | None:
+    """Send ``message`` (with this version) to the server at ``path``; its reply, or None."""
+    sock = _connect(path)
+    if sock is None:
+        return None
+    try:
+        with sock:
+            sock.settimeout(REPLY_TIMEOUT)
+            sock.sendall(protocol.encode({**message, "v": __version__}))
+            reply = protocol.receive(sock)
+    except (OSError, ValueError, EOFError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def options_dict(options: SearchOptions) -> dict[str, object]:
+    """``options`` as the fields ``SearchOptions(**fields)`` takes."""
+    return {name: getattr(options, name) for name in options.__dataclass_fields__}
+
+
+def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
+        count: bool) -> Answer | None:
+    """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
+    the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
+    server, or any failure (search yourself)."""
+    found = where(root)
+    if found is None:
+        return None
+    path, key = found
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
+                           "query": query, "options": options_dict(options),
+                           "memory": memory, "count": count})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    try:
+        return Answer(reply)
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
+    """Start ``root``'s server in the background (its own session, standard streams on
+    ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the
+    spawn failed).  Does not wait: a server that finds another one running exits at once."""
+    found = where(root, environ, create=True)
+    if found is None:
+        return None
+    path = found[0]
+    env = dict(os.environ if environ is None else environ)
+    args = [sys.executable, "-m", "ffind.resident.server", "--root", os.path.realpath(root),
+            "--socket", path]
+    null = os.devnull
+    actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_DUP2, 1, 2)]
+    try:
+        return os.posix_spawn(sys.executable, args, env, file_actions=actions, setsid=True)
+    except (OSError, ValueError):
+        return None
+
+
+def stop_all(environ: Mapping[str, str] | None = None) -> int:
+    """Stop this user's servers (of every environment) and remove their sockets; how many
+    sockets were removed (``ffind --clear-cache``)."""
+    folders = set()
+    for runtime in (True, False):
+        env = dict(os.environ if environ is None else environ)
+        if not runtime:
+            env.pop("XDG_RUNTIME_DIR", None)
+        folder = protocol.socket_dir(env, create=False)
+        if folder is not None:
+            folders.add(folder)
+    removed = 0
+    for folder in sorted(folders):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".sock"):
+                request(path, {"op": "stop"})
+                try:
+                    os.unlink(path)  # (a server that did not answer sees it gone, and exits)
+                except OSError:
+                    continue
+                removed += 1
+    return removed
