@@ -12,7 +12,7 @@
   cost).  ``marshal`` is not safe against a hostile peer; it is only ever exchanged over a
   socket in an owner-only folder, and each side checks the other's user id (``SO_PEERCRED``).
 
-This module imports only ``os``, ``sys``, ``marshal`` and ``zlib`` (and ``socket`` where a
+This module imports only ``os``, ``sys``, ``marshal`` and ``zlib`` (and ``_socket`` where a
 socket is used): the client path of ``ffind QUERY`` pays for every import.
 """
 
@@ -28,7 +28,7 @@ from ffind import __version__
 
 TYPE_CHECKING = False  # (not typing's: the client imports as little as it can)
 if TYPE_CHECKING:
-    import socket as socket_mod
+    from _socket import socket
 
 MAX_MESSAGE = 1 << 30
 """The largest message either side accepts (bytes)."""
@@ -122,7 +122,7 @@ def encode(obj: object) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
-def _recv_exact(sock: socket_mod.socket, n: int) -> bytes:
+def _recv_exact(sock: socket, n: int) -> bytes:
     parts = []
     while n:
         part = sock.recv(min(n, 1 << 20))
@@ -133,7 +133,7 @@ def _recv_exact(sock: socket_mod.socket, n: int) -> bytes:
     return b"".join(parts)
 
 
-def receive(sock: socket_mod.socket) -> object:
+def receive(sock: socket) -> object:
     """One framed message from ``sock``; raises ``EOFError``/``ValueError``/``OSError`` on a
     closed connection, a message too big or one that is not marshal data."""
     size = int.from_bytes(_recv_exact(sock, 4), "big")
@@ -145,15 +145,15 @@ def receive(sock: socket_mod.socket) -> object:
         raise ValueError(f"a message that is not marshal data: {e}") from None
 
 
-def peer_uid(sock: socket_mod.socket) -> int | None:
+def peer_uid(sock: socket) -> int | None:
     """The user id of the process at the other end (``SO_PEERCRED``, Linux), or None."""
-    import socket
+    import _socket
 
-    opt = getattr(socket, "SO_PEERCRED", None)
+    opt = getattr(_socket, "SO_PEERCRED", None)
     if opt is None:
         return None
     try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, opt, 12)
+        creds = sock.getsockopt(_socket.SOL_SOCKET, opt, 12)
     except OSError:
         return None
     return int.from_bytes(creds[4:8], sys.byteorder)

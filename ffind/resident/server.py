@@ -42,6 +42,7 @@ from ffind.resident import protocol
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index
+    from ffind.engine.recall import Recall
     from ffind.options import SearchOptions
     from ffind.state.cache import CachedListing, SnapshotStore
 
@@ -96,6 +97,10 @@ class Held:
         self.store = store
         self.listing: list[str] | None = None
         self.index: Index | None = None
+        self.recall: Recall | None = None
+        self.memory: object = None
+        """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
+        ``id()``, which a new memory (one per request) must not reuse."""
 
 
 def changed_listing(root: str, options: SearchOptions, held: Held,
@@ -113,7 +118,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     if held.listing is not None and listing == held.listing:
         return False
     held.listing = listing
-    held.index = None
+    held.index = held.recall = None
     return True
 
 
@@ -257,8 +262,7 @@ class Server:
         check_root(root)
         warnings: list[str] = []
         held = self._held(root, options)
-        if changed_listing(root, options, held, warnings.append) or held.index is None:
-            held.index = None
+        changed_listing(root, options, held, warnings.append)
         listing = held.listing
         assert listing is not None
         memory = None
@@ -266,20 +270,23 @@ class Server:
             from ffind.state.memory import open_memory
 
             memory = open_memory()
+        index = held.index
+        if query and index is None:
+            from ffind.engine.index import Index
+            from ffind.engine.recall import Recall
+
+            index = held.index = Index(listing)
+            held.recall = Recall(Index)
+            self.rebuilt += 1
         recall = (None if memory is None or (query and not _ranked(query))
-                  else _Recalling(memory, root, cache=True))
+                  else _Recalling(memory, root, cache=True, state=held.recall))
         try:
             total = -1
             if not query:
                 top = list_every(listing, options, recall)
                 total = len(listing)
             else:
-                index = held.index
-                if index is None:
-                    from ffind.engine.index import Index
-
-                    index = held.index = Index(listing)
-                    self.rebuilt += 1
+                assert index is not None
                 matchset = index.run(query)
                 top = rank_matches(index, query, matchset, options, recall)
                 if request.get("count"):
@@ -287,6 +294,7 @@ class Server:
         finally:
             if recall is not None:
                 recall.stop()
+        held.memory = memory
         if not os.path.isabs(given):
             warnings = [w.replace(root, given) for w in warnings]
         reply = {

@@ -31,7 +31,7 @@ from ffind.searching.merge import merge, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet, Prefilter
-    from ffind.engine.recall import Rank, VisitSource
+    from ffind.engine.recall import Rank, Recall, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
 
@@ -214,18 +214,23 @@ class _Recalling:
     not answered by the time the walk has; then, with ``cache``, the last complete answer
     remembered is used if still valid: ``ffind.state.gitstatus``)."""
 
-    def __init__(self, memory: VisitSource, root: str, cache: bool = False) -> None:
+    def __init__(self, memory: VisitSource, root: str, cache: bool = False,
+                 state: Recall | None = None) -> None:
         from ffind.state.gitstatus import GitChanges, Visits
 
         self.root = os.path.abspath(root)
         self.visits = Visits(memory, GitChanges(self.root, remember=None if cache else ""))
+        self.state = state
+        """The ``Recall`` of the index ranked (kept by a caller that ranks one index again:
+        the resident server); None: a new one."""
 
     def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
              ci: bool, main: MatchSet) -> list[FileMatch]:
         from ffind.engine.index import Index
         from ffind.engine.recall import Recall, rank_with_memory
 
-        return rank_with_memory(Recall(Index), index.paths, query, rank, limit=limit,
+        state = self.state if self.state is not None else Recall(Index)
+        return rank_with_memory(state, index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,
                                 now=None, main=main)
 
@@ -262,6 +267,10 @@ def _walk_one(
     on_warning: Callable[[str], None] | None, eager_count: bool,
     memory: VisitSource | None = None, cache: bool = False,
 ) -> tuple[list[FileMatch], Total, bool]:
+    if cache:
+        found = _from_server(query, root, options, on_warning, memory)
+        if found is not None:
+            return found
     # (a query of negations only lists in path order: no memory, no git status)
     recall = (None if memory is None or (query and not ranked(query))
               else _Recalling(memory, root, cache))
@@ -287,6 +296,31 @@ def _walk_one(
             close()
         if recall is not None:
             recall.stop()
+
+
+def _from_server(
+    query: str, root: str, options: SearchOptions, on_warning: Callable[[str], None] | None,
+    memory: VisitSource | None,
+) -> tuple[list[FileMatch], Total, bool] | None:
+    """The answer of the root's resident server (``ffind.resident``), if one runs and can
+    rank as asked: without memory, or with the user's memory (a ``Memory`` at its default
+    place, which the server opens itself).  Never starts one."""
+    if memory is not None:
+        from ffind.state.memory import Memory, default_path
+
+        if type(memory) is not Memory or memory.path != default_path():
+            return None
+    from ffind.resident.client import ask
+    from ffind.scoring.scorer import FileMatch
+
+    answer = ask(query, root, options, memory=memory is not None, count=True)
+    if answer is None:
+        return None
+    if on_warning is not None:
+        for warning in answer.warnings:
+            on_warning(warning)
+    top = [FileMatch(m.score, m.path, m.indices, m.typo) for m in answer.matches]
+    return top, answer.total, answer.complete
 
 
 def _match_warm(
