@@ -335,7 +335,8 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json, memory=memory, cache=inv.cache)
+                         eager_count=inv.json, memory=memory, cache=inv.cache,
+                         server=False)  # (asked first, in ``run``, when it may answer)
 
     code = _write_results(inv, options, style, on_tty, results.matches,
                           lambda: results.total_match_count)

@@ -118,7 +118,7 @@ def lock_path(sock: str) -> str:
 
 def encode(obj: object) -> bytes:
     """One framed message."""
-    data = marshal.dumps(obj)
+    data = marshal.dumps(obj)  # type: ignore[arg-type]  # (checked by marshal: ValueError)
     return len(data).to_bytes(4, "big") + data
 
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ffind.engine.index import Index
     from ffind.engine.recall import Recall
     from ffind.options import SearchOptions
+    from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
 
 IDLE_SECONDS = 600.0
@@ -98,6 +99,7 @@ class Held:
         self.listing: list[str] | None = None
         self.index: Index | None = None
         self.recall: Recall | None = None
+        self.git: _Recalling | None = None
         self.memory: object = None
         """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
         ``id()``, which a new memory (one per request) must not reuse."""
@@ -158,6 +160,9 @@ class Server:
         return (st.st_dev, st.st_ino) == self.identity
 
     def close(self) -> None:
+        for held in self.held.values():
+            if held.git is not None:
+                held.git.stop()
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -228,7 +233,7 @@ class Server:
             return {"ok": False, "why": "another root or environment"}, None
         try:
             reply, held = self.search(request)
-        except Exception as e:  # noqa: BLE001 (any failure: the client searches itself)
+        except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
         return reply, held.store.flush
@@ -278,22 +283,24 @@ class Server:
             index = held.index = Index(listing)
             held.recall = Recall(Index)
             self.rebuilt += 1
+        if held.git is not None:
+            held.git.stop()  # (the last request's ``git status``, if still running)
+            held.git = None
         recall = (None if memory is None or (query and not _ranked(query))
                   else _Recalling(memory, root, cache=True, state=held.recall))
-        try:
-            total = -1
-            if not query:
-                top = list_every(listing, options, recall)
-                total = len(listing)
-            else:
-                assert index is not None
-                matchset = index.run(query)
-                top = rank_matches(index, query, matchset, options, recall)
-                if request.get("count"):
-                    total = len(matchset)
-        finally:
-            if recall is not None:
-                recall.stop()
+        total = -1
+        if not query:
+            top = list_every(listing, options, recall)
+            total = len(listing)
+        else:
+            assert index is not None
+            matchset = index.run(query)
+            top = rank_matches(index, query, matchset, options, recall)
+            if request.get("count"):
+                total = len(matchset)
+        # The request's ``git status`` is not stopped: it may finish before the next request,
+        # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
+        held.git = recall
         held.memory = memory
         if not os.path.isabs(given):
             warnings = [w.replace(root, given) for w in warnings]

@@ -265,9 +265,9 @@ class _Recalling:
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
-    memory: VisitSource | None = None, cache: bool = False,
+    memory: VisitSource | None = None, cache: bool = False, server: bool = True,
 ) -> tuple[list[FileMatch], Total, bool]:
-    if cache:
+    if cache and server:
         found = _from_server(query, root, options, on_warning, memory)
         if found is not None:
             return found
@@ -364,6 +364,7 @@ def search(
     eager_count: bool = True,
     memory: VisitSource | None = None,
     cache: bool = False,
+    server: bool = True,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -376,7 +377,9 @@ def search(
     re-reading only the folders that changed since, with the same results as a cold walk;
     the snapshot is written (or refreshed) after the search.  Off by default in the library
     (a program embedding ffind decides whether to write to the user's cache); the ``ffind``
-    command and the MCP server turn it on.
+    command and the MCP server turn it on.  With ``cache=True`` and ``server=True`` (the
+    default), a running resident server of the root (``docs/cache.md``, "The resident
+    server") answers, with the same results; none is ever started from here.
 
     Paths are relative to their root, ``/``-separated.  With several roots the results of all of
     them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
@@ -406,7 +409,7 @@ def search(
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
-                                         eager_count, memory, cache)
+                                         eager_count, memory, cache, server)
         return FileSearchResults(top, total, complete)
 
     parts: list[list[FileMatch]] = []
@@ -414,7 +417,7 @@ def search(
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
-                                     memory, cache)
+                                     memory, cache, server)
         parts.append([dataclasses.replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
