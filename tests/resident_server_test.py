@@ -429,3 +429,47 @@ def test_a_snapshot_is_written_for_a_cold_process(
 
     snap = SnapshotStore().load(listing_key(str(root), options))
     assert snap is not None and "src/new_main.py" in snap.paths()
+
+
+# ---- the MCP server's first calls ------------------------------------------------------------
+
+def test_the_mcp_servers_first_calls_are_answered_by_the_server(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    from ffind.agent.server import ToolServer
+    from ffind.agent.tool import find_files, glob_files
+
+    root = _tree(tmp_path)
+    (root / ".env").write_text("SECRET=1")
+    directory = os.path.realpath(root)
+    with _threaded_server(root) as srv:
+        for _ in range(2):
+            state = ToolServer(root)  # (later calls: from the server or its own walk)
+            try:
+                before = srv.answered
+                assert state.find_files("main", None, 3) == find_files("main", root=root, limit=3)
+                assert srv.answered == before + 1  # (the first call: its walk was not ready)
+                assert state.find_files("mian.c") == find_files("mian.c", root=root)
+                assert state.find_files("env") == find_files("env", root=root)
+                assert state.glob("**/*.py") == glob_files("**/*.py", root=root)
+            finally:
+                state.close()
+            (root / "src" / "main_new.py").write_text("x")
+        found = client.ask_tool("find_files", directory, "main_new", 5, memory=False)
+        assert found is not None and "src/main_new.py" in found
+        assert client.ask_tool("find_files", directory, "main", 0, memory=False) is None
+        assert client.ask_tool("find_files", "relative", "main", 5, memory=False) is None
+
+
+def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    from ffind.agent.server import ToolServer
+
+    root = _tree(tmp_path)
+    with _threaded_server(root) as srv:
+        state = ToolServer(root)
+        try:
+            state.warm().join()
+            state.find_files("main")
+        finally:
+            state.close()
+        assert srv.answered == 0

@@ -147,6 +147,23 @@ def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         return None
 
 
+def ask_tool(tool: str, directory: str, query: str, limit: int, *,
+             memory: bool) -> str | None:
+    """The answer of ``directory``'s server (if one runs) to the agent tool ``tool``
+    (``find_files``: ``query`` and ``limit``; ``glob``: ``query`` is the pattern), ranked
+    with the memory when ``memory``; None: search yourself."""
+    found = where(directory)
+    if found is None:
+        return None
+    path, key = found
+    reply = request(path, {"op": "tool", "key": key, "root": directory, "tool": tool,
+                           "query": query, "limit": limit, "memory": memory})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    text = reply.get("text")
+    return text if isinstance(text, str) else None
+
+
 def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
     """Start ``root``'s server in the background (its own session, standard streams on
     ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the

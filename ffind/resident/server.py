@@ -41,6 +41,7 @@ from ffind import __version__
 from ffind.resident import protocol
 
 if TYPE_CHECKING:
+    from ffind.agent.tool import TreeSnapshot
     from ffind.engine.index import Index
     from ffind.engine.recall import Recall
     from ffind.options import SearchOptions
@@ -99,6 +100,8 @@ class Held:
         self.listing: list[str] | None = None
         self.index: Index | None = None
         self.recall: Recall | None = None
+        self.tool: TreeSnapshot | None = None
+        """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
         self.git: _Recalling | None = None
         self.memory: object = None
         """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
@@ -120,7 +123,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     if held.listing is not None and listing == held.listing:
         return False
     held.listing = listing
-    held.index = held.recall = None
+    held.index = held.recall = held.tool = None
     return True
 
 
@@ -227,16 +230,20 @@ class Server:
         if op == "stats":
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
                     "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root}, None
-        if op != "search":
+        if op not in ("search", "tool"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
             return {"ok": False, "why": "another root or environment"}, None
         try:
-            reply, held = self.search(request)
+            reply, held = self.search(request) if op == "search" else self.tool(request)
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
         return reply, held.store.flush
+
+    def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to an agent tool's request (``_tool``)."""
+        return _tool(self, request)
 
     def _held(self, root: str, options: SearchOptions) -> Held:
         import orjson
@@ -310,6 +317,50 @@ class Server:
             "matches": [(m.score, m.path, m.indices, m.typo) for m in top],
         }
         return reply, held
+
+
+def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+    """The answer of an agent tool (``find_files`` or ``glob``, ``ffind.agent.tool``) in the
+    folder ``root`` (absolute), as the MCP server's own walk of it would give it: the same
+    listing (``TOOL_OPTIONS``), validated as a search's, and the same functions over it."""
+    from ffind.agent.schema import GLOB_LIMIT
+    from ffind.agent.tool import (
+        TOOL_OPTIONS,
+        TreeSnapshot,
+        _ignore,
+        _tool_batches,
+        check_limit,
+        glob_snapshot,
+        search_snapshot,
+    )
+    from ffind.fs.roots import check_root
+
+    directory = str(request["root"])
+    if not os.path.isabs(directory):
+        raise ValueError("the tool's folder must be absolute")
+    check_root(directory)
+    held = self._held(directory, TOOL_OPTIONS)
+    changed_listing(directory, TOOL_OPTIONS, held, _ignore)
+    assert held.listing is not None
+    snap = held.tool
+    if snap is None:
+        snap = held.tool = TreeSnapshot.build(_tool_batches(iter([held.listing])), numpy=True)
+        self.rebuilt += 1
+    if request["tool"] == "glob":
+        text = glob_snapshot(snap.paths, directory, str(request["query"]), GLOB_LIMIT,
+                             snap.secret_paths)
+        return {"ok": True, "text": text}, held
+    limit = request["limit"]
+    check_limit(limit)
+    memory = None
+    if request.get("memory"):
+        from ffind.state.memory import open_memory
+
+        memory = open_memory()
+        snap.answers.clear()  # (keyed by the memory's stamp: a new memory each request)
+    text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
+    held.memory = memory
+    return {"ok": True, "text": text}, held
 
 
 def _ranked(query: str) -> bool:
