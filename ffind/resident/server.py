@@ -375,8 +375,8 @@ def run(root: str, path: str, idle: float | None = None) -> int:
     import fcntl
 
     env = protocol.answer_env()
-    if env is None:
-        return 1
+    if env is None or not protocol.private_dir(os.path.dirname(path)):
+        return 1  # (a socket only in a folder no one else may enter)
     key = protocol.socket_key(root, env)
     lock = os.open(protocol.lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
