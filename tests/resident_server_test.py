@@ -473,3 +473,42 @@ def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
         finally:
             state.close()
         assert srv.answered == 0
+
+
+# ---- the connection opened as the command starts (``client.early``) --------------------------
+
+def test_a_change_is_seen_through_the_early_connection(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    (root / "src" / "later_main.py").write_text("x")
+    (root / "docs" / "main.md").unlink()
+    for args in (["-l", "0", ""], ["main"], ["--json", "-H", "main"]):
+        by_server = _ffind(*args, cwd=root)
+        assert by_server.stdout == _ffind("--no-cache", *args, cwd=root).stdout, args
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 3
+
+
+def test_the_early_connection_is_used_or_let_go(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path)
+    monkeypatch.chdir(root)
+    options = SearchOptions(limit=5)
+    assert client.early(["main"]) is None  # (no server)
+    with _threaded_server(root) as srv:
+        for args in (["--no-server", "main"], ["-C", "src", "main"], ["-i"], ["-Hi", "x"],
+                     ["--stdin"], ["mcp"]):
+            assert client.early(args) is None, args
+        opened = client.early(["-l", "5", "main"])
+        assert opened is not None
+        got = client.ask("main", ".", options, memory=False, count=True, opened=opened)
+        assert got is not None and srv.answered == 1
+        assert [m.path for m in got.matches] == [
+            m.path for m in ffind.search("main", root, options).matches]
+        opened = client.early(["main"])
+        assert opened is not None
+        opened.close()  # (a command that does not search after all: the server goes on)
+        assert client.ask("main", ".", options, memory=False, count=True) is not None
+        assert srv.answered == 2

@@ -25,6 +25,7 @@ from ffind.options import SearchOptions
 if TYPE_CHECKING:
     import click
 
+    from ffind.resident.client import Early
     from ffind.scoring.scorer import FileMatch
     from ffind.state.memory import Memory
 
@@ -249,13 +250,22 @@ def _check_where(inv: Invocation) -> None:
                              "use -C with a folder that does") from None
 
 
-def run(inv: Invocation, *, exit_fast: bool = False) -> int:
+def run(inv: Invocation, *, exit_fast: bool = False, opened: Early | None = None) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
     ``exit_fast``: end the process with ``os._exit`` as soon as the picker is done or a search
     has written its results (the console script does; ``main(argv)`` called in-process does
-    not).
+    not).  ``opened``: a connection to the resident server opened as the command started
+    (``ffind.resident.client.early``), used for the search or closed.
     """
+    try:
+        return _run_parsed(inv, exit_fast, opened)
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def _run_parsed(inv: Invocation, exit_fast: bool, opened: Early | None) -> int:
     if inv.shell is not None:
         from ffind.frontends.shell import script
 
@@ -276,9 +286,11 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         return ExitCode.FOUND
     _check_where(inv)
     if _server_may_answer(inv):
-        code = _from_server(inv, exit_fast)
+        code = _from_server(inv, exit_fast, opened)
         if code is not None:
             return code
+    if opened is not None:
+        opened.close()  # (the server waits on it)
     if exit_fast and not inv.interactive:
         # A one-shot search ends the process once its results are written (``_exit_now``):
         # what the cyclic collector would free is freed then anyway, and its passes over the
@@ -391,14 +403,14 @@ def _server_may_answer(inv: Invocation) -> bool:
     return os.environ.get("FFIND_NO_SERVER", "") in ("", "0")
 
 
-def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
+def _from_server(inv: Invocation, exit_fast: bool, opened: Early | None = None) -> int | None:
     """The search answered by the root's resident server, written as a local search writes
     it; None when no server answered (search locally)."""
     from ffind.resident.client import ask
 
     on_tty, options, style = _rendering(inv)
     answer = ask(inv.pattern, inv.root, options, memory=inv.memory,
-                 count=inv.json or _stderr_isatty())
+                 count=inv.json or _stderr_isatty(), opened=opened)
     if answer is None:
         return None
     if exit_fast:
@@ -464,10 +476,11 @@ def _parse(args: list[str]) -> Invocation | int:
     return int(rv or 0)  # --help / --version: click printed it
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ffind`` console script and ``python -m ffind``."""
+def main(argv: list[str] | None = None, opened: Early | None = None) -> int:
+    """Entry point of the ``ffind`` console script and ``python -m ffind`` (``opened``: the
+    resident server's connection ``ffind.frontends.entry`` opened, if any)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None))
+    return int(_main(args, exit_fast=argv is None, opened=opened))
 
 
 def _exit_now(code: int) -> None:
@@ -486,7 +499,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _main(args: list[str], exit_fast: bool = False) -> int:
+def _main(args: list[str], exit_fast: bool = False, opened: Early | None = None) -> int:
     """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
     (``exits.answered``)."""
     from ffind.frontends.exits import answered
@@ -503,6 +516,10 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
         inv = _parse(args)
         if isinstance(inv, int):
             return inv
-        return run(inv, exit_fast=exit_fast)
+        return run(inv, exit_fast=exit_fast, opened=opened)
 
-    return answered(work)
+    try:
+        return answered(work)
+    finally:
+        if opened is not None:
+            opened.close()

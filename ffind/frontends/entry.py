@@ -1,10 +1,12 @@
 """The ``ffind`` console script: ``--version`` (with the output module alone), and
 ``--remember`` and ``--forget`` (run by editors and shell hooks on every file opened, with the
 memory module alone) are answered here; everything else goes to the command
-(``ffind.frontends.cli``)."""
+(``ffind.frontends.cli``), after a connection to the folder's resident server, if one runs, is
+opened (``ffind.resident.client.early``)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 VISITS = ("--remember", "--forget")
@@ -21,9 +23,16 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
+    opened = None
+    if argv is None and os.environ.get("FFIND_NO_SERVER", "") in ("", "0"):
+        # The folder's resident server (docs/cache.md) validates its listing while the
+        # command below imports and parses; the search is then sent on this connection.
+        from ffind.resident.client import early
+
+        opened = early(args)
     from ffind.frontends.cli import main as command
 
-    return command(argv)
+    return command(argv, opened)
 
 
 def _version() -> int:

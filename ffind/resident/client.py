@@ -102,9 +102,68 @@ def _connect(path: str) -> socket | None:
     return sock
 
 
-def request(path: str, message: dict[str, object]) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path``; its reply, or None."""
+class Early:
+    """A connection opened as the command starts (``early``), before it imports and parses
+    its command line: the server validates the listing meanwhile; ``ask`` sends the search
+    on it.  ``close()`` when it is not used (the server waits on it)."""
+
+    __slots__ = ("key", "path", "sock")
+
+    def __init__(self, sock: socket, path: str, key: str) -> None:
+        self.sock: socket | None = sock
+        self.path, self.key = path, key
+
+    def take(self) -> socket | None:
+        sock, self.sock = self.sock, None
+        return sock
+
+    def close(self) -> None:
+        sock = self.take()
+        if sock is not None:
+            sock.close()
+
+
+_NOT_EARLY = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-cache", "--cwd",
+              "--help", "--version", "--remember", "--forget", "--bash", "--zsh", "--fish")
+
+
+def early(args: list[str]) -> Early | None:
+    """Open the connection to the current folder's server (if one runs) for the command
+    line ``args`` and tell it the command line, so that it validates the listing while this
+    process imports and parses; None when the command line may not be a plain search of the
+    current folder by the server (a conservative look: ``--no-server``, ``-C``, ``-i`` and
+    the like anywhere), or no server answers.  Only the parse decides: the server's
+    validation is thrown away unless the search that follows asks for that listing."""
+    if "mcp" in args[:1]:
+        return None
+    for arg in args:
+        if arg.startswith(_NOT_EARLY) or (arg[:1] == "-" and arg[1:2] != "-"
+                                          and ("C" in arg or "i" in arg or "h" in arg)):
+            return None
+    found = where(".")
+    if found is None:
+        return None
+    path, key = found
     sock = _connect(path)
+    if sock is None:
+        return None
+    try:
+        cwd = os.getcwd()
+        sock.settimeout(REPLY_TIMEOUT)
+        sock.sendall(protocol.encode({"op": "early", "key": key, "argv": args, "cwd": cwd,
+                                      "v": __version__}))
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    return Early(sock, path, key)
+
+
+def request(path: str, message: dict[str, object],
+            sock: socket | None = None) -> dict[str, object] | None:
+    """Send ``message`` (with this version) to the server at ``path`` (on ``sock`` when
+    given, a connection already open); its reply, or None."""
+    if sock is None:
+        sock = _connect(path)
     if sock is None:
         return None
     try:
@@ -124,21 +183,32 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 
 
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
-        count: bool) -> Answer | None:
+        count: bool, opened: Early | None = None) -> Answer | None:
     """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
     the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, or any failure (search yourself)."""
+    server, or any failure (search yourself).  ``opened``: the connection ``early`` opened
+    (used if it is to the same server)."""
     found = where(root)
     if found is None:
+        if opened is not None:
+            opened.close()
         return None
     path, key = found
+    sock = None
+    if opened is not None:
+        sock = opened.take()
+        if sock is not None and (opened.path, opened.key) != (path, key):
+            sock.close()
+            sock = None
     try:
         cwd = os.getcwd()
     except OSError:
+        if sock is not None:
+            sock.close()
         return None
     reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
                            "query": query, "options": options_dict(options),
-                           "memory": memory, "count": count})
+                           "memory": memory, "count": count}, sock)
     if reply is None or reply.get("ok") is not True:
         return None
     try:

@@ -127,6 +127,16 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     return True
 
 
+class Prepared:
+    """A listing validated for an ``early`` request: the root (as the search will name it),
+    what is held for its key, the validation's warnings."""
+
+    __slots__ = ("held", "root", "warnings")
+
+    def __init__(self, root: str, held: Held, warnings: list[str]) -> None:
+        self.root, self.held, self.warnings = root, held, warnings
+
+
 class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
@@ -209,15 +219,50 @@ class Server:
             request = protocol.receive(conn)
         except (OSError, ValueError, EOFError):
             return
-        reply, after = self.answer(request)
+        prepared = None
+        if isinstance(request, dict) and request.get("op") == "early":
+            # The command line of a command that has just started: validate its listing
+            # now, while it imports; its search comes next on this connection (or nothing).
+            prepared = self.prepare(request)
+            try:
+                request = protocol.receive(conn)
+            except (OSError, ValueError, EOFError):
+                return
+        reply, after = self.answer(request, prepared)
         with contextlib.suppress(OSError, ValueError):
             conn.settimeout(60.0)
             conn.sendall(protocol.encode(reply))
         if after is not None:
             after()
 
-    def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
-        """The reply to ``request`` and what to do once it is sent."""
+    def prepare(self, request: dict[str, Any]) -> Prepared | None:
+        """For an ``early`` request (a command line, its folder): validate the listing its
+        search will need, if it is a plain search of the current folder (``cli.invocation``,
+        as the command parses it); what was validated, or None."""
+        if request.get("v") != __version__ or request.get("key") != self.key:
+            return None
+        try:
+            from ffind.frontends.cli import Invocation, invocation
+            from ffind.frontends.fastparse import parse
+
+            argv, cwd = request["argv"], str(request["cwd"])
+            quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
+            inv = None if quick is None else invocation(*quick)
+            if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive
+                    or inv.stdin or not (inv.cache and inv.server)):
+                return None
+            root = os.path.join(cwd, "") + inv.root
+            warnings: list[str] = []
+            held = self._held(root, inv.options)
+            changed_listing(root, inv.options, held, warnings.append)
+            return Prepared(root, held, warnings)
+        except Exception:  # (any failure: the search that follows validates itself)
+            return None
+
+    def answer(self, request: object, prepared: Prepared | None = None,
+               ) -> tuple[dict[str, Any], Callable[[], None] | None]:
+        """The reply to ``request`` (``prepared``: the listing an ``early`` request
+        validated) and what to do once it is sent."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
         if request.get("v") != __version__:
@@ -235,7 +280,8 @@ class Server:
         if request.get("key") != self.key:
             return {"ok": False, "why": "another root or environment"}, None
         try:
-            reply, held = self.search(request) if op == "search" else self.tool(request)
+            reply, held = (self.search(request, prepared) if op == "search"
+                           else self.tool(request))
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
@@ -260,8 +306,10 @@ class Server:
         self.held.move_to_end(name)
         return held
 
-    def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to a search request, as ``ffind.search`` would give it."""
+    def search(self, request: dict[str, Any], prepared: Prepared | None = None,
+               ) -> tuple[dict[str, Any], Held]:
+        """The answer to a search request, as ``ffind.search`` would give it (``prepared``:
+        a listing validated since the command started, used if it is this one)."""
         from ffind.fs.roots import check_root
         from ffind.options import SearchOptions
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
@@ -272,9 +320,12 @@ class Server:
         root = given if os.path.isabs(given) else os.path.join(cwd, "") + given
         options = SearchOptions(**request["options"])
         check_root(root)
-        warnings: list[str] = []
         held = self._held(root, options)
-        changed_listing(root, options, held, warnings.append)
+        if prepared is not None and prepared.root == root and prepared.held is held:
+            warnings = prepared.warnings
+        else:
+            warnings = []
+            changed_listing(root, options, held, warnings.append)
         listing = held.listing
         assert listing is not None
         memory = None
