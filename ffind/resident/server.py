@@ -77,7 +77,9 @@ class _HeldStore:
         self.pending: tuple[dict[str, Any], CachedListing] | None = None
 
     def load(self, key: dict[str, Any]) -> CachedListing | None:
-        return self.held if self.held is not None else self.real.load(key)
+        if self.held is None:  # (the file once, then the snapshot in memory)
+            self.held = self.real.load(key)
+        return self.held
 
     def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
         self.held = snap
