@@ -475,9 +475,9 @@ def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
         assert srv.answered == 0
 
 
-# ---- the connection opened as the command starts (``client.early``) --------------------------
+# ---- the command line answered before the command is imported (``client.command``) ----------
 
-def test_a_change_is_seen_through_the_early_connection(resident: Path, tmp_path: Path) -> None:
+def test_a_change_is_seen_by_the_command_line_answer(resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     _ffind("main", cwd=root)
     _wait_for_server(root)
@@ -490,25 +490,62 @@ def test_a_change_is_seen_through_the_early_connection(resident: Path, tmp_path:
     assert stats is not None and stats["answered"] == 3
 
 
-def test_the_early_connection_is_used_or_let_go(
-        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_line_answer_is_the_commands_on_terminals(
+        resident: Path, tmp_path: Path) -> None:
+    """Colour, escaping and the note of a limit that cut follow the client's terminals and
+    its NO_COLOR/TERM, not the server's (a pseudo-terminal as stdout and stderr)."""
+    import pty
+
+    root = _tree(tmp_path)
+    for i in range(3):
+        (root / f"main\x1b{i}.txt").write_text("x")
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+
+    def on_tty(*args: str, env: dict[str, str]) -> bytes:
+        pid, fd = pty.fork()
+        if pid == 0:  # (the child: the command on the terminal)
+            os.chdir(root)
+            os.execve(sys.executable, [sys.executable, "-m", "ffind", *args], env)
+        chunks = []
+        with contextlib.suppress(OSError):
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        os.waitpid(pid, 0)
+        os.close(fd)
+        return b"".join(chunks)
+
+    for extra in ({}, {"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        env = {**os.environ, "TERM": "xterm", **extra}
+        for args in (["-l", "2", "main"], ["--compute-indices", "main"], ["-0", "main"]):
+            before = _stats(root)
+            by_server = on_tty(*args, env=env)
+            after = _stats(root)
+            assert before is not None and after is not None
+            assert after["answered"] == before["answered"] + 1  # type: ignore[operator]
+            local = on_tty("--no-server", *args, env=env)
+            assert by_server == local, (args, extra)
+    assert b"showing 2 of" in on_tty("-l", "2", "main", env={**os.environ, "TERM": "xterm"})
+
+
+def test_command_lines_the_server_does_not_answer(resident: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path)
     monkeypatch.chdir(root)
-    options = SearchOptions(limit=5)
-    assert client.early(["main"]) is None  # (no server)
-    with _threaded_server(root) as srv:
-        for args in (["--no-server", "main"], ["-C", "src", "main"], ["-i"], ["-Hi", "x"],
-                     ["--stdin"], ["mcp"]):
-            assert client.early(args) is None, args
-        opened = client.early(["-l", "5", "main"])
-        assert opened is not None
-        got = client.ask("main", ".", options, memory=False, count=True, opened=opened)
-        assert got is not None and srv.answered == 1
-        assert [m.path for m in got.matches] == [
-            m.path for m in ffind.search("main", root, options).matches]
-        opened = client.early(["main"])
-        assert opened is not None
-        opened.close()  # (a command that does not search after all: the server goes on)
-        assert client.ask("main", ".", options, memory=False, count=True) is not None
-        assert srv.answered == 2
+    assert client.command(["main"]) is None  # (no server)
+    for args in (["--no-server", "main"], ["-C", "src", "main"], ["-i"], ["-Hi", "x"],
+                 ["--stdin"], ["mcp"], ["-h"], ["--version"]):
+        assert not client.plain_search(args), args
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    for args in (["--bogus"], ["-l", "x", "main"], ["--json", "-0", "main"]):
+        assert client.command(args) is None, args  # (the command says why, not the server)
+        local = _ffind(*args, cwd=root)
+        assert local.returncode == 2 and local.stderr.startswith(b"ffind: ")
+    monkeypatch.setenv("_FFIND_COMPLETE", "bash_complete")
+    assert client.command([]) is None
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -25,7 +25,6 @@ from ffind.options import SearchOptions
 if TYPE_CHECKING:
     import click
 
-    from ffind.resident.client import Early
     from ffind.scoring.scorer import FileMatch
     from ffind.state.memory import Memory
 
@@ -250,22 +249,13 @@ def _check_where(inv: Invocation) -> None:
                              "use -C with a folder that does") from None
 
 
-def run(inv: Invocation, *, exit_fast: bool = False, opened: Early | None = None) -> int:
+def run(inv: Invocation, *, exit_fast: bool = False) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
     ``exit_fast``: end the process with ``os._exit`` as soon as the picker is done or a search
     has written its results (the console script does; ``main(argv)`` called in-process does
-    not).  ``opened``: a connection to the resident server opened as the command started
-    (``ffind.resident.client.early``), used for the search or closed.
+    not).
     """
-    try:
-        return _run_parsed(inv, exit_fast, opened)
-    finally:
-        if opened is not None:
-            opened.close()
-
-
-def _run_parsed(inv: Invocation, exit_fast: bool, opened: Early | None) -> int:
     if inv.shell is not None:
         from ffind.frontends.shell import script
 
@@ -286,11 +276,9 @@ def _run_parsed(inv: Invocation, exit_fast: bool, opened: Early | None) -> int:
         return ExitCode.FOUND
     _check_where(inv)
     if _server_may_answer(inv):
-        code = _from_server(inv, exit_fast, opened)
+        code = _from_server(inv, exit_fast)
         if code is not None:
             return code
-    if opened is not None:
-        opened.close()  # (the server waits on it)
     if exit_fast and not inv.interactive:
         # A one-shot search ends the process once its results are written (``_exit_now``):
         # what the cyclic collector would free is freed then anyway, and its passes over the
@@ -358,13 +346,16 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
     return finish(code)
 
 
-def _rendering(inv: Invocation) -> tuple[bool, SearchOptions, str | None]:
+def _rendering(inv: Invocation, on_tty: bool | None = None,
+               environ: Mapping[str, str] | None = None,
+               ) -> tuple[bool, SearchOptions, str | None]:
     """(stdout is a terminal, the options to search with, the highlight style): colouring
-    asks for the matched positions."""
-    on_tty = sys.stdout.isatty()
+    asks for the matched positions.  ``on_tty`` and ``environ`` (``NO_COLOR``, ``TERM``):
+    this process's by default (the resident server passes its client's)."""
+    on_tty = sys.stdout.isatty() if on_tty is None else on_tty
     options = inv.options
     style = None if inv.json else output.highlight_style(
-        inv.color, on_tty, compute_indices=options.compute_indices)
+        inv.color, on_tty, compute_indices=options.compute_indices, environ=environ)
     if style and inv.pattern and not options.compute_indices:
         from dataclasses import replace
 
@@ -372,27 +363,40 @@ def _rendering(inv: Invocation) -> tuple[bool, SearchOptions, str | None]:
     return on_tty, options, style
 
 
-def _write_results(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
-                   matches: list[FileMatch], total: Callable[[], int]) -> int:
-    """Write the results (plain, NUL-separated, coloured or JSON lines) and the note of a
-    limit that cut; the exit status.  ``total``: the count before the limit (only asked
-    when it is printed)."""
+def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
+           err_tty: bool, matches: list[FileMatch], total: Callable[[], int],
+           ) -> tuple[bytes, list[str], int]:
+    """The results as the command writes them: (standard output's bytes: plain,
+    NUL-separated, coloured or JSON lines; the notes for stderr after them: the limit that
+    cut; the exit status).  ``total``: the count before the limit (only asked when it is
+    printed).  The local search and the resident server (``ffind.resident.server``) both
+    render here."""
     if inv.json:
-        _write_stdout(output.format_json(
+        data = output.format_json(
             matches, total_match_count=total(), limit=options.limit,
-            compute_indices=inv.options.compute_indices))
+            compute_indices=inv.options.compute_indices)
     else:
         # Coloured output is for a terminal, even through a pager (``--color always | less
         # -R``): it is escaped too.
-        with _stdout_errors():
-            output.print_paths(matches, print0=inv.print0, style=style,
-                               escape=on_tty or style is not None)
+        data = output.format_plain(matches, print0=inv.print0, style=style,
+                                   escape=on_tty or style is not None)
+    notes = []
     shown = len(matches)
     # The count is only read when the limit may have cut (it may cost a pass over the names).
     if (not inv.json and options.limit is not None and shown == options.limit
-            and _stderr_isatty() and total() > shown):
-        output.warn(f"showing {shown} of {total()} matches; use --limit")
-    return ExitCode.FOUND if matches else ExitCode.NOT_FOUND
+            and err_tty and total() > shown):
+        notes.append(f"showing {shown} of {total()} matches; use --limit")
+    return data, notes, ExitCode.FOUND if matches else ExitCode.NOT_FOUND
+
+
+def _write_results(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
+                   matches: list[FileMatch], total: Callable[[], int]) -> int:
+    """Write the results (``render``) and the notes after them; the exit status."""
+    data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches, total)
+    _write_stdout(data)
+    for note in notes:
+        output.warn(note)
+    return code
 
 
 def _server_may_answer(inv: Invocation) -> bool:
@@ -403,14 +407,14 @@ def _server_may_answer(inv: Invocation) -> bool:
     return os.environ.get("FFIND_NO_SERVER", "") in ("", "0")
 
 
-def _from_server(inv: Invocation, exit_fast: bool, opened: Early | None = None) -> int | None:
+def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
     """The search answered by the root's resident server, written as a local search writes
     it; None when no server answered (search locally)."""
     from ffind.resident.client import ask
 
     on_tty, options, style = _rendering(inv)
     answer = ask(inv.pattern, inv.root, options, memory=inv.memory,
-                 count=inv.json or _stderr_isatty(), opened=opened)
+                 count=inv.json or _stderr_isatty())
     if answer is None:
         return None
     if exit_fast:
@@ -476,11 +480,10 @@ def _parse(args: list[str]) -> Invocation | int:
     return int(rv or 0)  # --help / --version: click printed it
 
 
-def main(argv: list[str] | None = None, opened: Early | None = None) -> int:
-    """Entry point of the ``ffind`` console script and ``python -m ffind`` (``opened``: the
-    resident server's connection ``ffind.frontends.entry`` opened, if any)."""
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``ffind`` console script and ``python -m ffind``."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None, opened=opened))
+    return int(_main(args, exit_fast=argv is None))
 
 
 def _exit_now(code: int) -> None:
@@ -499,7 +502,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _main(args: list[str], exit_fast: bool = False, opened: Early | None = None) -> int:
+def _main(args: list[str], exit_fast: bool = False) -> int:
     """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
     (``exits.answered``)."""
     from ffind.frontends.exits import answered
@@ -516,10 +519,6 @@ def _main(args: list[str], exit_fast: bool = False, opened: Early | None = None)
         inv = _parse(args)
         if isinstance(inv, int):
             return inv
-        return run(inv, exit_fast=exit_fast, opened=opened)
+        return run(inv, exit_fast=exit_fast)
 
-    try:
-        return answered(work)
-    finally:
-        if opened is not None:
-            opened.close()
+    return answered(work)

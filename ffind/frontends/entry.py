@@ -1,11 +1,12 @@
 """The ``ffind`` console script: ``--version`` (with the output module alone), and
 ``--remember`` and ``--forget`` (run by editors and shell hooks on every file opened, with the
 memory module alone) are answered here; everything else goes to the command
-(``ffind.frontends.cli``), after a connection to the folder's resident server, if one runs, is
-opened (``ffind.resident.client.early``)."""
+(``ffind.frontends.cli``), unless the folder's resident server answers a plain search first
+(``ffind.resident.client.command``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -23,16 +24,26 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
-    opened = None
     if argv is None and os.environ.get("FFIND_NO_SERVER", "") in ("", "0"):
-        # The folder's resident server (docs/cache.md) validates its listing while the
-        # command below imports and parses; the search is then sent on this connection.
-        from ffind.resident.client import early
+        # A plain search answered by the folder's resident server (docs/cache.md) costs
+        # this process only the socket and the writing: not the command's imports.
+        from ffind.resident.client import command as served
 
-        opened = early(args)
+        code = served(args)
+        if code is not None:
+            _exit_now(code)
     from ffind.frontends.cli import main as command
 
-    return command(argv, opened)
+    return command(argv)
+
+
+def _exit_now(code: int) -> None:
+    """Flush and end at once, as the command does after a search (``cli._exit_now``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    os._exit(code)
 
 
 def _version() -> int:

@@ -102,68 +102,79 @@ def _connect(path: str) -> socket | None:
     return sock
 
 
-class Early:
-    """A connection opened as the command starts (``early``), before it imports and parses
-    its command line: the server validates the listing meanwhile; ``ask`` sends the search
-    on it.  ``close()`` when it is not used (the server waits on it)."""
-
-    __slots__ = ("key", "path", "sock")
-
-    def __init__(self, sock: socket, path: str, key: str) -> None:
-        self.sock: socket | None = sock
-        self.path, self.key = path, key
-
-    def take(self) -> socket | None:
-        sock, self.sock = self.sock, None
-        return sock
-
-    def close(self) -> None:
-        sock = self.take()
-        if sock is not None:
-            sock.close()
+_NOT_PLAIN = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-cache",
+              "--cwd", "--help", "--version", "--remember", "--forget", "--bash", "--zsh",
+              "--fish")
 
 
-_NOT_EARLY = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-cache", "--cwd",
-              "--help", "--version", "--remember", "--forget", "--bash", "--zsh", "--fish")
-
-
-def early(args: list[str]) -> Early | None:
-    """Open the connection to the current folder's server (if one runs) for the command
-    line ``args`` and tell it the command line, so that it validates the listing while this
-    process imports and parses; None when the command line may not be a plain search of the
-    current folder by the server (a conservative look: ``--no-server``, ``-C``, ``-i`` and
-    the like anywhere), or no server answers.  Only the parse decides: the server's
-    validation is thrown away unless the search that follows asks for that listing."""
-    if "mcp" in args[:1]:
-        return None
+def plain_search(args: list[str]) -> bool:
+    """Whether the command line ``args`` may be a plain search of the current folder that
+    the server may answer (a conservative look, before any parse: not ``mcp``, and no
+    ``--no-server``, ``-C``, ``-i``, ``-h``, ``--stdin`` and the like anywhere)."""
+    if args[:1] == ["mcp"]:
+        return False
     for arg in args:
-        if arg.startswith(_NOT_EARLY) or (arg[:1] == "-" and arg[1:2] != "-"
+        if arg.startswith(_NOT_PLAIN) or (arg[:1] == "-" and arg[1:2] != "-"
                                           and ("C" in arg or "i" in arg or "h" in arg)):
-            return None
+            return False
+    return True
+
+
+def _streams_open() -> bool:
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            return False
+    return sys.stdout is not None and sys.stderr is not None
+
+
+def command(args: list[str]) -> int | None:
+    """The command line ``args`` (``ffind ...`` in the current folder) answered by the
+    folder's server, before this process imports the command (``ffind.frontends.entry``):
+    the server parses it as the command does (``fastparse``, ``cli.invocation``), searches,
+    and renders the output with the command's writers (``cli.render``, with this process's
+    terminals and ``NO_COLOR``/``TERM``); the bytes and the warnings are written here.
+    The exit status, or None: not a plain search, no server, any failure (the command runs
+    as without a server, and asks again once it has parsed)."""
+    if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
+        return None  # (the last: click answers the shell's completion requests)
     found = where(".")
     if found is None:
         return None
     path, key = found
-    sock = _connect(path)
-    if sock is None:
-        return None
     try:
         cwd = os.getcwd()
-        sock.settimeout(REPLY_TIMEOUT)
-        sock.sendall(protocol.encode({"op": "early", "key": key, "argv": args, "cwd": cwd,
-                                      "v": __version__}))
+        ttys = [sys.stdout.isatty(), sys.stderr.isatty()]
     except (OSError, ValueError):
-        sock.close()
         return None
-    return Early(sock, path, key)
+    env = {name: os.environ[name] for name in ("NO_COLOR", "TERM") if name in os.environ}
+    reply = request(path, {"op": "command", "key": key, "argv": args, "cwd": cwd,
+                           "tty": ttys, "env": env})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    before, data, after, code = (reply.get("before"), reply.get("stdout"),
+                                 reply.get("after"), reply.get("code"))
+    if not (isinstance(before, list) and isinstance(after, list) and isinstance(data, bytes)
+            and isinstance(code, int) and all(isinstance(w, str) for w in before + after)):
+        return None
+    from ffind.frontends import output
+    from ffind.frontends.exits import answered
+
+    def write() -> int:
+        for warning in before:
+            output.warn(warning)
+        output.write_stdout(data)
+        for note in after:
+            output.warn(note)
+        return code
+
+    return answered(write)
 
 
-def request(path: str, message: dict[str, object],
-            sock: socket | None = None) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path`` (on ``sock`` when
-    given, a connection already open); its reply, or None."""
-    if sock is None:
-        sock = _connect(path)
+def request(path: str, message: dict[str, object]) -> dict[str, object] | None:
+    """Send ``message`` (with this version) to the server at ``path``; its reply, or None."""
+    sock = _connect(path)
     if sock is None:
         return None
     try:
@@ -183,32 +194,21 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 
 
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
-        count: bool, opened: Early | None = None) -> Answer | None:
+        count: bool) -> Answer | None:
     """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
     the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, or any failure (search yourself).  ``opened``: the connection ``early`` opened
-    (used if it is to the same server)."""
+    server, or any failure (search yourself)."""
     found = where(root)
     if found is None:
-        if opened is not None:
-            opened.close()
         return None
     path, key = found
-    sock = None
-    if opened is not None:
-        sock = opened.take()
-        if sock is not None and (opened.path, opened.key) != (path, key):
-            sock.close()
-            sock = None
     try:
         cwd = os.getcwd()
     except OSError:
-        if sock is not None:
-            sock.close()
         return None
     reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
                            "query": query, "options": options_dict(options),
-                           "memory": memory, "count": count}, sock)
+                           "memory": memory, "count": count})
     if reply is None or reply.get("ok") is not True:
         return None
     try:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ffind.engine.index import Index
     from ffind.engine.recall import Recall
     from ffind.options import SearchOptions
+    from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
 
@@ -129,16 +130,6 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     return True
 
 
-class Prepared:
-    """A listing validated for an ``early`` request: the root (as the search will name it),
-    what is held for its key, the validation's warnings."""
-
-    __slots__ = ("held", "root", "warnings")
-
-    def __init__(self, root: str, held: Held, warnings: list[str]) -> None:
-        self.root, self.held, self.warnings = root, held, warnings
-
-
 class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
@@ -221,50 +212,15 @@ class Server:
             request = protocol.receive(conn)
         except (OSError, ValueError, EOFError):
             return
-        prepared = None
-        if isinstance(request, dict) and request.get("op") == "early":
-            # The command line of a command that has just started: validate its listing
-            # now, while it imports; its search comes next on this connection (or nothing).
-            prepared = self.prepare(request)
-            try:
-                request = protocol.receive(conn)
-            except (OSError, ValueError, EOFError):
-                return
-        reply, after = self.answer(request, prepared)
+        reply, after = self.answer(request)
         with contextlib.suppress(OSError, ValueError):
             conn.settimeout(60.0)
             conn.sendall(protocol.encode(reply))
         if after is not None:
             after()
 
-    def prepare(self, request: dict[str, Any]) -> Prepared | None:
-        """For an ``early`` request (a command line, its folder): validate the listing its
-        search will need, if it is a plain search of the current folder (``cli.invocation``,
-        as the command parses it); what was validated, or None."""
-        if request.get("v") != __version__ or request.get("key") != self.key:
-            return None
-        try:
-            from ffind.frontends.cli import Invocation, invocation
-            from ffind.frontends.fastparse import parse
-
-            argv, cwd = request["argv"], str(request["cwd"])
-            quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
-            inv = None if quick is None else invocation(*quick)
-            if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive
-                    or inv.stdin or not (inv.cache and inv.server)):
-                return None
-            root = os.path.join(cwd, "") + inv.root
-            warnings: list[str] = []
-            held = self._held(root, inv.options)
-            changed_listing(root, inv.options, held, warnings.append)
-            return Prepared(root, held, warnings)
-        except Exception:  # (any failure: the search that follows validates itself)
-            return None
-
-    def answer(self, request: object, prepared: Prepared | None = None,
-               ) -> tuple[dict[str, Any], Callable[[], None] | None]:
-        """The reply to ``request`` (``prepared``: the listing an ``early`` request
-        validated) and what to do once it is sent."""
+    def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
+        """The reply to ``request`` and what to do once it is sent."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
         if request.get("v") != __version__:
@@ -277,12 +233,13 @@ class Server:
         if op == "stats":
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
                     "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root}, None
-        if op not in ("search", "tool"):
+        if op not in ("search", "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
             return {"ok": False, "why": "another root or environment"}, None
         try:
-            reply, held = (self.search(request, prepared) if op == "search"
+            reply, held = (self.search(request) if op == "search"
+                           else self.command(request) if op == "command"
                            else self.tool(request))
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
@@ -308,33 +265,70 @@ class Server:
         self.held.move_to_end(name)
         return held
 
-    def search(self, request: dict[str, Any], prepared: Prepared | None = None,
-               ) -> tuple[dict[str, Any], Held]:
-        """The answer to a search request, as ``ffind.search`` would give it (``prepared``:
-        a listing validated since the command started, used if it is this one)."""
-        from ffind.fs.roots import check_root
+    def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to a search request (the options and the query, ``client.ask``), as
+        ``ffind.search`` would give it."""
         from ffind.options import SearchOptions
+
+        options = SearchOptions(**request["options"])
+        top, total, warnings, memory_warning, held = self.found(
+            str(request["root"]), str(request["cwd"]), str(request["query"]), options,
+            bool(request.get("memory")), bool(request.get("count")))
+        reply = {
+            "ok": True, "total": total, "complete": True, "warnings": warnings,
+            "memory_warning": memory_warning,
+            "matches": [(m.score, m.path, m.indices, m.typo) for m in top],
+        }
+        return reply, held
+
+    def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to a command line (``client.command``): parsed as the command parses
+        it, searched, rendered by the command's writers for the client's terminals; a
+        ValueError when it is not a plain search of the client's folder (the client then
+        runs the command itself)."""
+        from ffind.frontends.cli import Invocation, _rendering, invocation, render
+        from ffind.frontends.fastparse import parse
+
+        argv, cwd = request["argv"], str(request["cwd"])
+        tty_out, tty_err = (bool(t) for t in request["tty"])
+        env = {str(k): str(v) for k, v in dict(request["env"]).items()}
+        quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
+        inv = None if quick is None else invocation(*quick)
+        if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
+                or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
+                or inv.forget or inv.clear_cache):
+            raise ValueError("not a plain search of the current folder")
+        on_tty, options, style = _rendering(inv, tty_out, env)
+        top, total, warnings, memory_warning, held = self.found(
+            inv.root, cwd, inv.pattern, options, inv.memory, inv.json or tty_err)
+        data, notes, code = render(inv, options, style, on_tty, tty_err, top, lambda: total)
+        if memory_warning:
+            notes.append(memory_warning)
+        return {"ok": True, "before": warnings, "stdout": data, "after": notes,
+                "code": int(code)}, held
+
+    def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
+              count: bool) -> tuple[list[FileMatch], int, list[str], str | None, Held]:
+        """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
+        would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
+        memory's warning, what is held for the listing)."""
+        from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
-        given, cwd, query = str(request["root"]), str(request["cwd"]), str(request["query"])
         # Work with the root as the client named it, from its folder (the warnings name
         # folders from the root as given: they are mapped back below).
         root = given if os.path.isabs(given) else os.path.join(cwd, "") + given
-        options = SearchOptions(**request["options"])
         check_root(root)
         held = self._held(root, options)
-        if prepared is not None and prepared.root == root and prepared.held is held:
-            warnings = prepared.warnings
-        else:
-            warnings = []
-            changed_listing(root, options, held, warnings.append)
+        warnings: list[str] = []
+        changed_listing(root, options, held, warnings.append)
         listing = held.listing
         assert listing is not None
-        memory = None
-        if request.get("memory"):
+        opened = None
+        if memory:
             from ffind.state.memory import open_memory
 
-            memory = open_memory()
+            opened = open_memory()
         index = held.index
         if query and index is None:
             from ffind.engine.index import Index
@@ -346,8 +340,8 @@ class Server:
         if held.git is not None:
             held.git.stop()  # (the last request's ``git status``, if still running)
             held.git = None
-        recall = (None if memory is None or (query and not _ranked(query))
-                  else _Recalling(memory, root, cache=True, state=held.recall))
+        recall = (None if opened is None or (query and not _ranked(query))
+                  else _Recalling(opened, root, cache=True, state=held.recall))
         total = -1
         if not query:
             top = list_every(listing, options, recall)
@@ -356,20 +350,15 @@ class Server:
             assert index is not None
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
-            if request.get("count"):
+            if count:
                 total = len(matchset)
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
-        held.memory = memory
+        held.memory = opened
         if not os.path.isabs(given):
             warnings = [w.replace(root, given) for w in warnings]
-        reply = {
-            "ok": True, "total": total, "complete": True, "warnings": warnings,
-            "memory_warning": None if memory is None else memory.warning,
-            "matches": [(m.score, m.path, m.indices, m.typo) for m in top],
-        }
-        return reply, held
+        return top, total, warnings, None if opened is None else opened.warning, held
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
