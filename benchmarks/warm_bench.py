@@ -4,7 +4,8 @@
         [--touch]
 
 For each tree, the median wall time (with the median CPU time, user + system with the
-children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs of:
+children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs, the modes
+interleaved run by run, of:
 
 - cold:  ``ffind --no-cache -l 20 Q``
 - warm:  ``ffind --no-server -l 20 Q`` with a snapshot (made by one call first, then past
@@ -144,15 +145,13 @@ def main() -> None:
 
 def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str, runs: int,
                fd: str | None, fzf: str | None) -> None:
-    """One tree's line: cold, warm (no server), server, fd|fzf, the ratios."""
+    """One tree's line: cold, warm (no server), server, fd|fzf, the ratios.  The modes are
+    interleaved run by run (a shared machine's load changes over a tree's runs)."""
     q = shlex.quote(query_text)
     query = [*ffind, "--no-server", "-l", "20", query_text]
-    cold, cold_rss, cold_cpu = timed_rss([*ffind, "--no-cache", "-l", "20", query_text],
-                                         tree, env, runs)
     subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
     time.sleep(2.2)  # the snapshot is past the racy window
     subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    warm, warm_rss, warm_cpu = timed_rss(query, tree, env, runs)
     by_server = [*ffind, "-l", "20", query_text]
     subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
     pid = None
@@ -162,17 +161,31 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
             break
         time.sleep(0.05)
     subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    served, _, served_cpu = timed_rss(by_server, tree, env, runs)
+    modes: dict[str, list[str] | str] = {
+        "cold": [*ffind, "--no-cache", "-l", "20", query_text], "warm": query,
+        "server": by_server}
+    if fd and fzf:
+        modes["fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
+    got: dict[str, list[tuple[float, int, float]]] = {name: [] for name in modes}
+    for _ in range(runs):
+        for name, cmd in modes.items():
+            got[name].append(timed_rss(cmd, tree, env, 1))
+    med = {name: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
+                  statistics.median(r[2] for r in rows)) for name, rows in got.items()}
+    cold, cold_rss, cold_cpu = med["cold"]
+    warm, warm_rss, warm_cpu = med["warm"]
+    served, _, served_cpu = med["server"]
+    fastest = min(r[0] for r in got["server"])
     line = (f"{tree}: cold {cold * 1000:.0f} ms (CPU {cold_cpu * 1000:.0f} ms, "
             f"{cold_rss // 1024} MiB), warm {warm * 1000:.0f} ms (CPU {warm_cpu * 1000:.0f}"
-            f" ms, {warm_rss // 1024} MiB), server {served * 1000:.0f} ms (client CPU "
-            f"{served_cpu * 1000:.0f} ms; "
+            f" ms, {warm_rss // 1024} MiB), server {served * 1000:.0f} ms (min "
+            f"{fastest * 1000:.0f} ms; client CPU {served_cpu * 1000:.0f} ms; "
             + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
-    if fd and fzf:
-        peer, peer_rss, peer_cpu = timed_rss(f"{fd} -t f | {fzf} --filter {q} | head -20",
-                                             tree, env, runs)
-        line += (f", fd|fzf {peer * 1000:.0f} ms (CPU {peer_cpu * 1000:.0f} ms, "
-                 f"{peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
+    if "fd|fzf" in med:
+        peer, peer_rss, peer_cpu = med["fd|fzf"]
+        line += (f", fd|fzf {peer * 1000:.0f} ms (min "
+                 f"{min(r[0] for r in got['fd|fzf']) * 1000:.0f} ms, CPU {peer_cpu * 1000:.0f}"
+                 f" ms, {peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
                  f"warm/peer {warm / peer:.2f}x, server/peer {served / peer:.2f}x")
     print(line, flush=True)
 
