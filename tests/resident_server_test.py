@@ -549,3 +549,18 @@ def test_command_lines_the_server_does_not_answer(resident: Path, tmp_path: Path
     assert client.command([]) is None
     stats = _stats(root)
     assert stats is not None and stats["answered"] == 0
+
+
+def test_the_mcp_server_starts_the_roots_server_after_its_first_walk(
+        resident: Path, tmp_path: Path) -> None:
+    from ffind.agent.server import ToolServer
+
+    root = _tree(tmp_path)
+    state = ToolServer(root)
+    try:
+        state.warm().join()
+        stats = _wait_for_server(root)
+        assert state.find_files("main") == ToolServer(root).find_files("main")
+    finally:
+        state.close()
+    assert stats["root"] == os.path.realpath(root)
