@@ -462,6 +462,9 @@ def test_the_mcp_servers_first_calls_are_answered_by_the_server(
 
 def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
         resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    """With a resident server running, the walk at start-up waits for the first call (that
+    call is answered by the server, then the walk starts); once it is indexed, the MCP
+    server answers itself."""
     from ffind.agent.server import ToolServer
 
     root = _tree(tmp_path)
@@ -469,10 +472,18 @@ def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
         state = ToolServer(root)
         try:
             state.warm().join()
-            state.find_files("main")
+            tree = state.tree(None)
+            assert not tree.ready()
+            first = state.find_files("main")
+            assert srv.answered == 1
+            end = time.monotonic() + 30
+            while not tree.ready() and time.monotonic() < end:
+                time.sleep(0.02)
+            assert tree.ready()
+            assert state.find_files("main") == first
+            assert srv.answered == 1
         finally:
             state.close()
-        assert srv.answered == 0
 
 
 # ---- the command line answered before the command is imported (``client.command``) ----------

@@ -235,6 +235,17 @@ class ToolServer:
             tree.start()
         return text
 
+    def _resident_runs(self) -> bool:
+        """Whether the root's resident server runs and may answer this server's first
+        calls: then the walk at start-up waits for the first call (it would take the CPU
+        that call's answer needs)."""
+        if self._walker is not cached_tool_walk or not self._memory_default():
+            return False
+        from ffind.resident import client
+
+        found = client.where(self.root)
+        return found is not None and client.request(found[0], {"op": "stats"}) is not None
+
     def _memory_default(self) -> bool:
         """Whether the memory ranked with is none or the user's (what a resident server
         opens itself)."""
@@ -273,6 +284,8 @@ class ToolServer:
         (or joins the walk under way)."""
 
         def walk_root() -> None:
+            if self._resident_runs():
+                return  # (the first call is answered by it; that call starts the walk)
             try:
                 with self.using(None) as tree:
                     tree.get()
