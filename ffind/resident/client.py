@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT = 0.1
 """Seconds to connect (a server that does not accept by then is not used)."""
-REPLY_TIMEOUT = 60.0
+REPLY_TIMEOUT = 30.0
 """Seconds to wait for an answer once connected (a refresh after many changes, or the
 server's first walk, may take a while; a server that dies closes the socket at once)."""
 

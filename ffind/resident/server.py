@@ -261,7 +261,9 @@ class Server:
         if held is None:
             held = self.held[name] = Held(_HeldStore(SnapshotStore(), None))
             while len(self.held) > MAX_KEYS:
-                self.held.popitem(last=False)
+                _, old = self.held.popitem(last=False)
+                if old.git is not None:
+                    old.git.stop()
         self.held.move_to_end(name)
         return held
 
