@@ -315,6 +315,7 @@ def test_another_environment_talks_to_another_server(resident: Path, tmp_path: P
     one = protocol.socket_name(protocol.socket_key(root, env))
     assert one != protocol.socket_name(protocol.socket_key(root, {**env, "GIT_DIR": "/x"}))
     assert one != protocol.socket_name(protocol.socket_key(root, env, version="0.0.0"))
+    assert one != protocol.socket_name(protocol.socket_key(root, env, package="/elsewhere"))
     assert one != protocol.socket_name(protocol.socket_key(root + "/..", env))
     assert protocol.answer_env({"GIT_DIR": ".git"}) is None
     assert protocol.answer_env({"FFIND_MEMORY": "m.sqlite3"}) is None

@@ -3,11 +3,11 @@
 - The folder: ``$XDG_RUNTIME_DIR/ffind/`` when that variable is an absolute path, else
   ``$XDG_CACHE_HOME/ffind/run/`` (``~/.cache/ffind/run/``).  Created 0700; used only when it is
   a real folder (not a link) owned by this user that no one else may enter (``private_dir``).
-- The name: a short hash (``socket_key``) of ffind's version, the user id, the real path of
-  the root and the environment the answer depends on (``answer_env``: ``HOME``, ``XDG_*``,
-  ``FFIND_*``, ``GIT_*``): a client with another environment or version talks to another
-  server.  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl`` lock: one server per
-  socket).  A path longer than ``AF_UNIX`` accepts means no server.
+- The name: a short hash (``socket_key``) of ffind's version and install folder, the user
+  id, the real path of the root and the environment the answer depends on (``answer_env``:
+  ``HOME``, ``XDG_*``, ``FFIND_*``, ``GIT_*``): a client with another environment or version
+  talks to another server.  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl``
+  lock: one server per socket).  A path longer than ``AF_UNIX`` accepts means no server.
 - The framing: a 4-byte big-endian length, then a ``marshal`` payload (builtin: no import
   cost).  ``marshal`` is not safe against a hostile peer; it is only ever exchanged over a
   socket in an owner-only folder, and each side checks the other's user id (``SO_PEERCRED``).
@@ -92,9 +92,17 @@ def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) ->
     return folder if private_dir(folder) else None
 
 
-def socket_key(root: str, env: Mapping[str, str], version: str = __version__) -> str:
-    """The text that names a server: version, user, real root, environment (one per line)."""
-    lines = [f"ffind {version}", f"uid {os.getuid()}", f"root {os.path.realpath(root)}"]
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""Where this ffind is installed: two installs of one version (a checkout, a virtual
+environment) may differ, so each talks to its own servers."""
+
+
+def socket_key(root: str, env: Mapping[str, str], version: str = __version__,
+               package: str = PACKAGE) -> str:
+    """The text that names a server: version and install, user, real root, environment (one
+    per line)."""
+    lines = [f"ffind {version} {package}", f"uid {os.getuid()}",
+             f"root {os.path.realpath(root)}"]
     lines += [f"{k}={v}" for k, v in sorted(env.items())]
     return "\n".join(lines)
 
