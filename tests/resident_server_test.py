@@ -123,6 +123,9 @@ def _ffind(*args: str, cwd: Path, env: dict[str, str] | None = None,
 
 def test_the_second_search_is_answered_by_the_server(resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
+    with open(os.path.join(os.fsencode(root), b"src", b"\xffmain.txt"), "w"):
+        pass  # (a name that is not UTF-8, and one with a newline)
+    (root / "src" / "main\nx.py").write_text("x")
     first = _ffind("-l", "20", "main", cwd=root)
     assert first.returncode == 0
     stats = _wait_for_server(root)
