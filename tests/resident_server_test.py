@@ -579,3 +579,34 @@ def test_the_mcp_server_starts_the_roots_server_after_its_first_walk(
     finally:
         state.close()
     assert stats["root"] == os.path.realpath(root)
+
+
+def test_warnings_name_paths_as_the_clients_walk_does() -> None:
+    root = "/home/u/proj/."
+    assert server._as_given(f"cannot read folder {root}/a/b: Permission denied", root, ".") == (
+        "cannot read folder ./a/b: Permission denied")
+    assert server._as_given(f"cannot read folder {root}: Permission denied", root, ".") == (
+        "cannot read folder .: Permission denied")
+    # (the root's ignore file named from the absolute root stays absolute)
+    assert server._as_given("cannot read /home/u/proj/.gitignore: x", root, ".") == (
+        "cannot read /home/u/proj/.gitignore: x")
+
+
+def test_a_warning_through_the_server_is_a_warm_searchs(resident: Path, tmp_path: Path) -> None:
+    """The same change in twin trees: one searched through its server, the other by the
+    command itself from its snapshot (``--no-server``): the same output and warnings."""
+    served, local = _tree(tmp_path / "a"), _tree(tmp_path / "b")
+    _ffind("main", cwd=served)
+    _wait_for_server(served)
+    _ffind("--no-server", "main", cwd=local)
+    time.sleep(2.1)  # (past the racy window: only the changed folders are read again)
+    for root in (served, local):
+        (root / "src" / ".ignore").mkdir()  # (an ignore "file" that is a folder)
+        (root / "docs" / ".gitignore").write_text("*.md\n")
+    for _ in range(2):
+        by_server = _ffind("main", cwd=served)
+        by_itself = _ffind("--no-server", "main", cwd=local)
+        assert (by_server.stdout, by_server.stderr) == (by_itself.stdout, by_itself.stderr)
+    stats = _stats(served)
+    assert stats is not None and stats["answered"] == 2
+

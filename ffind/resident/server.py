@@ -359,7 +359,7 @@ class Server:
         held.git = recall
         held.memory = opened
         if not os.path.isabs(given):
-            warnings = [w.replace(root, given) for w in warnings]
+            warnings = [_as_given(w, root, given) for w in warnings]
         return top, total, warnings, None if opened is None else opened.warning, held
 
 
@@ -405,6 +405,13 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
     held.memory = memory
     return {"ok": True, "text": text}, held
+
+
+def _as_given(warning: str, root: str, given: str) -> str:
+    """A walk's warning with the paths below ``root`` (``cwd/given``) named from ``given``,
+    as the client's own walk names them (``cannot read folder ./a: ...``); other paths (an
+    ignore file found from the absolute root) are left as they are."""
+    return warning.replace(root + "/", given + "/").replace(root + ":", given + ":")
 
 
 def _ranked(query: str) -> bool:
