@@ -210,8 +210,13 @@ FLAGS: tuple[Flag, ...] = (
          "Walk cold: do not use or write the warm index of this folder (docs/cache.md).",
          dest="cache", target="invocation", convert=_not),
     Flag("clear-cache", None, "bool", False,
-         "Empty the warm index's cache folder ($XDG_CACHE_HOME/ffind); no search.",
+         "Empty the warm index's cache folder ($XDG_CACHE_HOME/ffind) and stop the resident "
+         "servers; no search.",
          dest="clear_cache", target="invocation", picker=False),
+    Flag("no-server", None, "bool", False,
+         "Neither ask nor start the resident index server of this folder (also "
+         "FFIND_NO_SERVER=1; --no-cache implies it; docs/cache.md).",
+         dest="server", target="invocation", convert=_not),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 
