@@ -286,6 +286,21 @@ class Bounder:
             out[j] += self.b.name_bonus(v)
         return out
 
+    def tighten_name_array(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
+        """``tighten_name`` over numpy arrays of ids and bounds (int64), into an array."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        names_of = self.store.names_of
+        if not len(ids):
+            return np.array(bounds, dtype=np.int64)
+        v = np.concatenate([
+            process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE].tolist()),
+                          scorer=LCSseq.similarity, dtype=np.int64)[0]
+            for s in range(0, len(ids), NAMES_AT_ONCE)])
+        return bounds + self.weights.bonus_name * (v - len(fq))
+
     def chunks(self, q: Query, ids: list[int]) -> list[int]:
         """Per id, how many chunks the last term must at least be split into there
         (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""
@@ -327,3 +342,41 @@ class Bounder:
             for j, wj in zip(scat, on, strict=True):
                 out[j] -= loss(chunks[j], wj)
         return out
+
+    def refine(
+        self, q: Query, ids: Any, bounds: Any, floor: float, np: Any
+    ) -> tuple[Any, Any]:
+        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` at once,
+        as numpy arrays (int64 ids and bounds, in the order of ``ids``): the same bounds as
+        those four steps give one after the other, with one pass over the paths per bigram
+        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        a = np.array(ids, dtype=np.int64)
+        b = np.array(bounds, dtype=np.int64)
+        fq = q.positive[-1].folded
+        m = len(fq)
+        if m < 2:
+            keep = b >= floor
+            return a[keep], b[keep]
+        folded = self.store.folded
+        texts = [folded[i] for i in a.tolist()]
+        chunks = np.full(len(ids), m, dtype=np.int64)
+        # each bigram of the term found takes a chunk off (a repeated one as often as it
+        # occurs in the term)
+        grams: dict[str, int] = {}
+        for k in range(m - 1):
+            grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
+        for g, times in grams.items():
+            chunks -= times * np.array([g in f for f in texts], dtype=np.int64)
+        chunks[np.array([fq in f for f in texts], dtype=bool)] = 0
+        b -= self.b.gaps_loss_many(chunks, np)
+        keep = b >= floor
+        a, b, chunks = a[keep], b[keep], chunks[keep]
+        scat = np.flatnonzero(chunks)
+        if len(scat):
+            inits = self.store.initials(a[scat].tolist())
+            on = process.cdist([fq], inits, scorer=LCSseq.similarity, dtype=np.int64)[0]
+            b[scat] -= self.b.starts_loss_many(chunks[scat], on, np)
+        return a, b
