@@ -56,3 +56,40 @@ def test_the_losses_in_bulk_are_the_scalar_ones(chunks: int, on: int, w: Weights
     c, o = np.array([chunks]), np.array([on])
     assert int(b.gaps_loss_many(c, np)[0]) == b.gaps_loss(chunks)
     assert int(b.starts_loss_many(c, o, np)[0]) == b.starts_loss(chunks, on)
+
+
+PARTS = st.one_of(st.sampled_from(["ab", "xab", "ba", "a", "b.a", "aßb", "éab", "A_b", "?a",
+                                    "ab-a", "abab", "b", "e\u0301ab", "ae\u0301"]),
+                  st.text("ab._-?éßA\u0301", min_size=1, max_size=5))
+PATHS = st.lists(st.lists(PARTS, min_size=1, max_size=4).map("/".join), min_size=1,
+                 max_size=40)
+TERMS = st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "?a", "e", "xa"]),
+                  st.text("ab._-?éßA/", min_size=1, max_size=4))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.lists(TERMS, min_size=1, max_size=3), st.booleans())
+def test_bounds_from_the_buffer_are_the_plain_ones(
+    paths: list[str], terms: list[str], hidden_ok: bool
+) -> None:
+    """The bounds of a last term and of the terms before it from the folded paths' buffer
+    (forced for any number of candidates here), with non-ASCII letters (accents, ``ß``, a
+    combining accent: one byte each in the buffer), ``?`` and capitals, equal the per-path
+    ones."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    q = " ".join(t.replace(" ", "") for t in terms)
+    query = parse(q)
+    if not query.positive:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
+        assert with_np.numpy_ready(30)
+        ids = list(range(len(paths)))
+        for _ in range(2):  # (the second time, the earlier terms' kept bounds)
+            assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
+                query, ids, hidden_ok), q
+        assert with_np.match(q) == plain.match(q)
