@@ -25,6 +25,16 @@ def index() -> Index:
     return Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=False)
 
 
+@cache
+def warmed() -> Index:
+    """The same paths with numpy and the folded paths' buffer built."""
+    ix = Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=True)
+    assert ix.numpy_ready(30)
+    for _ in ix.warm():
+        pass
+    return ix
+
+
 def plain(ix: Index, q: str, ids: list[int], bounds: list[int], floor: float
           ) -> list[tuple[int, int]]:
     query = parse(q)
@@ -45,8 +55,16 @@ def test_refine_is_the_plain_stages(term: str, data: st.DataObject) -> None:
     ids = sorted(data.draw(st.sets(st.integers(0, len(ix.paths) - 1), max_size=80)))
     bounds = data.draw(st.lists(st.integers(0, 400), min_size=len(ids), max_size=len(ids)))
     floor = data.draw(st.one_of(st.just(float("-inf")), st.integers(0, 400)))
+    want = plain(ix, q, ids, bounds, floor)
     a, b = ix.bounder.refine(parse(q), ids, bounds, floor, np)
-    assert list(zip(a.tolist(), b.tolist(), strict=True)) == plain(ix, q, ids, bounds, floor)
+    assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
+    from ffind.engine import bounding
+
+    with pytest.MonkeyPatch.context() as mp:  # the bigrams from the buffer
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        a, b = warmed().bounder.refine(parse(q), ids, bounds, floor, np)
+    assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
 
 
 @given(st.integers(0, 12), st.integers(0, 12), st.sampled_from([DEFAULT, Weights(gap_start=7)]))
@@ -88,6 +106,9 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
         mp.setattr(bounding, "JOINED_SHARE", 10**9)
         with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
         assert with_np.numpy_ready(30)
+        for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
+            pass
+        assert with_np.bounder.folded_buffer(with_np.numpy.module()) is not None
         ids = list(range(len(paths)))
         for _ in range(2):  # (the second time, the earlier terms' kept bounds)
             assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(

@@ -22,36 +22,31 @@ def occurrences(texts: list[str], term: str) -> list[tuple[int, int]]:
     return out
 
 
-@given(TEXTS, st.text("ab/._?é", min_size=1, max_size=4), st.integers(1, 5))
-def test_find_is_str_find(texts: list[str], term: str, step: int) -> None:
+@given(TEXTS, st.text("ab/._?é", min_size=1, max_size=4), st.integers(1, 5), st.integers(1, 4))
+def test_find_is_str_find(texts: list[str], term: str, step: int, slice_: int) -> None:
     np = pytest.importorskip("numpy")
-    buf = FoldedBuffer(np)
-    for upto in range(0, len(texts) + step, step):  # built a few paths at a time
-        assert buf.sync(texts, upto)
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)  # several slices
+        buf = FoldedBuffer(np)
+        for upto in range(0, len(texts) + step, step):  # built a few paths at a time
+            assert buf.sync(texts, upto)
     assert buf.covered == len(texts)
     if not findable(term):
         assert "?" in term or not term.isascii()
         return
-    ids, pos = buf.find(term)
-    assert sorted(zip(ids.tolist(), pos.tolist(), strict=True)) == occurrences(texts, term)
+    ids, pos, before, after = buf.find(term)
+    got = list(zip(ids.tolist(), pos.tolist(), before.tolist(), after.tolist(), strict=True))
+
+    def byte(t: str, p: int) -> int:
+        if not 0 <= p < len(t):
+            return 0
+        return ord(t[p]) if ord(t[p]) < 256 else ord("?")
+
+    assert sorted(got) == [(i, p, byte(texts[i], p - 1), byte(texts[i], p + len(term)))
+                           for i, p in occurrences(texts, term)]
     assert buf.has(term).tolist() == [term in t for t in texts]
-
-
-@given(TEXTS, st.data())
-def test_byte_at_is_the_character_or_the_separator(texts: list[str], data: st.DataObject) -> None:
-    np = pytest.importorskip("numpy")
-    buf = FoldedBuffer(np)
-    assert buf.sync(texts)
-    if not texts:
-        return
-    i = data.draw(st.integers(0, len(texts) - 1))
-    p = data.draw(st.integers(-2, len(texts[i]) + 2))
-    got = int(buf.byte_at(np.array([i]), np.array([p]))[0])
-    if 0 <= p < len(texts[i]):
-        c = texts[i][p]
-        assert got == (ord(c) if ord(c) < 256 else ord("?"))
-    else:
-        assert got == 0
 
 
 def test_a_path_with_a_nul_gives_no_buffer() -> None:

@@ -52,14 +52,11 @@ class _Marks:
     position: ``found`` anywhere, ``in_dirs`` starting before the file name (the term has no
     ``/``, so inside the folders), ``in_name``, ``name_start`` (at the name's start),
     ``parent`` (at the start of the file's folder name), ``in_parent`` (inside it),
-    ``whole_dir`` (a whole folder name); ``good``: the path's ``base`` follows a ``/`` in its
-    folded form (always, while folding keeps one code point for one; where it did not,
-    these would say nothing, and the per-path code answers)."""
+    ``whole_dir`` (a whole folder name)."""
 
     at: Any
     base: Any
     pstart: Any
-    good: Any
     found: Any
     in_dirs: Any
     in_name: Any
@@ -256,19 +253,21 @@ class Bounder:
         return tb, flagged
 
     def folded_buffer(self, np: Any) -> FoldedBuffer | None:
-        """The folded paths as one byte buffer (``ffind.engine.occur``), extended to every
-        path of the store; None when a path holds a NUL."""
-        if self._buffer is None:
-            self._buffer = FoldedBuffer(np)
-        return self._buffer if self._buffer.sync(self.store.folded) else None
+        """The folded paths as one byte buffer (``ffind.engine.occur``) once ``warm`` has
+        built it over every path (``build_buffer``), else None: a keystroke never waits for
+        it (a million paths take about half a second), the per-path code answers meanwhile.
+        """
+        buf = self._buffer
+        if buf is None or buf.broken or buf.covered < len(self.store.paths):
+            return None
+        return buf
 
     def build_buffer(self, np: Any, upto: int) -> None:
         """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
         time)."""
         if self._buffer is None:
             self._buffer = FoldedBuffer(np)
-        if self._buffer.sync(self.store.folded, upto) and upto >= len(self.store.paths):
-            self._buffer.join()  # the slices as one buffer now, not at the next keystroke
+        self._buffer.sync(self.store.folded, upto)
 
     def buffer_len(self) -> int:
         """How many paths ``folded_buffer`` covers so far (all of them once a path with a NUL
@@ -284,17 +283,18 @@ class Bounder:
 
     def _marks(self, fq: str, ids: Sequence[int], np: Any) -> _Marks | None:
         """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
-        folded paths' buffer (``folded_buffer``); None when there is none."""
+        folded paths' buffer (``folded_buffer``); None when there is none.  Folding keeps
+        one code point for one (``ffind.query.fold``), so ``base`` and ``pstart`` are
+        positions in the folded path too, and with no ``/`` in the term an occurrence never
+        spans the ``/`` before a name or a folder: "inside the folders" is an occurrence that
+        starts before ``base``, and so on."""
         buf = self.folded_buffer(np)
         if buf is None:
             return None
         st = self.store
-        m = len(fq)
         at = np.asarray(ids, dtype=np.int64)
         base_a, pst_a = st.offsets(np)
-        b = base_a[at].astype(np.int64)
-        ps = pst_a[at].astype(np.int64)
-        t, r = buf.find(fq)
+        t, r, before, after = buf.find(fq)
         tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
         n_all = buf.covered
 
@@ -303,21 +303,19 @@ class Bounder:
             out[t[sel]] = True
             return out[at]
 
+        slash = ord("/")
         return _Marks(
-            at=at, base=b, pstart=ps,
-            good=(b == 0) | (buf.byte_at(at, b - 1) == ord("/")),
+            at=at, base=base_a[at].astype(np.int64), pstart=pst_a[at].astype(np.int64),
             found=mark(slice(None)), in_dirs=mark(r < tb), in_name=mark(r >= tb),
             name_start=mark(r == tb), parent=mark(r == tp),
             in_parent=mark((r >= tp) & (r < tb - 1) & (tp >= 0)),
-            whole_dir=mark(((r == 0) | (buf.byte_at(t, r - 1) == ord("/")))
-                           & (buf.byte_at(t, r + m) == ord("/"))))
+            whole_dir=mark(((r == 0) | (before == slash)) & (after == slash)))
 
     def _last_joined(
         self, fq: str, ids: list[int], total: list[int], np: Any
     ) -> tuple[list[int], list[bool]] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
-        ``/``), from its occurrences (``_marks``); the paths whose folding moved the file name
-        (``base`` is the path's) go through ``_last_plain``.  None when there is no buffer."""
+        ``/``), from its occurrences (``_marks``); None when there is no buffer."""
         k = self._marks(fq, ids, np)
         if k is None:
             return None
@@ -330,11 +328,6 @@ class Bounder:
                   + k.whole_dir * w.whole_dir)
         v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
         loose = ~k.found | (k.in_dirs & ~k.in_name)
-        bad = np.flatnonzero(~k.good)
-        if len(bad):
-            ptb, pfl = self._last_plain(fq, k.at[bad].tolist())
-            v[bad] = ptb
-            loose[bad] = pfl
         out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
         return out.tolist(), loose.tolist()
 
@@ -352,9 +345,6 @@ class Bounder:
         inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
         v = np.where(top, tiers.top, np.where(inside, tiers.in_name, tiers.in_path + bonus))
         v = np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
-        bad = np.flatnonzero(~k.good)
-        if len(bad):
-            v[bad] = self._early_term(fq, k.at[bad].tolist(), most)
         out: list[int] = v.tolist()
         return out
 

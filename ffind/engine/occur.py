@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 SEP = "\0"
-SLICE = 65536
-"""Paths joined at a time while building (the temporaries stay a few MB)."""
+SLICE = 16384
+"""Paths per slice of the buffer (about 1.3 MB on real paths)."""
 
 
 def findable(term: str) -> bool:
@@ -34,49 +34,26 @@ def findable(term: str) -> bool:
 
 
 class FoldedBuffer:
-    """The folded paths ``0 .. covered - 1`` of a store as one NUL-separated byte buffer
-    (``buf``, uint8) and where each starts in it (``starts``, int64, one more entry than
-    paths: the end).  Built a slice at a time (``sync``: the parts are joined into one buffer
-    on the next use)."""
+    """The folded paths ``0 .. covered - 1`` of a store as NUL-separated byte buffers, one per
+    slice of ``SLICE`` paths built (``sync``), each with where its paths start in it: searched
+    slice by slice, so nothing is ever copied to grow it and a search's temporaries are a few
+    bytes per character of one slice."""
 
     __slots__ = ("_parts", "broken", "np")
 
     def __init__(self, np: Any) -> None:
         self.np = np
-        self._parts: list[tuple[Any, Any]] = [
-            (np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))]
-        """(bytes, their starts and end) per slice built; the first holds the others once
-        ``_one`` joined them"""
+        self._parts: list[tuple[int, Any, Any]] = []
+        """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
         """A path holds a NUL: no buffer (the callers use their per-path code)."""
 
     @property
     def covered(self) -> int:
-        return sum(len(st) - 1 for _, st in self._parts)
-
-    @property
-    def buf(self) -> Any:
-        return self._one()[0]
-
-    @property
-    def starts(self) -> Any:
-        return self._one()[1]
-
-    def join(self) -> None:
-        """Join the slices built so far into one buffer (done on use otherwise)."""
-        self._one()
-
-    def _one(self) -> tuple[Any, Any]:
-        parts = self._parts
-        if len(parts) > 1:
-            np = self.np
-            at, starts = 0, []
-            for b, st in parts:
-                starts.append(st[:-1] + at)
-                at += len(b)
-            starts.append(np.array([at], dtype=np.int64))
-            parts[:] = [(np.concatenate([b for b, _ in parts]), np.concatenate(starts))]
-        return parts[0]
+        if not self._parts:
+            return 0
+        first, _, starts = self._parts[-1]
+        return first + len(starts) - 1
 
     def sync(self, folded: Sequence[str], upto: int | None = None) -> bool:
         """Extend the buffer to the paths of ``folded`` up to ``upto`` (all of them when
@@ -95,42 +72,31 @@ class FoldedBuffer:
                 self.broken = True
                 self._parts = []
                 return False
-            st = np.empty(len(part) + 1, dtype=np.int64)
-            st[0] = 0
-            st[1:] = ends + 1
-            self._parts.append((raw, st))
+            starts = np.empty(len(part) + 1, dtype=np.int64)
+            starts[0] = 0
+            starts[1:] = ends + 1
+            self._parts.append((s, raw, starts))
         return True
 
-    def find(self, term: str) -> tuple[Any, Any]:
+    def find(self, term: str) -> tuple[Any, Any, Any, Any]:
         """Every occurrence of ``term`` (``findable``) in the paths covered: the path's id
-        (ascending) and the position in its folded path, as two int64 arrays."""
-        np, buf = self.np, self.buf
-        n = len(buf)
-        if len(term) == 1:
-            at = np.flatnonzero(buf == ord(term[0]))
-        else:
-            # the first two characters as one 16-bit word, at even and at odd positions:
-            # half as many elements to compare, and only the pairs' positions to keep
-            pair = np.array(ord(term[0]) | ord(term[1]) << 8, dtype="<u2")
-            even = np.flatnonzero(buf[:n - n % 2].view("<u2") == pair) * 2
-            odd = np.flatnonzero(buf[1:n - (n - 1) % 2].view("<u2") == pair) * 2 + 1
-            at = np.concatenate([even, odd])
-            for k in range(2, len(term)):
-                at = at[at + k < n]
-                at = at[buf[at + k] == ord(term[k])]
-            at.sort()
-        ids = np.searchsorted(self.starts, at, side="right") - 1
-        return ids, at - self.starts[ids]
-
-    def byte_at(self, ids: Any, pos: Any) -> Any:
-        """The byte at position ``pos`` of folded path ``ids`` (arrays of one shape); before
-        or past a path, the separator (0)."""
+        (ascending), the position in its folded path, and the bytes just before and just
+        after it (0 at either end of the path), as four numpy arrays."""
         np = self.np
-        at = self.starts[ids] + pos
-        ok = (pos >= 0) & (at < self.starts[ids + 1])
-        out = np.zeros(len(at), dtype=np.uint8)
-        out[ok] = self.buf[at[ok]]
-        return out
+        m = len(term)
+        got = []
+        for first, buf, starts in self._parts:
+            at = _occurrences(buf, term, np)
+            local = np.searchsorted(starts, at, side="right") - 1
+            pos = at - starts[local]
+            before = np.where(pos > 0, buf[np.maximum(at - 1, 0)], 0)
+            after = buf[np.minimum(at + m, len(buf) - 1)]  # (a path ends with NUL)
+            got.append((local + first, pos, before, after))
+        if not got:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e, e.astype(np.uint8), e.astype(np.uint8)
+        ids, pos, before, after = (np.concatenate([g[k] for g in got]) for k in range(4))
+        return ids, pos, before, after
 
     def has(self, term: str) -> Any:
         """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
@@ -140,4 +106,22 @@ class FoldedBuffer:
         return mark
 
     def nbytes(self) -> int:
-        return sum(int(b.nbytes + st.nbytes) for b, st in self._parts)
+        return sum(int(b.nbytes + st.nbytes) for _, b, st in self._parts)
+
+
+def _occurrences(buf: Any, term: str, np: Any) -> Any:
+    """Where ``term`` starts in ``buf`` (ascending)."""
+    n = len(buf)
+    if len(term) == 1:
+        return np.flatnonzero(buf == ord(term[0]))
+    # the first two characters as one 16-bit word, at even and at odd positions: half as
+    # many elements to compare, and only the pairs' positions to keep
+    pair = np.array(ord(term[0]) | ord(term[1]) << 8, dtype="<u2")
+    even = np.flatnonzero(buf[:n - n % 2].view("<u2") == pair) * 2
+    odd = np.flatnonzero(buf[1:n - (n - 1) % 2].view("<u2") == pair) * 2 + 1
+    at = np.concatenate([even, odd])
+    for k in range(2, len(term)):
+        at = at[at + k < n]
+        at = at[buf[at + k] == ord(term[k])]
+    at.sort()
+    return at

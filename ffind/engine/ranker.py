@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ffind.engine.exact_many import batchable, scorer
 from ffind.engine.prefilter import lone_term, typo_term
 from ffind.engine.rank import BATCH_FROM, BranchAndBound, TopK, best, best_positions, by_bound
 from ffind.engine.typos import add_typos, typo_indices
-from ffind.query import Kind, Query, parse
+from ffind.query import Query, parse
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT
 
@@ -53,26 +54,14 @@ def visitor(
 def batch_scorer(
     ix: Index, q: Query, hidden_ok: bool
 ) -> Callable[[list[int]], list[int | None]] | None:
-    """The exact scores of many ids at once (``ffind.scoring.batch.fuzzy_many``, numpy) for a
-    query of one fuzzy term, the same as ``ExactScorer.score`` gives one by one; None when
-    that does not apply: several terms (their overlap needs positions), another kind of
-    term, weights other than the defaults (the batch scorer is written for those), or no
-    numpy."""
-    if (len(q.positive) != 1 or q.positive[0].kind is not Kind.FUZZY
-            or ix.weights != DEFAULT or ix.numpy.module() is None):
+    """The exact scores of many ids at once (``ffind.engine.exact_many``: the batch scorer,
+    numpy), the same as ``ExactScorer.score`` gives one by one; None when that does not
+    apply: a term of another kind, terms that could share a matched character (their overlap
+    needs positions), weights other than the defaults (the batch scorer is written for
+    those), or no numpy."""
+    if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
-    from ffind.scoring.batch import fuzzy_many
-
-    st, t = ix.store, q.positive[0]
-    texts, paths, base = st.term_texts(t), st.paths, st.base
-
-    def many(ids: list[int]) -> list[int | None]:
-        got = fuzzy_many(t.key, [texts[i] for i in ids], [paths[i] for i in ids],
-                         [base[i] for i in ids])
-        pen = st.penalties(ids, hidden_ok)
-        return [None if g is None else g - p for g, p in zip(got, pen, strict=True)]
-
-    return many
+    return scorer(ix.store, q, hidden_ok)
 
 
 def path_lengths(ix: Index) -> Any:
