@@ -81,7 +81,8 @@ PARTS = st.one_of(st.sampled_from(["ab", "xab", "ba", "a", "b.a", "aßb", "éab"
                   st.text("ab._-?éßA\u0301", min_size=1, max_size=5))
 PATHS = st.lists(st.lists(PARTS, min_size=1, max_size=4).map("/".join), min_size=1,
                  max_size=40)
-TERMS = st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "?a", "e", "xa"]),
+TERMS = st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "?a", "e", "xa", "a/b",
+                                   "b/", "ab/a"]),
                   st.text("ab._-?éßA/", min_size=1, max_size=4))
 
 

@@ -392,9 +392,19 @@ class Bounder:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
         bucket = self.aligned_bucket(fq)
-        hit = set(self.store.aligned(fq, ids if bucket is None else bucket))
+        aligned = self.store.aligned(fq, ids if bucket is None else bucket)
         top = self.b.term_max(len(fq))
         contig, other = self.b.unaligned(len(fq))
+        np = self.numpy.module() if self.wide(ids) and findable(fq) else None
+        buf = None if np is None else self.folded_buffer(np)
+        if buf is not None and np is not None:  # (the term as it is: from the buffer)
+            at = np.asarray(ids, dtype=np.int64)
+            mark = np.zeros(buf.covered, dtype=bool)
+            mark[np.asarray(aligned, dtype=np.int64)] = True
+            on = mark[at]
+            v = np.where(on, top, np.where(buf.has(fq)[at], contig, other))
+            return (np.asarray(total, dtype=np.int64) + v).tolist(), (~on).tolist()
+        hit = set(aligned)
         folded = self.store.folded
         total = [a + (top if i in hit else contig if fq in folded[i] else other)
                  for a, i in zip(total, ids, strict=True)]

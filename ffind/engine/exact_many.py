@@ -5,10 +5,13 @@ One term: its batch score less the path's penalty.  Several terms: ``ExactScorer
 them two ways (every term anywhere, less ``overlap`` when their best placements share a
 character; or the terms before the last against the folder path, the last one anywhere) and
 keeps the better.  Only the overlap needs the placements' positions, which the batch scorer
-does not give; so several terms are batched only when no position can be matched by two of
-them: their keys, folded, share no character (a position matched by two terms would hold a
-character whose folded form is in both).  ``test u``, ``src main j``, ``session t`` are batched;
-``test ut`` (``t`` twice) is scored one path at a time.
+does not give.  Without it, the batch gives an upper bound (``hi``: no overlap), which is the
+exact score when no position can be matched by two terms: their keys, folded, share no
+character (a position matched by two terms would hold a character whose folded form is in
+both: ``test u``, ``src main j``, ``session t``).  Otherwise (``test ut``: ``t`` twice) a path
+is scored one by one only when its ``hi`` reaches the ranking's floor (the ``limit``-th score
+so far, or ``least``); below it, ``hi`` stands in for the score: it cannot enter the answer,
+whatever the exact score under it is.
 """
 
 from __future__ import annotations
@@ -19,28 +22,37 @@ from itertools import combinations
 from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, fold
 
-Many = Callable[[list[int]], list[int | None]]
+Many = Callable[[list[int], float], list[int | None]]
+"""``many(ids, floor)``: per id, its exact score (None when it does not match), or, when that
+is below ``floor``, maybe some other value below ``floor``."""
 
 
 def batchable(q: Query) -> bool:
-    """Whether ``scorer`` can score ``q`` in bulk: only fuzzy terms, whose folded keys share no
-    character when there are several."""
-    terms = q.positive
-    if not terms or any(t.kind is not Kind.FUZZY for t in terms):
-        return False
-    keys = [set(fold(t.key)) for t in terms]
+    """Whether ``scorer`` can score ``q`` in bulk: only fuzzy terms."""
+    return bool(q.positive) and all(t.kind is Kind.FUZZY for t in q.positive)
+
+
+def disjoint(q: Query) -> bool:
+    """Whether no character can be matched by two terms of ``q``: their folded keys share no
+    character."""
+    keys = [set(fold(t.key)) for t in q.positive]
     return all(a.isdisjoint(b) for a, b in combinations(keys, 2))
 
 
-def scorer(store: PathStore, q: Query, hidden_ok: bool) -> Many:
-    """The exact scores of many ids at once for ``q`` (``batchable``): the same as
-    ``ExactScorer.score`` gives one by one (None where a path does not match)."""
+def scorer(
+    store: PathStore, q: Query, hidden_ok: bool, exact: Callable[[int], int | None]
+) -> Many:
+    """The scores of many ids at once for ``q`` (``batchable``; see ``Many``); ``exact(id)``:
+    ``ExactScorer.score`` for the paths whose overlap needs positions."""
     from ffind.scoring.batch import fuzzy_many
 
     terms = q.positive
     paths, base = store.paths, store.base
+    sure = disjoint(q)
 
-    def many(ids: list[int]) -> list[int | None]:
+    def many(ids: list[int], floor: float) -> list[int | None]:
+        if not sure and floor == float("-inf"):  # (nothing to skip: one by one)
+            return [exact(i) for i in ids]
         origs = [paths[i] for i in ids]
         bases = [base[i] for i in ids]
         texts_of = [store.term_texts(t) for t in terms]
@@ -69,7 +81,8 @@ def scorer(store: PathStore, q: Query, hidden_ok: bool) -> Many:
             last = scores[-1]
             if dirs and last is not None and all(s is not None for s in split):
                 best = max(best, sum(s for s in split if s is not None) + last)
-            out.append(best - p)
+            hi = best - p
+            out.append(hi if sure or hi < floor else exact(ids[j]))
         return out
 
     return many

@@ -99,11 +99,23 @@ class FoldedBuffer:
         return ids, pos, before, after
 
     def has(self, term: str) -> Any:
-        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
+        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array): where
+        each character of the term is, shifted by its place, and-ed, then or-ed over each
+        path's bytes (no positions kept: a common bigram occurs about once a path)."""
         np = self.np
-        mark = np.zeros(self.covered, dtype=bool)
-        mark[self.find(term)[0]] = True
-        return mark
+        m = len(term)
+        out = []
+        for _, buf, starts in self._parts:
+            n = len(buf)
+            hit = np.zeros(n, dtype=bool)
+            if n >= m:
+                sub = hit[:n - m + 1]
+                np.equal(buf[:n - m + 1], ord(term[0]), out=sub)
+                for k in range(1, m):
+                    sub &= buf[k:n - m + 1 + k] == ord(term[k])
+            out.append(np.logical_or.reduceat(hit, starts[:-1]) if len(starts) > 1
+                       else np.zeros(0, dtype=bool))
+        return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def nbytes(self) -> int:
         return sum(int(b.nbytes + st.nbytes) for _, b, st in self._parts)

@@ -53,15 +53,15 @@ def visitor(
 
 def batch_scorer(
     ix: Index, q: Query, hidden_ok: bool
-) -> Callable[[list[int]], list[int | None]] | None:
-    """The exact scores of many ids at once (``ffind.engine.exact_many``: the batch scorer,
-    numpy), the same as ``ExactScorer.score`` gives one by one; None when that does not
-    apply: a term of another kind, terms that could share a matched character (their overlap
-    needs positions), weights other than the defaults (the batch scorer is written for
-    those), or no numpy."""
+) -> Callable[[list[int], float], list[int | None]] | None:
+    """The scores of many ids at once (``ffind.engine.exact_many``: the batch scorer, numpy),
+    as ``ExactScorer.score`` gives them one by one but below the floor it is given; None
+    when that does not apply: a term of another kind, weights other than the defaults (the
+    batch scorer is written for those), or no numpy."""
     if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
-    return scorer(ix.store, q, hidden_ok)
+    exact = ix.exact.score
+    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok))
 
 
 def path_lengths(ix: Index) -> Any:
@@ -191,7 +191,8 @@ def _refine_and_visit(
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = [oids[j] for j in seed]
     many = walker.score_many
-    got = many(sids) if many is not None and len(sids) >= BATCH_FROM else map(walker.score, sids)
+    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+           else map(walker.score, sids))
     for j, sc in zip(seed, got, strict=True):
         if sc is not None:
             walker.pool.append((sc, oids[j]))
@@ -239,7 +240,8 @@ def _refine_and_visit_arrays(
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = oids[seed].tolist()
     many = walker.score_many
-    got = many(sids) if many is not None and len(sids) >= BATCH_FROM else map(walker.score, sids)
+    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+           else map(walker.score, sids))
     for i, sc in zip(sids, got, strict=True):
         if sc is not None:
             walker.pool.append((sc, i))
