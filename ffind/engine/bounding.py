@@ -521,7 +521,11 @@ class Bounder:
         if buf is not None:  # over every path at once
             for g, times in grams.items():
                 chunks -= times * buf.has(g)[a]
-            chunks[buf.has(fq)[a]] = 0
+            # (contiguous only where every bigram is: those few tested one by one)
+            folded = self.store.folded
+            every = np.flatnonzero(chunks == 1)
+            whole = [fq in folded[i] for i in a[every].tolist()]
+            chunks[every[np.array(whole, dtype=bool)]] = 0
         else:
             folded = self.store.folded
             texts = [folded[i] for i in a.tolist()]

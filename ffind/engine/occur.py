@@ -72,7 +72,7 @@ class FoldedBuffer:
                 self.broken = True
                 self._parts = []
                 return False
-            starts = np.empty(len(part) + 1, dtype=np.int64)
+            starts = np.empty(len(part) + 1, dtype=np.int32)  # (a slice is a few MB)
             starts[0] = 0
             starts[1:] = ends + 1
             self._parts.append((s, raw, starts))
