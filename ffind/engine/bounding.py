@@ -40,9 +40,10 @@ ONE_CHAR_NUMPY_FROM = 2048
 JOINED_FROM = 2048
 """From how many candidates (and ``JOINED_SHARE``) the tests of a term of two characters or
 more run over the folded paths' buffer (``ffind.engine.occur``) instead of path by path."""
-JOINED_SHARE = 4
+JOINED_SHARE = 3
 """... when the candidates are at least one ``JOINED_SHARE``-th of the index (the buffer's
-searches cost the same whatever the candidates)."""
+searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
+the index, ``session`` at 29%, the per-candidate searches were faster)."""
 """From how many candidates a one-character last term is bounded from the letter masks."""
 
 
