@@ -125,7 +125,8 @@ def main() -> int:
                     typing[word].append((q, *keystroke(fs, q)))
                 for q in prefixes:
                     t, c = time.perf_counter(), time.process_time()
-                    index.match(q, limit=20)
+                    with fs._ilock:  # (the session's idle ``warm`` steps take it too)
+                        index.match(q, limit=20)
                     direct[word].append((q, (time.perf_counter() - t) * 1000,
                                          (time.process_time() - c) * 1000))
                 for q in reversed(prefixes[:-1]):
