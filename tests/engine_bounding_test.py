@@ -115,3 +115,31 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
             assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
                 query, ids, hidden_ok), q
         assert with_np.match(q) == plain.match(q)
+
+
+@pytest.mark.parametrize("w", [
+    Weights(bonus_name=0, whole_dir=30, parent_prefix=5, parent_step=3, whole_parent=0,
+            contig_name=40, contig_path=1),
+    Weights(match=3, bonus_name=20, name_prefix=0, whole_name=0, whole_dir=0, parent_prefix=40,
+            parent_step=40, whole_parent=25, contig_name=0, contig_path=0, len_name=2),
+])
+@pytest.mark.parametrize("q", ["ab", "ba", "b.", "ab a", "ba ab", "a/b", "aba b", "ss"])
+def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    paths = ["ab/ab", "xab/b.a", "a/ba/ab.ab", "ba/xab/ab", "ab", "b.a/aßb", "e\u0301ab/ab-a",
+             "A_b/ab/b", "?a/ab", "abab/ab/ba", "ab/ba", "x/y/z"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        with_np = Index(paths, weights=w, numpy=True)
+        plain = Index(paths, weights=w, numpy=False)
+        assert with_np.numpy_ready(30)
+        for _ in with_np.warm():
+            pass
+        ids = list(range(len(paths)))
+        for hidden_ok in (False, True):
+            assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
+                parse(q), ids, hidden_ok)
+        assert with_np.match(q) == plain.match(q)
