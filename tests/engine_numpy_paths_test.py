@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.bounding import ONE_CHAR_NUMPY_FROM
@@ -109,3 +109,29 @@ def test_letter_masks() -> None:
     assert has(name[3], "z") and not has(dirs[3], "z") and not has(whole[3], "z")
     assert has(whole[4], "c") and int(name[4]) == 0
     assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0
+
+
+@st.composite
+def wide_query(draw: st.DrawFn) -> str:
+    """A query of one to three terms that many of the 6,400 paths match: a few characters
+    drawn from a corpus path (scattered or a run), at times with a ``/``, a capital or a
+    repeated letter."""
+    def one() -> str:
+        path = draw(st.sampled_from(CORPUS.read_text(encoding="utf-8").splitlines()))
+        picks = sorted(draw(st.lists(st.integers(0, len(path) - 1), min_size=1, max_size=5,
+                                     unique=True)))
+        text = "".join(path[j] for j in picks).replace(" ", "")
+        if draw(st.booleans()):
+            text = text.lower()
+        return text or "a"
+    return " ".join(one() for _ in range(draw(st.integers(1, 3))))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(wide_query(), st.sampled_from([1, 5, 20, None]))
+def test_numpy_ranking_of_random_queries_is_the_plain_one(q: str, k: int | None) -> None:
+    """Random queries over the large index: every numpy stage (the bounds, their refinement
+    as arrays, the batch scorer, the selections) against the plain code."""
+    with_np, plain = indexes()
+    assert with_np.match(q, limit=k) == plain.match(q, limit=k), (q, k)
