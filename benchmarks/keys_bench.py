@@ -1,6 +1,7 @@
 """Keystroke latency by query shape: the session and ``Index.match`` alone, key by key.
 
     python benchmarks/keys_bench.py TREE [--repeat 2] [--words W,W] [--json OUT]
+    python benchmarks/keys_bench.py --compare BEFORE.json[,MORE.json] AFTER.json[,MORE.json]
 
 Walks TREE once with a ``FileSearcher`` (limit 20), then for each query types it one key at a
 time (``set_query`` -> ``wait`` -> ``results(20)``, the session's cache cleared before each
@@ -8,7 +9,10 @@ query so every query starts cold, as a new user's would) and backspaces back to 
 typed prefix is also timed through one fresh ``Index.match(prefix, limit=20)`` on the same
 index (nothing reused).  Prints, per query and pooled: median, p95 and max of the session's
 typing keys, its backspacing keys and ``Index.match``, then the slowest keys, and the peak RSS
-after the walk and at the end.  ``--json`` writes every timing (ms) for later comparison.
+after the walk and at the end.  ``--json`` writes every timing (ms) for later comparison;
+``--compare`` prints, from such files (several runs of one checkout pooled, comma-separated),
+a markdown table by query of the CPU median / p95 / max before and after, for the session's
+typing and for ``Index.match``, and the pooled backspacing.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import resource
 import statistics
 import sys
 import time
+from typing import Any
 
 from binaries import TREE_HELP
 
@@ -55,7 +60,44 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def stats(xs: list[float]) -> str:
+    if not xs:
+        return "-"
+    return f"{statistics.median(xs):.1f} / {p95(xs):.1f} / {max(xs):.1f}"
+
+
+def compare(before: str, after: str) -> int:
+    """The table of ``--compare`` (CPU ms)."""
+    def load(names: str) -> list[dict[str, Any]]:
+        out = []
+        for name in names.split(","):
+            with open(name) as f:
+                out.append(json.load(f))
+        return out
+
+    runs = [load(before), load(after)]
+    words = list(runs[0][0]["typing"])
+    print("| query | session typing, before | after | `Index.match`, before | after |")
+    print("| --- | --- | --- | --- | --- |")
+    for w in [*words, None]:
+        cells = []
+        for table in ("typing", "match"):
+            for run in runs:
+                xs = [x[2] for r in run for q in ([w] if w else words) for x in r[table][q]]
+                cells.append(stats(xs))
+        label = f"`{w}`" if w else "**all**"
+        print(f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} |")
+    for name, run in zip(("before", "after"), runs, strict=True):
+        back = [x[2] for r in run for q in words for x in r["backspacing"][q]]
+        rss = ", ".join(f"{r['rss_walked']:.0f} / {r['rss_end']:.0f}" for r in run)
+        print(f"\nbackspacing {name}: {stats(back)}; peak RSS after the walk / at the end"
+              f" (MiB): {rss}")
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        return compare(sys.argv[2], sys.argv[3])
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree", help=TREE_HELP)
@@ -82,8 +124,8 @@ def main() -> int:
                 for q in prefixes:
                     typing[word].append((q, *keystroke(fs, q)))
                 for q in prefixes:
-                    with fs._ilock:  # (the session's idle ``warm`` builds the tables)
-                        t, c = time.perf_counter(), time.process_time()
+                    t, c = time.perf_counter(), time.process_time()
+                    with fs._ilock:  # (the session's idle ``warm`` steps take it too)
                         index.match(q, limit=20)
                     direct[word].append((q, (time.perf_counter() - t) * 1000,
                                          (time.process_time() - c) * 1000))

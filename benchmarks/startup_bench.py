@@ -12,10 +12,12 @@ the process and the children it waited for) of:
 - ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it.
 
 Give ``--ffind`` twice (e.g. the ``ffind`` of a venv with main installed, and of one with a
-branch) to compare two builds side by side.  Then, for the last ``--ffind``, the imports of
-a warm call by group (``python -X importtime``, self times summed; ``-X importtime`` slows
-imports a little, so read the groups relative to each other).  Snapshots go to a temporary
-``XDG_CACHE_HOME``; the memory is the user's (``FFIND_NO_MEMORY=1`` rows have none).
+branch) to compare two builds side by side.  Then, for each ``--ffind``, the imports of a
+warm and of a cold call by group (``python -X importtime``: each module's least self time
+over the runs, summed by group: a floor a busy machine does not inflate; ``-X importtime``
+slows imports a little, so read the groups relative to each other).  Snapshots go to a
+temporary ``XDG_CACHE_HOME``; the memory is the user's (``FFIND_NO_MEMORY=1`` rows have
+none).
 """
 
 from __future__ import annotations
@@ -74,25 +76,26 @@ def interleaved(cmds: dict[str, list[str] | str], cwd: str, env: dict[str, str],
 
 
 def import_groups(ffind: list[str], cwd: str, env: dict[str, str], query: str, runs: int,
-                  ) -> dict[str, float]:
-    """Median self import ms by group (``GROUPS``, and "other") of a warm call."""
+                  cold: bool = False) -> dict[str, float]:
+    """Import ms by group (``GROUPS``, and "other") of a warm call (``cold``: with
+    ``--no-cache``): each module's least self time over ``runs`` runs, summed."""
     python = ffind_python(ffind)
-    sums: dict[str, list[float]] = {}
+    least: dict[str, int] = {}
+    flags = ["--no-cache"] if cold else []
     for _ in range(runs):
-        proc = subprocess.run([python, "-X", "importtime", *ffind_script(ffind), "-l", "20",
-                               query], cwd=cwd, env=env, capture_output=True, text=True,
+        proc = subprocess.run([python, "-X", "importtime", *ffind_script(ffind), *flags, "-l",
+                               "20", query], cwd=cwd, env=env, capture_output=True, text=True,
                               check=False)
-        got = dict.fromkeys([g for g, _ in GROUPS] + ["other (stdlib)"], 0.0)
         for line in proc.stderr.splitlines():
             m = re.match(r"import time:\s+(\d+) \|\s+\d+ \| +(\S+)", line)
-            if not m:
-                continue
-            name = m.group(2)
-            group = next((g for g, rx in GROUPS if re.match(rx, name)), "other (stdlib)")
-            got[group] += int(m.group(1)) / 1000
-        for k, v in got.items():
-            sums.setdefault(k, []).append(v)
-    return {k: statistics.median(v) for k, v in sums.items()}
+            if m:
+                name, us = m.group(2), int(m.group(1))
+                least[name] = min(least.get(name, us), us)
+    got = dict.fromkeys([g for g, _ in GROUPS] + ["other (stdlib)"], 0.0)
+    for name, us in least.items():
+        group = next((g for g, rx in GROUPS if re.match(rx, name)), "other (stdlib)")
+        got[group] += us / 1000
+    return got
 
 
 def ffind_python(ffind: list[str]) -> str:
@@ -151,12 +154,15 @@ def main() -> None:
             for name, (wall, cpu) in got.items():
                 ratio = f"  {wall / peer:.2f}x fd|fzf" if peer and name != "fd | fzf" else ""
                 print(f"  {name:<28} {wall:6.0f} / {cpu:4.0f}{ratio}")
-            print("  imports of a warm call (-X importtime, self ms by group):")
-            for b, ffind in enumerate(builds):
-                groups = import_groups(ffind, tree, env, q, max(3, args.runs // 3))
-                total = sum(groups.values())
-                line = ", ".join(f"{k} {v:.1f}" for k, v in groups.items() if v >= 0.05)
-                print(f"  {'[' + str(b) + '] ' if len(builds) > 1 else ''}{total:.1f} ms: {line}")
+            for kind in ("warm", "cold"):
+                print(f"  imports of a {kind} call (-X importtime, least self ms by group):")
+                for b, ffind in enumerate(builds):
+                    groups = import_groups(ffind, tree, env, q, max(5, args.runs // 2),
+                                           cold=kind == "cold")
+                    total = sum(groups.values())
+                    line = ", ".join(f"{k} {v:.1f}" for k, v in groups.items() if v >= 0.05)
+                    tag = f"[{b}] " if len(builds) > 1 else ""
+                    print(f"  {tag}{total:.1f} ms: {line}")
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

@@ -4,14 +4,19 @@
         [--touch]
 
 For each tree, the median wall time (with the median CPU time, user + system with the
-children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs of:
+children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs, the modes
+interleaved run by run, of:
 
 - cold:  ``ffind --no-cache -l 20 Q``
-- warm:  ``ffind -l 20 Q`` with a snapshot (made by one call first, then past the racy window)
+- warm:  ``ffind --no-server -l 20 Q`` with a snapshot (made by one call first, then past
+  the racy window), searched by the process itself
+- server: ``ffind -l 20 Q`` answered by the root's resident server (started by one call
+  first, and asked once before the timed runs); its resident memory (``VmRSS``) after
 - peer:  ``fdfind -t f | fzf --filter Q | head -20`` (skipped when either is missing)
 
-and the ratios cold/peer, warm/peer.  Also the fixed costs (``ffind --version``, the
-interpreter alone).  Snapshots go to a temporary ``XDG_CACHE_HOME``.
+and the ratios cold/peer, warm/peer, server/peer.  Also the fixed costs (``ffind --version``,
+the interpreter alone).  Snapshots go to a temporary ``XDG_CACHE_HOME``, the servers' sockets
+to a temporary ``XDG_RUNTIME_DIR`` (the servers are stopped at the end).
 
 ``--touch TREE`` (a tree you may write to): create one file in one folder of it (removed
 after), then run a cached listing through the library and print which folders it read again
@@ -84,6 +89,30 @@ def touch_trace(tree: str) -> None:
     shutil.rmtree(store.folder, ignore_errors=True)
 
 
+def server_pid(tree: str, env: dict[str, str]) -> int | None:
+    """The pid of ``tree``'s resident server in ``env`` (asked over its socket), or None."""
+    from ffind.resident import client
+
+    found = client.where(tree, env)
+    if found is None:
+        return None
+    reply = client.request(found[0], {"op": "stats"})
+    pid = None if reply is None else reply.get("pid")
+    return pid if isinstance(pid, int) else None
+
+
+def rss_mib(pid: int) -> float:
+    """The resident memory of ``pid`` (MiB, ``/proc/PID/status``), or 0."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -95,34 +124,70 @@ def main() -> None:
     args = parser.parse_args()
     ffind = shlex.split(args.ffind)
     cache = tempfile.mkdtemp(prefix="warm-bench-cache-")
-    env = {**os.environ, "XDG_CACHE_HOME": cache}
+    runtime = tempfile.mkdtemp(prefix="wb-", dir="/tmp")
+    env = {**os.environ, "XDG_CACHE_HOME": cache, "XDG_RUNTIME_DIR": runtime}
+    env.pop("FFIND_NO_SERVER", None)
     fd, fzf = shutil.which("fdfind") or shutil.which("fd"), shutil.which("fzf")
-    q = shlex.quote(args.query)
     print(f"query {args.query!r}, median of {args.runs} runs")
     print(f"  ffind --version {timed([*ffind, '--version'], '/', env, args.runs) * 1000:.0f} ms;"
           f" python -c pass {timed([sys.executable, '-c', 'pass'], '/', env, args.runs) * 1000:.0f}"
           " ms")
-    for tree in args.trees:
-        query = [*ffind, "-l", "20", args.query]
-        cold, cold_rss, cold_cpu = timed_rss([*ffind, "--no-cache", "-l", "20", args.query],
-                                             tree, env, args.runs)
-        subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-        time.sleep(2.2)  # the snapshot is past the racy window
-        subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-        warm, warm_rss, warm_cpu = timed_rss(query, tree, env, args.runs)
-        line = (f"{tree}: cold {cold * 1000:.0f} ms (CPU {cold_cpu * 1000:.0f} ms, "
-                f"{cold_rss // 1024} MiB), warm {warm * 1000:.0f} ms (CPU {warm_cpu * 1000:.0f}"
-                f" ms, {warm_rss // 1024} MiB)")
-        if fd and fzf:
-            peer, peer_rss, peer_cpu = timed_rss(f"{fd} -t f | {fzf} --filter {q} | head -20",
-                                                 tree, env, args.runs)
-            line += (f", fd|fzf {peer * 1000:.0f} ms (CPU {peer_cpu * 1000:.0f} ms, "
-                     f"{peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
-                     f"warm/peer {warm / peer:.2f}x")
-        print(line)
+    try:
+        for tree in args.trees:
+            bench_tree(tree, ffind, env, args.query, args.runs, fd, fzf)
+    finally:
+        subprocess.run([*ffind, "--clear-cache"], env=env, check=False)  # (stops the servers)
     if args.touch:
         touch_trace(args.touch)
     shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str, runs: int,
+               fd: str | None, fzf: str | None) -> None:
+    """One tree's line: cold, warm (no server), server, fd|fzf, the ratios.  The modes are
+    interleaved run by run (a shared machine's load changes over a tree's runs)."""
+    q = shlex.quote(query_text)
+    query = [*ffind, "--no-server", "-l", "20", query_text]
+    subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+    time.sleep(2.2)  # the snapshot is past the racy window
+    subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+    by_server = [*ffind, "-l", "20", query_text]
+    subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+    pid = None
+    for _ in range(200):  # (the search started the server in the background)
+        pid = server_pid(tree, env)
+        if pid is not None:
+            break
+        time.sleep(0.05)
+    subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+    modes: dict[str, list[str] | str] = {
+        "cold": [*ffind, "--no-cache", "-l", "20", query_text], "warm": query,
+        "server": by_server}
+    if fd and fzf:
+        modes["fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
+    got: dict[str, list[tuple[float, int, float]]] = {name: [] for name in modes}
+    for _ in range(runs):
+        for name, cmd in modes.items():
+            got[name].append(timed_rss(cmd, tree, env, 1))
+    med = {name: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
+                  statistics.median(r[2] for r in rows)) for name, rows in got.items()}
+    cold, cold_rss, cold_cpu = med["cold"]
+    warm, warm_rss, warm_cpu = med["warm"]
+    served, _, served_cpu = med["server"]
+    fastest = min(r[0] for r in got["server"])
+    line = (f"{tree}: cold {cold * 1000:.0f} ms (CPU {cold_cpu * 1000:.0f} ms, "
+            f"{cold_rss // 1024} MiB), warm {warm * 1000:.0f} ms (CPU {warm_cpu * 1000:.0f}"
+            f" ms, {warm_rss // 1024} MiB), server {served * 1000:.0f} ms (min "
+            f"{fastest * 1000:.0f} ms; client CPU {served_cpu * 1000:.0f} ms; "
+            + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
+    if "fd|fzf" in med:
+        peer, peer_rss, peer_cpu = med["fd|fzf"]
+        line += (f", fd|fzf {peer * 1000:.0f} ms (min "
+                 f"{min(r[0] for r in got['fd|fzf']) * 1000:.0f} ms, CPU {peer_cpu * 1000:.0f}"
+                 f" ms, {peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
+                 f"warm/peer {warm / peer:.2f}x, server/peer {served / peer:.2f}x")
+    print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ The data flow, one package a concern (``docs/architecture.md``)::
 
 - ``options``     SearchOptions, the one frozen settings object passed down from the CLI.
 - ``errors``      FfindError and ExitCode (0 found, 1 none, 2 error, 130 interrupted).
+- ``frozen``      ``@dataclass(frozen=True, slots=True)`` for the records of a search, without
+                  importing ``dataclasses`` (~8-10 ms of every call).
 - ``query``       query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
 - ``scoring``     the weights, the scorer (FileMatch), bounds, the memory's boost (``recency``).
 - ``engine``      ``Index``: the path store, prefilter, match sets, ranking (top-k by branch

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 DEFAULT_LIMIT = 64
 """Most matches a search returns by default (``SearchOptions.limit``; the command's ``-l``

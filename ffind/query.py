@@ -26,9 +26,14 @@ retried case-insensitively) lives in ``ffind.engine.index``.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 
 class Kind(Enum):

@@ -36,8 +36,9 @@ def _text(result: CallToolResult) -> str:
 
 async def _session(root: Path) -> dict[str, Any]:
     """Start `python -m ffind mcp --root ROOT`, make every call, return what came back."""
-    server = StdioServerParameters(
-        command=sys.executable, args=["-m", "ffind", "mcp", "--root", str(root)], cwd=str(ROOT)
+    server = StdioServerParameters(  # (the SDK passes only a few variables by default)
+        command=sys.executable, args=["-m", "ffind", "mcp", "--root", str(root)], cwd=str(ROOT),
+        env=dict(os.environ),
     )
     out: dict[str, Any] = {}
     async with Client(server, read_timeout_seconds=60) as client:
@@ -254,14 +255,14 @@ def test_a_closed_standard_stream_is_a_one_line_error(redirect: str, stream: str
 
 
 _HOSTILE_CLIENT = """
-import asyncio, sys
+import asyncio, os, sys
 from mcp import Client, StdioServerParameters
 
 async def main(root, pidfile):
     # The server runs in a session of its own: it says where it is, to be killed on timeout.
     server = StdioServerParameters(command="sh", args=[
         "-c", 'echo $$ > "$0"; exec "$1" -m ffind mcp --root "$2"',
-        pidfile, sys.executable, root])
+        pidfile, sys.executable, root], env=dict(os.environ))
     async with Client(server, read_timeout_seconds=60) as client:
         hostile = await client.call_tool("glob", {"pattern": "*a*a*a*a*a*a*b"})
         after = await client.call_tool("find_files", {"query": "unique0"})

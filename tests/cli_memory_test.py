@@ -126,7 +126,16 @@ def test_uncommitted_changes_count_as_recent_visits(tree: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "x"], cwd=tree, check=True)
     assert ffind("prompt", cwd=tree).stdout.splitlines()[0] == "lib/prompt.ts"
     (tree / "src/session/prompt.ts").write_text("changed")
-    assert ffind("prompt", cwd=tree).stdout.splitlines()[0] == "src/session/prompt.ts"
+    # A search never waits for ``git status`` (lowest CPU priority): on a busy machine a fast
+    # search may end first, and then ranks with the answer remembered before the edit.
+    # Whenever it does answer in time, the edited file comes first.
+    firsts = set()
+    for _ in range(10):
+        firsts.add(ffind("prompt", cwd=tree).stdout.splitlines()[0])
+        if "src/session/prompt.ts" in firsts:
+            break
+    assert firsts <= {"src/session/prompt.ts", "lib/prompt.ts"}
+    assert "src/session/prompt.ts" in firsts
     assert ffind("--no-memory", "prompt", cwd=tree).stdout.splitlines()[0] == "lib/prompt.ts"
 
 

@@ -507,9 +507,20 @@ def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield root
 
 
+_WORKERS_AT_ONCE = """
+import sys
+import ffind.fs.walk
+ffind.fs.walk.INLINE_FIRST = 0  # the workers at once, idle CPU or not (pool.cpu_idle)
+from ffind.frontends.entry import main
+sys.argv[0] = "ffind"
+raise SystemExit(main())
+"""
+
+
 def test_ctrl_c_during_walk_stops_workers(big_tree: Path) -> None:
     for _ in range(5):
-        proc = subprocess.Popen([FFIND, "--threads", "2", "-l", "0", "zzzz"], cwd=big_tree,
+        proc = subprocess.Popen([sys.executable, "-c", _WORKERS_AT_ONCE, "--threads", "2",
+                                 "-l", "0", "zzzz"], cwd=big_tree,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
         # Wait for the walk's worker processes: then the walk is surely running (a signal

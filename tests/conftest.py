@@ -1,6 +1,7 @@
 """Every test runs with its own state and cache folders: ffind's memory and warm snapshots
 (``$XDG_STATE_HOME``, ``$XDG_CACHE_HOME``, ``FFIND_MEMORY``) never reach the user's, also in the
-subprocesses a test starts (they inherit the environment).  A session-wide setting covers the
+subprocesses a test starts (they inherit the environment); the resident index server is off
+(``FFIND_NO_SERVER=1``) but in its own tests.  A session-wide setting covers the
 fixtures of wider scope (a module's MCP server); each test then gets folders of its own."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 VARIABLES = ("XDG_STATE_HOME", "XDG_CACHE_HOME")
-UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY")
+UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "XDG_RUNTIME_DIR", "FFIND_SERVER_IDLE")
 
 
 def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
@@ -19,6 +20,9 @@ def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
         mp.setenv(name, str(base / name.lower()))
     for name in UNSET:
         mp.delenv(name, raising=False)
+    # No test leaves a resident server behind: the server's own tests turn it back on
+    # (tests/resident_*_test.py), with private folders, and stop it.
+    mp.setenv("FFIND_NO_SERVER", "1")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -265,17 +265,17 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
     # when numpy is used: the name and path lengths and offsets in one step, then the letter
-    # masks a slice at a time
+    # masks a slice at a time, then the folded paths' buffer (four slices a step)
     arrays = 1 if warmed.numpy_ready(60) else 0
     steps = sum(1 for _ in warmed.warm(step=3))
     # numpy, three slices of the per-path tables, the arrays and three slices of the masks,
-    # three of the word starts
-    assert steps == 7 + 4 * arrays
+    # the buffer, three of the word starts
+    assert steps == 7 + 5 * arrays
     assert sum(1 for _ in warmed.warm(step=3)) == 1  # all done: only the numpy step
     warmed.extend(["new/file.py"])
     cold.extend(["new/file.py"])
     # picks up the new path alone
-    assert sum(1 for _ in warmed.warm(step=3)) == 3 + 2 * arrays
+    assert sum(1 for _ in warmed.warm(step=3)) == 3 + 3 * arrays
     n = len(paths) + 1
     built = warmed.store.built()
     assert len(warmed.store.pstart) == built["penalties"] == n
@@ -283,6 +283,7 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     if arrays:
         assert built["lengths"] == n
         assert warmed.store.masks_len() == n
+        assert warmed.bounder.buffer_len() == n
     for q in ["prom", "s/p/t", "mod", "promtp", "fb9", ".g"]:
         assert warmed.match(q, limit=3, compute_indices=True) == cold.match(
             q, limit=3, compute_indices=True)

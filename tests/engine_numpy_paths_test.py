@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.bounding import ONE_CHAR_NUMPY_FROM
@@ -111,21 +111,27 @@ def test_letter_masks() -> None:
     assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0
 
 
+@st.composite
+def wide_query(draw: st.DrawFn) -> str:
+    """A query of one to three terms that many of the 6,400 paths match: a few characters
+    drawn from a corpus path (scattered or a run), at times with a ``/``, a capital or a
+    repeated letter."""
+    def one() -> str:
+        path = draw(st.sampled_from(CORPUS.read_text(encoding="utf-8").splitlines()))
+        picks = sorted(draw(st.lists(st.integers(0, len(path) - 1), min_size=1, max_size=5,
+                                     unique=True)))
+        text = "".join(path[j] for j in picks).replace(" ", "")
+        if draw(st.booleans()):
+            text = text.lower()
+        return text or "a"
+    return " ".join(one() for _ in range(draw(st.integers(1, 3))))
 
-@given(st.integers(0, 2**32), st.sampled_from([0.0, 0.5, 0.95, 1.0]), st.integers(1, 900))
-def test_split_through_numpy_equals_the_plain_split(seed: int, p: float, top: int) -> None:
-    """``ranker._split``: the optimistic ids and bounds (shared with the lists given, issue
-    17) and the groups are the plain path's, with every id flagged or none too."""
-    import random
 
-    from ffind.engine.ranker import _split
-
-    rnd = random.Random(seed)
-    n = NUMPY_FROM + rnd.randrange(50)
-    ids = sorted(rnd.sample(range(10 * n), n))
-    bounds = [rnd.randrange(top) for _ in ids]
-    flagged = [rnd.random() < p for _ in ids]
-    got = _split(ids, bounds, flagged, True)
-    assert got == _split(ids, bounds, flagged, False)
-    want = [i for i, f in zip(ids, flagged, strict=True) if f]
-    assert all(a is b for a, b in zip(got[0], want, strict=True))
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(wide_query(), st.sampled_from([1, 5, 20, None]))
+def test_numpy_ranking_of_random_queries_is_the_plain_one(q: str, k: int | None) -> None:
+    """Random queries over the large index: every numpy stage (the bounds, their refinement
+    as arrays, the batch scorer, the selections) against the plain code."""
+    with_np, plain = indexes()
+    assert with_np.match(q, limit=k) == plain.match(q, limit=k), (q, k)

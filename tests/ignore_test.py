@@ -388,3 +388,54 @@ def test_ignore_case_from_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     (tmp_path / ".gitconfig").write_text(f"[include]\n\tpath = {tmp_path / 'more'}\n")
     (tmp_path / "more").write_text("[core]\n\tignoreCase = true\n")
     assert ignore_case(None) is True
+
+
+def test_path_pre_checks_split_by_lead_and_filtered_by_name_miss_nothing() -> None:
+    """A depth's path patterns with a literal leading folder are tried only on the way to it
+    even when another may match anywhere (``**/x``), and patterns that all end with a literal
+    name are tried only on entries of those names: every entry a pattern matches still
+    passes a pre-check (the pre-checks only spare the regular expressions)."""
+    import itertools
+
+    rules = Rules(["**/.claude/settings.local.json", "!**/keep/settings.local.json",
+                   "/tests/certs/index.txt*", "/tests/napi/build", "**/cache/", "a/**/b.txt",
+                   "/*.svg"])
+    parts = ["tests", "certs", "napi", "build", ".claude", "keep", "cache", "a", "x",
+             "settings.local.json", "index.txt", "index.txt.1", "b.txt", "f.svg"]
+    seen = 0
+    for depth in range(1, 5):
+        for segs in itertools.product(parts, repeat=depth):
+            path = "/".join(segs)
+            for is_dir in (False, True):
+                if rules.match(path + ("/" if is_dir else ""), segs[-1], is_dir) is None:
+                    continue
+                seen += 1
+                text = path + ("/" if is_dir else "")
+                name = segs[-1]
+                if (name in (rules.dir_names if is_dir else rules.names)
+                        or name.endswith(rules.dir_suffixes if is_dir else rules.suffixes)
+                        or name.startswith(rules.dir_prefixes if is_dir else rules.prefixes)
+                        or (rules.base_any is not None
+                            and rules.base_any(name + ("/" if is_dir else "")) is not None)):
+                    continue  # (a name pre-check catches it)
+                prefix = "/".join(segs[:-1]) + ("/" if depth > 1 else "")
+                checks = []
+                for part in ("", "led", "free"):
+                    fm = rules.path_any_at(depth, part)
+                    leads = rules.path_leads_at(depth, part)
+                    names = rules.path_names_at(depth, part)
+                    if fm is not None and (leads is None or prefix in leads[1]
+                                           or prefix.startswith(leads[0])):
+                        checks.append((part, fm(text) is not None
+                                       and (names is None or name in names)))
+                whole = dict(checks).get("")
+                split = [hit for part, hit in checks if part]
+                assert whole or any(split), (text, checks)
+                assert rules.path_any_at(depth) is None or whole is not None
+    assert seen > 100
+    free = rules.path_any_at(2, "free")
+    assert free is not None and free(".claude/settings.local.json")
+    assert free("keep/settings.local.json") and not free(".claude/other.json")
+    assert rules.path_names_at(2, "free") == {"settings.local.json"}
+    assert rules.path_names_at(3, "led") is None  # (index.txt* ends with a wildcard)
+    assert rules.path_leads_at(3) is None and rules.path_leads_at(3, "led") is not None

@@ -6,8 +6,10 @@ repositories in temporary folders; a stand-in ``git`` on PATH plays a slow one."
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,45 @@ def test_outside_a_repository_nothing_runs_and_nothing_is_remembered(tmp_path: P
     folder = tmp_path / "c"
     assert GitChanges(str(tmp_path / "plain"), remember=str(folder)).changed(0) == frozenset()
     assert not folder.exists()
+
+
+def test_git_status_starts_as_subprocess_would_start_it(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # started without subprocess (os.posix_spawnp): SIGPIPE and SIGXFSZ at their defaults
+    # (Python ignores them), no signal blocked, stdin and stderr on /dev/null, the lock-free
+    # environment, and no descriptor of the caller's
+    seen = tmp_path / "seen"
+    slow_git(tmp_path, monkeypatch,
+             f"readlink /proc/$$/fd/0 /proc/$$/fd/2 /proc/$$/fd/* > {seen}.fds\n"
+             f"echo \"$GIT_OPTIONAL_LOCKS\" > {seen}.env\n"
+             f"exec grep -E '^Sig(Ign|Blk)' /proc/self/status > {seen}.sig")
+    with open(tmp_path / "held", "w"):  # (a descriptor of the caller's)
+        assert GitChanges(str(repo), remember="").changed(30, give_up=False) == frozenset()
+    masks = {line.split(":")[0]: int(line.split(":")[1], 16)
+             for line in Path(f"{seen}.sig").read_text().splitlines()}
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        assert not masks["SigIgn"] & (1 << (sig - 1))
+    assert masks["SigBlk"] == 0
+    fds = Path(f"{seen}.fds").read_text().splitlines()
+    assert fds[:2] == [os.devnull, os.devnull]
+    assert str(tmp_path / "held") not in fds
+    assert Path(f"{seen}.env").read_text() == "0\n"
+
+
+def test_a_search_that_gives_up_kills_git_status(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pid_file = tmp_path / "pid"
+    slow_git(tmp_path, monkeypatch, f"echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file};"
+                                    " exec sleep 30")
+    git = GitChanges(str(repo), remember="")
+    for _ in range(3000):
+        if pid_file.exists():
+            break
+        time.sleep(0.01)
+    pid = int(pid_file.read_text())
+    assert git.changed(0) == frozenset()  # gives up: killed
+    assert git.changed(30, give_up=False) == frozenset()  # (its thread has reaped it)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -220,3 +220,13 @@ def test_forget_and_prune_on_a_locked_store_warn_instead_of_raising(tmp_path: Pa
         holder.close()
     with Memory(db) as mem:
         assert set(mem.weights("/r", now=T0)) == {"a"}
+
+
+def test_a_root_whose_name_is_not_utf8_has_no_rows(tmp_path: Path) -> None:
+    # (the store holds UTF-8 text: nothing can be under such a root; a search there ranks
+    # without the memory instead of failing)
+    mem = Memory(tmp_path / "m.sqlite3")
+    assert mem.record(tmp_path / "a.txt")
+    root = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"\xffroot"))
+    assert mem.weights(root) == {}
+    assert mem.prune(root, []) == 0

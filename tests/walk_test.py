@@ -583,6 +583,7 @@ def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
 
     monkeypatch.setattr(walk_module._Walker, "scan", scan)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
     got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
     pids = [p[4:] for p in got if p.startswith("pid:")]
     assert len(pids) == 1 + 6 + 36  # every folder read once
@@ -590,6 +591,52 @@ def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
     assert 1 <= here < len(pids), "read first here, then by the workers"
     paths = [p for p in got if not p.startswith("pid:")]
     assert sorted(paths) == sorted(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6))
+
+
+def test_without_an_idle_cpu_a_big_tree_is_read_here_to_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ``INLINE_FIRST`` is spent, no worker is started while every CPU is busy
+    (``pool.cpu_idle``): they would only share this process's; the walk goes on here."""
+    walk_module = sys.modules["ffind.fs.walk"]
+    make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
+             stack: list[object], warn: object, seen: set[object]) -> None:
+        time.sleep(0.002)
+        real_scan(self, item, out, stack, warn, seen)
+
+    def fork() -> int:
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.01)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)
+    monkeypatch.setattr(os, "fork", fork)
+    got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
+    assert sorted(got) == sorted(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6))
+    got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2, types=("f", "d")))
+           for p in batch]
+    assert sorted(got) == sorted(files(tmp_path, threads=1, types=("f", "d")))
+
+
+@pytest.mark.parametrize(("line", "cpus", "idle"), [
+    (b"0.50 0.40 0.30 1/120 4242\n", 2, True),
+    (b"4.15 4.69 3.36 2/124 4242\n", 2, False),
+    (b"4.15 4.69 3.36 5/124 4242\n", 8, True),
+    (b"garbage\n", 2, True),
+    (None, 2, True),
+])
+def test_cpu_idle_reads_the_tasks_running_now(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: bytes | None, cpus: int,
+        idle: bool) -> None:
+    from ffind.fs import pool
+
+    loadavg = tmp_path / "loadavg"
+    if line is not None:
+        loadavg.write_bytes(line)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
+    assert pool.cpu_idle(str(loadavg)) is idle
 
 
 def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,

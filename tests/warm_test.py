@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -753,3 +754,44 @@ def test_a_folder_with_a_symlink_is_read_again_but_the_snapshot_not_rewritten(
         stats = WarmStats()
         assert listing(root, options, store, stats) == cold(root, options)
         assert (stats.mode, stats.relisted, stats.saved) == ("warm", ["a/"], False)
+
+
+# ---- the snapshot's head (JSON, the standard library's) -------------------------------------
+
+def test_a_root_whose_name_is_not_utf8_has_its_snapshot(
+        tmp_path: Path, short_racy: None) -> None:
+    """Its key (surrogate escapes) names a file and is read back as it was: no traceback, the
+    warm listing is the cold one (orjson refused such a key: the search failed)."""
+    root = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"\xffroot")))
+    (root / "d\udcfe").mkdir(parents=True)
+    (root / "d\udcfe" / "a.txt").write_text("")
+    (root / "b.txt").write_text("")
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    stats = WarmStats()
+    settle()
+    assert listing(root, options, store) == cold(root, options) == ["b.txt", "d\udcfe/a.txt"]
+    settle()
+    assert listing(root, options, store, stats) == cold(root, options)
+    assert stats.mode == "warm"
+    assert store.load(listing_key(str(root), options)) is not None
+
+
+def test_a_snapshot_written_with_orjson_is_read(tmp_path: Path) -> None:
+    """The same head and the same file name as when orjson wrote them: a snapshot of an
+    earlier ffind of the same version is used."""
+    import orjson
+
+    store = SnapshotStore(str(tmp_path / "cache"))
+    key = {"root": "/r\u00e9", "hidden": False, "exclude": ["*.md"], "max_depth": None}
+    folders = [["", "1 2 3 4 5 6", "", [], 1], ["a/", "1 2 3 4 5 6", ".ignore 1", [], 1]]
+    assert store.save(key, refresh.to_snapshot(7, "g", folders, ["x", "a/y"]))
+    path = Path(store.path(key))
+    assert path.name == (lambda d: f"{zlib.crc32(d):08x}{zlib.adler32(d):08x}{len(d):x}"
+                         )(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)) + ".snapshot"
+    magic, size, rest = path.read_bytes().split(b"\n", 2)
+    head, sections = orjson.loads(rest[:int(size)]), rest[int(size):]
+    data = orjson.dumps(head)
+    path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections)
+    back = store.load(key)
+    assert back is not None and back.paths() == ["x", "a/y"] and back.extra

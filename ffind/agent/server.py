@@ -18,6 +18,7 @@ The ``mcp`` package is only imported by ``build_server``/``mcp_main``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -85,6 +86,23 @@ class CachedTree:
         self._cancel = threading.Event()
         self._done_at = 0.0
         self.refreshes = 0
+
+    def ready(self) -> bool:
+        """Whether a walk of the folder is indexed (``get()`` answers at once)."""
+        return self._snap is not None
+
+    def start(self) -> None:
+        """Start the first walk in the background, unless one is under way or done."""
+        with self._lock:
+            if self._snap is not None or self._first.locked() or self._cancel.is_set():
+                return
+
+            def first() -> None:
+                with contextlib.suppress(FfindError):
+                    self.get()
+
+            threading.Thread(target=first, name=f"ffind-first {self.directory}",
+                             daemon=True).start()
 
     def get(self) -> TreeSnapshot:
         snap = self._snap
@@ -203,9 +221,46 @@ class ToolServer:
         excess = len(self._trees) - self.MAX_TREES
         return [self._trees.pop(d) for d in idle[:max(excess, 0)]]
 
+    def _resident(self, tree: CachedTree, tool: str, query: str, limit: int) -> str | None:
+        """Before the folder's first walk is indexed: the answer of its resident server
+        (``ffind.resident``: the same listing, validated, and the same tool functions), if
+        one runs and this server's walks are cached; the first walk then starts in the
+        background.  None: answer here."""
+        if tree.ready() or self._walker is not cached_tool_walk or not self._memory_default():
+            return None
+        from ffind.resident.client import ask_tool
+
+        text = ask_tool(tool, tree.directory, query, limit, memory=self.memory is not None)
+        if text is not None:
+            tree.start()
+        return text
+
+    def _resident_runs(self) -> bool:
+        """Whether the root's resident server runs and may answer this server's first
+        calls: then the walk at start-up waits for the first call (it would take the CPU
+        that call's answer needs)."""
+        if self._walker is not cached_tool_walk or not self._memory_default():
+            return False
+        from ffind.resident import client
+
+        found = client.where(self.root)
+        return found is not None and client.request(found[0], {"op": "stats"}) is not None
+
+    def _memory_default(self) -> bool:
+        """Whether the memory ranked with is none or the user's (what a resident server
+        opens itself)."""
+        if self.memory is None:
+            return True
+        from ffind.state.memory import Memory, default_path
+
+        return type(self.memory) is Memory and self.memory.path == default_path()
+
     def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
         check_limit(limit)
         with self.using(path) as tree:
+            text = self._resident(tree, "find_files", query, limit)
+            if text is not None:
+                return text
             try:
                 return search_snapshot(tree.get(), query, limit, memory=self.memory,
                                        root=tree.directory)
@@ -214,6 +269,9 @@ class ToolServer:
 
     def glob(self, pattern: str, path: str | None = None) -> str:
         with self.using(path) as tree:
+            text = self._resident(tree, "glob", pattern, GLOB_LIMIT)
+            if text is not None:
+                return text
             try:
                 snap = tree.get()
                 return glob_snapshot(snap.paths, tree.directory, pattern, GLOB_LIMIT,
@@ -226,11 +284,15 @@ class ToolServer:
         (or joins the walk under way)."""
 
         def walk_root() -> None:
+            if self._resident_runs():
+                return  # (the first call is answered by it; that call starts the walk)
             try:
                 with self.using(None) as tree:
                     tree.get()
             except FfindError:  # the server closed under the walk: nobody is waiting
-                pass
+                return
+            if self._walker is cached_tool_walk:
+                _start_resident(self.root)
 
         thread = threading.Thread(target=walk_root, name="ffind-warm", daemon=True)
         thread.start()
@@ -242,6 +304,25 @@ class ToolServer:
             self._trees.clear()
         for t in trees:
             t.close(wait)
+
+
+def _start_resident(root: str) -> None:
+    """Start ``root``'s resident index server (``ffind.resident``) unless one runs: the next
+    MCP server's first call in this folder (and ``ffind`` there) is answered by it.  Its
+    process is waited for in a thread (no zombie once it exits)."""
+    from ffind.resident import client
+
+    found = client.where(root, create=True)
+    if found is None or client.request(found[0], {"op": "stats"}) is not None:
+        return
+    pid = client.start(root)
+    if pid is not None:
+        threading.Thread(target=_reap, args=(pid,), name="ffind-reap", daemon=True).start()
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 # --- the MCP server ----------------------------------------------------------------------------

@@ -21,10 +21,17 @@ from typing import Any
 from ffind.engine.accel import NumpyUse
 from ffind.engine.exact import kept
 from ffind.engine.letters import bit_of
+from ffind.engine.occur import FoldedBuffer, findable
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import folder_extras, name_prefix_score
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
@@ -34,7 +41,35 @@ NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
 
 ONE_CHAR_NUMPY_FROM = 2048
+
+JOINED_FROM = 2048
+"""From how many candidates (and ``JOINED_SHARE``) the tests of a term of two characters or
+more run over the folded paths' buffer (``ffind.engine.occur``) instead of path by path."""
+JOINED_SHARE = 3
+"""... when the candidates are at least one ``JOINED_SHARE``-th of the index (the buffer's
+searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
+the index, ``session`` at 29%, the per-candidate searches were faster)."""
 """From how many candidates a one-character last term is bounded from the letter masks."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Marks:
+    """Where a term occurs in each of some ids (``Bounder._marks``), as numpy arrays by
+    position: ``found`` anywhere, ``in_dirs`` starting before the file name (the term has no
+    ``/``, so inside the folders), ``in_name``, ``name_start`` (at the name's start),
+    ``parent`` (at the start of the file's folder name), ``in_parent`` (inside it),
+    ``whole_dir`` (a whole folder name)."""
+
+    at: Any
+    base: Any
+    pstart: Any
+    found: Any
+    in_dirs: Any
+    in_name: Any
+    name_start: Any
+    parent: Any
+    in_parent: Any
+    whole_dir: Any
 
 
 class Bounder:
@@ -45,6 +80,7 @@ class Bounder:
         self.weights = store.weights
         self.b = Bounds(store.weights)
         self.numpy = numpy
+        self._buffer: FoldedBuffer | None = None
         self.early_bounds: dict[str, array[int]] = {}
         """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
         computed yet), kept between rankings."""
@@ -119,7 +155,9 @@ class Bounder:
                 known.extend(array("i", [UNKNOWN]) * (len(st.paths) - len(known)))
             new = ids if made else [i for i in ids if known[i] == UNKNOWN]
             if new:
-                tbn = self._early_term(fq, new, most)
+                np = self.numpy.module() if self.wide(new) and findable(fq) else None
+                got = None if np is None else self._early_joined(fq, new, most, np)
+                tbn = self._early_term(fq, new, most) if got is None else got
                 for i, v in zip(new, tbn, strict=True):
                     known[i] = v
                 if new is ids:
@@ -159,6 +197,27 @@ class Bounder:
         fq = q.positive[-1].folded
         if "/" in fq:
             return self._aligned_bounds(fq, ids, total)
+        m = len(fq)
+        if m == 1 and len(ids) >= ONE_CHAR_NUMPY_FROM and bit_of(fq) is not None:
+            np = self.numpy.module()
+            got = None if np is None else self._one_char(fq, ids, total, np)
+            if got is not None:
+                return got
+        if m >= 2 and self.wide(ids) and findable(fq):
+            np = self.numpy.module()
+            got = None if np is None else self._last_joined(fq, ids, total, np)
+            if got is not None:
+                return got
+        tb, flagged = self._last_plain(fq, ids)
+        bonus = self.b.name_bonus(m)
+        total = [a + (b + bonus if f else b)
+                 for a, b, f in zip(total, tb, flagged, strict=True)]
+        return total, flagged
+
+    def _last_plain(self, fq: str, ids: Sequence[int]) -> tuple[list[int], list[bool]]:
+        """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of
+        its characters, and whether it is loose (not in the file name as it is: that bonus
+        is then added for every character, for ``tighten_name`` to take back)."""
         st = self.store
         folded, base = st.folded, st.base
         m = len(fq)
@@ -170,11 +229,6 @@ class Bounder:
         mid1 = mid[1:]
         pst = st.pstart
         pp = w.parent_prefix_for(m)
-        if m == 1 and len(ids) >= ONE_CHAR_NUMPY_FROM and bit_of(fq) is not None:
-            np = self.numpy.module()
-            got = None if np is None else self._one_char(fq, ids, total, np)
-            if got is not None:
-                return got
         tb = [tiers.rest] * len(ids)  # nowhere as it is: no extra
         # "loose" (flagged): not in the file name as it is
         flagged = [True] * len(ids)
@@ -202,10 +256,103 @@ class Bounder:
             if mid in f or f.startswith(mid1):
                 v += w.whole_dir
             tb[j] = v
+        return tb, flagged
+
+    def folded_buffer(self, np: Any) -> FoldedBuffer | None:
+        """The folded paths as one byte buffer (``ffind.engine.occur``) once ``warm`` has
+        built it over every path (``build_buffer``), else None: a keystroke never waits for
+        it (a million paths take about half a second), the per-path code answers meanwhile.
+        """
+        buf = self._buffer
+        if buf is None or buf.broken or buf.covered < len(self.store.paths):
+            return None
+        return buf
+
+    def build_buffer(self, np: Any, upto: int) -> None:
+        """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
+        time)."""
+        if self._buffer is None:
+            self._buffer = FoldedBuffer(np)
+        self._buffer.sync(self.store.folded, upto)
+
+    def buffer_len(self) -> int:
+        """How many paths ``folded_buffer`` covers so far (all of them once a path with a NUL
+        made it give up: there is nothing to build)."""
+        if self._buffer is None:
+            return 0
+        return len(self.store.paths) if self._buffer.broken else self._buffer.covered
+
+    def wide(self, ids: Sequence[int]) -> bool:
+        """Whether ``ids`` are enough of the index for the searches over the whole buffer to
+        beat the per-candidate ones (``JOINED_FROM``, ``JOINED_SHARE``)."""
+        return len(ids) >= JOINED_FROM and len(ids) * JOINED_SHARE >= len(self.store.paths)
+
+    def _marks(self, fq: str, ids: Sequence[int], np: Any) -> _Marks | None:
+        """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
+        folded paths' buffer (``folded_buffer``); None when there is none.  Folding keeps
+        one code point for one (``ffind.query.fold``), so ``base`` and ``pstart`` are
+        positions in the folded path too, and with no ``/`` in the term an occurrence never
+        spans the ``/`` before a name or a folder: "inside the folders" is an occurrence that
+        starts before ``base``, and so on."""
+        buf = self.folded_buffer(np)
+        if buf is None:
+            return None
+        st = self.store
+        at = np.asarray(ids, dtype=np.int64)
+        base_a, pst_a = st.offsets(np)
+        t, r, before, after = buf.find(fq)
+        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
+        n_all = buf.covered
+
+        def mark(sel: Any) -> Any:
+            out = np.zeros(n_all, dtype=bool)
+            out[t[sel]] = True
+            return out[at]
+
+        slash = ord("/")
+        return _Marks(
+            at=at, base=base_a[at].astype(np.int64), pstart=pst_a[at].astype(np.int64),
+            found=mark(slice(None)), in_dirs=mark(r < tb), in_name=mark(r >= tb),
+            name_start=mark(r == tb), parent=mark(r == tp),
+            in_parent=mark((r >= tp) & (r < tb - 1) & (tp >= 0)),
+            whole_dir=mark(((r == 0) | (before == slash)) & (after == slash)))
+
+    def _last_joined(
+        self, fq: str, ids: list[int], total: list[int], np: Any
+    ) -> tuple[list[int], list[bool]] | None:
+        """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
+        ``/``), from its occurrences (``_marks``); None when there is no buffer."""
+        k = self._marks(fq, ids, np)
+        if k is None:
+            return None
+        w = self.weights
+        m = len(fq)
+        tiers = self.b.tiers(m)
+        v = np.where(k.name_start, tiers.top, np.where(k.in_name, tiers.in_name, tiers.in_path))
+        extras = (k.parent * (w.parent_prefix_for(m)
+                              + w.whole_parent * (k.base - 1 - k.pstart == m))
+                  + k.whole_dir * w.whole_dir)
+        v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
+        loose = ~k.found | (k.in_dirs & ~k.in_name)
+        out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
+        return out.tolist(), loose.tolist()
+
+    def _early_joined(self, fq: str, new: list[int], most: int, np: Any) -> list[int] | None:
+        """``_early_term`` from the term's occurrences (``_marks``); None when there is no
+        buffer."""
+        k = self._marks(fq, new, np)
+        if k is None:
+            return None
+        m = len(fq)
+        tiers = self.b.tiers(m)
         bonus = self.b.name_bonus(m)
-        total = [a + (b + bonus if f else b)
-                 for a, b, f in zip(total, tb, flagged, strict=True)]
-        return total, flagged
+        room = (k.pstart >= 0) & (k.base - 1 - k.pstart >= m)
+        top = k.name_start | (room & k.parent)
+        inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
+        v = np.where(top, tiers.top, np.where(inside, tiers.in_name, tiers.in_path + bonus))
+        v = np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
+        out: list[int] = v.tolist()
+        return out
 
     def _one_char(
         self, c: str, ids: list[int], total: list[int], np: Any
@@ -251,9 +398,19 @@ class Bounder:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
         bucket = self.aligned_bucket(fq)
-        hit = set(self.store.aligned(fq, ids if bucket is None else bucket))
+        aligned = self.store.aligned(fq, ids if bucket is None else bucket)
         top = self.b.term_max(len(fq))
         contig, other = self.b.unaligned(len(fq))
+        np = self.numpy.module() if self.wide(ids) and findable(fq) else None
+        buf = None if np is None else self.folded_buffer(np)
+        if buf is not None and np is not None:  # (the term as it is: from the buffer)
+            at = np.asarray(ids, dtype=np.int64)
+            mark = np.zeros(buf.covered, dtype=bool)
+            mark[np.asarray(aligned, dtype=np.int64)] = True
+            on = mark[at]
+            v = np.where(on, top, np.where(buf.has(fq)[at], contig, other))
+            return (np.asarray(total, dtype=np.int64) + v).tolist(), (~on).tolist()
+        hit = set(aligned)
         folded = self.store.folded
         total = [a + (top if i in hit else contig if fq in folded[i] else other)
                  for a, i in zip(total, ids, strict=True)]
@@ -285,6 +442,21 @@ class Bounder:
         for _, v, j in res:
             out[j] += self.b.name_bonus(v)
         return out
+
+    def tighten_name_array(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
+        """``tighten_name`` over numpy arrays of ids and bounds (int64), into an array."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        fq = q.positive[-1].folded
+        names_of = self.store.names_of
+        if not len(ids):
+            return np.array(bounds, dtype=np.int64)
+        v = np.concatenate([
+            process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE].tolist()),
+                          scorer=LCSseq.similarity, dtype=np.int64)[0]
+            for s in range(0, len(ids), NAMES_AT_ONCE)])
+        return bounds + self.weights.bonus_name * (v - len(fq))
 
     def chunks(self, q: Query, ids: list[int]) -> list[int]:
         """Per id, how many chunks the last term must at least be split into there
@@ -327,3 +499,51 @@ class Bounder:
             for j, wj in zip(scat, on, strict=True):
                 out[j] -= loss(chunks[j], wj)
         return out
+
+    def refine(
+        self, q: Query, ids: Any, bounds: Any, floor: float, np: Any
+    ) -> tuple[Any, Any]:
+        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` at once,
+        as numpy arrays (int64 ids and bounds, in the order of ``ids``): the same bounds as
+        those four steps give one after the other, with one pass over the paths per bigram
+        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        a = np.array(ids, dtype=np.int64)
+        b = np.array(bounds, dtype=np.int64)
+        fq = q.positive[-1].folded
+        m = len(fq)
+        if m < 2:
+            keep = b >= floor
+            return a[keep], b[keep]
+        # each bigram of the term found takes a chunk off (a repeated one as often as it
+        # occurs in the term)
+        grams: dict[str, int] = {}
+        for k in range(m - 1):
+            grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
+        chunks = np.full(len(a), m, dtype=np.int64)
+        buf = self.folded_buffer(np) if self.wide(a) and findable(fq) else None
+        if buf is not None:  # over every path at once
+            for g, times in grams.items():
+                chunks -= times * buf.has(g)[a]
+            # (contiguous only where every bigram is: those few tested one by one)
+            folded = self.store.folded
+            every = np.flatnonzero(chunks == 1)
+            whole = [fq in folded[i] for i in a[every].tolist()]
+            chunks[every[np.array(whole, dtype=bool)]] = 0
+        else:
+            folded = self.store.folded
+            texts = [folded[i] for i in a.tolist()]
+            for g, times in grams.items():
+                chunks -= times * np.array([g in f for f in texts], dtype=np.int64)
+            chunks[np.array([fq in f for f in texts], dtype=bool)] = 0
+        b -= self.b.gaps_loss_many(chunks, np)
+        keep = b >= floor
+        a, b, chunks = a[keep], b[keep], chunks[keep]
+        scat = np.flatnonzero(chunks)
+        if len(scat):
+            inits = self.store.initials(a[scat].tolist())
+            on = process.cdist([fq], inits, scorer=LCSseq.similarity, dtype=np.int64)[0]
+            b[scat] -= self.b.starts_loss_many(chunks[scat], on, np)
+        return a, b

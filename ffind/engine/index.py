@@ -113,7 +113,7 @@ class Index:
         self.paths: list[str] = self.store.paths
         self.exact = ExactScorer(self.store)
         self.bounder = Bounder(self.store, self.numpy)
-        self._ahead = WorkAhead(self.store, self.numpy)
+        self._ahead = WorkAhead(self.store, self.numpy, self.bounder)
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.extend(paths)

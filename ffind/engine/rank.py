@@ -197,11 +197,12 @@ class BranchAndBound:
     def __init__(
         self, score: Callable[[int], int | None], paths: Sequence[str], topk: TopK,
         pool: list[Scored], limit: int | None, budget: int, slack: int, lens: Any = None,
-        score_many: Callable[[list[int]], list[int | None]] | None = None,
+        score_many: Callable[[list[int], float], list[int | None]] | None = None,
     ) -> None:
         self.score = score
         self.score_many = score_many
-        """``score`` of many ids at once (the same scores), or None"""
+        """``score`` of many ids at once, given the floor (``TopK.floor``): the same scores,
+        but that one below the floor may be any value below it (it cannot enter); or None"""
         self.paths = paths
         self.lens = lens
         """every path's length (numpy, by id) for ``first_by_ties``, or None"""
@@ -221,7 +222,7 @@ class BranchAndBound:
             if len(group) <= self.budget:
                 self.budget -= len(group)
                 many = self.score_many
-                got = (many(group) if many is not None and len(group) >= BATCH_FROM
+                got = (many(group, topk.floor()) if many is not None and len(group) >= BATCH_FROM
                        else map(score, group))
                 for i, s in zip(group, got, strict=True):
                     if s is not None:

@@ -17,14 +17,14 @@ Every decision depends on the path and its candidate set only, never on ``limit`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import compress
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ffind.engine.exact_many import batchable, scorer
 from ffind.engine.prefilter import lone_term, typo_term
 from ffind.engine.rank import BATCH_FROM, BranchAndBound, TopK, best, best_positions, by_bound
 from ffind.engine.typos import add_typos, typo_indices
-from ffind.query import Kind, Query, parse
+from ffind.query import Query, parse
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT
 
@@ -53,27 +53,15 @@ def visitor(
 
 def batch_scorer(
     ix: Index, q: Query, hidden_ok: bool
-) -> Callable[[list[int]], list[int | None]] | None:
-    """The exact scores of many ids at once (``ffind.scoring.batch.fuzzy_many``, numpy) for a
-    query of one fuzzy term, the same as ``ExactScorer.score`` gives one by one; None when
-    that does not apply: several terms (their overlap needs positions), another kind of
-    term, weights other than the defaults (the batch scorer is written for those), or no
-    numpy."""
-    if (len(q.positive) != 1 or q.positive[0].kind is not Kind.FUZZY
-            or ix.weights != DEFAULT or ix.numpy.module() is None):
+) -> Callable[[list[int], float], list[int | None]] | None:
+    """The scores of many ids at once (``ffind.engine.exact_many``: the batch scorer, numpy),
+    as ``ExactScorer.score`` gives them one by one but below the floor it is given; None
+    when that does not apply: a term of another kind, weights other than the defaults (the
+    batch scorer is written for those), or no numpy."""
+    if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
-    from ffind.scoring.batch import fuzzy_many
-
-    st, t = ix.store, q.positive[0]
-    texts, paths, base = st.term_texts(t), st.paths, st.base
-
-    def many(ids: list[int]) -> list[int | None]:
-        got = fuzzy_many(t.key, [texts[i] for i in ids], [paths[i] for i in ids],
-                         [base[i] for i in ids])
-        pen = st.penalties(ids, hidden_ok)
-        return [None if g is None else g - p for g, p in zip(got, pen, strict=True)]
-
-    return many
+    exact = ix.exact.score
+    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok))
 
 
 def path_lengths(ix: Index) -> Any:
@@ -108,11 +96,18 @@ def rank(
         ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
     bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
-    oids, ob, groups = _split(ids, bounds, flagged, walker.lens is not None)
-    u2 = max(ob, default=None)
-    done = walker.visit(groups, u2)
-    if oids and u2 is not None and not topk.beats(u2):
-        _refine_and_visit(ix, q, walker, oids, ob, groups[done:])
+    if walker.lens is not None and len(ids) >= NUMPY_FROM:
+        oa, oba, groups = _split_arrays(ids, bounds, flagged)
+        u2 = int(oba.max()) if len(oba) else None
+        done = walker.visit(groups, u2)
+        if len(oa) and u2 is not None and not topk.beats(u2):
+            _refine_and_visit_arrays(ix, q, walker, oa, oba, groups[done:])
+    else:
+        oids, ob, groups = _split(ids, bounds, flagged, False)
+        u2 = max(ob, default=None)
+        done = walker.visit(groups, u2)
+        if oids and u2 is not None and not topk.beats(u2):
+            _refine_and_visit(ix, q, walker, oids, ob, groups[done:])
     typo_ids: set[int] = set()
     tt = typo_term(parse(ms.query))
     if tt is not None:
@@ -138,16 +133,26 @@ def _split(
         return [ids[j] for j in opt], [bounds[j] for j in opt], groups
     import numpy as np
 
+    a = np.array(ids, dtype=np.int64)
+    b = np.array(bounds, dtype=np.int64)
     f = np.array(flagged, dtype=bool)
     rest = ~f
-    groups = []
-    if rest.any():  # (ids below 2**31; int32 halves these arrays at the peak)
-        a = np.array(ids, dtype=np.int32)
-        b = np.array(bounds, dtype=np.int64)
-        groups = grouped(a[rest], b[rest])
-    # the optimistic ids and bounds share the int objects of ``ids`` and ``bounds`` (no new
-    # int per id: 26 MiB less at the peak of a broad key at 1M paths, issue 17)
-    return list(compress(ids, flagged)), list(compress(bounds, flagged)), groups
+    groups = grouped(a[rest], b[rest]) if rest.any() else []
+    return a[f].tolist(), b[f].tolist(), groups
+
+
+def _split_arrays(
+    ids: list[int], bounds: Sequence[int], flagged: Sequence[bool]
+) -> tuple[Any, Any, list[tuple[int, list[int]]]]:
+    """``_split`` through numpy, the optimistic ids and bounds left as int64 arrays."""
+    import numpy as np
+
+    a = np.asarray(ids, dtype=np.int64)
+    b = np.asarray(bounds, dtype=np.int64)
+    f = np.asarray(flagged, dtype=bool)
+    rest = ~f
+    groups = grouped(a[rest], b[rest]) if rest.any() else []
+    return a[f], b[f], groups
 
 
 NUMPY_FROM = 2048
@@ -186,7 +191,8 @@ def _refine_and_visit(
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = [oids[j] for j in seed]
     many = walker.score_many
-    got = many(sids) if many is not None and len(sids) >= BATCH_FROM else map(walker.score, sids)
+    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+           else map(walker.score, sids))
     for j, sc in zip(seed, got, strict=True):
         if sc is not None:
             walker.pool.append((sc, oids[j]))
@@ -216,6 +222,40 @@ def _refine_and_visit(
         for _, g in regroup:
             g.sort()
     walker.visit(regroup, None)
+
+
+def _refine_and_visit_arrays(
+    ix: Index, q: Query, walker: BranchAndBound, oids: Any, ob: Any,
+    left_groups: list[tuple[int, list[int]]],
+) -> None:
+    """``_refine_and_visit`` with the optimistic ids and bounds as numpy int64 arrays from
+    end to end (the same stages, the same bounds; no list between them)."""
+    import numpy as np
+
+    bounder, topk = ix.bounder, walker.topk
+    ob = bounder.tighten_name_array(q, oids, ob, np)
+    lens = walker.lens
+    seed = best_positions(ob, ix.seed, lambda j: ix.paths[int(oids[j])], lens[oids])
+    if topk.least is not None:
+        seed = [j for j in seed if ob[j] >= topk.least]
+    sids = oids[seed].tolist()
+    many = walker.score_many
+    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+           else map(walker.score, sids))
+    for i, sc in zip(sids, got, strict=True):
+        if sc is not None:
+            walker.pool.append((sc, i))
+            topk.add(sc)
+    floor = topk.floor()
+    left = [i for b, g in left_groups if b >= floor for i in g]
+    lb = [b for b, g in left_groups if b >= floor for _ in g]
+    mask = ob >= floor
+    mask[seed] = False
+    ra, rb = bounder.refine(q, oids[mask], ob[mask], floor, np)
+    a = np.concatenate([np.array(left, dtype=np.int64), ra])
+    b = np.concatenate([np.array(lb, dtype=np.int64), rb])
+    order = np.lexsort((a, -b))  # by bound, highest first, then by id
+    walker.visit(grouped(a[order], b[order]), None)
 
 
 def _above(

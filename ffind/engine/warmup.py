@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ffind.engine.accel import NumpyUse
+from ffind.engine.bounding import Bounder
 from ffind.engine.prefilter import lone_term
 from ffind.engine.store import PathStore
 from ffind.query import parse
@@ -15,17 +16,18 @@ from ffind.query import parse
 class WorkAhead:
     """The work ahead of one index's rankings (see the module docstring)."""
 
-    def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
+    def __init__(self, store: PathStore, numpy: NumpyUse, bounder: Bounder | None = None) -> None:
         self.store = store
         self.numpy = numpy
+        self.bounder = bounder
         self._seen: dict[str, int] = {}  # per term: file names holding it (``prepare``)
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, name and path lengths,
-        offsets and letter masks, word starts).  A generator: each step takes a few
-        milliseconds, and it ends once every
-        path indexed so far is covered (a new one picks up where it ended)."""
+        import when it is wanted, penalties, name and path lengths, offsets and letter masks,
+        the folded paths' buffer, word starts).  A generator: each step takes a few
+        milliseconds, and it ends once every path indexed so far is covered (a new one picks
+        up where it ended)."""
         store, numpy = self.store, self.numpy
         numpy.module()
         yield
@@ -48,6 +50,10 @@ class WorkAhead:
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step)
+                yield
+            elif (numpy.module() is not None and self.bounder is not None
+                  and self.bounder.buffer_len() < n):
+                self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
                 yield
             elif store.initials_len() < n:
                 store.build_initials(store.initials_len() + step)

@@ -12,20 +12,25 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping
 
 from ffind import __version__
 from ffind.errors import EXIT_MEANING, ExitCode, FfindError
 from ffind.frontends import output
 from ffind.frontends.flags import FLAGS, Flag, command_limit, split_values
+from ffind.frozen import replace
 from ffind.options import SearchOptions
 
+TYPE_CHECKING = False  # (not typing's: a search does not import it, nor dataclasses)
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     import click
 
+    from ffind.scoring.scorer import FileMatch
     from ffind.state.memory import Memory
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 HELP = """Find files by fuzzy PATTERN below the current folder (or --cwd), best match first.
 
@@ -100,7 +105,7 @@ def _integration_help() -> str:
             f"\b\nPicker keys (-i):\n{keys}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Invocation:
     """What the command line asks for, once parsed (the ``target="invocation"`` flags)."""
 
@@ -117,6 +122,7 @@ class Invocation:
     forget: bool = False
     cache: bool = True
     clear_cache: bool = False
+    server: bool = True
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -266,18 +272,28 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
             raise FfindError("--remember and --forget cannot be used together")
         return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
     if inv.clear_cache:
+        from ffind.resident.client import stop_all
         from ffind.state.cache import SnapshotStore
 
+        stop_all()
         SnapshotStore().clear()
         return ExitCode.FOUND
     _check_where(inv)
-    if exit_fast and not inv.interactive:
+    if _server_may_answer(inv):
+        code = _from_server(inv, exit_fast)
+        if code is not None:
+            return code
+    if exit_fast:
         # A one-shot search ends the process once its results are written (``_exit_now``):
         # what the cyclic collector would free is freed then anyway, and its passes over the
-        # young objects cost ~5 ms of a warm search in a 13k-file checkout.
+        # young objects cost ~5 ms of a warm search in a 13k-file checkout (the console
+        # script turned it off before its imports, ``entry.main``).  The picker lives on.
         import gc
 
-        gc.disable()
+        if inv.interactive:
+            gc.enable()
+        else:
+            gc.disable()
     memory = None
     if inv.memory:
         from ffind.state.memory import open_memory
@@ -318,15 +334,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
                               on_done=finish, height=height, preview=inv.preview,
                               cache=inv.cache)
 
-    on_tty = sys.stdout.isatty()
-    options = inv.options
-    style = None if inv.json else output.highlight_style(
-        inv.color, on_tty, compute_indices=options.compute_indices)
-    if style and inv.pattern and not options.compute_indices:
-        from dataclasses import replace
-
-        options = replace(options, compute_indices=True)
-
+    on_tty, options, style = _rendering(inv)
     if inv.stdin:
         from ffind.searching.oneshot import search_paths
 
@@ -335,26 +343,117 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json, memory=memory, cache=inv.cache)
+                         eager_count=inv.json, memory=memory, cache=inv.cache,
+                         server=False)  # (asked first, in ``run``, when it may answer)
 
-    matches = results.matches
+    code = _write_results(inv, options, style, on_tty, results.matches,
+                          lambda: results.total_match_count)
+    if not inv.stdin and _server_may_answer(inv):
+        _start_server(inv)
+    # the walk is over and reaped: the console script skips freeing the index and the heap
+    return finish(code)
+
+
+def _rendering(inv: Invocation, on_tty: bool | None = None,
+               environ: Mapping[str, str] | None = None,
+               ) -> tuple[bool, SearchOptions, str | None]:
+    """(stdout is a terminal, the options to search with, the highlight style): colouring
+    asks for the matched positions.  ``on_tty`` and ``environ`` (``NO_COLOR``, ``TERM``):
+    this process's by default (the resident server passes its client's)."""
+    on_tty = sys.stdout.isatty() if on_tty is None else on_tty
+    options = inv.options
+    style = None if inv.json else output.highlight_style(
+        inv.color, on_tty, compute_indices=options.compute_indices, environ=environ)
+    if style and inv.pattern and not options.compute_indices:
+
+        options = replace(options, compute_indices=True)
+    return on_tty, options, style
+
+
+def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
+           err_tty: bool, matches: list[FileMatch], total: Callable[[], int],
+           ) -> tuple[bytes, list[str], int]:
+    """The results as the command writes them: (standard output's bytes: plain,
+    NUL-separated, coloured or JSON lines; the notes for stderr after them: the limit that
+    cut; the exit status).  ``total``: the count before the limit (only asked when it is
+    printed).  The local search and the resident server (``ffind.resident.server``) both
+    render here."""
     if inv.json:
-        _write_stdout(output.format_json(
-            matches, total_match_count=results.total_match_count, limit=options.limit,
-            compute_indices=inv.options.compute_indices))
+        data = output.format_json(
+            matches, total_match_count=total(), limit=options.limit,
+            compute_indices=inv.options.compute_indices)
     else:
         # Coloured output is for a terminal, even through a pager (``--color always | less
         # -R``): it is escaped too.
-        with _stdout_errors():
-            output.print_paths(matches, print0=inv.print0, style=style,
-                               escape=on_tty or style is not None)
+        data = output.format_plain(matches, print0=inv.print0, style=style,
+                                   escape=on_tty or style is not None)
+    notes = []
     shown = len(matches)
     # The count is only read when the limit may have cut (it may cost a pass over the names).
     if (not inv.json and options.limit is not None and shown == options.limit
-            and _stderr_isatty() and results.total_match_count > shown):
-        output.warn(f"showing {shown} of {results.total_match_count} matches; use --limit")
-    # the walk is over and reaped: the console script skips freeing the index and the heap
-    return finish(ExitCode.FOUND if matches else ExitCode.NOT_FOUND)
+            and err_tty and total() > shown):
+        notes.append(f"showing {shown} of {total()} matches; use --limit")
+    return data, notes, ExitCode.FOUND if matches else ExitCode.NOT_FOUND
+
+
+def _write_results(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
+                   matches: list[FileMatch], total: Callable[[], int]) -> int:
+    """Write the results (``render``) and the notes after them; the exit status."""
+    data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches, total)
+    _write_stdout(data)
+    for note in notes:
+        output.warn(note)
+    return code
+
+
+def _server_may_answer(inv: Invocation) -> bool:
+    """A search (not the picker, not ``--stdin``) with the warm index and the resident
+    server on (``--no-cache``, ``--no-server`` and ``FFIND_NO_SERVER`` turn it off)."""
+    if not (inv.cache and inv.server) or inv.interactive or inv.stdin:
+        return False
+    return os.environ.get("FFIND_NO_SERVER", "") in ("", "0")
+
+
+def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
+    """The search answered by the root's resident server, written as a local search writes
+    it; None when no server answered (search locally)."""
+    from ffind.resident.client import ask
+
+    on_tty, options, style = _rendering(inv)
+    answer = ask(inv.pattern, inv.root, options, memory=inv.memory,
+                 count=inv.json or _stderr_isatty())
+    if answer is None:
+        return None
+    if exit_fast:
+        import gc
+
+        gc.disable()  # (as ``run`` does: the process ends once the results are written)
+    for warning in answer.warnings:
+        output.warn(warning)
+    matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
+    code = _write_results(inv, options, style, on_tty, matches, lambda: answer.total)
+    if answer.memory_warning:
+        output.warn(answer.memory_warning)
+    if exit_fast:
+        _exit_now(code)
+    return code
+
+
+def _start_server(inv: Invocation) -> None:
+    """After a local search that wrote the warm index's snapshot: start the root's resident
+    server in the background, once the results are out (the command does not wait)."""
+    from ffind.fs.warm import listing_key
+    from ffind.state.cache import SnapshotStore
+
+    if not os.path.exists(SnapshotStore().path(listing_key(inv.root, inv.options))):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    from ffind.resident.client import start
+
+    start(inv.root)
 
 
 def _stderr_isatty() -> bool:

@@ -1,10 +1,13 @@
 """The ``ffind`` console script: ``--version`` (with the output module alone), and
 ``--remember`` and ``--forget`` (run by editors and shell hooks on every file opened, with the
 memory module alone) are answered here; everything else goes to the command
-(``ffind.frontends.cli``)."""
+(``ffind.frontends.cli``), unless the folder's resident server answers a plain search first
+(``ffind.resident.client.command``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 VISITS = ("--remember", "--forget")
@@ -12,6 +15,14 @@ VISITS = ("--remember", "--forget")
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None and args[:1] != ["mcp"]:
+        # The console script's call is short (the command turns the collector on again for
+        # the picker, ``cli.run``): its imports and its search create no cycle worth a pass
+        # of the cyclic collector (~3 ms of a search's imports alone); the process ends with
+        # its results (``os._exit``).  The MCP server lives on: not for it.
+        import gc
+
+        gc.disable()
     if args and args[0] in VISITS:
         from ffind.frontends.exits import answered
         from ffind.frontends.visits import visits
@@ -21,9 +32,26 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
+    if argv is None and os.environ.get("FFIND_NO_SERVER", "") in ("", "0"):
+        # A plain search answered by the folder's resident server (docs/cache.md) costs
+        # this process only the socket and the writing: not the command's imports.
+        from ffind.resident.client import command as served
+
+        code = served(args)
+        if code is not None:
+            _exit_now(code)
     from ffind.frontends.cli import main as command
 
     return command(argv)
+
+
+def _exit_now(code: int) -> None:
+    """Flush and end at once, as the command does after a search (``cli._exit_now``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    os._exit(code)
 
 
 def _version() -> int:

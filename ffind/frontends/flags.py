@@ -22,9 +22,14 @@ says which do not.  Nothing else in the command lists flags.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ffind.options import DEFAULT_LIMIT, DEFAULT_THREADS
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 KINDS = ("bool", "int", "str", "dir", "choice")
 """``bool``: a switch (False unless given); ``int``: a whole number >= 0 (``minimum`` raises
@@ -36,7 +41,7 @@ def _identity(value: object) -> object:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flag:
     """One command-line flag."""
 
@@ -205,8 +210,13 @@ FLAGS: tuple[Flag, ...] = (
          "Walk cold: do not use or write the warm index of this folder (docs/cache.md).",
          dest="cache", target="invocation", convert=_not),
     Flag("clear-cache", None, "bool", False,
-         "Empty the warm index's cache folder ($XDG_CACHE_HOME/ffind); no search.",
+         "Empty the warm index's cache folder ($XDG_CACHE_HOME/ffind) and stop the resident "
+         "servers; no search.",
          dest="clear_cache", target="invocation", picker=False),
+    Flag("no-server", None, "bool", False,
+         "Neither ask nor start the resident index server of this folder (also "
+         "FFIND_NO_SERVER=1; --no-cache implies it; docs/cache.md).",
+         dest="server", target="invocation", convert=_not),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 

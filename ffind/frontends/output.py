@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -41,7 +40,9 @@ BOLD = "\x1b[1m"
 (no-color.org allows bold)."""
 RESET = "\x1b[0m"
 
-_SURROGATE = re.compile("[\udc80-\udcff]")
+_UNDECODABLE = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
+"""The surrogates ``surrogateescape`` gives undecodable bytes, each to U+FFFD (``str.translate``:
+no ``re`` import on the output's path)."""
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -160,7 +161,7 @@ def format_plain(
 
 def json_text(path: str) -> str:
     """``path`` as a JSON-safe string: each undecodable byte becomes U+FFFD (one for one)."""
-    return _SURROGATE.sub("\ufffd", path)
+    return path.translate(_UNDECODABLE)
 
 
 def format_json(

@@ -101,6 +101,26 @@ def max_workers() -> int:
     return min(64, (os.cpu_count() or 1) * 4)
 
 
+LOADAVG = "/proc/loadavg"
+
+
+def cpu_idle(loadavg: str = LOADAVG) -> bool:
+    """Whether a CPU this process may use is idle now: fewer tasks are running on the machine
+    (this one included; the fourth field of Linux's ``/proc/loadavg``) than it has CPUs.
+    True where that cannot be read.  One sample, at the moment a walk would start its
+    workers: on a machine whose CPUs are all busy they would only share this process's, for
+    the cost of forking them and of the pipes (measured on a 2-core machine at load ~4, a
+    cold ``ffind -l 20 main`` in a 13k-file checkout: 151 ms with this check against 175 ms
+    without, CPU 139 ms against 149 ms)."""
+    try:
+        with open(loadavg, "rb") as f:
+            running = int(f.read(256).split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return running < (cpus or 1)
+
+
 def _encode(paths: list[str]) -> bytes:
     return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
 

@@ -11,12 +11,13 @@ the order of the folders.
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
 changed, comparing integers with the snapshot's arrays (no Python object per folder but the
 ``stat`` result; a folder with ignore files, probes, no signature or a racy time takes the
-full check); only when one changed are the folders made into ``Folder`` lists; then,
-shallowest first, each changed folder is read again with the walker, in the ignore scope its
-ancestors give (entered from their recorded ignore files); its sub-folders that are no
-longer entered are dropped with their subtrees, new ones are walked whole, and a folder whose
-ignore files changed is walked whole.  Any inconsistency in the snapshot means a cold walk
-instead.
+full check); or only the folders a hint gives (``only``: ``ffind.fs.watch``, inotify), the
+others trusted.  Then, shallowest first, each changed folder is read again with the walker,
+in the ignore scope its ancestors give (entered from their recorded ignore files); its
+sub-folders that are no longer entered are dropped with their subtrees, new ones are walked
+whole, and a folder whose ignore files changed is walked whole.  The new snapshot copies the
+old one's arrays around the folders read again (``_Edit.result``).  Any inconsistency in the
+snapshot means a cold walk instead.
 
 The one-shot search runs the ``stat`` pass of a big snapshot in a forked child (``Aside``)
 while it matches the snapshot's paths (``ffind.fs.warm.warm_attempts``).
@@ -26,8 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ffind.fs.pool import Cancel, Warn
@@ -55,16 +55,35 @@ Folder = list[Any]
 _BAD = (ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
-@dataclass
 class WarmStats:
     """What a cached listing did: ``mode`` ("off", "cold" or "warm"), the folders it read
     (``relisted``: their paths from the root + ``/``), how many it reused, whether it wrote
-    the snapshot."""
+    the snapshot.  (A plain class, not a dataclass: every warm search imports this module,
+    and ``dataclasses`` costs ~8-10 ms to import.)"""
 
-    mode: str = "off"
-    relisted: list[str] = field(default_factory=list)
-    reused: int = 0
-    saved: bool = False
+    __slots__ = ("mode", "relisted", "reused", "saved")
+
+    def __init__(self, mode: str = "off", relisted: list[str] | None = None, reused: int = 0,
+                 saved: bool = False) -> None:
+        self.mode = mode
+        self.relisted: list[str] = [] if relisted is None else relisted
+        self.reused = reused
+        self.saved = saved
+
+    def _fields(self) -> tuple[str, list[str], int, bool]:
+        return (self.mode, self.relisted, self.reused, self.saved)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, WarmStats)
+            return self._fields() == other._fields()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"WarmStats(mode={self.mode!r}, relisted={self.relisted!r}, "
+                f"reused={self.reused!r}, saved={self.saved!r})")
 
 
 def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
@@ -116,6 +135,22 @@ def free_cpus() -> float:
     return (n or 1) - load
 
 
+_NONE = [NO_SIG] * SIG_FIELDS
+
+
+def _put_sig(sigs: Any, sig: str) -> None:
+    """Append the integers of the signature ``sig`` to ``sigs`` (``NO_SIG`` for none)."""
+    values = [int(v) for v in sig.split()] if sig else _NONE
+    if len(values) != SIG_FIELDS:
+        raise ValueError(f"a bad folder signature: {sig!r}")
+    at = len(sigs)
+    try:
+        sigs.extend(values)
+    except OverflowError:  # (an inode beyond 2**63: the folder is read every time)
+        del sigs[at:]
+        sigs.extend(_NONE)
+
+
 def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> CachedListing:
     """The snapshot of ``folders`` (with counts) and their ``paths``."""
     from array import array
@@ -123,19 +158,18 @@ def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) 
     sigs: array[int] = array("q")
     counts: array[int] = array("q", [f[4] for f in folders])
     extra: dict[int, tuple[str, list[list[str]]]] = {}
-    none = [NO_SIG] * SIG_FIELDS
     for i, f in enumerate(folders):
-        values = [int(v) for v in f[1].split()] if f[1] else none
-        if len(values) != SIG_FIELDS:
-            raise ValueError(f"a bad folder signature: {f[1]!r}")
-        try:
-            sigs.extend(values)
-        except OverflowError:  # (an inode beyond 2**63: the folder is read every time)
-            del sigs[i * SIG_FIELDS:]
-            sigs.extend(none)
+        _put_sig(sigs, f[1])
         if f[2] or f[3]:
             extra[i] = (f[2], f[3])
     return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
+
+
+def _coarse_sigs(sigs: Any) -> bool:
+    """``_coarse`` of a snapshot's integers."""
+    k = SIG_FIELDS
+    times = [t for t, m in zip(sigs[3::k], sigs[k - 1::k], strict=True) if m != NO_SIG]
+    return bool(times) and not any(t % 1_000_000_000 for t in times)
 
 
 def _sig_text(sigs: Any, i: int) -> str:
@@ -183,6 +217,14 @@ class Refresh:
         self.cancel, self.warn, self.store, self.key = cancel, warn, store, key
         self.glob, self.start, self.stats = glob, start, stats
         self.root: str = item[0]
+        self.listing: CachedListing | None = None
+        """The listing once validated (``warm``) or walked (``cold``): the snapshot itself
+        when nothing changed, the one made otherwise (written or not); None before, after
+        a cancelled walk, or when none could be made."""
+        self.defer_write = False
+        """True: the snapshot to write is kept (``unwritten``) until ``write()`` (a process
+        that answers first and writes after: the write of 104k paths costs 150-300 ms)."""
+        self.unwritten: CachedListing | None = None
 
     def _cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
@@ -198,7 +240,28 @@ class Refresh:
             snap = to_snapshot(self.start, self.glob, folders, paths)
         except ValueError:
             return
+        self._write(snap)
+
+    def _save_listing(self, snap: CachedListing) -> None:
+        """Write the snapshot ``snap`` (a refresh's, ``_Edit.result``)."""
+        if self._cancelled() or _coarse_sigs(snap.sigs):
+            return
+        self._write(snap)
+
+    def _write(self, snap: CachedListing) -> None:
+        self.listing = snap
+        if self.defer_write:
+            self.unwritten = snap
+        else:
+            self.stats.saved = self.store.save(self.key, snap)
+
+    def write(self) -> bool:
+        """Write the snapshot kept by ``defer_write``, if any; whether one was written."""
+        snap, self.unwritten = self.unwritten, None
+        if snap is None:
+            return False
         self.stats.saved = self.store.save(self.key, snap)
+        return self.stats.saved
 
     def cold(self) -> Iterator[list[str]]:
         """The recording walk, batch by batch; then the snapshot is written."""
@@ -222,9 +285,12 @@ class Refresh:
             f[4] = len(f[4])
         self._save(folders, every)
 
-    def warm(self, snap: CachedListing) -> Iterator[list[str]]:
-        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent."""
-        return self.warm_checked(snap, None)
+    def warm(self, snap: CachedListing,
+             only: Sequence[int] | None = None) -> Iterator[list[str]]:
+        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent.
+        ``only``: the folders (indices in ``snap``) that may have changed, the others are
+        trusted without a ``stat`` (``ffind.fs.watch.Hint``); None: every folder is checked."""
+        return self.warm_checked(snap, None, only)
 
     def _check(self, rec: Folder, path: str, limit: int) -> str | None:
         """None (unchanged), "read" (read the folder again) or "subtree" (its ignore files
@@ -245,13 +311,14 @@ class Refresh:
                 return "read"
         return None
 
-    def _changed(self, snap: CachedListing, limit: int) -> dict[str, str]:
+    def _changed(self, snap: CachedListing, limit: int,
+                 only: Sequence[int] | None = None) -> dict[str, str]:
         """The folders that changed, and how (``_check``), checked by ``STAT_THREADS``
-        threads (``os.stat`` lets the others run)."""
-        total = len(snap.prefixes)
+        threads (``os.stat`` lets the others run); ``only``: just these folders (indices)."""
+        total = len(snap.prefixes) if only is None else len(only)
         n = max(1, min(STAT_THREADS, total // _CHUNK))
         if n == 1:
-            return self._changed_part(snap, 0, total, limit)
+            return self._changed_part(snap, 0, total, limit, only)
         import threading
 
         parts: list[dict[str, str] | BaseException] = [ValueError("not checked")] * n
@@ -259,7 +326,8 @@ class Refresh:
 
         def check(i: int) -> None:
             try:
-                parts[i] = self._changed_part(snap, i * step, min(total, (i + 1) * step), limit)
+                parts[i] = self._changed_part(snap, i * step, min(total, (i + 1) * step), limit,
+                                              only)
             except BaseException as exc:  # raised again below (a bad snapshot: a cold walk)
                 parts[i] = exc
 
@@ -277,18 +345,33 @@ class Refresh:
                     bad[prefix] = verdict
         return bad
 
-    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int) -> dict[str, str]:
-        """``_changed`` for the folders ``lo`` to ``hi``: the common folder (a signature, no
-        ignore files nor probes, times before ``limit``) by one ``stat`` compared with the
-        snapshot's integers, the others by ``_check``."""
+    def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int,
+                      only: Sequence[int] | None = None) -> dict[str, str]:
+        """``_changed`` for the folders ``lo`` to ``hi`` (of ``only`` when given): the common
+        folder (a signature, no ignore files nor probes, times before ``limit``) by one
+        ``stat`` compared with the snapshot's integers, the others by ``_check``."""
         bad: dict[str, str] = {}
         root, check, stat, extra = self.root, self._check, os.stat, snap.extra
         base = root if root.endswith("/") else root + "/"
         sigs = snap.sigs
         k = SIG_FIELDS
-        cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]
-        rows = zip(snap.prefixes[lo:hi], *cols, strict=True)
-        for i, (prefix, dev, ino, mtime, ctime, size, mode) in enumerate(rows, lo):
+        if only is None:
+            at: Sequence[int] = range(lo, hi)
+            names = snap.prefixes[lo:hi]
+            cols: list[Any] = [sigs[lo * k + f:hi * k:k] for f in range(k)]
+        elif hi - lo > 1:  # (the columns picked in C: a hint of 290k folders at 1M)
+            from operator import itemgetter
+
+            at = only[lo:hi]
+            pick = itemgetter(*at)
+            names = pick(snap.prefixes)
+            cols = [pick(sigs[f::k]) for f in range(k)]
+        else:
+            at = only[lo:hi]
+            names = [snap.prefixes[i] for i in at]
+            cols = [[sigs[i * k + f] for i in at] for f in range(k)]
+        rows = zip(at, names, *cols, strict=True)
+        for i, prefix, dev, ino, mtime, ctime, size, mode in rows:
             verdict: str | None = "read"
             if mode == NO_SIG or mtime >= limit or ctime >= limit or i in extra:
                 path = base + prefix[:-1] if prefix else root
@@ -333,12 +416,12 @@ class Refresh:
             return False
         return "" in snap.prefixes and sum(snap.counts) == len(paths)
 
-    def warm_checked(self, snap: CachedListing,
-                     bad: dict[str, str] | None) -> Iterator[list[str]]:
+    def warm_checked(self, snap: CachedListing, bad: dict[str, str] | None,
+                     only: Sequence[int] | None = None) -> Iterator[list[str]]:
         """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``; None:
-        done here)."""
+        done here, of the folders ``only`` when given)."""
         try:
-            paths = self._refresh(snap, bad)
+            paths = self._refresh(snap, bad, only)
         except _BAD:
             paths = None
         if paths is None:
@@ -349,11 +432,12 @@ class Refresh:
         self.stats.mode = "warm"
         yield paths
 
-    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None) -> list[str] | None:
+    def _refresh(self, snap: CachedListing, bad: dict[str, str] | None = None,
+                 only: Sequence[int] | None = None) -> list[str] | None:
         if "" not in snap.prefixes:  # (the root is anywhere in the list)
             return None
         if bad is None:
-            bad = self._changed(snap, snap.start - RACY_NS)
+            bad = self._changed(snap, snap.start - RACY_NS, only)
         if self._cancelled():
             return None
         paths = snap.paths()
@@ -361,20 +445,23 @@ class Refresh:
             return None
         if not bad:
             self.stats.reused = len(snap.prefixes)
+            self.listing = snap
             return paths
-        old = folders_of(snap)
-        edit = _Edit(self, old)
+        edit = _Edit(self, snap)
         for prefix in sorted(bad, key=lambda p: (p.count("/"), p)):
             if self._cancelled():
                 return None
             if prefix in edit.index and prefix not in edit.dropped:
                 edit.apply(prefix, bad[prefix] == "subtree")
-        folders, every = edit.result(paths)
-        self.stats.reused = len(old) - len(edit.dropped) - len(edit.replaced)
-        if folders == old and every == paths:  # read again (a folder holding a symlink is,
-            return paths  # every time) but unchanged: the snapshot on disk is still right
-        self._save(folders, every)
-        return every
+        new = edit.result(paths, self.start, self.glob)
+        self.stats.reused = len(snap.prefixes) - len(edit.dropped) - len(edit.replaced)
+        if new is None:  # read again (a folder holding a symlink is, every time) but
+            self.listing = snap  # unchanged: the snapshot on disk is still right
+            return paths
+        listing, good = new
+        if good:
+            self._save_listing(listing)
+        return listing.paths()
 
     def scan(self, item: Any) -> tuple[Folder, list[Any]]:
         """Read one folder: its new record (with entries) and the folders to enter."""
@@ -461,12 +548,13 @@ class Aside:
 
 
 class _Edit:
-    """The changes a refresh makes to the snapshot's folders."""
+    """The changes a refresh makes to the snapshot's folders (the snapshot's arrays are
+    copied as they are around them: no Python object per unchanged folder)."""
 
-    def __init__(self, run: Refresh, old: list[Folder]) -> None:
+    def __init__(self, run: Refresh, snap: CachedListing) -> None:
         self.run = run
-        self.old = old
-        self.index = {rec[0]: i for i, rec in enumerate(old)}
+        self.snap = snap
+        self.index = {prefix: i for i, prefix in enumerate(snap.prefixes)}
         self.children: dict[str, list[str]] | None = None
         self.replaced: dict[str, Folder] = {}
         self.dropped: set[str] = set()
@@ -476,9 +564,9 @@ class _Edit:
     def _children(self) -> dict[str, list[str]]:
         if self.children is None:
             self.children = {}
-            for rec in self.old:
-                if rec[0]:  # (the root is anywhere in the list)
-                    self.children.setdefault(_parent(rec[0]), []).append(rec[0])
+            for prefix in self.snap.prefixes:
+                if prefix:  # (the root is anywhere in the list)
+                    self.children.setdefault(_parent(prefix), []).append(prefix)
         return self.children
 
     def drop(self, prefix: str) -> None:
@@ -491,7 +579,7 @@ class _Edit:
                 stack.extend(self._children().get(p, ()))
 
     def current(self, prefix: str) -> Folder:
-        return self.replaced.get(prefix) or self.old[self.index[prefix]]
+        return self.replaced.get(prefix) or folder_at(self.snap, self.index[prefix])
 
     def scope_in(self, prefix: str) -> Any:
         """The ignore scope the walk gives the folder ``prefix`` (before its own files)."""
@@ -522,8 +610,8 @@ class _Edit:
             self.added.extend(run.walk_whole(item))
             return
         rec, found = run.scan(item)
-        if rec[2] != self.old[self.index[prefix]][2]:  # its ignore files changed meanwhile
-            self.drop(prefix)
+        if rec[2] != self.snap.extra.get(self.index[prefix], ("", []))[0]:  # its ignore
+            self.drop(prefix)  # files changed meanwhile
             self.added.append(rec)
             for child in found:
                 self.added.extend(run.walk_whole(child))
@@ -537,24 +625,77 @@ class _Edit:
             if child[1] not in self.index:
                 self.added.extend(run.walk_whole(child))
 
-    def result(self, paths: list[str]) -> tuple[list[Folder], list[str]]:
-        """The refreshed folders (with counts) and paths."""
-        folders: list[Folder] = []
+    def result(self, paths: list[str], start: int, glob: str
+               ) -> tuple[CachedListing, bool] | None:
+        """The refreshed snapshot (``paths``: the old one's), and whether it can be written
+        (False: a folder read gave a signature that does not parse); None when it is the old
+        one (folders read again, unchanged).  The folders in the old order, less the dropped
+        ones, with the ones read again in place, then the added ones."""
+        from array import array
+
+        snap, index = self.snap, self.index
+        old_counts = snap.counts
+        k = SIG_FIELDS
+        if not self.dropped and not self.added:
+            from itertools import accumulate
+
+            ends = list(accumulate(old_counts)) if self.replaced else []
+            for prefix, new in self.replaced.items():
+                i = index[prefix]
+                if (folder_at(snap, i)[:4] != new[:4]
+                        or paths[ends[i] - old_counts[i]:ends[i]] != new[4]):
+                    break
+            else:
+                return None
+        changed = sorted({index[p] for p in self.dropped} | {index[p] for p in self.replaced})
+        prefixes: list[str] = []
+        sigs: array[int] = array("q")
+        counts: array[int] = array("q")
+        extra: dict[int, tuple[str, list[list[str]]]] = {}
         every: list[str] = []
-        at = 0
-        for rec in self.old:
-            n = rec[4]
-            prefix = rec[0]
+        good = True
+        old_extra = sorted(snap.extra)
+
+        def copy(lo: int, hi: int, at: int) -> int:
+            """The old folders ``lo`` to ``hi`` as they were (their paths from ``at``)."""
+            if lo >= hi:
+                return at
+            base = len(prefixes)
+            prefixes.extend(snap.prefixes[lo:hi])
+            sigs.extend(snap.sigs[lo * k:hi * k])
+            counts.extend(old_counts[lo:hi])
+            n = sum(old_counts[lo:hi])
+            every.extend(paths[at:at + n])
+            from bisect import bisect_left
+
+            for j in old_extra[bisect_left(old_extra, lo):bisect_left(old_extra, hi)]:
+                extra[base + j - lo] = snap.extra[j]
+            return at + n
+
+        def put(rec: Folder) -> None:
+            nonlocal good
+            i = len(prefixes)
+            prefixes.append(rec[0])
+            try:
+                _put_sig(sigs, rec[1])
+            except ValueError:
+                good = False
+                sigs.extend(_NONE)
+            counts.append(len(rec[4]))
+            if rec[2] or rec[3]:
+                extra[i] = (rec[2], rec[3])
+            every.extend(rec[4])
+
+        at, lo = 0, 0
+        for i in changed:
+            at = copy(lo, i, at)
+            prefix = snap.prefixes[i]
             if prefix not in self.dropped:
-                new = self.replaced.get(prefix)
-                if new is None:
-                    folders.append(rec)
-                    every.extend(paths[at:at + n])
-                else:
-                    folders.append([*new[:4], len(new[4])])
-                    every.extend(new[4])
-            at += n
-        for new in self.added:
-            folders.append([*new[:4], len(new[4])])
-            every.extend(new[4])
-        return folders, every
+                put(self.replaced[prefix])
+            at += old_counts[i]
+            lo = i + 1
+        copy(lo, len(snap.prefixes), at)
+        for rec in self.added:
+            put(rec)
+        return CachedListing(start, glob, prefixes, sigs, counts, extra, paths=every), good
+

@@ -42,7 +42,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from ffind.fs import pool
 from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
@@ -74,7 +74,8 @@ _PROC_FD = "/proc/self/fd"  # names an open folder by path, to read its ignore f
 INLINE_FIRST = 0.02
 """Seconds a walk with several workers (``threads >= 2``) reads folders in this process before
 it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
-2-core machine), a bigger one hands them the folders left to read.  0: start them at once."""
+2-core machine), a bigger one hands them the folders left to read, if a CPU is idle then
+(``pool.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
 
 Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
@@ -256,7 +257,9 @@ class _Walker:
                             hit = True
                             break
                 if not hit and path_checks:
-                    for fm, lead, cut in path_checks:
+                    for fm, lead, cut, ends in path_checks:
+                        if ends is not None and name not in ends:
+                            continue  # (every one of these patterns ends with another name)
                         if fm(lead + (rel + tail)[cut:] if lead else (rel + tail)[cut:]):
                             hit = True
                             break
@@ -366,9 +369,11 @@ def walk(
 
 def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
                  warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
+                 hand_over: Callable[[], bool] | None = None,
                  ) -> Generator[list[str], None, list[Item]]:
     """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
-    once it is spent and return the folders left to read (else [])."""
+    once it is spent and return the folders left to read (else []), unless ``hand_over``
+    then says no (the walk goes on here to the end)."""
     stack = [item]
     seen = {item[4]} if walker.follow and item[4] is not None else set()
     out: list[str] = []
@@ -379,7 +384,9 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
         if cancel is not None and cancel.is_set():
             return []
         if budget is not None and time.monotonic() - start >= budget:
-            break
+            if hand_over is None or hand_over():
+                break
+            budget = None
         scan(stack.pop(), out, stack, warn, seen)
         if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
             kept = out if keep is None else keep(out)
@@ -405,8 +412,10 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 
 def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                   warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
-    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers."""
-    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST)
+    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers,
+    or here too when no CPU is idle for them (``pool.cpu_idle``)."""
+    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST,
+                                   hand_over=pool.cpu_idle if INLINE_FIRST else None)
     if rest:
         yield from pool.run(walker, rest, n, cancel, warn, keep)
 

@@ -15,9 +15,14 @@ the first one's bonus counts twice (``bonus_sep`` more).  The per-term extras at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ffind.scoring.weights import DEFAULT, Weights
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+    from typing import Any
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,15 @@ class Bounds:
         """Of ``chunks`` chunks at most ``on_starts`` start on a character with a bonus; each
         other one starts on a character without (bonus 0 where the bound gave ``bonus_sep``)."""
         return self.w.bonus_sep * max(0, chunks - on_starts)
+
+    def gaps_loss_many(self, chunks: Any, np: Any) -> Any:
+        """``gaps_loss`` of each entry of the numpy array ``chunks``."""
+        return self.w.gap_start * np.maximum(chunks - 1, 0)
+
+    def starts_loss_many(self, chunks: Any, on_starts: Any, np: Any) -> Any:
+        """``starts_loss`` of each pair of entries of the numpy arrays ``chunks`` and
+        ``on_starts``."""
+        return self.w.bonus_sep * np.maximum(chunks - on_starts, 0)
 
     def least_penalty(self) -> int:
         """The least penalty a path pays: its file name has one character at least."""

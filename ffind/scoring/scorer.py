@@ -28,9 +28,14 @@ Worked examples with the default weights (query ``prom``; 16*4 = 64 for the char
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ffind.scoring.weights import DEFAULT, Weights
+
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
 
 
 @dataclass(frozen=True, slots=True)

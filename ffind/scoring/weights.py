@@ -40,7 +40,12 @@ object the engine runs with always satisfies them):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
+
 
 MATCH = 16
 GAP_START = 3
@@ -112,10 +117,10 @@ class Weights:
     """a several-term query whose terms' best placements share characters loses this"""
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            v = getattr(self, f.name)
+        for name in self.__match_args__:  # (every field)
+            v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"weight {f.name} must be a non-negative int, not {v!r}")
+                raise ValueError(f"weight {name} must be a non-negative int, not {v!r}")
         if self.len_name_cap < 1:
             raise ValueError("weight len_name_cap must be at least 1")
         largest = max(self.bonus_delim, self.bonus_camel, self.bonus_consec)

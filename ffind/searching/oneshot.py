@@ -15,7 +15,6 @@ The module is called ``oneshot`` so that it does not shadow the function ``ffind
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import itertools
 import operator
@@ -25,13 +24,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ffind.errors import FfindError
+from ffind.frozen import replace
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.merge import merge, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet, Prefilter
-    from ffind.engine.recall import Rank, VisitSource
+    from ffind.engine.recall import Rank, Recall, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
 
@@ -129,19 +129,13 @@ def _match_batches(
     limit = options.limit
     if not query:
         # No query: every path, in path order; no matcher (and no rapidfuzz import) needed.
-        from ffind.scoring.scorer import FileMatch
-
         paths: list[str] = []
         for batch in batches:
             paths.extend(batch)
         if stale is not None and stale():
             return [], 0, False
-        if recall is not None:
-            if not cancel.is_set():
-                recall.prune(paths, options)
-            return recall.listing(paths, limit), len(paths), not cancel.is_set()
-        chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
-        return [FileMatch(0, p) for p in chosen], len(paths), not cancel.is_set()
+        complete = not cancel.is_set()
+        return list_every(paths, options, recall, complete), len(paths), complete
 
     from ffind.engine.index import Index
 
@@ -159,18 +153,43 @@ def _match_batches(
         return [], 0, False
     if matchset is None:
         matchset = index.run(query)
+    return rank_matches(index, query, matchset, options, recall), matchset.__len__, \
+        not cancel.is_set()
+
+
+def list_every(paths: list[str], options: SearchOptions, recall: _Recalling | None,
+               complete: bool = True) -> list[FileMatch]:
+    """The answer to an empty query: every path in path order (with the memory, the
+    remembered first), at most ``limit``.  ``complete``: ``paths`` is the root's whole
+    listing (the memory then forgets what is gone)."""
+    limit = options.limit
+    if recall is not None:
+        if complete:
+            recall.prune(paths, options)
+        return recall.listing(paths, limit)
+    from ffind.scoring.scorer import FileMatch
+
+    chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
+    return [FileMatch(0, p) for p in chosen]
+
+
+def rank_matches(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
+                 recall: _Recalling | None) -> list[FileMatch]:
+    """The best ``options.limit`` of ``matchset`` (the matches of a non-empty ``query`` in
+    ``index``), as the search answers them: ranked (with the memory when ``recall``), or in
+    path order for a query of negations only.  The one-shot search and the resident server
+    (``ffind.resident.server``, over an index of every path) both rank here."""
+    limit = options.limit
     if ranked(query) and recall is not None:
         ms, ci = matchset, options.compute_indices
-        top = recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
-    elif ranked(query):
-        top = index.top(matchset, limit, options.compute_indices)
-    else:
-        # Only negations (``!test``): every match scores alike; list them in path order, like
-        # an empty query, not in the walk's (thread-dependent) order.
-        every = index.top(matchset, None, options.compute_indices)
-        key = operator.attrgetter("path")
-        top = sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
-    return top, matchset.__len__, not cancel.is_set()
+        return recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
+    if ranked(query):
+        return index.top(matchset, limit, options.compute_indices)
+    # Only negations (``!test``): every match scores alike; list them in path order, like
+    # an empty query, not in the walk's (thread-dependent) order.
+    every = index.top(matchset, None, options.compute_indices)
+    key = operator.attrgetter("path")
+    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
 
 
 def _prefilter(query: str) -> Prefilter | None:
@@ -195,18 +214,23 @@ class _Recalling:
     not answered by the time the walk has; then, with ``cache``, the last complete answer
     remembered is used if still valid: ``ffind.state.gitstatus``)."""
 
-    def __init__(self, memory: VisitSource, root: str, cache: bool = False) -> None:
+    def __init__(self, memory: VisitSource, root: str, cache: bool = False,
+                 state: Recall | None = None) -> None:
         from ffind.state.gitstatus import GitChanges, Visits
 
         self.root = os.path.abspath(root)
         self.visits = Visits(memory, GitChanges(self.root, remember=None if cache else ""))
+        self.state = state
+        """The ``Recall`` of the index ranked (kept by a caller that ranks one index again:
+        the resident server); None: a new one."""
 
     def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
              ci: bool, main: MatchSet) -> list[FileMatch]:
         from ffind.engine.index import Index
         from ffind.engine.recall import Recall, rank_with_memory
 
-        return rank_with_memory(Recall(Index), index.paths, query, rank, limit=limit,
+        state = self.state if self.state is not None else Recall(Index)
+        return rank_with_memory(state, index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,
                                 now=None, main=main)
 
@@ -241,8 +265,12 @@ class _Recalling:
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
-    memory: VisitSource | None = None, cache: bool = False,
+    memory: VisitSource | None = None, cache: bool = False, server: bool = True,
 ) -> tuple[list[FileMatch], Total, bool]:
+    if cache and server:
+        found = _from_server(query, root, options, on_warning, memory)
+        if found is not None:
+            return found
     # (a query of negations only lists in path order: no memory, no git status)
     recall = (None if memory is None or (query and not ranked(query))
               else _Recalling(memory, root, cache))
@@ -268,6 +296,31 @@ def _walk_one(
             close()
         if recall is not None:
             recall.stop()
+
+
+def _from_server(
+    query: str, root: str, options: SearchOptions, on_warning: Callable[[str], None] | None,
+    memory: VisitSource | None,
+) -> tuple[list[FileMatch], Total, bool] | None:
+    """The answer of the root's resident server (``ffind.resident``), if one runs and can
+    rank as asked: without memory, or with the user's memory (a ``Memory`` at its default
+    place, which the server opens itself).  Never starts one."""
+    if memory is not None:
+        from ffind.state.memory import Memory, default_path
+
+        if type(memory) is not Memory or memory.path != default_path():
+            return None
+    from ffind.resident.client import ask
+    from ffind.scoring.scorer import FileMatch
+
+    answer = ask(query, root, options, memory=memory is not None, count=True)
+    if answer is None:
+        return None
+    if on_warning is not None:
+        for warning in answer.warnings:
+            on_warning(warning)
+    top = [FileMatch(m.score, m.path, m.indices, m.typo) for m in answer.matches]
+    return top, answer.total, answer.complete
 
 
 def _match_warm(
@@ -311,6 +364,7 @@ def search(
     eager_count: bool = True,
     memory: VisitSource | None = None,
     cache: bool = False,
+    server: bool = True,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -323,7 +377,9 @@ def search(
     re-reading only the folders that changed since, with the same results as a cold walk;
     the snapshot is written (or refreshed) after the search.  Off by default in the library
     (a program embedding ffind decides whether to write to the user's cache); the ``ffind``
-    command and the MCP server turn it on.
+    command and the MCP server turn it on.  With ``cache=True`` and ``server=True`` (the
+    default), a running resident server of the root (``docs/cache.md``, "The resident
+    server") answers, with the same results; none is ever started from here.
 
     Paths are relative to their root, ``/``-separated.  With several roots the results of all of
     them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
@@ -353,7 +409,7 @@ def search(
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
-                                         eager_count, memory, cache)
+                                         eager_count, memory, cache, server)
         return FileSearchResults(top, total, complete)
 
     parts: list[list[FileMatch]] = []
@@ -361,8 +417,8 @@ def search(
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
-                                     memory, cache)
-        parts.append([dataclasses.replace(m, root=root) for m in top])
+                                      memory, cache, server)
+        parts.append([replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
         if not done:

@@ -3,7 +3,7 @@
 Where: ``$XDG_CACHE_HOME/ffind/`` (``~/.cache/ffind/`` when unset), created owner-only; each
 snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
 ``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of a small JSON head
-(orjson: the key, ``start``, ``global``, the number of folders, the byte order, the sections'
+(the key, ``start``, ``global``, the number of folders, the byte order, the sections'
 lengths and the few folders with ignore files or probes), the head, then the sections, read
 without a Python object per folder or path until one is asked for (``CachedListing``): every
 folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
@@ -16,6 +16,11 @@ replace it whole; the last one wins.
 Reading never fails: a missing, truncated, garbage, other-format, other-version or other-key
 file reads as None (the search then walks cold), and so does a folder that cannot be read or
 written (a read-only or full disk just means no warm search).
+
+The head is the standard library's ``json`` (a few hundred bytes: orjson's import, which
+brings ``dataclasses``, ``inspect``, ``uuid``, ``datetime`` and ``platform`` along, cost every
+warm search ~10-15 ms more); written ASCII-only, so a root whose name is not UTF-8 has its
+snapshot too (its surrogate escapes read back as they were).
 
 Bounded: after each write, the least recently used snapshots (by modification time; a read
 touches it) are removed until the folder holds at most ``LIMIT_BYTES`` of them.
@@ -105,15 +110,17 @@ class SnapshotStore:
         self.limit = limit
 
     def path(self, key: dict[str, Any]) -> str:
-        import orjson
+        import json
 
-        data = orjson.dumps(key, option=orjson.OPT_SORT_KEYS)
+        # (the bytes orjson.dumps(key, option=OPT_SORT_KEYS) gave: the same file names)
+        data = json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          ).encode("utf-8", "surrogateescape")
         name = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
         return os.path.join(self.folder, name + SUFFIX)
 
     def load(self, key: dict[str, Any]) -> CachedListing | None:
         """The snapshot for ``key``, or None (missing or unusable)."""
-        import orjson
+        import json
 
         path = self.path(key)
         magic = _magic()
@@ -122,7 +129,7 @@ class SnapshotStore:
                 if f.readline() != magic:
                     return None
                 size = int(f.readline(32))
-                head = orjson.loads(f.read(size))
+                head = json.loads(f.read(size))
                 if not isinstance(head, dict) or head.get("key") != key:
                     return None
                 snap = _decode(head, f)
@@ -207,7 +214,7 @@ class SnapshotStore:
 
 def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes]]:
     """The head (JSON) and the sections of a snapshot file."""
-    import orjson
+    import json
 
     n = len(snap.prefixes)
     if len(snap.sigs) != n * SIG_FIELDS or len(snap.counts) != n:
@@ -215,12 +222,12 @@ def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes
     prefixes = "".join(p + "\0" for p in snap.prefixes).encode("utf-8", "surrogateescape")
     sigs, counts = snap.sigs.tobytes(), snap.counts.tobytes()
     blob = snap.encoded()
-    head = orjson.dumps({
+    head = json.dumps({
         "key": key, "start": snap.start, "global": snap.glob, "folders": n,
         "order": sys.byteorder, "itemsize": snap.sigs.itemsize,
         "bytes": [len(prefixes), len(sigs), len(counts), sum(len(b) for b in blob)],
         "extra": [[i, specials, probes] for i, (specials, probes) in sorted(snap.extra.items())],
-    })
+    }, separators=(",", ":")).encode("ascii")
     return head, [prefixes, sigs, counts, *blob]
 
 

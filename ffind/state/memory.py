@@ -291,6 +291,11 @@ class Memory:
     def _rows_under(self, root: str) -> dict[str, tuple[float, float, float]]:
         """``{absolute path: (weight, recent, last)}`` for the rows under ``root``, from a
         mirror that is read again only when this or another process has written since."""
+        if not root.isascii():
+            try:
+                root.encode("utf-8")
+            except UnicodeEncodeError:  # not UTF-8 (surrogate escapes): nothing stored under it
+                return {}
         with self._lock:
             db = self._connect(write=False)
             if db is None:

@@ -334,6 +334,18 @@ def _any(sources: tuple[str, ...], catchall: bool, casefold: bool) -> Check | No
     return re.compile("|".join(parts), flags).fullmatch
 
 
+def _last_names(patterns: Sequence[Pattern]) -> frozenset[str] | None:
+    """The literal last segments of path ``patterns`` (the name every path one of them
+    matches ends with), or None when one of them has a wildcard or an escape there."""
+    names = set()
+    for p in patterns:
+        last = p.glob.rpartition("/")[2]
+        if not last or any(c in last for c in "*?[\\"):
+            return None
+        names.add(last)
+    return frozenset(names)
+
+
 class Rules:
     """The compiled patterns of one ignore file (or of ``--exclude`` globs).
 
@@ -396,8 +408,8 @@ class Rules:
         firsts = {p.first for p in others}
         self.base_firsts: frozenset[str] | None = (
             frozenset(firsts) if firsts and all(firsts) and not lookup else None)
-        self._at: dict[int, Check | None] = {}
-        self._leads_at: dict[int, Leads] = {}
+        self._at: dict[tuple[int, str], Check | None] = {}
+        self._leads_at: dict[tuple[int, str], Leads] = {}
 
     def _with_lookup(self, rx: Check | None) -> Check:
         """``base_any`` that also looks the name up in the literal tables (case folded)."""
@@ -419,15 +431,22 @@ class Rules:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_load_rules, (self.lines, self.source, self.casefold))
 
-    def path_any_at(self, depth: int) -> Check | None:
+    def _path_patterns(self, depth: int, part: str) -> list[Pattern]:
+        """The path patterns that can match ``depth`` segments below: all (``part=""``), or
+        only those with a literal leading folder (``"led"``) or without one (``"free"``)."""
+        return [p for p in self.patterns
+                if not p.base and (p.depth is None or p.depth == depth)
+                and (not part or bool(p.lead) == (part == "led"))]
+
+    def path_any_at(self, depth: int, part: str = "") -> Check | None:
         """The pre-check of the path patterns that can match an entry ``depth`` segments below
-        the file's folder (its path ``/``-ended for a folder), or None if there are none."""
+        the file's folder (its path ``/``-ended for a folder), or None if there are none;
+        ``part``: only some of them (``_path_patterns``)."""
         try:
-            return self._at[depth]
+            return self._at[depth, part]
         except KeyError:
             pass
-        found = [p for p in self.patterns
-                 if not p.base and (p.depth is None or p.depth == depth)]
+        found = self._path_patterns(depth, part)
         others = [p for p in found if p.kind == "other"]
         rx = _any(tuple(p.source for p in others), not all(p.plain for p in others),
                   self.casefold)
@@ -442,20 +461,27 @@ class Rules:
                     return True
                 return None if rx is None else rx(text)
 
-        self._at[depth] = check
+        self._at[depth, part] = check
         return check
 
-    def path_leads_at(self, depth: int) -> Leads:
+    def path_names_at(self, depth: int, part: str = "") -> frozenset[str] | None:
+        """The names every entry ``path_any_at(depth, part)`` may match is called: when each
+        of those patterns ends with a literal name (``**/.claude/settings.local.json``), an
+        entry of another name matches none of them (the walk then skips the check); None
+        when one ends with a wildcard."""
+        return None if self.casefold else _last_names(self._path_patterns(depth, part))
+
+    def path_leads_at(self, depth: int, part: str = "") -> Leads:
         """Where the path patterns of ``path_any_at(depth)`` can match: ``(leads, ways)``, the
         patterns' literal leading folders and every folder path on the way to one of them
         (``""`` included); a folder whose path (relative to this file's folder, ``/``-ended)
         neither starts with a lead nor is on the way matches none of them.  None when one of
-        them may match anywhere (or there are too many to be worth it)."""
+        them may match anywhere (or there are too many to be worth it); ``part`` as for
+        ``path_any_at``."""
         try:
-            return self._leads_at[depth]
+            return self._leads_at[depth, part]
         except KeyError:
-            leads = {p.lead for p in self.patterns
-                     if not p.base and (p.depth is None or p.depth == depth)}
+            leads = {p.lead for p in self._path_patterns(depth, part)}
             found: Leads = None
             if leads and all(leads) and not self.casefold and len(leads) <= _MAX_LEADS:
                 ways = {""}
@@ -465,7 +491,7 @@ class Rules:
                         ways.add(lead[:cut + 1])
                         cut = lead.find("/", cut + 1)
                 found = (tuple(leads), frozenset(ways))
-            self._leads_at[depth] = found
+            self._leads_at[depth, part] = found
             return found
 
     def match(self, path: str, name: str, is_dir: bool) -> bool | None:

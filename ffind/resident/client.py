@@ -1,0 +1,284 @@
+"""The thin side of the resident server: ask it, start it, stop it.
+
+Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: what
+``ffind QUERY`` pays when a server answers is the interpreter, the command line's parse and
+this.  Every failure (no server, refused, another version, a timeout, a malformed reply)
+gives None: the caller searches itself, exactly as without a server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from ffind import __version__
+from ffind.resident import protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _socket import socket
+
+    from ffind.options import SearchOptions
+
+CONNECT_TIMEOUT = 0.1
+"""Seconds to connect (a server that does not accept by then is not used)."""
+REPLY_TIMEOUT = 30.0
+"""Seconds to wait for an answer once connected (a refresh after many changes, or the
+server's first walk, may take a while; a server that dies closes the socket at once)."""
+
+
+class Found:
+    """One match as the server sent it (what ``ffind.frontends.output`` reads of a
+    ``FileMatch``: ``score``, ``path``, ``indices``, ``typo``, ``root``)."""
+
+    __slots__ = ("indices", "path", "root", "score", "typo")
+
+    def __init__(self, score: int, path: str, indices: list[int] | None, typo: bool) -> None:
+        self.score, self.path, self.indices, self.typo = score, path, indices, typo
+        self.root: str | None = None
+
+
+class Answer:
+    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted),
+    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``."""
+
+    __slots__ = ("complete", "matches", "memory_warning", "total", "warnings")
+
+    def __init__(self, reply: dict[str, object]) -> None:
+        matches = reply["matches"]
+        total, complete, warnings = reply["total"], reply["complete"], reply["warnings"]
+        memory_warning = reply.get("memory_warning")
+        if not (isinstance(matches, list) and isinstance(total, int)
+                and isinstance(complete, bool) and isinstance(warnings, list)
+                and all(isinstance(w, str) for w in warnings)
+                and (memory_warning is None or isinstance(memory_warning, str))):
+            raise ValueError("a malformed reply")
+        self.matches = [_found(m) for m in matches]
+        self.total, self.complete, self.warnings = total, complete, warnings
+        self.memory_warning = memory_warning
+
+
+def _found(m: object) -> Found:
+    if not (isinstance(m, tuple) and len(m) == 4):
+        raise ValueError("a malformed match")
+    score, path, indices, typo = m
+    if not (isinstance(score, int) and isinstance(path, str) and isinstance(typo, bool)
+            and (indices is None or (isinstance(indices, list)
+                                     and all(isinstance(i, int) for i in indices)))):
+        raise ValueError("a malformed match")
+    return Found(score, path, indices, typo)
+
+
+def where(root: str, environ: Mapping[str, str] | None = None,
+          create: bool = False) -> tuple[str, str] | None:
+    """(socket path, key) of ``root``'s server in this environment, or None when none may be
+    used (``FFIND_NO_SERVER``, an environment with relative paths, no safe folder)."""
+    if protocol.disabled(environ):
+        return None
+    env = protocol.answer_env(environ)
+    if env is None:
+        return None
+    folder = protocol.socket_dir(environ, create=create)
+    if folder is None:
+        return None
+    key = protocol.socket_key(root, env)
+    path = protocol.socket_path(folder, key)
+    return None if path is None else (path, key)
+
+
+def _connect(path: str) -> socket | None:
+    import _socket  # (``socket`` would import ``selectors`` and ``enum``: ~5 ms)
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path)
+        if protocol.peer_uid(sock) not in (None, os.getuid()):
+            raise OSError("the server runs as another user")
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+_NOT_PLAIN = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-cache",
+              "--cwd", "--help", "--version", "--remember", "--forget", "--bash", "--zsh",
+              "--fish")
+
+
+def plain_search(args: list[str]) -> bool:
+    """Whether the command line ``args`` may be a plain search of the current folder that
+    the server may answer (a conservative look, before any parse: not ``mcp``, and no
+    ``--no-server``, ``-C``, ``-i``, ``-h``, ``--stdin`` and the like anywhere)."""
+    if args[:1] == ["mcp"]:
+        return False
+    for arg in args:
+        if arg.startswith(_NOT_PLAIN) or (arg[:1] == "-" and arg[1:2] != "-"
+                                          and ("C" in arg or "i" in arg or "h" in arg)):
+            return False
+    return True
+
+
+def _streams_open() -> bool:
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            return False
+    return sys.stdout is not None and sys.stderr is not None
+
+
+def command(args: list[str]) -> int | None:
+    """The command line ``args`` (``ffind ...`` in the current folder) answered by the
+    folder's server, before this process imports the command (``ffind.frontends.entry``):
+    the server parses it as the command does (``fastparse``, ``cli.invocation``), searches,
+    and renders the output with the command's writers (``cli.render``, with this process's
+    terminals and ``NO_COLOR``/``TERM``); the bytes and the warnings are written here.
+    The exit status, or None: not a plain search, no server, any failure (the command runs
+    as without a server, and asks again once it has parsed)."""
+    if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
+        return None  # (the last: click answers the shell's completion requests)
+    found = where(".")
+    if found is None:
+        return None
+    path, key = found
+    try:
+        cwd = os.getcwd()
+        ttys = [sys.stdout.isatty(), sys.stderr.isatty()]
+    except (OSError, ValueError):
+        return None
+    env = {name: os.environ[name] for name in ("NO_COLOR", "TERM") if name in os.environ}
+    reply = request(path, {"op": "command", "key": key, "argv": args, "cwd": cwd,
+                           "tty": ttys, "env": env})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    before, data, after, code = (reply.get("before"), reply.get("stdout"),
+                                 reply.get("after"), reply.get("code"))
+    if not (isinstance(before, list) and isinstance(after, list) and isinstance(data, bytes)
+            and isinstance(code, int) and all(isinstance(w, str) for w in before + after)):
+        return None
+    from ffind.frontends import output
+    from ffind.frontends.exits import answered
+
+    def write() -> int:
+        for warning in before:
+            output.warn(warning)
+        output.write_stdout(data)
+        for note in after:
+            output.warn(note)
+        return code
+
+    return answered(write)
+
+
+def request(path: str, message: dict[str, object]) -> dict[str, object] | None:
+    """Send ``message`` (with this version) to the server at ``path``; its reply, or None."""
+    sock = _connect(path)
+    if sock is None:
+        return None
+    try:
+        sock.settimeout(REPLY_TIMEOUT)
+        sock.sendall(protocol.encode({**message, "v": __version__}))
+        reply = protocol.receive(sock)
+    except (OSError, ValueError, EOFError):
+        return None
+    finally:
+        sock.close()
+    return reply if isinstance(reply, dict) else None
+
+
+def options_dict(options: SearchOptions) -> dict[str, object]:
+    """``options`` as the fields ``SearchOptions(**fields)`` takes."""
+    return {name: getattr(options, name) for name in options.__dataclass_fields__}
+
+
+def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
+        count: bool) -> Answer | None:
+    """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
+    the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
+    server, or any failure (search yourself)."""
+    found = where(root)
+    if found is None:
+        return None
+    path, key = found
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
+                           "query": query, "options": options_dict(options),
+                           "memory": memory, "count": count})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    try:
+        return Answer(reply)
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def ask_tool(tool: str, directory: str, query: str, limit: int, *,
+             memory: bool) -> str | None:
+    """The answer of ``directory``'s server (if one runs) to the agent tool ``tool``
+    (``find_files``: ``query`` and ``limit``; ``glob``: ``query`` is the pattern), ranked
+    with the memory when ``memory``; None: search yourself."""
+    found = where(directory)
+    if found is None:
+        return None
+    path, key = found
+    reply = request(path, {"op": "tool", "key": key, "root": directory, "tool": tool,
+                           "query": query, "limit": limit, "memory": memory})
+    if reply is None or reply.get("ok") is not True:
+        return None
+    text = reply.get("text")
+    return text if isinstance(text, str) else None
+
+
+def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
+    """Start ``root``'s server in the background (its own session, standard streams on
+    ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the
+    spawn failed).  Does not wait: a server that finds another one running exits at once."""
+    found = where(root, environ, create=True)
+    if found is None:
+        return None
+    path = found[0]
+    env = dict(os.environ if environ is None else environ)
+    args = [sys.executable, "-m", "ffind.resident.server", "--root", os.path.realpath(root),
+            "--socket", path]
+    null = os.devnull
+    actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_DUP2, 1, 2)]
+    try:
+        return os.posix_spawn(sys.executable, args, env, file_actions=actions, setsid=True)
+    except (OSError, ValueError):
+        return None
+
+
+def stop_all(environ: Mapping[str, str] | None = None) -> int:
+    """Stop this user's servers (of every environment) and remove their sockets; how many
+    sockets were removed (``ffind --clear-cache``)."""
+    folders = set()
+    for runtime in (True, False):
+        env = dict(os.environ if environ is None else environ)
+        if not runtime:
+            env.pop("XDG_RUNTIME_DIR", None)
+        folder = protocol.socket_dir(env, create=False)
+        if folder is not None:
+            folders.add(folder)
+    removed = 0
+    for folder in sorted(folders):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".sock"):
+                request(path, {"op": "stop"})
+                try:
+                    os.unlink(path)  # (a server that did not answer sees it gone, and exits)
+                except OSError:
+                    continue
+                removed += 1
+    return removed

@@ -1,0 +1,167 @@
+"""What the client and the resident server share: where the socket is, its name, the framing.
+
+- The folder: ``$XDG_RUNTIME_DIR/ffind/`` when that variable is an absolute path, else
+  ``$XDG_CACHE_HOME/ffind/run/`` (``~/.cache/ffind/run/``).  Created 0700; used only when it is
+  a real folder (not a link) owned by this user that no one else may enter (``private_dir``).
+- The name: a short hash (``socket_key``) of ffind's version and install folder, the user
+  id, the real path of the root and the environment the answer depends on (``answer_env``:
+  ``HOME``, ``XDG_*``, ``FFIND_*``, ``GIT_*``): a client with another environment or version
+  talks to another server.  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl``
+  lock: one server per socket).  A path longer than ``AF_UNIX`` accepts means no server.
+- The framing: a 4-byte big-endian length, then a ``marshal`` payload (builtin: no import
+  cost).  ``marshal`` is not safe against a hostile peer; it is only ever exchanged over a
+  socket in an owner-only folder, and each side checks the other's user id (``SO_PEERCRED``).
+
+This module imports only ``os``, ``sys``, ``marshal`` and ``zlib`` (and ``_socket`` where a
+socket is used): the client path of ``ffind QUERY`` pays for every import.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+from collections.abc import Mapping
+
+from ffind import __version__
+
+TYPE_CHECKING = False  # (not typing's: the client imports as little as it can)
+if TYPE_CHECKING:
+    from _socket import socket
+
+MAX_MESSAGE = 1 << 30
+"""The largest message either side accepts (bytes)."""
+MAX_SUN_PATH = 107
+"""``AF_UNIX`` socket paths longer than this are refused by the system (108 with the NUL)."""
+_PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
+              "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
+_NOT_KEYED = ("FFIND_NO_SERVER",)
+
+
+def disabled(environ: Mapping[str, str] | None = None) -> bool:
+    """``FFIND_NO_SERVER`` set to anything but empty or ``0`` turns the server off."""
+    env = os.environ if environ is None else environ
+    return env.get("FFIND_NO_SERVER", "") not in ("", "0")
+
+
+def answer_env(environ: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    """The variables an answer depends on (sorted by name); None when one of them is a
+    relative path (``GIT_DIR=.git``, a relative ``FFIND_MEMORY``): resolved against the
+    caller's folder, which a server does not share, so such a caller searches itself."""
+    env = os.environ if environ is None else environ
+    found = {}
+    for name in sorted(env):
+        if name in _NOT_KEYED:
+            continue
+        if name == "HOME" or name.startswith(("XDG_", "FFIND_", "GIT_")):
+            value = env[name]
+            pathlike = name == "FFIND_MEMORY" or (
+                name.startswith("GIT_") and name.endswith(_PATH_VARS))
+            if pathlike and value and not os.path.isabs(os.path.expanduser(value)):
+                return None
+            found[name] = value
+    return found
+
+
+def private_dir(path: str) -> bool:
+    """Create ``path`` (mode 0700) if missing; True when it is a folder (not a link) owned
+    by this user that group and others cannot enter."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000 == 0o040000 and st.st_uid == os.getuid()
+            and st.st_mode & 0o077 == 0)
+
+
+def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) -> str | None:
+    """The folder of this user's sockets (see the module docstring), or None when it is not
+    safe to use (or, with ``create=False``, missing)."""
+    env = os.environ if environ is None else environ
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(runtime):
+        folder = os.path.join(runtime, "ffind")
+    else:
+        from ffind.state.paths import xdg_dir
+
+        folder = os.path.join(xdg_dir("cache", env), "run")
+    if not create and not os.path.isdir(folder):
+        return None
+    return folder if private_dir(folder) else None
+
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""Where this ffind is installed: two installs of one version (a checkout, a virtual
+environment) may differ, so each talks to its own servers."""
+
+
+def socket_key(root: str, env: Mapping[str, str], version: str = __version__,
+               package: str = PACKAGE) -> str:
+    """The text that names a server: version and install, user, real root, environment (one
+    per line)."""
+    lines = [f"ffind {version} {package}", f"uid {os.getuid()}",
+             f"root {os.path.realpath(root)}"]
+    lines += [f"{k}={v}" for k, v in sorted(env.items())]
+    return "\n".join(lines)
+
+
+def socket_name(key: str) -> str:
+    """The socket file's name for ``key`` (16 hex digits, then ``.sock``)."""
+    data = key.encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}.sock"
+
+
+def socket_path(folder: str, key: str) -> str | None:
+    """The socket of ``key`` in ``folder``; None when the path is too long for ``AF_UNIX``."""
+    path = os.path.join(folder, socket_name(key))
+    return path if len(os.fsencode(path)) <= MAX_SUN_PATH else None
+
+
+def lock_path(sock: str) -> str:
+    """The lock file next to the socket ``sock``."""
+    return sock[:-len(".sock")] + ".lock"
+
+
+def encode(obj: object) -> bytes:
+    """One framed message."""
+    data = marshal.dumps(obj)  # type: ignore[arg-type]  # (checked by marshal: ValueError)
+    return len(data).to_bytes(4, "big") + data
+
+
+def _recv_exact(sock: socket, n: int) -> bytes:
+    parts = []
+    while n:
+        part = sock.recv(min(n, 1 << 20))
+        if not part:
+            raise EOFError("the connection closed mid-message")
+        parts.append(part)
+        n -= len(part)
+    return b"".join(parts)
+
+
+def receive(sock: socket) -> object:
+    """One framed message from ``sock``; raises ``EOFError``/``ValueError``/``OSError`` on a
+    closed connection, a message too big or one that is not marshal data."""
+    size = int.from_bytes(_recv_exact(sock, 4), "big")
+    if size > MAX_MESSAGE:
+        raise ValueError("a message too big")
+    try:
+        return marshal.loads(_recv_exact(sock, size))
+    except (EOFError, TypeError) as e:
+        raise ValueError(f"a message that is not marshal data: {e}") from None
+
+
+def peer_uid(sock: socket) -> int | None:
+    """The user id of the process at the other end (``SO_PEERCRED``, Linux), or None."""
+    import _socket
+
+    opt = getattr(_socket, "SO_PEERCRED", None)
+    if opt is None:
+        return None
+    try:
+        creds = sock.getsockopt(_socket.SOL_SOCKET, opt, 12)
+    except OSError:
+        return None
+    return int.from_bytes(creds[4:8], sys.byteorder)

@@ -1,0 +1,473 @@
+"""The resident index server of one root: ``python -m ffind.resident.server --root ROOT``.
+
+It keeps, per listing key (``ffind.fs.warm.listing_key``: the root and the listing
+options), the validated listing and an ``Index`` of every path (the last ``MAX_KEYS`` keys),
+and answers searches over a Unix socket (``ffind.resident.protocol``).  Per request:
+
+1. the listing is validated exactly as a warm search does (``changed_listing``: the inputs
+   above the root, then every folder of the snapshot ``stat``-ed, changed folders read again:
+   ``ffind.fs.warm.cached_batches`` over the snapshot held in memory); nothing is copied from
+   the warm path, the server only keeps its snapshot in memory instead of reading the file;
+2. when the listing differs from the one indexed, the index is rebuilt (whole: an update in
+   place is left to do);
+3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
+   ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
+   answer is sent: the matches (score, path, indices, typo), the total count, whether the
+   listing was complete, the warnings;
+4. a refreshed snapshot is written to the cache folder after the answer (a cold process
+   benefits from it too).
+
+It exits after ``FFIND_SERVER_IDLE`` seconds without a request (default ``IDLE_SECONDS``),
+on SIGTERM or SIGINT, on a ``stop`` request, when a client of another version asks, and when
+its socket file is removed or replaced (checked every ``CHECK_SECONDS``).  One server per
+socket: it holds an ``fcntl`` lock on the lock file next to the socket for its whole life.
+It runs in its own session, with ``/`` as its folder and its standard streams on
+``/dev/null``, and writes nothing but the socket and the snapshots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ffind import __version__
+from ffind.resident import protocol
+
+if TYPE_CHECKING:
+    from ffind.agent.tool import TreeSnapshot
+    from ffind.engine.index import Index
+    from ffind.engine.recall import Recall
+    from ffind.options import SearchOptions
+    from ffind.scoring.scorer import FileMatch
+    from ffind.searching.oneshot import _Recalling
+    from ffind.state.cache import CachedListing, SnapshotStore
+
+IDLE_SECONDS = 600.0
+"""How long the server waits for a request before it exits (``FFIND_SERVER_IDLE``)."""
+CHECK_SECONDS = 1.0
+"""How often the server checks that its socket file is still its own."""
+MAX_KEYS = 4
+"""Listing keys (option sets) held at once; the least recently used is let go."""
+
+
+def idle_seconds(environ: dict[str, str] | None = None) -> float:
+    """``FFIND_SERVER_IDLE`` (seconds, > 0), else ``IDLE_SECONDS``."""
+    env = os.environ if environ is None else environ
+    try:
+        value = float(env.get("FFIND_SERVER_IDLE", ""))
+    except ValueError:
+        return IDLE_SECONDS
+    return value if value > 0 else IDLE_SECONDS
+
+
+class _HeldStore:
+    """The snapshot store the warm path reads and writes (``load``/``save``), answering from
+    the snapshot held in memory; a save is kept and written to the real store later
+    (``flush``, after the answer has been sent)."""
+
+    def __init__(self, real: SnapshotStore, held: CachedListing | None) -> None:
+        self.real = real
+        self.held = held
+        self.pending: tuple[dict[str, Any], CachedListing] | None = None
+
+    def load(self, key: dict[str, Any]) -> CachedListing | None:
+        if self.held is None:  # (the file once, then the snapshot in memory)
+            self.held = self.real.load(key)
+        return self.held
+
+    def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
+        self.held = snap
+        self.pending = (key, snap)
+        return True
+
+    def flush(self) -> None:
+        if self.pending is not None:
+            key, snap = self.pending
+            self.pending = None
+            self.real.save(key, snap)
+
+
+class Held:
+    """What the server keeps for one listing key: the snapshot, the listing last indexed,
+    its index (made on first use)."""
+
+    def __init__(self, store: _HeldStore) -> None:
+        self.store = store
+        self.listing: list[str] | None = None
+        self.index: Index | None = None
+        self.recall: Recall | None = None
+        self.tool: TreeSnapshot | None = None
+        """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
+        self.git: _Recalling | None = None
+        self.memory: object = None
+        """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
+        ``id()``, which a new memory (one per request) must not reuse."""
+
+
+def changed_listing(root: str, options: SearchOptions, held: Held,
+                    warn: Callable[[str], None]) -> bool:
+    """Validate ``held``'s listing of ``root`` as a warm search does (the one ``stat`` pass
+    over the held snapshot's folders, changed folders read again, a cold walk when it must);
+    True when the listing differs from the one indexed (``held.listing`` is then the new
+    one).  The one place a watcher's hint (``ffind.fs.watch``) can narrow later."""
+    from ffind.fs.warm import cached_batches
+
+    listing: list[str] = []
+    for batch in cached_batches(root, options, on_warning=warn,
+                                store=held.store):  # type: ignore[arg-type]
+        listing.extend(batch)
+    if held.listing is not None and listing == held.listing:
+        return False
+    held.listing = listing
+    held.index = held.recall = held.tool = None
+    return True
+
+
+class Server:
+    """One root's server on the socket ``path`` (already locked by the caller)."""
+
+    def __init__(self, root: str, path: str, key: str, idle: float) -> None:
+        self.root, self.path, self.key, self.idle = root, path, key, idle
+        self.held: OrderedDict[str, Held] = OrderedDict()
+        self.answered = 0
+        self.rebuilt = 0
+        self.stopping = False
+        self.listener: socket.socket | None = None
+        self.identity: tuple[int, int] | None = None
+
+    # ---- the socket ------------------------------------------------------------------------
+    def bind(self) -> None:
+        """Listen on ``path`` (a stale socket file there is replaced)."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o077)
+        try:
+            sock.bind(self.path)
+        finally:
+            os.umask(old)
+        sock.listen(16)
+        st = os.stat(self.path)
+        self.listener, self.identity = sock, (st.st_dev, st.st_ino)
+
+    def ours(self) -> bool:
+        """Whether the socket file is still the one bound (not removed nor replaced)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.identity
+
+    def close(self) -> None:
+        for held in self.held.values():
+            if held.git is not None:
+                held.git.stop()
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+            if self.ours():
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path)
+
+    def serve(self) -> None:
+        """Answer requests until a reason to exit (see the module docstring)."""
+        import select
+
+        assert self.listener is not None
+        last = time.monotonic()
+        try:
+            while not self.stopping:
+                try:
+                    ready = select.select([self.listener], [], [], CHECK_SECONDS)[0]
+                except InterruptedError:
+                    continue
+                if ready:
+                    try:
+                        conn, _ = self.listener.accept()
+                    except OSError:
+                        continue
+                    with conn:
+                        self.handle(conn)
+                    last = time.monotonic()
+                elif time.monotonic() - last > self.idle:
+                    return
+                if not self.ours():
+                    return
+        finally:
+            self.close()
+
+    # ---- one request -----------------------------------------------------------------------
+    def handle(self, conn: socket.socket) -> None:
+        conn.settimeout(10.0)
+        if protocol.peer_uid(conn) not in (None, os.getuid()):
+            return
+        try:
+            request = protocol.receive(conn)
+        except (OSError, ValueError, EOFError):
+            return
+        reply, after = self.answer(request)
+        with contextlib.suppress(OSError, ValueError):
+            conn.settimeout(60.0)
+            conn.sendall(protocol.encode(reply))
+        if after is not None:
+            after()
+
+    def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
+        """The reply to ``request`` and what to do once it is sent."""
+        if not isinstance(request, dict):
+            return {"ok": False, "why": "not a request"}, None
+        if request.get("v") != __version__:
+            self.stopping = True  # (an upgrade: this server's code is out of date)
+            return {"ok": False, "why": f"ffind {__version__}"}, None
+        op = request.get("op")
+        if op == "stop":
+            self.stopping = True
+            return {"ok": True}, None
+        if op == "stats":
+            return {"ok": True, "pid": os.getpid(), "answered": self.answered,
+                    "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root}, None
+        if op not in ("search", "tool", "command"):
+            return {"ok": False, "why": f"unknown op {op!r}"}, None
+        if request.get("key") != self.key:
+            return {"ok": False, "why": "another root or environment"}, None
+        try:
+            reply, held = (self.search(request) if op == "search"
+                           else self.command(request) if op == "command"
+                           else self.tool(request))
+        except Exception as e:
+            return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
+        self.answered += 1
+        return reply, held.store.flush
+
+    def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to an agent tool's request (``_tool``)."""
+        return _tool(self, request)
+
+    def _held(self, root: str, options: SearchOptions) -> Held:
+        import orjson
+
+        from ffind.fs.warm import listing_key
+        from ffind.state.cache import SnapshotStore
+
+        name = orjson.dumps(listing_key(root, options), option=orjson.OPT_SORT_KEYS).decode()
+        held = self.held.get(name)
+        if held is None:
+            held = self.held[name] = Held(_HeldStore(SnapshotStore(), None))
+            while len(self.held) > MAX_KEYS:
+                _, old = self.held.popitem(last=False)
+                if old.git is not None:
+                    old.git.stop()
+        self.held.move_to_end(name)
+        return held
+
+    def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to a search request (the options and the query, ``client.ask``), as
+        ``ffind.search`` would give it."""
+        from ffind.options import SearchOptions
+
+        options = SearchOptions(**request["options"])
+        top, total, warnings, memory_warning, held = self.found(
+            str(request["root"]), str(request["cwd"]), str(request["query"]), options,
+            bool(request.get("memory")), bool(request.get("count")))
+        reply = {
+            "ok": True, "total": total, "complete": True, "warnings": warnings,
+            "memory_warning": memory_warning,
+            "matches": [(m.score, m.path, m.indices, m.typo) for m in top],
+        }
+        return reply, held
+
+    def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+        """The answer to a command line (``client.command``): parsed as the command parses
+        it, searched, rendered by the command's writers for the client's terminals; a
+        ValueError when it is not a plain search of the client's folder (the client then
+        runs the command itself)."""
+        from ffind.frontends.cli import Invocation, _rendering, invocation, render
+        from ffind.frontends.fastparse import parse
+
+        argv, cwd = request["argv"], str(request["cwd"])
+        tty_out, tty_err = (bool(t) for t in request["tty"])
+        env = {str(k): str(v) for k, v in dict(request["env"]).items()}
+        quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
+        inv = None if quick is None else invocation(*quick)
+        if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
+                or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
+                or inv.forget or inv.clear_cache):
+            raise ValueError("not a plain search of the current folder")
+        on_tty, options, style = _rendering(inv, tty_out, env)
+        top, total, warnings, memory_warning, held = self.found(
+            inv.root, cwd, inv.pattern, options, inv.memory, inv.json or tty_err)
+        data, notes, code = render(inv, options, style, on_tty, tty_err, top, lambda: total)
+        if memory_warning:
+            notes.append(memory_warning)
+        return {"ok": True, "before": warnings, "stdout": data, "after": notes,
+                "code": int(code)}, held
+
+    def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
+              count: bool) -> tuple[list[FileMatch], int, list[str], str | None, Held]:
+        """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
+        would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
+        memory's warning, what is held for the listing)."""
+        from ffind.fs.roots import check_root
+        from ffind.searching.oneshot import _Recalling, list_every, rank_matches
+
+        # Work with the root as the client named it, from its folder (the warnings name
+        # folders from the root as given: they are mapped back below).
+        root = given if os.path.isabs(given) else os.path.join(cwd, "") + given
+        check_root(root)
+        held = self._held(root, options)
+        warnings: list[str] = []
+        changed_listing(root, options, held, warnings.append)
+        listing = held.listing
+        assert listing is not None
+        opened = None
+        if memory:
+            from ffind.state.memory import open_memory
+
+            opened = open_memory()
+        index = held.index
+        if query and index is None:
+            from ffind.engine.index import Index
+            from ffind.engine.recall import Recall
+
+            index = held.index = Index(listing)
+            held.recall = Recall(Index)
+            self.rebuilt += 1
+        if held.git is not None:
+            held.git.stop()  # (the last request's ``git status``, if still running)
+            held.git = None
+        recall = (None if opened is None or (query and not _ranked(query))
+                  else _Recalling(opened, root, cache=True, state=held.recall))
+        total = -1
+        if not query:
+            top = list_every(listing, options, recall)
+            total = len(listing)
+        else:
+            assert index is not None
+            matchset = index.run(query)
+            top = rank_matches(index, query, matchset, options, recall)
+            if count:
+                total = len(matchset)
+        # The request's ``git status`` is not stopped: it may finish before the next request,
+        # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
+        held.git = recall
+        held.memory = opened
+        if not os.path.isabs(given):
+            warnings = [_as_given(w, root, given) for w in warnings]
+        return top, total, warnings, None if opened is None else opened.warning, held
+
+
+def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
+    """The answer of an agent tool (``find_files`` or ``glob``, ``ffind.agent.tool``) in the
+    folder ``root`` (absolute), as the MCP server's own walk of it would give it: the same
+    listing (``TOOL_OPTIONS``), validated as a search's, and the same functions over it."""
+    from ffind.agent.schema import GLOB_LIMIT
+    from ffind.agent.tool import (
+        TOOL_OPTIONS,
+        TreeSnapshot,
+        _ignore,
+        _tool_batches,
+        check_limit,
+        glob_snapshot,
+        search_snapshot,
+    )
+    from ffind.fs.roots import check_root
+
+    directory = str(request["root"])
+    if not os.path.isabs(directory):
+        raise ValueError("the tool's folder must be absolute")
+    check_root(directory)
+    held = self._held(directory, TOOL_OPTIONS)
+    changed_listing(directory, TOOL_OPTIONS, held, _ignore)
+    assert held.listing is not None
+    snap = held.tool
+    if snap is None:
+        snap = held.tool = TreeSnapshot.build(_tool_batches(iter([held.listing])), numpy=True)
+        self.rebuilt += 1
+    if request["tool"] == "glob":
+        text = glob_snapshot(snap.paths, directory, str(request["query"]), GLOB_LIMIT,
+                             snap.secret_paths)
+        return {"ok": True, "text": text}, held
+    limit = request["limit"]
+    check_limit(limit)
+    memory = None
+    if request.get("memory"):
+        from ffind.state.memory import open_memory
+
+        memory = open_memory()
+        snap.answers.clear()  # (keyed by the memory's stamp: a new memory each request)
+    text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
+    held.memory = memory
+    return {"ok": True, "text": text}, held
+
+
+def _as_given(warning: str, root: str, given: str) -> str:
+    """A walk's warning with the paths below ``root`` (``cwd/given``) named from ``given``,
+    as the client's own walk names them (``cannot read folder ./a: ...``); other paths (an
+    ignore file found from the absolute root) are left as they are."""
+    return warning.replace(root + "/", given + "/").replace(root + ":", given + ":")
+
+
+def _ranked(query: str) -> bool:
+    from ffind.searching.merge import ranked
+
+    return ranked(query)
+
+
+def run(root: str, path: str, idle: float | None = None) -> int:
+    """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another
+    server holds the lock (or the socket cannot be bound)."""
+    import fcntl
+
+    env = protocol.answer_env()
+    if env is None or not protocol.private_dir(os.path.dirname(path)):
+        return 1  # (a socket only in a folder no one else may enter)
+    key = protocol.socket_key(root, env)
+    lock = os.open(protocol.lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 1  # another server has it
+        server = Server(os.path.realpath(root), path, key,
+                        idle_seconds() if idle is None else idle)
+        try:
+            server.bind()
+        except OSError:
+            return 1
+        _stop_on_signals(server)
+        server.serve()
+        return 0
+    finally:
+        os.close(lock)
+
+
+def _stop_on_signals(server: Server) -> None:
+    def stop(signum: int, frame: object) -> None:
+        server.stopping = True
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ffind.resident.server --root ROOT --socket PATH`` (what
+    ``ffind.resident.client.start`` runs)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 4 or args[0] != "--root" or args[2] != "--socket":
+        print("usage: python -m ffind.resident.server --root ROOT --socket PATH",
+              file=sys.stderr)
+        return 2
+    root, path = args[1], args[3]
+    os.chdir("/")
+    return run(root, path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

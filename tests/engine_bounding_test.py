@@ -1,0 +1,145 @@
+"""``Bounder.refine`` (the refinement of the optimistic bounds as numpy arrays) gives the bounds
+the plain stages give one after the other: ``chunks``, ``tighten_gaps``, the cut at the floor,
+``tighten_starts``."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffind.engine.index import Index
+from ffind.query import parse
+from ffind.scoring.bounds import Bounds
+from ffind.scoring.weights import DEFAULT, Weights
+
+CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
+EXTRA = ["aaa/aaa", "a_b/A-B.c", "s/p/t", "ß/éé/straße.md", "x/y", "zz", "src/main/java/App.java"]
+
+
+@cache
+def index() -> Index:
+    return Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=False)
+
+
+@cache
+def warmed() -> Index:
+    """The same paths with numpy and the folded paths' buffer built."""
+    ix = Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=True)
+    assert ix.numpy_ready(30)
+    for _ in ix.warm():
+        pass
+    return ix
+
+
+def plain(ix: Index, q: str, ids: list[int], bounds: list[int], floor: float
+          ) -> list[tuple[int, int]]:
+    query = parse(q)
+    b = ix.bounder
+    chunks = b.chunks(query, ids)
+    ob = b.tighten_gaps(bounds, chunks)
+    keep = [j for j, v in enumerate(ob) if v >= floor]
+    ids, ob, chunks = [ids[j] for j in keep], [ob[j] for j in keep], [chunks[j] for j in keep]
+    return list(zip(ids, b.tighten_starts(query, ids, ob, chunks), strict=True))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text("aeiost/_.-pcmAS", min_size=1, max_size=7), st.data())
+def test_refine_is_the_plain_stages(term: str, data: st.DataObject) -> None:
+    np = pytest.importorskip("numpy")
+    ix = index()
+    q = term.replace(" ", "") or "a"
+    ids = sorted(data.draw(st.sets(st.integers(0, len(ix.paths) - 1), max_size=80)))
+    bounds = data.draw(st.lists(st.integers(0, 400), min_size=len(ids), max_size=len(ids)))
+    floor = data.draw(st.one_of(st.just(float("-inf")), st.integers(0, 400)))
+    want = plain(ix, q, ids, bounds, floor)
+    a, b = ix.bounder.refine(parse(q), ids, bounds, floor, np)
+    assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
+    from ffind.engine import bounding
+
+    with pytest.MonkeyPatch.context() as mp:  # the bigrams from the buffer
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        a, b = warmed().bounder.refine(parse(q), ids, bounds, floor, np)
+    assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
+
+
+@given(st.integers(0, 12), st.integers(0, 12), st.sampled_from([DEFAULT, Weights(gap_start=7)]))
+def test_the_losses_in_bulk_are_the_scalar_ones(chunks: int, on: int, w: Weights) -> None:
+    np = pytest.importorskip("numpy")
+    b = Bounds(w)
+    c, o = np.array([chunks]), np.array([on])
+    assert int(b.gaps_loss_many(c, np)[0]) == b.gaps_loss(chunks)
+    assert int(b.starts_loss_many(c, o, np)[0]) == b.starts_loss(chunks, on)
+
+
+PARTS = st.one_of(st.sampled_from(["ab", "xab", "ba", "a", "b.a", "aßb", "éab", "A_b", "?a",
+                                    "ab-a", "abab", "b", "e\u0301ab", "ae\u0301"]),
+                  st.text("ab._-?éßA\u0301", min_size=1, max_size=5))
+PATHS = st.lists(st.lists(PARTS, min_size=1, max_size=4).map("/".join), min_size=1,
+                 max_size=40)
+TERMS = st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "?a", "e", "xa", "a/b",
+                                   "b/", "ab/a"]),
+                  st.text("ab._-?éßA/", min_size=1, max_size=4))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.lists(TERMS, min_size=1, max_size=3), st.booleans())
+def test_bounds_from_the_buffer_are_the_plain_ones(
+    paths: list[str], terms: list[str], hidden_ok: bool
+) -> None:
+    """The bounds of a last term and of the terms before it from the folded paths' buffer
+    (forced for any number of candidates here), with non-ASCII letters (accents, ``ß``, a
+    combining accent: one byte each in the buffer), ``?`` and capitals, equal the per-path
+    ones."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    q = " ".join(t.replace(" ", "") for t in terms)
+    query = parse(q)
+    if not query.positive:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
+        assert with_np.numpy_ready(30)
+        for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
+            pass
+        assert with_np.bounder.folded_buffer(with_np.numpy.module()) is not None
+        ids = list(range(len(paths)))
+        for _ in range(2):  # (the second time, the earlier terms' kept bounds)
+            assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
+                query, ids, hidden_ok), q
+        assert with_np.match(q) == plain.match(q)
+
+
+@pytest.mark.parametrize("w", [
+    Weights(bonus_name=0, whole_dir=30, parent_prefix=5, parent_step=3, whole_parent=0,
+            contig_name=40, contig_path=1),
+    Weights(match=3, bonus_name=20, name_prefix=0, whole_name=0, whole_dir=0, parent_prefix=40,
+            parent_step=40, whole_parent=25, contig_name=0, contig_path=0, len_name=2),
+])
+@pytest.mark.parametrize("q", ["ab", "ba", "b.", "ab a", "ba ab", "a/b", "aba b", "ss"])
+def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    paths = ["ab/ab", "xab/b.a", "a/ba/ab.ab", "ba/xab/ab", "ab", "b.a/aßb", "e\u0301ab/ab-a",
+             "A_b/ab/b", "?a/ab", "abab/ab/ba", "ab/ba", "x/y/z"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        with_np = Index(paths, weights=w, numpy=True)
+        plain = Index(paths, weights=w, numpy=False)
+        assert with_np.numpy_ready(30)
+        for _ in with_np.warm():
+            pass
+        ids = list(range(len(paths)))
+        for hidden_ok in (False, True):
+            assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
+                parse(q), ids, hidden_ok)
+        assert with_np.match(q) == plain.match(q)

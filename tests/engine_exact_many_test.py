@@ -1,0 +1,79 @@
+"""``exact_many.scorer`` (the batch scorer, numpy) gives ``ExactScorer.score``'s exact score of
+every path at or above the floor it is given (below it, some value below it), for one fuzzy
+term and for several, on random paths with non-ASCII letters, capitals, separators and smart
+case."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffind.engine.exact_many import batchable, disjoint, scorer
+from ffind.engine.index import Index
+from ffind.query import parse
+
+PARTS = st.one_of(
+    st.sampled_from(["src", "main", "java", "Test", "util", "s_p", "FooBar", "mod.rs", "é",
+                     "ÉtÉ", "straße", "a-b", "x y", ".hidden", "Ab9"]),
+    st.text("abcdmnstuéÉßAB9_-. ", min_size=1, max_size=6))
+PATHS = st.lists(st.lists(PARTS, min_size=1, max_size=4).map("/".join), min_size=1,
+                 max_size=30)
+TERM = st.one_of(st.sampled_from(["s", "src", "ma", "j", "Te", "ut", "é", "E", "fb", "s/p",
+                                  "9", "_", ".", "mod.rs", "st"]),
+                 st.text("abcdmnstuéÉAB9_-./", min_size=1, max_size=4))
+
+
+def check(ix: Index, q: str, hidden: bool, floor: float) -> None:
+    query = parse(q)
+    ids = list(range(len(ix.paths)))
+    want = [ix.exact.score(query, i, hidden) for i in ids]
+    got = scorer(ix.store, query, hidden, lambda i: ix.exact.score(query, i, hidden))(ids, floor)
+    for g, w in zip(got, want, strict=True):
+        if w is None or w >= floor:
+            assert g == w, (q, ix.paths, floor)
+        else:
+            assert g is not None and g < floor, (q, ix.paths, floor)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.lists(TERM, min_size=1, max_size=3), st.booleans(),
+       st.one_of(st.just(float("-inf")), st.integers(0, 300)))
+def test_batch_scores_are_the_scalar_ones(
+    paths: list[str], terms: list[str], hidden: bool, floor: float
+) -> None:
+    pytest.importorskip("numpy")
+    q = " ".join(terms)
+    if batchable(parse(q)):
+        check(Index(paths, numpy=False), q, hidden, floor)
+
+
+def test_batchable() -> None:
+    assert batchable(parse("test u")) and batchable(parse("test ut"))
+    assert batchable(parse("prom")) and batchable(parse("s/p/t"))
+    assert not batchable(parse("'exact u"))  # not fuzzy
+    assert disjoint(parse("test u")) and disjoint(parse("src main j"))
+    assert disjoint(parse("src !main"))  # a negation is not scored
+    assert not disjoint(parse("test ut"))  # t in both: the overlap needs positions
+    assert not disjoint(parse("É e"))  # the same letter once folded
+
+
+@pytest.mark.parametrize("q", ["src main j", "main j", "src ma", "test u", "web s", "u",
+                               "test ut", "workspace workspace.rs", "s s"])
+@pytest.mark.parametrize("floor", [float("-inf"), 100, 250])
+def test_the_folders_then_the_file(q: str, floor: float) -> None:
+    """Paths where reading the first terms against the folders wins (``src/main/j...``), and
+    where terms overlap (``workspace workspace.rs`` on ``util/workspace.rs``)."""
+    pytest.importorskip("numpy")
+    paths = ["src/main/java/App.java", "main/j.rs", "x/src/main.c", "test/util.py",
+             "tests/unit/u.rs", "web/servlet/s.java", "web.s", "a/.web/s/x",
+             "src/workspace/workspace.rs", "src/util/workspace.rs", "s"]
+    ix = Index(paths, numpy=False)
+    for hidden in (False, True):
+        check(ix, q, hidden, floor)
+        # with an infinite floor every path gets its upper bound: each as the floor
+        query = parse(q)
+        his = scorer(ix.store, query, hidden, lambda i: None)(list(range(len(paths))),
+                                                              float("inf"))
+        for hi in {h for h in his if h is not None}:
+            check(ix, q, hidden, hi)

@@ -1,0 +1,61 @@
+"""``FoldedBuffer``: every occurrence of a term in the folded paths, found over one byte buffer,
+is where ``str.find`` finds it, however the buffer was built (in slices, then joined)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ffind.engine.occur import FoldedBuffer, findable
+
+TEXTS = st.lists(st.text("ab/._?é€ßA\udcff", max_size=12), max_size=12)
+
+
+def occurrences(texts: list[str], term: str) -> list[tuple[int, int]]:
+    out = []
+    for i, t in enumerate(texts):
+        at = t.find(term)
+        while at >= 0:
+            out.append((i, at))
+            at = t.find(term, at + 1)
+    return out
+
+
+@given(TEXTS, st.text("ab/._?é", min_size=1, max_size=4), st.integers(1, 5), st.integers(1, 4))
+def test_find_is_str_find(texts: list[str], term: str, step: int, slice_: int) -> None:
+    np = pytest.importorskip("numpy")
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)  # several slices
+        buf = FoldedBuffer(np)
+        for upto in range(0, len(texts) + step, step):  # built a few paths at a time
+            assert buf.sync(texts, upto)
+    assert buf.covered == len(texts)
+    if not findable(term):
+        assert "?" in term or not term.isascii()
+        return
+    ids, pos, before, after = buf.find(term)
+    got = list(zip(ids.tolist(), pos.tolist(), before.tolist(), after.tolist(), strict=True))
+
+    def byte(t: str, p: int) -> int:
+        if not 0 <= p < len(t):
+            return 0
+        return ord(t[p]) if ord(t[p]) < 256 else ord("?")
+
+    assert sorted(got) == [(i, p, byte(texts[i], p - 1), byte(texts[i], p + len(term)))
+                           for i, p in occurrences(texts, term)]
+    assert buf.has(term).tolist() == [term in t for t in texts]
+
+
+def test_a_path_with_a_nul_gives_no_buffer() -> None:
+    np = pytest.importorskip("numpy")
+    buf = FoldedBuffer(np)
+    assert not buf.sync(["a/b", "a\0b", "c"])
+    assert not buf.sync(["a/b", "a\0b", "c", "d"])
+
+
+def test_findable() -> None:
+    assert findable("src") and findable("s/p/t")
+    assert not findable("") and not findable("a?") and not findable("é") and not findable("a\0")

@@ -1,0 +1,612 @@
+"""The resident index server (ffind.resident): its answers equal a search without it, byte for
+byte, after any change; every failure falls back to a local search; it starts once, and stops
+when told, when idle, when its socket goes, and for another version."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from warm_test import OPTIONS, _restore, apply, git_repo, settle, steps
+
+import ffind
+from ffind.fs import refresh
+from ffind.options import SearchOptions
+from ffind.resident import client, protocol, server
+from ffind.state.cache import SnapshotStore
+
+RACY_TEST_NS = 50_000_000
+
+
+@pytest.fixture()
+def resident(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The server turned on, with a socket folder of its own (short: ``AF_UNIX``) and a
+    short idle time; every server still running at the end is stopped (and must exit)."""
+    runtime = Path(tempfile.mkdtemp(prefix="ffr-", dir="/tmp"))
+    monkeypatch.delenv("FFIND_NO_SERVER", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    try:
+        yield runtime
+    finally:
+        pids = _server_pids(runtime)
+        client.stop_all()
+        for pid in pids:
+            assert _exited(pid), f"server {pid} still running"
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _server_pids(runtime: Path) -> list[int]:
+    pids = []
+    folder = runtime / "ffind"
+    for sock in folder.glob("*.sock") if folder.is_dir() else ():
+        reply = client.request(str(sock), {"op": "stats"})
+        if reply is not None and isinstance(reply.get("pid"), int):
+            pids.append(int(reply["pid"]))  # type: ignore[call-overload]
+    return pids
+
+
+def _exited(pid: int, timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            got, _ = os.waitpid(pid, os.WNOHANG)
+            if got == pid:
+                return True
+        except ChildProcessError:  # (not our child: the command started it)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            if _zombie(pid):
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _stats(root: Path) -> dict[str, object] | None:
+    found = client.where(str(root), create=True)
+    assert found is not None
+    return client.request(found[0], {"op": "stats"})
+
+
+def _wait_for_server(root: Path, timeout: float = 15.0) -> dict[str, object]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        stats = _stats(root)
+        if stats is not None:
+            return stats
+        time.sleep(0.05)
+    raise AssertionError("no server came up")
+
+
+def _tree(base: Path) -> Path:
+    """A small tree, not a repository (``git status`` ranks uncommitted files higher when it
+    answers in time: a race in a search with or without the server)."""
+    root = base / "tree"
+    for rel in ["src/main.py", "src/util/io.py", "docs/main.md", "README", "build/out.o",
+                "deep/a/b/c/main.c", ".hidden/main.py"]:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x")
+    (root / ".ignore").write_text("build/\n")
+    return root
+
+
+def _ffind(*args: str, cwd: Path, env: dict[str, str] | None = None,
+           ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "ffind", *args], cwd=cwd, capture_output=True,
+                          env=env, check=False, timeout=60)
+
+
+# ---- the command ----------------------------------------------------------------------------
+
+def test_the_second_search_is_answered_by_the_server(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    with open(os.path.join(os.fsencode(root), b"src", b"\xffmain.txt"), "w"):
+        pass  # (a name that is not UTF-8, and one with a newline)
+    (root / "src" / "main\nx.py").write_text("x")
+    first = _ffind("-l", "20", "main", cwd=root)
+    assert first.returncode == 0
+    stats = _wait_for_server(root)
+    assert stats["answered"] == 0
+    second = _ffind("-l", "20", "main", cwd=root)
+    cold = _ffind("--no-cache", "-l", "20", "main", cwd=root)
+    assert second.stdout == first.stdout == cold.stdout
+    assert (second.stderr, second.returncode) == (cold.stderr, cold.returncode)
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1
+    for args in (["--json", "main"], ["-l", "0", ""], ["--json", "-l", "0"], ["-0", "mian"],
+                 ["--color", "always", "main"], ["--json", "--compute-indices", "mn"],
+                 ["!main"], ["-H", "main"], ["-t", "d", ""], ["zzzzqqq"]):
+        by_server = _ffind(*args, cwd=root)
+        local = _ffind("--no-cache", *args, cwd=root)
+        assert (by_server.stdout, by_server.stderr, by_server.returncode) == (
+            local.stdout, local.stderr, local.returncode), args
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 11
+
+
+def test_the_server_ranks_with_the_memory(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    assert _ffind("--remember", str(root / "docs" / "main.md"), cwd=root).returncode == 0
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    by_server = _ffind("main", cwd=root)
+    local = _ffind("--no-server", "main", cwd=root)
+    assert by_server.stdout == local.stdout
+    assert by_server.stdout.splitlines()[0] == b"docs/main.md"
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1
+
+
+def test_no_server_never_starts_nor_uses_one(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    for args, env in ((["--no-server"], None), (["--no-cache"], None),
+                      ([], {**os.environ, "FFIND_NO_SERVER": "1"})):
+        assert _ffind(*args, "main", cwd=root, env=env).returncode == 0
+        time.sleep(0.3)
+        assert _stats(root) is None, args
+    assert not list((resident / "ffind").glob("*.sock"))
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    for args, env in ((["--no-server"], None), (["--no-cache"], None),
+                      ([], {**os.environ, "FFIND_NO_SERVER": "1"})):
+        assert _ffind(*args, "main", cwd=root, env=env).returncode == 0
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 0
+
+
+def test_clear_cache_stops_the_servers(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("main", cwd=root)
+    pid = int(_wait_for_server(root)["pid"])  # type: ignore[call-overload]
+    assert _ffind("--clear-cache", cwd=root).returncode == 0
+    assert _exited(pid)
+    assert not list((resident / "ffind").glob("*.sock"))
+
+
+def test_two_clients_racing_start_one_server(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("--no-server", "main", cwd=root)  # (the snapshot)
+    pids = [client.start(str(root)) for _ in range(4)]
+    stats = _wait_for_server(root)
+    ended = [p for p in pids if p is not None and p != stats["pid"]]
+    assert len(ended) == 3
+    for pid in ended:
+        assert _exited(pid)
+    assert _stats(root) == stats
+
+
+def test_the_server_exits_when_its_socket_folder_is_deleted(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("main", cwd=root)
+    pid = int(_wait_for_server(root)["pid"])  # type: ignore[call-overload]
+    shutil.rmtree(resident / "ffind")
+    assert _exited(pid)
+    assert _ffind("main", cwd=root).stdout == _ffind("--no-cache", "main", cwd=root).stdout
+
+
+def test_the_server_exits_when_idle_and_on_sigterm(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path)
+    _ffind("--no-server", "main", cwd=root)
+    monkeypatch.setenv("FFIND_SERVER_IDLE", "1")
+    pid = client.start(str(root))
+    assert pid is not None
+    _wait_for_server(root)
+    assert _exited(pid, timeout=8)
+    monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    pid = client.start(str(root))
+    assert pid is not None
+    _wait_for_server(root)
+    os.kill(pid, signal.SIGTERM)
+    assert _exited(pid)
+    assert _stats(root) is None and not list((resident / "ffind").glob("*.sock"))
+
+
+def test_a_stale_socket_file_means_a_local_search(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    found = client.where(str(root), create=True)
+    assert found is not None
+    with open(found[0], "w"):
+        pass  # (a file where the socket should be: nothing listens)
+    got = _ffind("main", cwd=root)
+    assert got.returncode == 0 and got.stderr == b""
+    assert got.stdout == _ffind("--no-cache", "main", cwd=root).stdout
+    _wait_for_server(root)  # (the search started one, in the stale file's place)
+
+
+# ---- failures fall back to a local search (a fake server in a thread) ------------------------
+
+@contextlib.contextmanager
+def _fake_server(path: str, reply: bytes) -> Iterator[list[object]]:
+    import socket
+
+    seen: list[object] = []
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    sock.listen(4)
+    sock.settimeout(0.2)
+    done = threading.Event()
+
+    def loop() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            with conn, contextlib.suppress(OSError, ValueError, EOFError):
+                seen.append(protocol.receive(conn))
+                conn.sendall(reply)
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        done.set()
+        thread.join()
+        sock.close()
+        os.unlink(path)
+
+
+@pytest.mark.parametrize("reply", [
+    b"garbage", protocol.encode({"ok": True, "matches": "no"}), protocol.encode([1, 2]),
+    protocol.encode({"ok": True, "matches": [(1, 2, 3, 4)], "total": 1, "complete": True,
+                     "warnings": []}),
+    protocol.encode({"ok": False, "why": "ffind 0.0"}), b"\xff\xff\xff\xff",
+])
+def test_a_bad_reply_means_a_local_search(resident: Path, tmp_path: Path, reply: bytes) -> None:
+    root = _tree(tmp_path)
+    found = client.where(str(root), create=True)
+    assert found is not None
+    options = SearchOptions(limit=5)
+    with _fake_server(found[0], reply) as seen:
+        assert client.ask("main", str(root), options, memory=False, count=True) is None
+        got = ffind.search("main", root, options, cache=True)
+        assert seen  # (it was asked)
+    assert got == ffind.search("main", root, options)
+
+
+def test_a_server_of_another_version_is_not_used_and_exits(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("--no-server", "main", cwd=root)
+    pid = client.start(str(root))
+    assert pid is not None
+    found = client.where(str(root))
+    assert found is not None
+    _wait_for_server(root)
+    import _socket
+    import marshal
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.connect(found[0])
+    payload = marshal.dumps({"op": "search", "v": "0.0.0", "key": found[1]})
+    sock.sendall(len(payload).to_bytes(4, "big") + payload)
+    reply = protocol.receive(sock)
+    sock.close()
+    assert isinstance(reply, dict) and reply["ok"] is False
+    assert _exited(pid)
+
+
+def test_another_environment_talks_to_another_server(resident: Path, tmp_path: Path) -> None:
+    root = str(tmp_path)
+    env = protocol.answer_env()
+    assert env is not None
+    one = protocol.socket_name(protocol.socket_key(root, env))
+    assert one != protocol.socket_name(protocol.socket_key(root, {**env, "GIT_DIR": "/x"}))
+    assert one != protocol.socket_name(protocol.socket_key(root, env, version="0.0.0"))
+    assert one != protocol.socket_name(protocol.socket_key(root, env, package="/elsewhere"))
+    assert one != protocol.socket_name(protocol.socket_key(root + "/..", env))
+    assert protocol.answer_env({"GIT_DIR": ".git"}) is None
+    assert protocol.answer_env({"FFIND_MEMORY": "m.sqlite3"}) is None
+    assert protocol.answer_env({"GIT_DIR": "/r/.git", "PATH": "/bin"}) == {"GIT_DIR": "/r/.git"}
+
+
+def test_an_unsafe_socket_folder_is_not_used(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    (shared / "ffind").mkdir(mode=0o755)
+    os.chmod(shared / "ffind", 0o755)
+    assert protocol.socket_dir({"XDG_RUNTIME_DIR": str(shared)}) is None
+    link = tmp_path / "link"
+    link.mkdir()
+    (link / "ffind").symlink_to(shared / "ffind")
+    assert protocol.socket_dir({"XDG_RUNTIME_DIR": str(link)}) is None
+    fresh = protocol.socket_dir({"XDG_RUNTIME_DIR": str(tmp_path / "new")})
+    assert fresh == str(tmp_path / "new" / "ffind")
+    assert os.stat(fresh).st_mode & 0o777 == 0o700
+    cache = protocol.socket_dir({"XDG_CACHE_HOME": str(tmp_path / "c"), "HOME": "/nowhere"})
+    assert cache == str(tmp_path / "c" / "ffind" / "run")
+    assert protocol.socket_path("/" + "x" * 120, "key") is None
+
+
+# ---- exactness: a server in a thread answers after any change as a cold search ---------------
+
+@pytest.fixture()
+def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+    monkeypatch.setattr(server, "CHECK_SECONDS", 0.02)
+
+
+@pytest.fixture()
+def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return home
+
+
+@contextlib.contextmanager
+def _threaded_server(root: Path) -> Iterator[server.Server]:
+    found = client.where(str(root), create=True)
+    assert found is not None
+    srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60)
+    srv.bind()
+    thread = threading.Thread(target=srv.serve)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.stopping = True
+        thread.join()
+        assert not os.path.exists(found[0])
+
+
+QUERIES = ["", "x", "a/py", "!y", "tx"]
+
+
+def _same(root: Path, options: SearchOptions, srv: server.Server) -> None:
+    for query in QUERIES:
+        for opts in (options, SearchOptions(**{**client.options_dict(options), "limit": None,
+                                                "compute_indices": True})):
+            before = srv.answered
+            warnings: list[str] = []
+            got = ffind.search(query, root, opts, cache=True, on_warning=warnings.append)
+            assert srv.answered == before + 1  # (answered by the server)
+            cold_warnings: list[str] = []
+            assert got == ffind.search(query, root, opts, on_warning=cold_warnings.append), query
+            assert warnings == cold_warnings
+
+
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "15")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(changes=steps, which=st.integers(0, len(OPTIONS) - 1))
+def test_the_servers_answers_equal_a_cold_search_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, resident: Path, git_home: Path, short_racy: None,
+    changes: list[tuple[str, int, int, int, bool]], which: int,
+) -> None:
+    base = tmp_path_factory.mktemp("prop")
+    root = git_repo(base / "repo")
+    options = OPTIONS[which]
+    for step in [("file", 1, 3, 0, False), ("file", 3, 4, 0, False), ("file", 2, 3, 0, False),
+                 ("file", 6, 3, 0, False), ("file", 7, 4, 0, False), ("file", 8, 3, 0, False)]:
+        apply(root, git_home, step)
+    try:
+        with _threaded_server(root) as srv:
+            _same(root, options, srv)
+            settle()
+            for step in changes:
+                apply(root, git_home, step)
+                _same(root, options, srv)
+    finally:
+        _restore(root)
+
+
+def test_a_snapshot_is_written_for_a_cold_process(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    options = SearchOptions()
+    with _threaded_server(root) as srv:
+        ffind.search("main", root, options, cache=True)
+        assert srv.answered == 1
+        (root / "src" / "new_main.py").write_text("x")
+        got = ffind.search("main", root, options, cache=True)
+        assert "src/new_main.py" in [m.path for m in got.matches]
+        assert srv.rebuilt == 2  # (the listing changed: a new index)
+        ffind.search("main", root, options, cache=True)
+        assert srv.rebuilt == 2  # (unchanged: the same index)
+    from ffind.fs.warm import listing_key
+
+    snap = SnapshotStore().load(listing_key(str(root), options))
+    assert snap is not None and "src/new_main.py" in snap.paths()
+
+
+# ---- the MCP server's first calls ------------------------------------------------------------
+
+def test_the_mcp_servers_first_calls_are_answered_by_the_server(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    from ffind.agent.server import ToolServer
+    from ffind.agent.tool import find_files, glob_files
+
+    root = _tree(tmp_path)
+    (root / ".env").write_text("SECRET=1")
+    directory = os.path.realpath(root)
+    with _threaded_server(root) as srv:
+        for _ in range(2):
+            state = ToolServer(root)  # (later calls: from the server or its own walk)
+            try:
+                before = srv.answered
+                assert state.find_files("main", None, 3) == find_files("main", root=root, limit=3)
+                assert srv.answered == before + 1  # (the first call: its walk was not ready)
+                assert state.find_files("mian.c") == find_files("mian.c", root=root)
+                assert state.find_files("env") == find_files("env", root=root)
+                assert state.glob("**/*.py") == glob_files("**/*.py", root=root)
+            finally:
+                state.close()
+            (root / "src" / "main_new.py").write_text("x")
+        found = client.ask_tool("find_files", directory, "main_new", 5, memory=False)
+        assert found is not None and "src/main_new.py" in found
+        assert client.ask_tool("find_files", directory, "main", 0, memory=False) is None
+        assert client.ask_tool("find_files", "relative", "main", 5, memory=False) is None
+
+
+def test_the_mcp_server_answers_itself_once_its_walk_is_indexed(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
+    """With a resident server running, the walk at start-up waits for the first call (that
+    call is answered by the server, then the walk starts); once it is indexed, the MCP
+    server answers itself."""
+    from ffind.agent.server import ToolServer
+
+    root = _tree(tmp_path)
+    with _threaded_server(root) as srv:
+        state = ToolServer(root)
+        try:
+            state.warm().join()
+            tree = state.tree(None)
+            assert not tree.ready()
+            first = state.find_files("main")
+            assert srv.answered == 1
+            end = time.monotonic() + 30
+            while not tree.ready() and time.monotonic() < end:
+                time.sleep(0.02)
+            assert tree.ready()
+            assert state.find_files("main") == first
+            assert srv.answered == 1
+        finally:
+            state.close()
+
+
+# ---- the command line answered before the command is imported (``client.command``) ----------
+
+def test_a_change_is_seen_by_the_command_line_answer(resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    (root / "src" / "later_main.py").write_text("x")
+    (root / "docs" / "main.md").unlink()
+    for args in (["-l", "0", ""], ["main"], ["--json", "-H", "main"]):
+        by_server = _ffind(*args, cwd=root)
+        assert by_server.stdout == _ffind("--no-cache", *args, cwd=root).stdout, args
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 3
+
+
+def test_the_command_line_answer_is_the_commands_on_terminals(
+        resident: Path, tmp_path: Path) -> None:
+    """Colour, escaping and the note of a limit that cut follow the client's terminals and
+    its NO_COLOR/TERM, not the server's (a pseudo-terminal as stdout and stderr)."""
+    import pty
+
+    root = _tree(tmp_path)
+    for i in range(3):
+        (root / f"main\x1b{i}.txt").write_text("x")
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+
+    def on_tty(*args: str, env: dict[str, str]) -> bytes:
+        pid, fd = pty.fork()
+        if pid == 0:  # (the child: the command on the terminal)
+            os.chdir(root)
+            os.execve(sys.executable, [sys.executable, "-m", "ffind", *args], env)
+        chunks = []
+        with contextlib.suppress(OSError):
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        os.waitpid(pid, 0)
+        os.close(fd)
+        return b"".join(chunks)
+
+    for extra in ({}, {"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        env = {**os.environ, "TERM": "xterm", **extra}
+        for args in (["-l", "2", "main"], ["--compute-indices", "main"], ["-0", "main"]):
+            before = _stats(root)
+            by_server = on_tty(*args, env=env)
+            after = _stats(root)
+            assert before is not None and after is not None
+            assert after["answered"] == before["answered"] + 1  # type: ignore[operator]
+            local = on_tty("--no-server", *args, env=env)
+            assert by_server == local, (args, extra)
+    assert b"showing 2 of" in on_tty("-l", "2", "main", env={**os.environ, "TERM": "xterm"})
+
+
+def test_command_lines_the_server_does_not_answer(resident: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path)
+    monkeypatch.chdir(root)
+    assert client.command(["main"]) is None  # (no server)
+    for args in (["--no-server", "main"], ["-C", "src", "main"], ["-i"], ["-Hi", "x"],
+                 ["--stdin"], ["mcp"], ["-h"], ["--version"]):
+        assert not client.plain_search(args), args
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    for args in (["--bogus"], ["-l", "x", "main"], ["--json", "-0", "main"]):
+        assert client.command(args) is None, args  # (the command says why, not the server)
+        local = _ffind(*args, cwd=root)
+        assert local.returncode == 2 and local.stderr.startswith(b"ffind: ")
+    monkeypatch.setenv("_FFIND_COMPLETE", "bash_complete")
+    assert client.command([]) is None
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 0
+
+
+def test_the_mcp_server_starts_the_roots_server_after_its_first_walk(
+        resident: Path, tmp_path: Path) -> None:
+    from ffind.agent.server import ToolServer
+
+    root = _tree(tmp_path)
+    state = ToolServer(root)
+    try:
+        state.warm().join()
+        stats = _wait_for_server(root)
+        assert state.find_files("main") == ToolServer(root).find_files("main")
+    finally:
+        state.close()
+    assert stats["root"] == os.path.realpath(root)
+
+
+def test_warnings_name_paths_as_the_clients_walk_does() -> None:
+    root = "/home/u/proj/."
+    assert server._as_given(f"cannot read folder {root}/a/b: Permission denied", root, ".") == (
+        "cannot read folder ./a/b: Permission denied")
+    assert server._as_given(f"cannot read folder {root}: Permission denied", root, ".") == (
+        "cannot read folder .: Permission denied")
+    # (the root's ignore file named from the absolute root stays absolute)
+    assert server._as_given("cannot read /home/u/proj/.gitignore: x", root, ".") == (
+        "cannot read /home/u/proj/.gitignore: x")
+
+
+def test_a_warning_through_the_server_is_a_warm_searchs(resident: Path, tmp_path: Path) -> None:
+    """The same change in twin trees: one searched through its server, the other by the
+    command itself from its snapshot (``--no-server``): the same output and warnings."""
+    served, local = _tree(tmp_path / "a"), _tree(tmp_path / "b")
+    _ffind("main", cwd=served)
+    _wait_for_server(served)
+    _ffind("--no-server", "main", cwd=local)
+    time.sleep(2.1)  # (past the racy window: only the changed folders are read again)
+    for root in (served, local):
+        (root / "src" / ".ignore").mkdir()  # (an ignore "file" that is a folder)
+        (root / "docs" / ".gitignore").write_text("*.md\n")
+    for _ in range(2):
+        by_server = _ffind("main", cwd=served)
+        by_itself = _ffind("--no-server", "main", cwd=local)
+        assert (by_server.stdout, by_server.stderr) == (by_itself.stdout, by_itself.stderr)
+    stats = _stats(served)
+    assert stats is not None and stats["answered"] == 2
+
