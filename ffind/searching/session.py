@@ -209,7 +209,10 @@ class FileSearcher:
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
         # A searcher never closed still stops its walk and its workers at exit (before
         # multiprocessing's own exit handler, which would race the walk's clean-up).
-        weakref.finalize(self, _shutdown, self._cancel, self._walker)
+        # The match thread is waited for too (briefly): a daemon thread still inside numpy or
+        # rapidfuzz while the interpreter finalizes could crash the exit (seen, rarely, as a
+        # segfault of a program that never closed its searcher).
+        weakref.finalize(self, _shutdown, self._cancel, self._cond, self._walker, self._matcher)
         self._walker.start()
         self._matcher.start()
 
@@ -635,10 +638,14 @@ class FileSearcher:
             early(state.query, self._top(state, None, None))
 
 
-def _shutdown(cancel: threading.Event, walker: threading.Thread) -> None:
+def _shutdown(cancel: threading.Event, cond: threading.Condition,
+              *threads: threading.Thread) -> None:
     cancel.set()
-    if walker.is_alive() and walker is not threading.current_thread():
-        walker.join(timeout=2)
+    with cond:
+        cond.notify_all()
+    for thread in threads:
+        if thread.is_alive() and thread is not threading.current_thread():
+            thread.join(timeout=2)
 
 
 def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
