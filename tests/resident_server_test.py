@@ -186,6 +186,25 @@ def test_clear_cache_stops_the_servers(resident: Path, tmp_path: Path) -> None:
     assert not list((resident / "ffind").glob("*.sock"))
 
 
+def test_a_server_started_from_a_folder_holding_another_ffind_runs_this_one(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m`` puts the caller's folder first on the module path: started from a
+    source checkout (or any folder with an ``ffind`` package), the server must still run the
+    client's ffind (another one has another key, and its answers would be refused)."""
+    root = _tree(tmp_path)
+    _ffind("--no-server", "main", cwd=root)  # (the snapshot)
+    other = tmp_path / "checkout"
+    (other / "ffind").mkdir(parents=True)
+    (other / "ffind" / "__init__.py").write_text("raise SystemExit('another ffind')\n")
+    monkeypatch.chdir(other)
+    assert client.start(str(root)) is not None
+    _wait_for_server(root)
+    by_server = ffind.search("main", root, SearchOptions(), cache=True)
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1
+    assert by_server == ffind.search("main", root, SearchOptions())
+
+
 def test_two_clients_racing_start_one_server(resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     _ffind("--no-server", "main", cwd=root)  # (the snapshot)
