@@ -201,7 +201,8 @@ class Server:
         """The folders the last validation ``stat``-checked by its hint's choice; -1: every
         one (no hint yet, or it could not tell)."""
         self.narrowed = 0
-        """How many validations the hint narrowed (for tests and benchmarks)."""
+        """How many validations asked the hint which folders to check (for tests and
+        benchmarks; with a budget of 0 it answers every one)."""
         self.stopping = False
         self.listener: socket.socket | None = None
         self.identity: tuple[int, int] | None = None
