@@ -489,6 +489,29 @@ def test_the_hint_narrows_the_validation_and_is_closed(
     assert watcher.fd == -1  # (the server exited)
 
 
+def test_a_hint_that_fails_while_idle_is_let_go(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server keeps answering, every folder checked, if adding the watches fails."""
+    from ffind.fs.watch import Hint
+
+    def broken(self: Hint, snap: object, stop: object = None) -> bool:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Hint, "arm", broken)
+    root = _tree(tmp_path)
+    options = SearchOptions()
+    with _threaded_server(root) as srv:
+        ffind.search("main", root, options, cache=True)
+        _armed(srv)
+        (held,) = srv.held.values()
+        assert held.hinted and held.hint is None
+        (root / "src" / "new_main.py").write_text("x")
+        got = ffind.search("main", root, options, cache=True)
+        assert srv.answered == 2 and srv.checked == -1
+        assert got == ffind.search("main", root, options)
+
+
 def test_a_snapshot_is_written_for_a_cold_process(
         resident: Path, git_home: Path, short_racy: None, tmp_path: Path) -> None:
     root = _tree(tmp_path)

@@ -301,7 +301,11 @@ class Server:
             held.hint = Hint.start(held.root, held.options, self.watch_budget,
                                    per_request=REQUEST_WATCHES)
         if held.hint is not None and held.snap is not None:
-            held.hint.arm(held.snap, stop=self.waiting)
+            try:
+                held.hint.arm(held.snap, stop=self.waiting)
+            except Exception:  # (a bug, not the tree: go on without the hint, as before it)
+                held.hint.close()
+                held.hint = None
 
     def validate(self, root: str, options: SearchOptions, held: Held,
                  warn: Callable[[str], None]) -> bool:
