@@ -461,17 +461,17 @@ def test_the_hint_narrows_the_validation_and_is_closed(
     changed (and those with ignore files), and finds the change; a listing let go, and the
     server's exit, close its watcher."""
     root = _tree(tmp_path)
+    settle()  # (its ignore file past the racy window: the snapshots are used)
     options = SearchOptions()
     monkeypatch.setattr(server, "MAX_KEYS", 1)
     with _threaded_server(root) as srv:
         ffind.search("main", root, options, cache=True)
-        settle()
         _armed(srv)
         (held,) = srv.held.values()
         assert held.hint is not None and held.hint.armed
         watcher = held.hint.watcher
         assert watcher.fd >= 0 and watcher.wd_of
-        ffind.search("main", root, options, cache=True)  # (every folder: watches just added)
+        assert not held.hint.pending  # (checked while idle, once the watches were added)
         ffind.search("main", root, options, cache=True)
         assert srv.checked == 1  # (the root: its .ignore)
         (root / "deep" / "a" / "new_main.py").write_text("x")

@@ -124,15 +124,20 @@ class Held:
         """The listing's inotify hint (``ffind.fs.watch``), started after the first reply."""
         self.hinted = False
         """Whether the hint was started (or could not be: ``Hint.start`` gave None)."""
+        self.ahead = False
+        """The watches are added and their folders not checked yet: a validation while idle
+        is due (``Server.check_ahead``)."""
         self.only: Hint | None = None
         """The hint the last validation asked (its ``last``: the folders it checked), or
         None (no hint, a cold or plain walk)."""
 
     def to_arm(self) -> bool:
-        """Whether there is idle work for this listing: its hint to start, or watches to add."""
+        """Whether there is idle work for this listing: its hint to start, watches to add, or
+        the folders newly watched to check (``ahead``)."""
         if self.snap is None:
             return False
-        return not self.hinted or (self.hint is not None and not self.hint.armed)
+        return not self.hinted or (self.hint is not None and (not self.hint.armed
+                                                              or self.ahead))
 
     def close(self) -> None:
         """Let go of what runs beside the listing: the last ``git status``, the watches."""
@@ -157,6 +162,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     found = prepare(root, options, on_warning=warn, store=held.store)  # type: ignore[arg-type]
     hint = held.hint
     held.only = None
+    held.ahead = False  # (this validation checks the folders newly watched)
     if found is None:  # (not cached: a plain walk; the hint checks everything next time)
         from ffind.fs.walk import walk_batches
 
@@ -296,16 +302,33 @@ class Server:
         if not held.hinted:
             from ffind.fs.watch import Hint
 
-            held.hinted = True
             assert held.options is not None
             held.hint = Hint.start(held.root, held.options, self.watch_budget,
                                    per_request=REQUEST_WATCHES)
-        if held.hint is not None and held.snap is not None:
-            try:
-                held.hint.arm(held.snap, stop=self.waiting)
-            except Exception:  # (a bug, not the tree: go on without the hint, as before it)
-                held.hint.close()
-                held.hint = None
+            held.hinted = True
+        hint = held.hint
+        if hint is None or held.snap is None:
+            return
+        try:
+            done = hint.arm(held.snap, stop=self.waiting)
+        except Exception:  # (a bug, not the tree: go on without the hint, as before it)
+            hint.close()
+            held.hint = None
+            return
+        held.ahead = done and bool(hint.pending)
+        if held.ahead and not self.waiting():
+            self.check_ahead(held)
+
+    def check_ahead(self, held: Held) -> None:
+        """Validate ``held``'s listing now, while idle, once its watches are added: the
+        folders newly watched are checked here instead of by the next request (which then
+        checks only what changed).  Its warnings are not kept: the folders that warn are
+        read again by every validation (no signature), and the next request warns."""
+        assert held.options is not None
+        held.ahead = False  # (once: failed or not, the next request validates as ever)
+        with contextlib.suppress(Exception):
+            changed_listing(held.root, held.options, held, _ignore_warning)
+            held.store.flush()
 
     def validate(self, root: str, options: SearchOptions, held: Held,
                  warn: Callable[[str], None]) -> bool:
@@ -518,6 +541,10 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
     held.memory = memory
     return {"ok": True, "text": text}, held
+
+
+def _ignore_warning(warning: str) -> None:
+    pass
 
 
 def _as_given(warning: str, root: str, given: str) -> str:
