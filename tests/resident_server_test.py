@@ -186,6 +186,25 @@ def test_clear_cache_stops_the_servers(resident: Path, tmp_path: Path) -> None:
     assert not list((resident / "ffind").glob("*.sock"))
 
 
+def test_a_server_started_from_a_folder_holding_another_ffind_runs_this_one(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m`` puts the caller's folder first on the module path: started from a
+    source checkout (or any folder with an ``ffind`` package), the server must still run the
+    client's ffind (another one has another key, and its answers would be refused)."""
+    root = _tree(tmp_path)
+    _ffind("--no-server", "main", cwd=root)  # (the snapshot)
+    other = tmp_path / "checkout"
+    (other / "ffind").mkdir(parents=True)
+    (other / "ffind" / "__init__.py").write_text("raise SystemExit('another ffind')\n")
+    monkeypatch.chdir(other)
+    assert client.start(str(root)) is not None
+    _wait_for_server(root)
+    by_server = ffind.search("main", root, SearchOptions(), cache=True)
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1
+    assert by_server == ffind.search("main", root, SearchOptions())
+
+
 def test_two_clients_racing_start_one_server(resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     _ffind("--no-server", "main", cwd=root)  # (the snapshot)
@@ -361,10 +380,11 @@ def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathF
 
 
 @contextlib.contextmanager
-def _threaded_server(root: Path) -> Iterator[server.Server]:
+def _threaded_server(root: Path, budget: int | None = None) -> Iterator[server.Server]:
     found = client.where(str(root), create=True)
     assert found is not None
-    srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60)
+    srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60,
+                        watch_budget=budget)
     srv.bind()
     thread = threading.Thread(target=srv.serve)
     thread.start()
@@ -392,13 +412,25 @@ def _same(root: Path, options: SearchOptions, srv: server.Server) -> None:
             assert warnings == cold_warnings
 
 
+def _armed(srv: server.Server, timeout: float = 10.0) -> None:
+    """Wait until the server has no idle work left (its hints started, their watches
+    added)."""
+    end = time.monotonic() + timeout
+    while srv.unarmed() is not None:
+        assert time.monotonic() < end, "the server's watches were not added"
+        time.sleep(0.01)
+
+
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "15")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(changes=steps, which=st.integers(0, len(OPTIONS) - 1))
+@given(changes=steps, which=st.integers(0, len(OPTIONS) - 1),
+       budget=st.sampled_from([None, None, 0, 1]))
 def test_the_servers_answers_equal_a_cold_search_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, resident: Path, git_home: Path, short_racy: None,
-    changes: list[tuple[str, int, int, int, bool]], which: int,
+    changes: list[tuple[str, int, int, int, bool]], which: int, budget: int | None,
 ) -> None:
+    """With the inotify hint narrowing the server's validation (``budget``: the watches it
+    may hold; 0 and 1 leave (nearly) every folder to the ``stat`` pass)."""
     base = tmp_path_factory.mktemp("prop")
     root = git_repo(base / "repo")
     options = OPTIONS[which]
@@ -406,14 +438,78 @@ def test_the_servers_answers_equal_a_cold_search_after_any_changes(
                  ("file", 6, 3, 0, False), ("file", 7, 4, 0, False), ("file", 8, 3, 0, False)]:
         apply(root, git_home, step)
     try:
-        with _threaded_server(root) as srv:
+        with _threaded_server(root, budget) as srv:
             _same(root, options, srv)
-            settle()
+            settle()  # (the inputs above the root past the racy window: no more cold walks)
+            _armed(srv)
+            for _ in range(2):  # (every folder checked once, then the hint's folders only)
+                ffind.search("x", root, options, cache=True)
+                _armed(srv)
+            assert srv.narrowed > 0
             for step in changes:
                 apply(root, git_home, step)
                 _same(root, options, srv)
+                _armed(srv)
     finally:
         _restore(root)
+
+
+def test_the_hint_narrows_the_validation_and_is_closed(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once its watches are added (while idle), a request checks only the folders that
+    changed (and those with ignore files), and finds the change; a listing let go, and the
+    server's exit, close its watcher."""
+    root = _tree(tmp_path)
+    settle()  # (its ignore file past the racy window: the snapshots are used)
+    options = SearchOptions()
+    monkeypatch.setattr(server, "MAX_KEYS", 1)
+    with _threaded_server(root) as srv:
+        ffind.search("main", root, options, cache=True)
+        _armed(srv)
+        (held,) = srv.held.values()
+        assert held.hint is not None and held.hint.armed
+        watcher = held.hint.watcher
+        assert watcher.fd >= 0 and watcher.wd_of
+        assert not held.hint.pending  # (checked while idle, once the watches were added)
+        ffind.search("main", root, options, cache=True)
+        assert srv.checked == 1  # (the root: its .ignore)
+        (root / "deep" / "a" / "new_main.py").write_text("x")
+        got = ffind.search("main", root, options, cache=True)
+        assert "deep/a/new_main.py" in [m.path for m in got.matches]
+        assert srv.checked == 2 and srv.narrowed == 2
+        assert got == ffind.search("main", root, options)
+        other = SearchOptions(hidden=True)
+        ffind.search("main", root, other, cache=True)  # (another key: the first let go)
+        assert watcher.fd == -1
+        _armed(srv)
+        (held,) = srv.held.values()
+        assert held.hint is not None
+        watcher = held.hint.watcher
+    assert watcher.fd == -1  # (the server exited)
+
+
+def test_a_hint_that_fails_while_idle_is_let_go(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server keeps answering, every folder checked, if adding the watches fails."""
+    from ffind.fs.watch import Hint
+
+    def broken(self: Hint, snap: object, stop: object = None) -> bool:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Hint, "arm", broken)
+    root = _tree(tmp_path)
+    options = SearchOptions()
+    with _threaded_server(root) as srv:
+        ffind.search("main", root, options, cache=True)
+        _armed(srv)
+        (held,) = srv.held.values()
+        assert held.hinted and held.hint is None
+        (root / "src" / "new_main.py").write_text("x")
+        got = ffind.search("main", root, options, cache=True)
+        assert srv.answered == 2 and srv.checked == -1
+        assert got == ffind.search("main", root, options)
 
 
 def test_a_snapshot_is_written_for_a_cold_process(

@@ -13,6 +13,7 @@ import zlib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -795,3 +796,31 @@ def test_a_snapshot_written_with_orjson_is_read(tmp_path: Path) -> None:
     path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections)
     back = store.load(key)
     assert back is not None and back.paths() == ["x", "a/y"] and back.extra
+
+
+def test_a_child_that_found_nothing_changed_leaves_the_listing(
+        tree: Path, tmp_path: Path, short_racy: None, aside: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``warm_attempts`` with the check in a child: nothing changed, the refresh's
+    ``listing`` is the snapshot (as ``Refresh.warm`` says it), for a caller that keeps it."""
+    settle()
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    attempted(tree, options, store)
+    settle()
+    runs: list[refresh.Refresh] = []
+    prepare = warm._prepare
+
+    def kept(*args: Any) -> Any:
+        found = prepare(*args)
+        if found is not None:
+            runs.append(found[0])
+        return found
+
+    monkeypatch.setattr(warm, "_prepare", kept)
+    stats = WarmStats()
+    assert attempted(tree, options, store, stats) == cold(tree, options)
+    assert stats.mode == "warm" and len(runs) == 1
+    snap = store.load(listing_key(str(tree), options))
+    assert runs[0].listing is not None and snap is not None
+    assert runs[0].listing.paths() == snap.paths()

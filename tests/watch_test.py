@@ -28,7 +28,7 @@ from warm_test import (
 )
 from warm_test import settle as after_racy_window
 
-from ffind.fs import refresh, warm
+from ffind.fs import refresh, warm, watch
 from ffind.fs.watch import (
     IN_CREATE,
     IN_IGNORED,
@@ -381,20 +381,61 @@ def test_below() -> None:
 
 
 def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
-    """``arm`` while idle: the next validation checks every folder (their watches predate
-    it) and adds none; the one after checks none."""
+    """``arm`` while idle before any validation: the next validation checks every folder
+    (their watches predate it) and adds none; the one after checks only what changed."""
     root = _tree(tmp_path / "repo")
     r = Resident(root, SearchOptions(threads=1), SnapshotStore(str(tmp_path / "cache")))
     try:
         r.request()
         after_racy_window()
         assert r.listing is not None
-        r.hint.arm(r.listing)
-        watched = dict(r.hint.watcher.wd_of)
+        fresh = Hint.start(r.root, r.options)
+        assert fresh is not None
+        r.hint.close()
+        r.hint = fresh
+        assert fresh.arm(r.listing) and fresh.armed
+        watched = dict(fresh.watcher.wd_of)
         assert set(watched) == set(r.listing.prefixes)
         r.request()
-        assert r.hint.last is None and r.hint.watcher.wd_of == watched
-        assert r.hint.watcher.removed == 0  # (the same watches: none added again)
+        assert fresh.last is None and fresh.watcher.wd_of == watched
+        assert fresh.watcher.removed == 0  # (the same watches: none added again)
+        (root / "d1" / "new.txt").write_text("x")
+        assert r.request() == cold(root, r.options)
+        assert r.only == ["d1/"]
+    finally:
+        r.close()
+
+
+def test_watches_added_while_idle_are_checked_once(tmp_path: Path) -> None:
+    """A validation that may add only so many watches (``per_request``) leaves the rest to
+    ``arm`` (while idle, stopped and resumed): the next validation checks the folders newly
+    watched with the unwatched ones, the one after only what changed."""
+    root = _tree(tmp_path / "repo")
+    r = Resident(root, SearchOptions(threads=1), SnapshotStore(str(tmp_path / "cache")))
+    try:
+        r.hint.per_request = 2
+        r.request()  # (cold: the snapshot)
+        after_racy_window()
+        r.request()  # (every folder checked, two watches added)
+        assert r.listing is not None and r.hint.last is None
+        first = set(r.hint.watcher.wd_of)
+        assert len(first) == 2 and not r.hint.armed
+        asked: list[int] = []
+
+        def stop() -> bool:
+            asked.append(1)
+            return len(asked) == 1
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(watch, "_STOP_EVERY", 1)
+            assert not r.hint.arm(r.listing, stop)  # (stopped: a request waits)
+            assert r.hint.arm(r.listing, stop)
+        assert set(r.hint.watcher.wd_of) == set(r.listing.prefixes)
+        (root / "d2" / "new.txt").write_text("x")
+        assert r.request() == cold(root, r.options)
+        assert r.hint.last is not None and set(r.only) == set(r.listing.prefixes) - first
+        assert r.request() == cold(root, r.options)
+        assert r.only == []
         (root / "d1" / "new.txt").write_text("x")
         assert r.request() == cold(root, r.options)
         assert r.only == ["d1/"]

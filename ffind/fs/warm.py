@@ -36,7 +36,7 @@ from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
-__all__ = ["UNTRUSTED_FS", "Attempt", "WarmStats", "cached_batches", "listing_key",
+__all__ = ["UNTRUSTED_FS", "Attempt", "WarmStats", "cached_batches", "listing_key", "prepare",
            "session_batches", "warm_attempts"]
 
 UNTRUSTED_FS = frozenset({
@@ -211,6 +211,7 @@ def warm_attempts(
         if bad == {} and not cut[0]:
             run.stats.mode = "warm"
             run.stats.reused = len(snap.prefixes)
+            run.listing = snap  # (unchanged, as ``Refresh._refresh`` says it)
             return
         if bad is None:
             yield Attempt(_sliced(run.cold(), keep))
@@ -291,6 +292,19 @@ def _early_then_valid(run: Refresh, body: CachedListing, pause: Callable[[], obj
         replaced = True
     if run.stats.mode == "cold" and not replaced:
         yield True, []
+
+
+def prepare(
+    root: str | os.PathLike[str], options: SearchOptions, *, cancel: Cancel | None = None,
+    on_warning: Warn | None = None, store: SnapshotStore | None = None,
+    stats: WarmStats | None = None,
+) -> tuple[Refresh, CachedListing | None] | None:
+    """For a process that keeps a listing (the resident server): the refresh of ``root``'s
+    cached listing (the inputs above the root checked) and its usable snapshot, None when
+    there is none (``Refresh.cold()``, which records one); None when the listing cannot be
+    cached (``walk_batches``).  ``Refresh.warm`` or ``ffind.fs.watch.refreshed`` then give
+    the listing, and ``Refresh.listing`` the snapshot validated."""
+    return _prepare(os.fspath(root), options, cancel, on_warning, store, stats)
 
 
 def _prepare(

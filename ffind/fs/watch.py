@@ -60,7 +60,7 @@ from __future__ import annotations
 import os
 import struct
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ffind.options import SearchOptions
@@ -96,6 +96,7 @@ WATCH_SHARE = 0.5
 ``Watcher`` takes at most."""
 _HEAD = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 _READ = 1 << 16
+_STOP_EVERY = 256  # folders between two questions to ``arm``'s ``stop``
 
 
 class Drained:
@@ -403,10 +404,16 @@ class Hint:
         self._base: list[int] | None = None  # _always and the unwatched, sorted
         self._removed = -1  # the watcher's ``removed`` when _base was made
         self._identity: tuple[int, int] | None = None  # the root's (device, inode)
+        self.per_request: int | None = None
+        """At most this many watches added by one ``only`` (None: every one it can); the
+        others are added by ``arm`` (a server arms while idle: ~10-20 µs a watch)."""
+        self.armed = False
+        """True when the last ``only`` or ``arm`` left no watch to add that could be (the
+        budget, the limit and the unwatched parents aside): ``arm`` has nothing to do."""
 
     @classmethod
-    def start(cls, root: str, options: SearchOptions, budget: int | None = None
-              ) -> Hint | None:
+    def start(cls, root: str, options: SearchOptions, budget: int | None = None,
+              per_request: int | None = None) -> Hint | None:
         """A hint for the listing of ``root`` with ``options``, or None (not Linux, no
         inotify, an untrusted file system, ``follow_links``): check every folder."""
         if not sys.platform.startswith("linux") or options.follow_links:
@@ -419,7 +426,9 @@ class Hint:
             watcher = Watcher(os.path.abspath(root), budget)
         except (OSError, AttributeError):
             return None
-        return cls(watcher)
+        hint = cls(watcher)
+        hint.per_request = per_request
+        return hint
 
     def _adopt(self, snap: CachedListing) -> None:
         """Take ``snap`` as the listing: the folders checked every time; the watches of
@@ -442,34 +451,49 @@ class Hint:
             return None
         return st.st_dev, st.st_ino
 
-    def _arm(self, snap: CachedListing) -> None:
+    def _arm(self, snap: CachedListing, at_most: int | None = None,
+             stop: Callable[[], bool] | None = None) -> None:
         """Watch the folders of ``snap`` not watched yet whose parent is (shallowest first,
-        within the budget): this validation checks each (``pending``).  Then the folders
-        checked every time: ``_always`` and the unwatched."""
+        within the budget; at most ``at_most``, until ``stop()``, asked every ``_STOP_EVERY``
+        folders, says to stop): the next check (this validation's, or the next one's after
+        ``arm``) checks each (``pending``).  Then the folders checked every time: ``_always``
+        and the unwatched."""
         watcher = self.watcher
         wd_of = watcher.wd_of
+        done = True
         missing = [p for p in snap.prefixes if p not in wd_of]
         if missing and not watcher.full and len(wd_of) < watcher.budget:
             missing.sort(key=lambda p: p.count("/"))
-            for prefix in missing:
+            added = 0
+            for n, prefix in enumerate(missing):
+                if (at_most is not None and added >= at_most) or (
+                        stop is not None and n % _STOP_EVERY == _STOP_EVERY - 1 and stop()):
+                    done = False
+                    break
                 if (not prefix or _parent(prefix) in wd_of) and watcher.add(prefix):
                     self.pending.add(prefix)
+                    added += 1
                 elif watcher.full or len(wd_of) >= watcher.budget:
                     break
+        self.armed = done
         base = set(self._always)
         base.update(i for i, p in enumerate(snap.prefixes) if p not in wd_of)
         self._base = sorted(base)
         self._removed = watcher.removed
 
-    def arm(self, snap: CachedListing) -> None:
-        """Add the watches for ``snap`` now (while idle, after a reply: ~10-20 µs each); the
-        next ``only(snap)`` then checks every folder once, with no watch to add."""
+    def arm(self, snap: CachedListing, stop: Callable[[], bool] | None = None) -> bool:
+        """Add the watches for ``snap`` now (while idle, after a reply: ~10-20 µs each), until
+        ``stop()`` says to stop (a request waits: call again later); True when none is left to
+        add (``armed``).  ``snap`` settled last (``settle``): the folders newly watched are
+        checked by the next ``only(snap)`` with the rest it must check; another listing: the
+        next ``only(snap)`` checks every folder once."""
         if snap is not self._snap:
             self._adopt(snap)
-        self._full = True
+            self._full = True
         if self._identity is None:  # (the root the watches are added below)
             self._identity = self._identity_now()
-        self._arm(snap)
+        self._arm(snap, stop=stop)
+        return self.armed
 
     def only(self, snap: CachedListing) -> list[int] | None:
         """The folders of ``snap`` (indices, in order) that this validation must check;
@@ -493,14 +517,14 @@ class Hint:
             self._adopt(snap)
             self._identity = identity
             self.pending.clear()
-            self._arm(snap)
+            self._arm(snap, self.per_request)
             return None
         self.pending |= drained.marked
         if drained.moved or drained.attrib:  # every folder below may be another one, or
             tops = drained.moved | drained.attrib  # have become unreachable
             self.pending.update(below(snap.prefixes, tops))
         if self._base is None or self._removed != watcher.removed:
-            self._arm(snap)
+            self._arm(snap, self.per_request)
         assert self._base is not None
         if not self.pending:
             return self._base

@@ -243,8 +243,10 @@ def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
         return None
     path = found[0]
     env = dict(os.environ if environ is None else environ)
-    args = [sys.executable, "-m", "ffind.resident.server", "--root", os.path.realpath(root),
-            "--socket", path]
+    # (-P: not the caller's folder first on the module path, where another ``ffind`` may be,
+    # as in its own source checkout: the server must run the client's ffind, or its key differs)
+    args = [sys.executable, "-P", "-m", "ffind.resident.server", "--root",
+            os.path.realpath(root), "--socket", path]
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),

@@ -5,9 +5,12 @@ options), the validated listing and an ``Index`` of every path (the last ``MAX_K
 and answers searches over a Unix socket (``ffind.resident.protocol``).  Per request:
 
 1. the listing is validated exactly as a warm search does (``changed_listing``: the inputs
-   above the root, then every folder of the snapshot ``stat``-ed, changed folders read again:
-   ``ffind.fs.warm.cached_batches`` over the snapshot held in memory); nothing is copied from
-   the warm path, the server only keeps its snapshot in memory instead of reading the file;
+   above the root, then the folders of the snapshot ``stat``-ed, changed folders read again:
+   ``ffind.fs.warm``'s own refresh over the snapshot held in memory); nothing is copied from
+   the warm path, the server only keeps its snapshot in memory instead of reading the file.
+   Once a listing is held, an inotify hint (``ffind.fs.watch.Hint``, one per listing key,
+   its watches added while idle, after a reply) narrows the ``stat`` pass to the folders
+   that may have changed (every folder when the hint cannot tell, and the unwatched ones);
 2. when the listing differs from the one indexed, the index is rebuilt (whole: an update in
    place is left to do);
 3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
@@ -34,7 +37,7 @@ import socket
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ffind import __version__
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from ffind.agent.tool import TreeSnapshot
     from ffind.engine.index import Index
     from ffind.engine.recall import Recall
+    from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import _Recalling
@@ -55,6 +59,8 @@ CHECK_SECONDS = 1.0
 """How often the server checks that its socket file is still its own."""
 MAX_KEYS = 4
 """Listing keys (option sets) held at once; the least recently used is let go."""
+REQUEST_WATCHES = 1024
+"""At most this many inotify watches added on a request's path (the others while idle)."""
 
 
 def idle_seconds(environ: dict[str, str] | None = None) -> float:
@@ -96,11 +102,16 @@ class _HeldStore:
 
 class Held:
     """What the server keeps for one listing key: the snapshot, the listing last indexed,
-    its index (made on first use)."""
+    its index (made on first use), the inotify hint of the listing."""
 
-    def __init__(self, store: _HeldStore) -> None:
+    def __init__(self, store: _HeldStore, root: str = "", options: SearchOptions | None = None
+                 ) -> None:
         self.store = store
+        self.root, self.options = root, options
         self.listing: list[str] | None = None
+        self.snap: CachedListing | None = None
+        """The snapshot the last validation ended with (``Refresh.listing``: the one held for
+        the next), or None (none made: a plain walk, a coarse file system)."""
         self.index: Index | None = None
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
@@ -109,22 +120,72 @@ class Held:
         self.memory: object = None
         """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
         ``id()``, which a new memory (one per request) must not reuse."""
+        self.hint: Hint | None = None
+        """The listing's inotify hint (``ffind.fs.watch``), started after the first reply."""
+        self.hinted = False
+        """Whether the hint was started (or could not be: ``Hint.start`` gave None)."""
+        self.ahead = False
+        """The watches are added and their folders not checked yet: a validation while idle
+        is due (``Server.check_ahead``)."""
+        self.only: Hint | None = None
+        """The hint the last validation asked (its ``last``: the folders it checked), or
+        None (no hint, a cold or plain walk)."""
+
+    def to_arm(self) -> bool:
+        """Whether there is idle work for this listing: its hint to start, watches to add, or
+        the folders newly watched to check (``ahead``)."""
+        if self.snap is None:
+            return False
+        return not self.hinted or (self.hint is not None and (not self.hint.armed
+                                                              or self.ahead))
+
+    def close(self) -> None:
+        """Let go of what runs beside the listing: the last ``git status``, the watches."""
+        if self.git is not None:
+            self.git.stop()
+            self.git = None
+        if self.hint is not None:
+            self.hint.close()
+            self.hint = None
 
 
 def changed_listing(root: str, options: SearchOptions, held: Held,
                     warn: Callable[[str], None]) -> bool:
-    """Validate ``held``'s listing of ``root`` as a warm search does (the one ``stat`` pass
-    over the held snapshot's folders, changed folders read again, a cold walk when it must);
-    True when the listing differs from the one indexed (``held.listing`` is then the new
-    one).  The one place a watcher's hint (``ffind.fs.watch``) can narrow later."""
-    from ffind.fs.warm import cached_batches
+    """Validate ``held``'s listing of ``root`` as a warm search does (the inputs above the
+    root; the ``stat`` pass over the held snapshot's folders, narrowed by the hint when
+    there is one, ``ffind.fs.watch.refreshed``; changed folders read again; a cold walk when
+    it must); True when the listing differs from the one indexed (``held.listing`` is then
+    the new one).  The snapshot to write goes to ``held.store`` (written after the reply)."""
+    from ffind.fs.warm import prepare
+    from ffind.fs.watch import refreshed
 
+    found = prepare(root, options, on_warning=warn, store=held.store)  # type: ignore[arg-type]
+    hint = held.hint
+    held.only = None
+    held.ahead = False  # (this validation checks the folders newly watched)
+    if found is None:  # (not cached: a plain walk; the hint checks everything next time)
+        from ffind.fs.walk import walk_batches
+
+        batches: Iterator[list[str]] = walk_batches(root, options, on_warning=warn)
+        if hint is not None:
+            hint.settle(None)
+    else:
+        run, snap = found
+        if snap is None:
+            batches = run.cold()
+        else:
+            batches = refreshed(run, snap, hint)
+            held.only = hint  # (what it gave: ``hint.last``, once the batches are read)
     listing: list[str] = []
-    for batch in cached_batches(root, options, on_warning=warn,
-                                store=held.store):  # type: ignore[arg-type]
+    for batch in batches:
         listing.extend(batch)
-    if held.listing is not None and listing == held.listing:
-        return False
+    now = None if found is None else found[0].listing
+    if found is not None and found[1] is None and hint is not None:
+        hint.settle(now)  # (a cold walk's listing: made after the watches were added)
+    before, held.snap = held.snap, now
+    if held.listing is not None and ((now is not None and now is before)
+                                     or listing == held.listing):
+        return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
     held.index = held.recall = held.tool = None
     return True
@@ -133,11 +194,21 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
 class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
-    def __init__(self, root: str, path: str, key: str, idle: float) -> None:
+    def __init__(self, root: str, path: str, key: str, idle: float,
+                 watch_budget: int | None = None) -> None:
         self.root, self.path, self.key, self.idle = root, path, key, idle
+        self.watch_budget = watch_budget
+        """The inotify watches each listing's hint may hold (None: its share of the user's
+        free watches, ``ffind.fs.watch.WATCH_SHARE``)."""
         self.held: OrderedDict[str, Held] = OrderedDict()
         self.answered = 0
         self.rebuilt = 0
+        self.checked = -1
+        """The folders the last validation ``stat``-checked by its hint's choice; -1: every
+        one (no hint yet, or it could not tell)."""
+        self.narrowed = 0
+        """How many validations asked the hint which folders to check (for tests and
+        benchmarks; with a budget of 0 it answers every one)."""
         self.stopping = False
         self.listener: socket.socket | None = None
         self.identity: tuple[int, int] | None = None
@@ -167,8 +238,7 @@ class Server:
 
     def close(self) -> None:
         for held in self.held.values():
-            if held.git is not None:
-                held.git.stop()
+            held.close()
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -184,8 +254,10 @@ class Server:
         last = time.monotonic()
         try:
             while not self.stopping:
+                work = self.unarmed()
                 try:
-                    ready = select.select([self.listener], [], [], CHECK_SECONDS)[0]
+                    ready = select.select([self.listener], [], [],
+                                          0 if work is not None else CHECK_SECONDS)[0]
                 except InterruptedError:
                     continue
                 if ready:
@@ -196,12 +268,76 @@ class Server:
                     with conn:
                         self.handle(conn)
                     last = time.monotonic()
+                elif work is not None:
+                    self.arm(work)
                 elif time.monotonic() - last > self.idle:
                     return
                 if not self.ours():
                     return
         finally:
             self.close()
+
+    # ---- while idle: the watches ---------------------------------------------------------
+    def unarmed(self) -> Held | None:
+        """A listing with idle work (``Held.to_arm``), the most recently used first."""
+        for held in reversed(self.held.values()):
+            if held.to_arm():
+                return held
+        return None
+
+    def waiting(self) -> bool:
+        """Whether a client waits (or the server is to stop): idle work stops for it."""
+        import select
+
+        if self.stopping or self.listener is None:
+            return True
+        try:
+            return bool(select.select([self.listener], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True
+
+    def arm(self, held: Held) -> None:
+        """Start ``held``'s hint if not yet, and add its watches until a client waits (the
+        next request checks the folders newly watched; the ones after, only what changed)."""
+        if not held.hinted:
+            from ffind.fs.watch import Hint
+
+            assert held.options is not None
+            held.hint = Hint.start(held.root, held.options, self.watch_budget,
+                                   per_request=REQUEST_WATCHES)
+            held.hinted = True
+        hint = held.hint
+        if hint is None or held.snap is None:
+            return
+        try:
+            done = hint.arm(held.snap, stop=self.waiting)
+        except Exception:  # (a bug, not the tree: go on without the hint, as before it)
+            hint.close()
+            held.hint = None
+            return
+        held.ahead = done and bool(hint.pending)
+        if held.ahead and not self.waiting():
+            self.check_ahead(held)
+
+    def check_ahead(self, held: Held) -> None:
+        """Validate ``held``'s listing now, while idle, once its watches are added: the
+        folders newly watched are checked here instead of by the next request (which then
+        checks only what changed).  Its warnings are not kept: the folders that warn are
+        read again by every validation (no signature), and the next request warns."""
+        assert held.options is not None
+        held.ahead = False  # (once: failed or not, the next request validates as ever)
+        with contextlib.suppress(Exception):
+            changed_listing(held.root, held.options, held, _ignore_warning)
+            held.store.flush()
+
+    def validate(self, root: str, options: SearchOptions, held: Held,
+                 warn: Callable[[str], None]) -> bool:
+        """``changed_listing``, counting what the hint narrowed."""
+        changed = changed_listing(root, options, held, warn)
+        last = None if held.only is None else held.only.last
+        self.checked = -1 if last is None else len(last)
+        self.narrowed += last is not None
+        return changed
 
     # ---- one request -----------------------------------------------------------------------
     def handle(self, conn: socket.socket) -> None:
@@ -232,7 +368,8 @@ class Server:
             return {"ok": True}, None
         if op == "stats":
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
-                    "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root}, None
+                    "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root,
+                    "checked": self.checked, "narrowed": self.narrowed}, None
         if op not in ("search", "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
@@ -259,11 +396,10 @@ class Server:
         name = orjson.dumps(listing_key(root, options), option=orjson.OPT_SORT_KEYS).decode()
         held = self.held.get(name)
         if held is None:
-            held = self.held[name] = Held(_HeldStore(SnapshotStore(), None))
+            held = self.held[name] = Held(_HeldStore(SnapshotStore(), None), root, options)
             while len(self.held) > MAX_KEYS:
                 _, old = self.held.popitem(last=False)
-                if old.git is not None:
-                    old.git.stop()
+                old.close()
         self.held.move_to_end(name)
         return held
 
@@ -323,7 +459,7 @@ class Server:
         check_root(root)
         held = self._held(root, options)
         warnings: list[str] = []
-        changed_listing(root, options, held, warnings.append)
+        self.validate(root, options, held, warnings.append)
         listing = held.listing
         assert listing is not None
         opened = None
@@ -384,7 +520,7 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         raise ValueError("the tool's folder must be absolute")
     check_root(directory)
     held = self._held(directory, TOOL_OPTIONS)
-    changed_listing(directory, TOOL_OPTIONS, held, _ignore)
+    self.validate(directory, TOOL_OPTIONS, held, _ignore)
     assert held.listing is not None
     snap = held.tool
     if snap is None:
@@ -405,6 +541,10 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
     held.memory = memory
     return {"ok": True, "text": text}, held
+
+
+def _ignore_warning(warning: str) -> None:
+    pass
 
 
 def _as_given(warning: str, root: str, given: str) -> str:
