@@ -41,3 +41,14 @@ def _private_state(tmp_path_factory: pytest.TempPathFactory,
     base = tmp_path_factory.mktemp("xdg")
     _point(monkeypatch, base)
     yield base
+
+
+@pytest.fixture()
+def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A HOME and XDG_CONFIG_HOME of the test's own, and no system git config: git's global
+    ignore rules (``core.excludesFile``, ``~/.config/git/ignore``) are what the test writes."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return home

@@ -16,15 +16,8 @@ from ffind.fs.refresh import Refresh
 from ffind.options import SearchOptions
 from ffind.state.cache import SnapshotStore
 
+pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
 
-@pytest.fixture(autouse=True)
-def _private_git_home(monkeypatch: pytest.MonkeyPatch,
-                      tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    return home
 
 
 @pytest.fixture(autouse=True)

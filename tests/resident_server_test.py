@@ -370,13 +370,6 @@ def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server, "CHECK_SECONDS", 0.02)
 
 
-@pytest.fixture()
-def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    return home
 
 
 @contextlib.contextmanager

@@ -26,13 +26,11 @@ OPTIONS = SearchOptions(threads=1, limit=None)
 QUERIES = ["", "py", "b"]
 
 
+pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
+
+
 @pytest.fixture(autouse=True)
-def _private_git_home(monkeypatch: pytest.MonkeyPatch,
-                      tmp_path_factory: pytest.TempPathFactory) -> None:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+def _short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
 
 

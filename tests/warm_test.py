@@ -29,15 +29,8 @@ from ffind.state.cache import SIG_FIELDS, CachedListing, SnapshotStore
 RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
 
+pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
 
-@pytest.fixture(autouse=True)
-def _private_git_home(monkeypatch: pytest.MonkeyPatch,
-                      tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    return home
 
 
 @pytest.fixture()
@@ -215,22 +208,22 @@ def _replay(base: Path, home: Path, steps: list[Step], which: int,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
 def test_warm_listing_equals_cold_after_any_changes(
-    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
+    tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     steps: list[Step], which: int,
 ) -> None:
-    _replay(tmp_path_factory.mktemp("prop"), _private_git_home, steps, which, listing)
+    _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, listing)
 
 
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
 def test_the_listing_checked_aside_equals_cold_after_any_changes(
-    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path, short_racy: None,
+    tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     aside: None, steps: list[Step], which: int,
 ) -> None:
     """The one-shot search's listing: the snapshot's paths while a forked child checks the
     folders, then (when it found a change) the refreshed listing."""
-    _replay(tmp_path_factory.mktemp("prop"), _private_git_home, steps, which, attempted)
+    _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, attempted)
 
 
 def test_an_unchanged_snapshot_checked_aside_is_one_attempt(
@@ -424,7 +417,7 @@ def test_a_submodules_info_exclude_is_watched(tmp_path: Path, short_racy: None) 
 
 @pytest.mark.parametrize("linked", [".ignore", "global"])
 def test_an_ignore_file_behind_a_symlink_is_watched(
-        tmp_path: Path, short_racy: None, _private_git_home: Path, linked: str) -> None:
+        tmp_path: Path, short_racy: None, git_home: Path, linked: str) -> None:
     """An ignore file (or the global excludes file) that is a link into a dotfiles folder:
     its target's changes count."""
     root = git_repo(tmp_path / "repo")
@@ -435,8 +428,8 @@ def test_an_ignore_file_behind_a_symlink_is_watched(
     dotfiles.mkdir()
     (dotfiles / "ignore").write_text("nothing\n")
     if linked == "global":
-        (_private_git_home / ".config" / "git").mkdir(parents=True)
-        (_private_git_home / ".config" / "git" / "ignore").symlink_to(dotfiles / "ignore")
+        (git_home / ".config" / "git").mkdir(parents=True)
+        (git_home / ".config" / "git" / "ignore").symlink_to(dotfiles / "ignore")
     else:
         (root / "a" / ".ignore").symlink_to(dotfiles / "ignore")
     settle()

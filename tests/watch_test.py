@@ -45,17 +45,10 @@ from ffind.fs.watch import (
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux"),
+              pytest.mark.usefixtures("git_home")]
 
 
-@pytest.fixture(autouse=True)
-def _private_git_home(monkeypatch: pytest.MonkeyPatch,
-                      tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    return home
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +123,7 @@ class Resident:
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1),
        budget=st.sampled_from([None, None, 0, 1, 3]))
 def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
-    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path,
+    tmp_path_factory: pytest.TempPathFactory, git_home: Path,
     steps: list[Step], which: int, budget: int | None,
 ) -> None:
     """Between requests: create, delete, rename files and folders (within the racy window
@@ -138,7 +131,7 @@ def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     file, folders made symbolic links or unreadable, nested repositories, tags; after each,
     the listing validated with the hint equals a cold walk, and every watched folder whose
     entries changed was drained (``Resident.request``).  ``budget``: watches at most."""
-    _replay_groups(tmp_path_factory.mktemp("prop"), _private_git_home, [[s] for s in steps],
+    _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
                    which, budget)
 
 
@@ -173,12 +166,12 @@ groups = st.lists(st.lists(st.tuples(st.sampled_from(["rename", "swap", "swap", 
 @given(groups=groups, which=st.integers(0, len(OPTIONS) - 1),
        budget=st.sampled_from([None, None, 2]))
 def test_several_changes_between_two_requests(
-    tmp_path_factory: pytest.TempPathFactory, _private_git_home: Path,
+    tmp_path_factory: pytest.TempPathFactory, git_home: Path,
     groups: list[list[Step]], which: int, budget: int | None,
 ) -> None:
     """Several changes between two requests, renames above all: a folder renamed and another
     renamed to its name, whose sub-folders keep their names (and watches)."""
-    _replay_groups(tmp_path_factory.mktemp("prop"), _private_git_home, groups, which, budget)
+    _replay_groups(tmp_path_factory.mktemp("prop"), git_home, groups, which, budget)
 
 
 def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
