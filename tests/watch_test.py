@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from refresh_test import _tree
 from warm_test import (
     FOLDERS,
     OPTIONS,
@@ -198,13 +199,6 @@ def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
 
 
 # ---- directed cases --------------------------------------------------------------------------
-
-def _tree(root: Path, folders: int = 6) -> Path:
-    for i in range(folders):
-        (root / f"d{i}" / "sub").mkdir(parents=True)
-        (root / f"d{i}" / "f.txt").write_text("x")
-        (root / f"d{i}" / "sub" / "g.py").write_text("x")
-    return root
 
 
 @pytest.fixture()
