@@ -38,6 +38,10 @@ def resident(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.delenv("FFIND_NO_SERVER", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    # The commands these tests start run the ffind the tests import (a checkout, where CI
+    # runs them, beside the installed one): servers and clients must share one key.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (os.path.dirname(protocol.PACKAGE), os.environ.get("PYTHONPATH")) if p))
     try:
         yield runtime
     finally:

@@ -243,8 +243,11 @@ def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
         return None
     path = found[0]
     env = dict(os.environ if environ is None else environ)
-    # (-P: not the caller's folder first on the module path, where another ``ffind`` may be,
-    # as in its own source checkout: the server must run the client's ffind, or its key differs)
+    # The server must run the client's ffind, or its key differs: -P keeps the caller's folder
+    # (where another ``ffind`` may be, as in a source checkout) off the module path, and the
+    # folder this ffind was imported from goes first on it (a checkout run in place).
+    first = os.path.dirname(protocol.PACKAGE)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (first, env.get("PYTHONPATH")) if p)
     args = [sys.executable, "-P", "-m", "ffind.resident.server", "--root",
             os.path.realpath(root), "--socket", path]
     null = os.devnull
