@@ -37,6 +37,9 @@ __all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
 
 CLOSE_WAIT = 0.2
 """Seconds to wait on exit for the match thread to leave an ``Index`` call."""
+SERVER_WAIT = 0.25
+"""Seconds the picker waits for the resident server's first screenful (the session alone
+draws it in about that at 100k paths)."""
 PREFETCH_PAGES = 1
 """Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 
@@ -46,6 +49,7 @@ def run_picker(
     paths: Iterable[str] | None = None, color: bool | None = None,
     on_done: Callable[[int], object] | None = None, height: Height | None = None,
     preview: str | None = None, memory: Memory | None = None, cache: bool = False,
+    server: bool = False,
 ) -> int:
     """Run the picker; print the selection to stdout; return the exit code.
 
@@ -59,6 +63,9 @@ def run_picker(
     selected path ("" built in, else a command with ``{}``; None: no preview).
     ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
     last snapshot, then the validated listing).
+    ``server``: with ``cache``, one root and no ``paths``, ask the root's resident server (if
+    one runs; never started here) for the first screenful while the session loads; the
+    session's own states replace it.
     ``on_done(code)``: called last, once the selection is printed and the session closed, while
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
@@ -86,6 +93,8 @@ def run_picker(
                 preview, lambda width: make_console(width, color), waker.wake)
             try:
                 searcher.set_query(query)
+                if server and cache and paths is None and len(roots) == 1:
+                    _first_from_server(query, roots[0], session_options, memory, waker)
                 picked = Picker(term, searcher, waker, query, color, shown).run()
             finally:
                 searcher.cancel()  # the screen is restored while the walk winds down
@@ -108,6 +117,24 @@ def run_picker(
     if on_done is not None:
         on_done(code)
     return code
+
+
+def _first_from_server(query: str, root: str, options: SearchOptions,
+                       memory: Memory | None, waker: Waker) -> None:
+    """The resident server's answer to ``query`` (``options``: the session's, so the same
+    ranking and screenful), shown until the session's first state (issue 14).  Any failure,
+    or no answer within ``SERVER_WAIT``: nothing (the session's states as without a server).
+    The answer carries no scanned count: the counter shows the matches' count over itself
+    until the session's first state."""
+    from ffind.resident.client import ask
+    from ffind.searching.session import Snapshot
+
+    answer = ask(query, root, options, memory=memory is not None, count=True,
+                 timeout=SERVER_WAIT)
+    if answer is None or answer.total < 0:
+        return
+    matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
+    waker.provisional(Snapshot(query, matches, answer.total, answer.total, False))
 
 
 def _print_warnings(warnings: list[str]) -> None:
