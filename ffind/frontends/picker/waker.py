@@ -57,6 +57,8 @@ class Waker:
                 return False
             self.latest, self.complete = snapshot, False
             self.seq = self.latest_seq = 1
+        self.arrived.set()
+        self.wake()
         return True
 
     def newest(self, query: str) -> Snapshot | None:
