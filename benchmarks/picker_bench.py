@@ -1,6 +1,6 @@
 """Time from start to the first frame with results, in a pseudo-terminal (80x24).
 
-    python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5]
+    python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5] [--server]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
@@ -13,6 +13,12 @@ Esc is sent and the process reaped.  Systems, measured interleaved, median of ``
 - ``prompt_toolkit floor``: an empty prompt_toolkit full-screen app that draws ``1/1`` at once
   (no walk, no matching): the least a prompt_toolkit picker would cost;
 - ``rich floor``: the same with rich + raw mode, what this picker is built on.
+
+``--server``: also ``ffind -i --no-server`` and ``ffind -i`` with the tree's resident server
+running (started here, with the interpreter running this script, which must have ffind: use a
+non-editable install; it answers once before the runs and is stopped at the end), side by side:
+the first frame drawn from the server's answer while the picker's session loads (issue 14).
+Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
 """
 
 from __future__ import annotations
@@ -106,19 +112,44 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
     return elapsed
 
 
+def _serve(tree: str, query: str) -> str:
+    """Start ``tree``'s resident server (FFIND_NO_SERVER unset) and let it answer once; its
+    socket."""
+    from ffind.options import SearchOptions
+    from ffind.resident import client
+
+    os.environ.pop("FFIND_NO_SERVER", None)
+    found = client.where(tree, create=True)
+    if found is None or client.start(tree) is None:
+        raise SystemExit("picker_bench: no resident server may run here")
+    deadline = time.monotonic() + 120
+    while client.ask(query, tree, SearchOptions(), memory=True, count=True) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit("picker_bench: the server did not answer")
+        time.sleep(0.1)
+    return found[0]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--query", default="prompt")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--server", action="store_true",
+                    help="also ffind -i with and without the tree's resident server")
     args = ap.parse_args()
     env = {**os.environ, "TERM": "xterm-256color"}
+    if args.server:
+        env.pop("FFIND_NO_SERVER", None)
     systems: dict[str, tuple[list[str], dict[str, str]]] = {
         "ffind (run_picker)": ([sys.executable, "-c", PICKER, args.query], env),
     }
     ffind = real_binary("ffind")
-    if ffind:
+    if ffind and args.server:
+        systems["ffind -i --no-server"] = ([ffind, "-i", "--no-server", args.query], env)
+        systems["ffind -i (server)"] = ([ffind, "-i", args.query], env)
+    elif ffind:
         systems["ffind -i"] = ([ffind, "-i", args.query], env)
     fzf, fd = real_binary("fzf"), real_binary("fdfind")
     if fzf and fd:
@@ -126,10 +157,26 @@ def main() -> int:
                                    {**env, "FZF_DEFAULT_COMMAND": f"{fd} -t f"})
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
-    times: dict[str, list[float]] = {name: [] for name in systems}
-    for _ in range(args.runs):
+    stop = _serve(args.tree, args.query) if args.server else None
+    try:
         for name, (argv, e) in systems.items():
-            times[name].append(first_frame(argv, args.tree, e))
+            if name.startswith("ffind"):
+                first_frame(argv, args.tree, e)  # (the warm snapshot)
+        times: dict[str, list[float]] = {name: [] for name in systems}
+        for _ in range(args.runs):
+            for name, (argv, e) in systems.items():
+                times[name].append(first_frame(argv, args.tree, e))
+        if stop is not None:
+            from ffind.resident import client
+
+            answered = client.request(stop, {"op": "stats"})
+            print(f"server answered {None if answered is None else answered.get('answered')}"
+                  " requests")
+    finally:
+        if stop is not None:
+            from ffind.resident import client
+
+            client.request(stop, {"op": "stop"})
     print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
     for name, xs in times.items():
         ok = [x for x in xs if x == x]

@@ -332,7 +332,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color, memory=memory,
                               on_done=finish, height=height, preview=inv.preview,
-                              cache=inv.cache)
+                              cache=inv.cache, server=inv.server)
 
     on_tty, options, style = _rendering(inv)
     if inv.stdin:

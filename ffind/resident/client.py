@@ -172,13 +172,15 @@ def command(args: list[str]) -> int | None:
     return answered(write)
 
 
-def request(path: str, message: dict[str, object]) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path``; its reply, or None."""
+def request(path: str, message: dict[str, object],
+            timeout: float = REPLY_TIMEOUT) -> dict[str, object] | None:
+    """Send ``message`` (with this version) to the server at ``path``; its reply (within
+    ``timeout`` seconds once connected), or None."""
     sock = _connect(path)
     if sock is None:
         return None
     try:
-        sock.settimeout(REPLY_TIMEOUT)
+        sock.settimeout(timeout)
         sock.sendall(protocol.encode({**message, "v": __version__}))
         reply = protocol.receive(sock)
     except (OSError, ValueError, EOFError):
@@ -194,10 +196,10 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 
 
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
-        count: bool) -> Answer | None:
+        count: bool, timeout: float = REPLY_TIMEOUT) -> Answer | None:
     """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
     the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, or any failure (search yourself)."""
+    server, no answer within ``timeout`` seconds, or any failure (search yourself)."""
     found = where(root)
     if found is None:
         return None
@@ -208,7 +210,7 @@ def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         return None
     reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
                            "query": query, "options": options_dict(options),
-                           "memory": memory, "count": count})
+                           "memory": memory, "count": count}, timeout)
     if reply is None or reply.get("ok") is not True:
         return None
     try:

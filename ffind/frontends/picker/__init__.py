@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,9 @@ __all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
 
 CLOSE_WAIT = 0.2
 """Seconds to wait on exit for the match thread to leave an ``Index`` call."""
+SERVER_WAIT = 2.0
+"""Seconds the resident server's first screenful is waited for, beside the session (it is
+shown only if it comes before the session's first state)."""
 PREFETCH_PAGES = 1
 """Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 
@@ -46,6 +50,7 @@ def run_picker(
     paths: Iterable[str] | None = None, color: bool | None = None,
     on_done: Callable[[int], object] | None = None, height: Height | None = None,
     preview: str | None = None, memory: Memory | None = None, cache: bool = False,
+    server: bool = False,
 ) -> int:
     """Run the picker; print the selection to stdout; return the exit code.
 
@@ -59,6 +64,9 @@ def run_picker(
     selected path ("" built in, else a command with ``{}``; None: no preview).
     ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
     last snapshot, then the validated listing).
+    ``server``: with ``cache``, one root and no ``paths``, ask the root's resident server (if
+    one runs; never started here), in a thread beside the session, for the first screenful:
+    shown if it comes before the session's first state, which replaces it.
     ``on_done(code)``: called last, once the selection is printed and the session closed, while
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
@@ -73,6 +81,7 @@ def run_picker(
         raise FfindError(f"the picker needs a terminal: /dev/tty: {e.strerror}") from e
     wake_r, wake_w = os.pipe()
     searcher: FileSearcher | None = None
+    asker: threading.Thread | None = None
     try:
         with Terminal(fd, wake_r, wake_w, height) as term:
             term.write(term.goto(0) + "> " + printable(query))  # something on screen at once
@@ -80,6 +89,11 @@ def run_picker(
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
+            if server and cache and paths is None and len(roots) == 1:
+                asker = threading.Thread(
+                    target=_first_from_server, name="ffind-first",
+                    args=(query, roots[0], session_options, memory, waker), daemon=True)
+                asker.start()
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths,
                                     memory=memory, cache=cache)
             shown = None if preview is None else Preview(
@@ -93,6 +107,9 @@ def run_picker(
         # The walk's workers are always waited for; a matcher stuck in a long ranking is not
         # (the process is about to exit), and then the wake-up pipe it may write to stays open.
         ended = searcher is None or searcher.close(timeout=CLOSE_WAIT)
+        if asker is not None:  # (a server slower than the session: its answer is dropped)
+            asker.join(0)
+            ended = ended and not asker.is_alive()
         for f in (fd, wake_r, wake_w) if ended else (fd,):
             os.close(f)
     _print_warnings(searcher.warnings if searcher is not None else [])
@@ -108,6 +125,25 @@ def run_picker(
     if on_done is not None:
         on_done(code)
     return code
+
+
+def _first_from_server(query: str, root: str, options: SearchOptions,
+                       memory: Memory | None, waker: Waker) -> None:
+    """The resident server's answer to ``query`` (``options``: the session's, so the same
+    ranking and screenful), shown until the session's first state (issue 14; run in a thread
+    of its own).  Any failure, no answer within ``SERVER_WAIT``, or an answer after the
+    session's first state: nothing (the session's states as without a server).
+    The answer carries no scanned count: the counter shows the matches' count over itself
+    until the session's first state."""
+    from ffind.resident.client import ask
+    from ffind.searching.session import Snapshot
+
+    answer = ask(query, root, options, memory=memory is not None, count=True,
+                 timeout=SERVER_WAIT)
+    if answer is None or answer.total < 0:
+        return
+    matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
+    waker.provisional(Snapshot(query, matches, answer.total, answer.total, False))
 
 
 def _print_warnings(warnings: list[str]) -> None:

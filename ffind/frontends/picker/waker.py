@@ -26,24 +26,40 @@ class Waker:
         """A completed query's matches, handed over before its count (``on_ranked``)."""
         self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
         self.arrived = threading.Event()
+        self._lock = threading.Lock()  # (the session's states against ``provisional``)
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._w, b".")
 
     def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
-        self.latest, self.complete = snapshot, complete
-        self.seq += 1
-        self.latest_seq = self.seq
+        with self._lock:
+            self.latest, self.complete = snapshot, complete
+            self.seq += 1
+            self.latest_seq = self.seq
         self.arrived.set()
         self.wake()
 
     def on_ranked(self, query: str, matches: list[FileMatch]) -> None:
-        self.ranked = (query, matches)
-        self.seq += 1
-        self.ranked_seq = self.seq
+        with self._lock:
+            self.ranked = (query, matches)
+            self.seq += 1
+            self.ranked_seq = self.seq
         self.arrived.set()
         self.wake()
+
+    def provisional(self, snapshot: Snapshot) -> bool:
+        """Show ``snapshot`` (the resident server's answer) until the session's first state;
+        whether it was taken (not when the session has reported already).  Not complete:
+        the session's own states replace it."""
+        with self._lock:
+            if self.seq:
+                return False
+            self.latest, self.complete = snapshot, False
+            self.seq = self.latest_seq = 1
+        self.arrived.set()
+        self.wake()
+        return True
 
     def newest(self, query: str) -> Snapshot | None:
         """The newest state to show: the latest snapshot, or the matches of ``query`` handed
