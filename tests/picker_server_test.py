@@ -6,6 +6,7 @@ a socket folder of their own; every server started here is stopped and must have
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +20,7 @@ from resident_server_test import _exited, _server_pids, _stats, _wait_for_server
 
 from ffind.frontends.picker import Waker
 from ffind.options import SearchOptions
-from ffind.resident import client
+from ffind.resident import client, protocol
 from ffind.searching.session import Snapshot
 
 start = picker_test.start
@@ -34,6 +35,10 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.delenv("FFIND_NO_SERVER", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    # The picker in tmux runs the ffind these tests import (a checkout, where CI runs them,
+    # beside the installed one): it and the server must share one key.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (os.path.dirname(protocol.PACKAGE), os.environ.get("PYTHONPATH")) if p))
     try:
         yield folder
     finally:
