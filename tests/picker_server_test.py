@@ -6,47 +6,24 @@ a socket folder of their own; every server started here is stopped and must have
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import picker_test
-import pytest
+import resident_server_test
 from picker_test import FFIND, Pane, settled
 from resident_server_test import _exited, _server_pids, _stats, _wait_for_server
 
 from ffind.frontends.picker import Waker
 from ffind.options import SearchOptions
-from ffind.resident import client, protocol
+from ffind.resident import client
 from ffind.searching.session import Snapshot
 
 start = picker_test.start
 """The picker tests' fixture: ``start(command=...)`` runs it in tmux in a tree of its own."""
-
-
-@pytest.fixture()
-def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The server allowed (``FFIND_NO_SERVER`` unset), sockets in a folder of the test's own;
-    every server still running at the end is stopped, and must exit."""
-    folder = Path(tempfile.mkdtemp(prefix="ffp-", dir="/tmp"))
-    monkeypatch.delenv("FFIND_NO_SERVER", raising=False)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
-    # The picker in tmux runs the ffind these tests import (a checkout, where CI runs them,
-    # beside the installed one): it and the server must share one key.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        p for p in (os.path.dirname(protocol.PACKAGE), os.environ.get("PYTHONPATH")) if p))
-    try:
-        yield folder
-    finally:
-        pids = _server_pids(folder)
-        client.stop_all()
-        for pid in pids:
-            assert _exited(pid), f"server {pid} still running"
-        shutil.rmtree(folder, ignore_errors=True)
+runtime = resident_server_test.resident
+"""The server tests' fixture: the server on, with sockets of its own; stopped at the end."""
 
 
 def _serve(tree: Path) -> int:
