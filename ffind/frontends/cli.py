@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from ffind import __version__
 from ffind.errors import EXIT_MEANING, ExitCode, FfindError
 from ffind.frontends import output
+from ffind.frontends.exits import exit_now
 from ffind.frontends.flags import FLAGS, Flag, command_limit, split_values
 from ffind.frozen import replace
 from ffind.options import SearchOptions
@@ -284,7 +285,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         if code is not None:
             return code
     if exit_fast:
-        # A one-shot search ends the process once its results are written (``_exit_now``):
+        # A one-shot search ends the process once its results are written (``exits.exit_now``):
         # what the cyclic collector would free is freed then anyway, and its passes over the
         # young objects cost ~5 ms of a warm search in a 13k-file checkout (the console
         # script turned it off before its imports, ``entry.main``).  The picker lives on.
@@ -306,7 +307,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         if memory is not None and memory.warning:
             output.warn(memory.warning)
         if exit_fast:
-            _exit_now(code)
+            exit_now(code)
         return code
 
     return _run(inv, memory, finish)
@@ -411,7 +412,9 @@ def _server_may_answer(inv: Invocation) -> bool:
     server on (``--no-cache``, ``--no-server`` and ``FFIND_NO_SERVER`` turn it off)."""
     if not (inv.cache and inv.server) or inv.interactive or inv.stdin:
         return False
-    return os.environ.get("FFIND_NO_SERVER", "") in ("", "0")
+    from ffind.resident.protocol import disabled
+
+    return not disabled()
 
 
 def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
@@ -435,7 +438,7 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
     if answer.memory_warning:
         output.warn(answer.memory_warning)
     if exit_fast:
-        _exit_now(code)
+        exit_now(code)
     return code
 
 
@@ -491,22 +494,6 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ffind`` console script and ``python -m ffind``."""
     args = sys.argv[1:] if argv is None else list(argv)
     return int(_main(args, exit_fast=argv is None))
-
-
-def _exit_now(code: int) -> None:
-    """Flush and end the process without the interpreter's teardown.
-
-    Used after the picker (its ``on_done``: its session is closed, the walk's workers have been
-    waited for, the selection is written and the terminal restored) and after a one-shot search
-    has written its results (its walk is over and reaped); what is left is freeing the index
-    and the rest of the heap: ~0.1-0.7 s for a million paths in the picker, 10-20 ms after a
-    search of 100k files.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-    os._exit(code)
 
 
 def _main(args: list[str], exit_fast: bool = False) -> int:

@@ -6,8 +6,6 @@ memory module alone) are answered here; everything else goes to the command
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 
 VISITS = ("--remember", "--forget")
@@ -32,26 +30,19 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
-    if argv is None and os.environ.get("FFIND_NO_SERVER", "") in ("", "0"):
+    if argv is None:
         # A plain search answered by the folder's resident server (docs/cache.md) costs
         # this process only the socket and the writing: not the command's imports.
         from ffind.resident.client import command as served
 
-        code = served(args)
+        code = served(args)  # (None: no server, ``FFIND_NO_SERVER``, not a plain search)
         if code is not None:
-            _exit_now(code)
+            from ffind.frontends.exits import exit_now
+
+            exit_now(code)
     from ffind.frontends.cli import main as command
 
     return command(argv)
-
-
-def _exit_now(code: int) -> None:
-    """Flush and end at once, as the command does after a search (``cli._exit_now``)."""
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-    os._exit(code)
 
 
 def _version() -> int:

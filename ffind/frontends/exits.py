@@ -5,9 +5,16 @@ error is one line ``ffind: ...`` on stderr and 2, Ctrl-C is 130, a reader that w
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections.abc import Callable
 
 from ffind.errors import ExitCode, FfindError
+
+TYPE_CHECKING = False  # (not typing's: the console script's fast paths do not import it)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def answered(work: Callable[[], int]) -> int:
@@ -26,3 +33,20 @@ def answered(work: Callable[[], int]) -> int:
 
         quiet_stdout()
         return ExitCode.FOUND
+
+
+def exit_now(code: int) -> NoReturn:
+    """Flush and end the process without the interpreter's teardown (the command after a
+    search or the picker, and the console script after the resident server answered).
+
+    Used after the picker (its ``on_done``: its session is closed, the walk's workers have been
+    waited for, the selection is written and the terminal restored) and after a one-shot search
+    has written its results (its walk is over and reaped); what is left is freeing the index
+    and the rest of the heap: ~0.1-0.7 s for a million paths in the picker, 10-20 ms after a
+    search of 100k files.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    os._exit(code)
