@@ -164,6 +164,38 @@ def test_the_server_ranks_with_the_memory(resident: Path, tmp_path: Path) -> Non
     assert stats is not None and stats["answered"] == 1
 
 
+def test_the_server_learns_of_an_edit_without_git_add(
+        resident: Path, git_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An uncommitted edit counts as a visit. The server answers before its ``git status``
+    nearly always (here a ``git`` that takes 0.3 s): that ``git status`` must still finish
+    and be remembered (it was stopped, and the server never ranked the edit up until the
+    index changed)."""
+    from state_gitstatus_test import slow_git
+
+    root = _tree(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "x"]):
+        subprocess.run([*git, *args], cwd=root, check=True)
+    slow_git(tmp_path, monkeypatch, f'sleep 0.3; exec {shutil.which("git")} "$@"')
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    first = _ffind("main", cwd=root).stdout.splitlines()[0]
+    edited = b"docs/main.md" if first != b"docs/main.md" else b"src/main.py"
+    with open(root / edited.decode(), "a") as f:
+        f.write("edited")
+    firsts = []
+    for _ in range(50):  # (each answer starts a ``git status``; a later answer has it)
+        firsts.append(_ffind("main", cwd=root).stdout.splitlines()[0])
+        if firsts[-1] == edited:
+            break
+        time.sleep(0.1)
+    assert firsts[-1] == edited, firsts
+    assert set(firsts) <= {first, edited}
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1 + len(firsts)
+
+
 def test_no_server_never_starts_nor_uses_one(resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     for args, env in ((["--no-server"], None), (["--no-cache"], None),

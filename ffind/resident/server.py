@@ -475,11 +475,16 @@ class Server:
             index = held.index = Index(listing)
             held.recall = Recall(Index)
             self.rebuilt += 1
-        if held.git is not None:
-            held.git.stop()  # (the last request's ``git status``, if still running)
-            held.git = None
+        # One ``git status`` at a time, never stopped for a reply: the last request's, while
+        # it runs, serves this one too (until it answers, with the answer remembered before
+        # it); once it has answered (and remembered its answer), a new one starts.
+        running = None if held.git is None else held.git.visits.git
+        if running is not None and running.answered():
+            running = None
+        held.git = None
         recall = (None if opened is None or (query and not _ranked(query))
-                  else _Recalling(opened, root, cache=True, state=held.recall))
+                  else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
+                                  git=running))
         total = -1
         if not query:
             top = list_every(listing, options, recall)

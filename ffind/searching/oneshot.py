@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ffind.engine.recall import Rank, Recall, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
+    from ffind.state.gitstatus import GitChanges
 
 __all__ = ["FileSearchResults", "search", "search_paths"]
 
@@ -215,11 +216,19 @@ class _Recalling:
     remembered is used if still valid: ``ffind.state.gitstatus``)."""
 
     def __init__(self, memory: VisitSource, root: str, cache: bool = False,
-                 state: Recall | None = None) -> None:
+                 state: Recall | None = None, keep_git: bool = False,
+                 git: GitChanges | None = None) -> None:
         from ffind.state.gitstatus import GitChanges, Visits
 
         self.root = os.path.abspath(root)
-        self.visits = Visits(memory, GitChanges(self.root, remember=None if cache else ""))
+        # ``keep_git``: a ``git status`` that has not answered in time is not stopped; it
+        # finishes beside and, with ``cache``, remembers its answer for the searches after
+        # it; ``git``: one still running, used instead of starting another (the resident
+        # server answers before its ``git status`` nearly always, and would otherwise never
+        # learn of an edit made without ``git add``).
+        if git is None:
+            git = GitChanges(self.root, remember=None if cache else "")
+        self.visits = Visits(memory, git, wait_for_git=keep_git)
         self.state = state
         """The ``Recall`` of the index ranked (kept by a caller that ranks one index again:
         the resident server); None: a new one."""

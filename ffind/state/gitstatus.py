@@ -115,6 +115,10 @@ class GitChanges:
             return self._remembered()
         return self._paths or frozenset()
 
+    def answered(self) -> bool:
+        """Whether ``git status`` has ended (answered, failed or been stopped)."""
+        return self._done.is_set()
+
     def _remembered(self) -> frozenset[str]:
         """The remembered answer (read once), if the repository's HEAD and index are as they
         were when it was taken; else nothing."""
