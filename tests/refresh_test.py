@@ -1,10 +1,13 @@
 """The refresh of a cached listing (ffind.fs.refresh) beyond what tests/warm_test.py covers:
-a validation limited to some folders (``only``, the inotify hint's), in one thread or several;
+a validation limited to some folders (``only``, the inotify hint's), in one process or split
+with a forked child;
 the snapshot written after the answer (``defer_write``); the arrays copied around the
 folders read again keep the other folders' ignore files."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from warm_test import settle as after_racy_window
 from ffind.fs import refresh, warm
 from ffind.fs.refresh import Refresh
 from ffind.options import SearchOptions
-from ffind.state.cache import SnapshotStore
+from ffind.state.cache import CachedListing, SnapshotStore
 
 pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
 
@@ -55,13 +58,13 @@ def test_only_given_to_the_refresh_trusts_the_other_folders(tmp_path: Path) -> N
     assert run.stats.relisted == ["d1/sub/"]
 
 
-@pytest.mark.parametrize("threads", [1, 3])
-def test_only_checks_the_same_folders_in_threads(tmp_path: Path, threads: int,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ``stat`` pass of a subset, in one thread or split between several: the changed
-    folders among ``only``, and those only."""
-    monkeypatch.setattr(refresh, "STAT_THREADS", threads)
-    monkeypatch.setattr(refresh, "_CHUNK", 1)
+@pytest.mark.parametrize("split_min", [1 << 30, 1])
+def test_only_checks_the_same_folders_split_or_not(tmp_path: Path, split_min: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``stat`` pass of a subset, in one process or split with a forked child (changes in
+    both halves): the changed folders among ``only``, and those only."""
+    monkeypatch.setattr(refresh, "SPLIT_MIN", split_min)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
     root = _tree(tmp_path / "repo", folders=8)
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
@@ -77,6 +80,72 @@ def test_only_checks_the_same_folders_in_threads(tmp_path: Path, threads: int,
     only = sorted(snap.prefixes.index(f"d{i}/") for i in (0, 1, 2, 3, 6))
     bad = run._changed(snap, snap.start - refresh.RACY_NS, only)
     assert bad == {"d1/": "read", "d2/": "read", "d6/": "read"}
+
+
+def _changed_twice(tmp_path: Path) -> tuple[Refresh, CachedListing, list[int]]:
+    """A snapshot of 8 folders, then files created in 4 of them (2 in each half)."""
+    root = _tree(tmp_path / "repo", folders=8)
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    after_racy_window()
+    found = warm._prepare(str(root), options, None, None, store, None)
+    assert found is not None
+    list(found[0].cold())
+    for i in (1, 2, 5, 6):
+        (root / f"d{i}" / "new.txt").write_text("x")
+    found = warm._prepare(str(root), options, None, None, store, None)
+    assert found is not None and found[1] is not None
+    run, snap = found
+    return run, snap, sorted(snap.prefixes.index(f"d{i}/") for i in range(8))
+
+
+def test_a_split_pass_forks_one_child_for_its_second_half(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split: one child, which checks the second half (its answer merged with the first's);
+    not split (fewer than ``SPLIT_MIN`` folders, one CPU, ``split=False``): no child."""
+    from ffind.fs import pool
+
+    forks: list[int] = []
+    real = pool.fork_call
+
+    def counted(fn: Callable[[], bytes]) -> tuple[int, int] | None:
+        forks.append(1)
+        return real(fn)
+
+    monkeypatch.setattr(pool, "fork_call", counted)
+    run, snap, only = _changed_twice(tmp_path)
+    want = {"d1/": "read", "d2/": "read", "d5/": "read", "d6/": "read"}
+    limit = snap.start - refresh.RACY_NS
+    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    assert run._changed(snap, limit, only) == want
+    assert len(forks) == 1
+    assert run._changed(snap, limit, only, split=False) == want
+    monkeypatch.setattr(refresh, "cpus", lambda: 1)
+    assert run._changed(snap, limit, only) == want
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    monkeypatch.setattr(refresh, "SPLIT_MIN", len(only) + 1)
+    assert run._changed(snap, limit, only) == want
+    assert len(forks) == 1
+
+
+@pytest.mark.parametrize("how", ["no fork", "child dies"])
+def test_a_split_pass_whose_child_fails_checks_its_half_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """A child that cannot be forked, or that dies before a whole answer: its half is checked
+    by the caller, with the same answer."""
+    from ffind.fs import pool
+
+    run, snap, only = _changed_twice(tmp_path)
+    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    if how == "no fork":
+        monkeypatch.setattr(pool, "fork_call", lambda fn: None)
+    else:
+        monkeypatch.setattr(refresh, "_encoded", lambda bad: os._exit(3))
+    limit = snap.start - refresh.RACY_NS
+    got = run._changed(snap, limit, only)
+    assert got == {"d1/": "read", "d2/": "read", "d5/": "read", "d6/": "read"}
 
 
 def test_a_refresh_can_write_its_snapshot_after_answering(tmp_path: Path) -> None:

@@ -453,13 +453,25 @@ def _armed(srv: server.Server, timeout: float = 10.0) -> None:
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "15")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(changes=steps, which=st.integers(0, len(OPTIONS) - 1),
-       budget=st.sampled_from([None, None, 0, 1]))
+       budget=st.sampled_from([None, None, 0, 1]), split=st.booleans())
 def test_the_servers_answers_equal_a_cold_search_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, resident: Path, git_home: Path, short_racy: None,
     changes: list[tuple[str, int, int, int, bool]], which: int, budget: int | None,
+    split: bool,
 ) -> None:
     """With the inotify hint narrowing the server's validation (``budget``: the watches it
-    may hold; 0 and 1 leave (nearly) every folder to the ``stat`` pass)."""
+    may hold; 0 and 1 leave (nearly) every folder to the ``stat`` pass); ``split``: every
+    ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), as at 1M files."""
+    with pytest.MonkeyPatch.context() as mp:
+        if split:
+            mp.setattr(refresh, "SPLIT_MIN", 1)
+            mp.setattr(refresh, "cpus", lambda: 2)
+        _replay_server(tmp_path_factory, git_home, changes, which, budget)
+
+
+def _replay_server(tmp_path_factory: pytest.TempPathFactory, git_home: Path,
+                   changes: list[tuple[str, int, int, int, bool]], which: int,
+                   budget: int | None) -> None:
     base = tmp_path_factory.mktemp("prop")
     root = git_repo(base / "repo")
     options = OPTIONS[which]

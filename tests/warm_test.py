@@ -69,6 +69,13 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
 
 
+@pytest.fixture()
+def split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), however small."""
+    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+
+
 def cold(root: Path, options: SearchOptions) -> list[str]:
     return sorted(walk(root, options))
 
@@ -226,6 +233,18 @@ def test_the_listing_checked_aside_equals_cold_after_any_changes(
     _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, attempted)
 
 
+@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def test_the_listing_checked_split_equals_cold_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
+    split: None, steps: list[Step], which: int,
+) -> None:
+    """Every ``stat`` pass split in two, the second half checked by a forked child: changes
+    in either half (or both) are found as in one pass."""
+    _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, listing)
+
+
 def test_an_unchanged_snapshot_checked_aside_is_one_attempt(
         tree: Path, tmp_path: Path, short_racy: None, aside: None) -> None:
     settle()  # (the tree's own times are not racy)
@@ -277,7 +296,8 @@ def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, 
     settle()
     here: list[int] = []
 
-    def broken(self: refresh.Refresh, snap: CachedListing, limit: int) -> dict[str, str]:
+    def broken(self: refresh.Refresh, snap: CachedListing, limit: int,
+               only: object = None, split: bool = True) -> dict[str, str]:
         if os.getpid() != parent:
             if how == "dies":
                 os._exit(3)
@@ -285,7 +305,7 @@ def test_a_child_that_fails_aside(tree: Path, tmp_path: Path, short_racy: None, 
                 raise ValueError("a bad table")
         else:
             here.append(limit)
-        return checked(self, snap, limit)
+        return checked(self, snap, limit, split=split)
 
     parent = os.getpid()
     checked = refresh.Refresh._changed
@@ -555,7 +575,8 @@ def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
 
 def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
-    """The folders are checked in threads: a failure in one is not a folder left unchecked."""
+    """The pass is split with a forked child: a failure in the child's half (a bad probe) is
+    not a folder left unchecked."""
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
     key = listing_key(str(tree), options)
@@ -570,8 +591,8 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
                    blob=b"".join(snap.encoded()) * 1000)
-    monkeypatch.setattr(refresh, "_CHUNK", 1)
-    monkeypatch.setattr(refresh, "STAT_THREADS", 4)
+    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)  # (checked by a forked child)
+    monkeypatch.setattr(refresh, "cpus", lambda: 2)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
     assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)

@@ -122,18 +122,23 @@ class Resident:
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1),
-       budget=st.sampled_from([None, None, 0, 1, 3]))
+       budget=st.sampled_from([None, None, 0, 1, 3]), split=st.booleans())
 def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path,
-    steps: list[Step], which: int, budget: int | None,
+    steps: list[Step], which: int, budget: int | None, split: bool,
 ) -> None:
     """Between requests: create, delete, rename files and folders (within the racy window
     or after it), ignore files edited at any depth, info/exclude and the global excludes
     file, folders made symbolic links or unreadable, nested repositories, tags; after each,
     the listing validated with the hint equals a cold walk, and every watched folder whose
-    entries changed was drained (``Resident.request``).  ``budget``: watches at most."""
-    _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
-                   which, budget)
+    entries changed was drained (``Resident.request``).  ``budget``: watches at most;
+    ``split``: every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        if split:
+            mp.setattr(refresh, "SPLIT_MIN", 1)
+            mp.setattr(refresh, "cpus", lambda: 2)
+        _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
+                       which, budget)
 
 
 def _apply(root: Path, home: Path, step: Step) -> None:
