@@ -1,7 +1,7 @@
 """The warm index against a cold walk and ``fd | fzf``, side by side, in one run.
 
     python benchmarks/warm_bench.py TREE [TREE...] [--query Q] [--runs N] [--ffind CMD]
-        [--touch]
+        [--touch] [--modes server,peer]
 
 For each tree, the median wall time (with the median CPU time, user + system with the
 children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs, the modes
@@ -14,9 +14,11 @@ interleaved run by run, of:
   first, and asked once before the timed runs); its resident memory (``VmRSS``) after
 - peer:  ``fdfind -t f | fzf --filter Q | head -20`` (skipped when either is missing)
 
-and the ratios cold/peer, warm/peer, server/peer.  Also the fixed costs (``ffind --version``,
-the interpreter alone).  Snapshots go to a temporary ``XDG_CACHE_HOME``, the servers' sockets
-to a temporary ``XDG_RUNTIME_DIR`` (the servers are stopped at the end).
+and the ratios cold/peer, warm/peer, server/peer (``--modes``: only these of the four,
+e.g. ``server,peer`` at 1M files, where a cold run takes ~10 s).  Also the fixed costs
+(``ffind --version``, the interpreter alone).  Snapshots go to a temporary
+``XDG_CACHE_HOME``, the servers' sockets to a temporary ``XDG_RUNTIME_DIR`` (the servers
+are stopped at the end).
 
 ``--touch TREE`` (a tree you may write to): create one file in one folder of it (removed
 after), then run a cached listing through the library and print which folders it read again
@@ -121,7 +123,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ffind", default="ffind", help="the command (default: ffind)")
     parser.add_argument("--touch", metavar="TREE", help="show the re-read folders in TREE")
+    parser.add_argument("--modes", default="cold,warm,server,peer",
+                        help="the modes to time (default: cold,warm,server,peer)")
     args = parser.parse_args()
+    modes = set(args.modes.split(","))
+    if not modes <= set(MODES):
+        parser.error(f"--modes: a comma-separated subset of {','.join(MODES)}")
     ffind = shlex.split(args.ffind)
     cache = tempfile.mkdtemp(prefix="warm-bench-cache-")
     runtime = tempfile.mkdtemp(prefix="wb-", dir="/tmp")
@@ -134,7 +141,7 @@ def main() -> None:
           " ms")
     try:
         for tree in args.trees:
-            bench_tree(tree, ffind, env, args.query, args.runs, fd, fzf)
+            bench_tree(tree, ffind, env, args.query, args.runs, fd, fzf, modes)
     finally:
         subprocess.run([*ffind, "--clear-cache"], env=env, check=False)  # (stops the servers)
     if args.touch:
@@ -143,8 +150,11 @@ def main() -> None:
     shutil.rmtree(runtime, ignore_errors=True)
 
 
+MODES = ("cold", "warm", "server", "peer")
+
+
 def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str, runs: int,
-               fd: str | None, fzf: str | None) -> None:
+               fd: str | None, fzf: str | None, which: set[str] | None = None) -> None:
     """One tree's line: cold, warm (no server), server, fd|fzf, the ratios.  The modes are
     interleaved run by run (a shared machine's load changes over a tree's runs)."""
     q = shlex.quote(query_text)
@@ -161,10 +171,15 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
             break
         time.sleep(0.05)
     subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    modes: dict[str, list[str] | str] = {
-        "cold": [*ffind, "--no-cache", "-l", "20", query_text], "warm": query,
-        "server": by_server}
-    if fd and fzf:
+    which = set(MODES) if which is None else which
+    modes: dict[str, list[str] | str] = {}
+    if "cold" in which:
+        modes["cold"] = [*ffind, "--no-cache", "-l", "20", query_text]
+    if "warm" in which:
+        modes["warm"] = query
+    if "server" in which:
+        modes["server"] = by_server
+    if fd and fzf and "peer" in which:
         modes["fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
     got: dict[str, list[tuple[float, int, float]]] = {name: [] for name in modes}
     for _ in range(runs):
@@ -172,21 +187,26 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
             got[name].append(timed_rss(cmd, tree, env, 1))
     med = {name: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
                   statistics.median(r[2] for r in rows)) for name, rows in got.items()}
-    cold, cold_rss, cold_cpu = med["cold"]
-    warm, warm_rss, warm_cpu = med["warm"]
-    served, _, served_cpu = med["server"]
-    fastest = min(r[0] for r in got["server"])
-    line = (f"{tree}: cold {cold * 1000:.0f} ms (CPU {cold_cpu * 1000:.0f} ms, "
-            f"{cold_rss // 1024} MiB), warm {warm * 1000:.0f} ms (CPU {warm_cpu * 1000:.0f}"
-            f" ms, {warm_rss // 1024} MiB), server {served * 1000:.0f} ms (min "
-            f"{fastest * 1000:.0f} ms; client CPU {served_cpu * 1000:.0f} ms; "
-            + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
+    parts = []
+    for name in ("cold", "warm"):
+        if name in med:
+            took, rss, cpu = med[name]
+            parts.append(f"{name} {took * 1000:.0f} ms (CPU {cpu * 1000:.0f} ms, "
+                         f"{rss // 1024} MiB)")
+    if "server" in med:
+        served, _, served_cpu = med["server"]
+        fastest = min(r[0] for r in got["server"])
+        parts.append(f"server {served * 1000:.0f} ms (min {fastest * 1000:.0f} ms; client CPU "
+                     f"{served_cpu * 1000:.0f} ms; "
+                     + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
+    line = f"{tree}: " + ", ".join(parts)
     if "fd|fzf" in med:
         peer, peer_rss, peer_cpu = med["fd|fzf"]
         line += (f", fd|fzf {peer * 1000:.0f} ms (min "
                  f"{min(r[0] for r in got['fd|fzf']) * 1000:.0f} ms, CPU {peer_cpu * 1000:.0f}"
-                 f" ms, {peer_rss // 1024} MiB); cold/peer {cold / peer:.2f}x, "
-                 f"warm/peer {warm / peer:.2f}x, server/peer {served / peer:.2f}x")
+                 f" ms, {peer_rss // 1024} MiB); " + ", ".join(
+                     f"{name}/peer {med[name][0] / peer:.2f}x"
+                     for name in ("cold", "warm", "server") if name in med))
     print(line, flush=True)
 
 

@@ -358,15 +358,45 @@ class Refresh:
                       only: Sequence[int] | None = None) -> dict[str, str]:
         """``_changed`` for the folders ``lo`` to ``hi`` (of ``only`` when given): the common
         folder (a signature, no ignore files nor probes, times before ``limit``) by one
-        ``stat`` compared with the snapshot's integers, the others by ``_check``.  (The
-        integers are read from the array in the loop: no column nor tuple made beforehand,
-        measured ~20% less CPU than picking the columns first at 1M files.)"""
+        ``stat`` compared with the snapshot's integers, the others by ``_check``."""
+        if only is not None:
+            return self._changed_only(snap, only[lo:hi], limit)
+        bad: dict[str, str] = {}
+        root, check, stat, extra = self.root, self._check, os.stat, snap.extra
+        base = root if root.endswith("/") else root + "/"
+        sigs = snap.sigs
+        k = SIG_FIELDS
+        cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]  # (slices: made in C)
+        rows = zip(range(lo, hi), snap.prefixes[lo:hi], *cols, strict=True)
+        for i, prefix, dev, ino, mtime, ctime, size, mode in rows:
+            verdict: str | None = "read"
+            if mode == NO_SIG or mtime >= limit or ctime >= limit or i in extra:
+                path = base + prefix[:-1] if prefix else root
+                verdict = check(folder_at(snap, i), path, limit)
+            else:  # the common case, inline: a folder's path with its "/" stats the folder
+                try:
+                    st = stat(base + prefix)
+                except (OSError, ValueError):
+                    pass
+                else:
+                    if (st.st_mtime_ns == mtime and st.st_ctime_ns == ctime
+                            and st.st_ino == ino and st.st_dev == dev and st.st_size == size
+                            and st.st_mode == mode):
+                        verdict = None
+            if verdict is not None and (verdict == "subtree" or prefix not in bad):
+                bad[prefix] = verdict
+        return bad
+
+    def _changed_only(self, snap: CachedListing, at: Sequence[int],
+                      limit: int) -> dict[str, str]:
+        """``_changed_part`` of the folders ``at`` (indices, the hint's): as there, the
+        integers read from the array in the loop (no columns picked beforehand: measured
+        ~7-15% less CPU for the 292k folders beyond the watches at 1M files)."""
         bad: dict[str, str] = {}
         root, check, stat, extra = self.root, self._check, os.stat, snap.extra
         base = root if root.endswith("/") else root + "/"
         sigs, prefixes = snap.sigs, snap.prefixes
         k = SIG_FIELDS
-        at: Sequence[int] = range(lo, hi) if only is None else only[lo:hi]
         for i in at:
             prefix = prefixes[i]
             j = i * k
@@ -375,7 +405,7 @@ class Refresh:
             if mode == NO_SIG or sigs[j + 2] >= limit or sigs[j + 3] >= limit or i in extra:
                 path = base + prefix[:-1] if prefix else root
                 verdict = check(folder_at(snap, i), path, limit)
-            else:  # the common case, inline: a folder's path with its "/" stats the folder
+            else:  # (as ``_changed_part``)
                 try:
                     st = stat(base + prefix)
                 except (OSError, ValueError):
