@@ -4,8 +4,11 @@
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
-``N/M`` with N > 0 (ffind and fzf both draw one; the match rows come in the same write).  Then
-Esc is sent and the process reaped.  Systems, measured interleaved, median of ``--runs``:
+``N/M`` with N > 0 (ffind and fzf both draw one; the match rows come in the same write): the
+first complete frame.  A frame whose rows come before their count (ffind's first frame from
+the resident server: ``…/M``) is timed too, as "rows" (the same time when the count comes with
+the rows).  Then Esc is sent and the process reaped.  Systems, measured interleaved, median of
+``--runs``:
 
 - ``ffind``: ``run_picker`` (what ``ffind -i`` runs) through ``python -c``;
 - ``ffind -i``: the installed command, when the CLI has the flag;
@@ -38,6 +41,8 @@ import time
 from binaries import TREE_HELP, real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
+ROWS = re.compile(rb"(?:[1-9]\d*|\xe2\x80\xa6)/\d+")
+"""A counter, or ffind's "…/M" (rows drawn, their count to come)."""
 
 PICKER = ("import sys; from ffind.frontends.picker import run_picker;"
           " from ffind.options import SearchOptions;"
@@ -68,6 +73,13 @@ os.write(fd, b"\\x1b[?1049l"); termios.tcsetattr(fd, termios.TCSADRAIN, old)
 
 
 def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float = 20) -> float:
+    """Milliseconds to the first complete frame (``frames``: also to the first rows)."""
+    return frames(argv, cwd, env, timeout)[1]
+
+
+def frames(argv: list[str], cwd: str, env: dict[str, str],
+           timeout: float = 20) -> tuple[float, float]:
+    """Milliseconds to the first frame with rows and to the first complete one (NaN: none)."""
     t0 = time.perf_counter()
     pid, master = pty.fork()
     if pid == 0:  # child: the pty is its controlling terminal
@@ -75,7 +87,7 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
         os.execvpe(argv[0], argv, env)
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     seen = b""
-    elapsed = float("nan")
+    elapsed = rows = float("nan")
     deadline = t0 + timeout
     try:
         while time.perf_counter() < deadline:
@@ -89,6 +101,8 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
             if not chunk:
                 break
             seen += chunk
+            if rows != rows and ROWS.search(seen):
+                rows = (time.perf_counter() - t0) * 1000
             if COUNTER.search(seen):
                 elapsed = (time.perf_counter() - t0) * 1000
                 break
@@ -109,7 +123,7 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         os.close(master)
-    return elapsed
+    return rows, elapsed
 
 
 def _serve(tree: str, query: str) -> str:
@@ -163,9 +177,12 @@ def main() -> int:
             if name.startswith("ffind"):
                 first_frame(argv, args.tree, e)  # (the warm snapshot)
         times: dict[str, list[float]] = {name: [] for name in systems}
+        rows: dict[str, list[float]] = {name: [] for name in systems}
         for _ in range(args.runs):
             for name, (argv, e) in systems.items():
-                times[name].append(first_frame(argv, args.tree, e))
+                first, complete = frames(argv, args.tree, e)
+                rows[name].append(first)
+                times[name].append(complete)
         if stop is not None:
             from ffind.resident import client
 
@@ -178,11 +195,16 @@ def main() -> int:
 
             client.request(stop, {"op": "stop"})
     print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
+    print(f"  {'':22s} {'complete':>10s} {'rows':>9s}")
     for name, xs in times.items():
-        ok = [x for x in xs if x == x]
-        med = statistics.median(ok) if ok else float("nan")
-        print(f"  {name:22s} {med:7.0f} ms   (runs: {' '.join(f'{x:.0f}' for x in xs)})")
+        print(f"  {name:22s} {_median(xs):7.0f} ms {_median(rows[name]):6.0f} ms"
+              f"   (runs: {' '.join(f'{x:.0f}' for x in xs)})")
     return 0
+
+
+def _median(xs: list[float]) -> float:
+    ok = [x for x in xs if x == x]
+    return statistics.median(ok) if ok else float("nan")
 
 
 if __name__ == "__main__":
