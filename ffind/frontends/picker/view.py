@@ -336,7 +336,8 @@ class Picker:
         elif rows and self.cur >= self.offset + rows:
             self.offset = self.cur - rows + 1
         need = self.offset + rows
-        if need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count:
+        if (need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count
+                or self._searcher is None):
             self.items = snap.matches
         else:  # scrolled past the prefetched rows: rank more (may wait for the matcher)
             self.items = self.searcher.results(need, compute_indices=True)
