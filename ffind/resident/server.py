@@ -494,6 +494,11 @@ class Server:
             index = held.index = Index(listing)
             held.recall = Recall(Index)
             self.rebuilt += 1
+        elif opened is not None and held.recall is None:  # (the empty query's: kept too)
+            from ffind.engine.index import Index
+            from ffind.engine.recall import Recall
+
+            held.recall = Recall(Index)
         # One ``git status`` at a time, never stopped for a reply: the last request's, while
         # it runs, serves this one too (until it answers, with the answer remembered before
         # it); once it has answered (and remembered its answer), a new one starts.
@@ -505,8 +510,8 @@ class Server:
                   else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
                                   git=running))
         total = -1
-        if not query:
-            top = list_every(listing, options, recall)
+        if not query:  # (a listing not validated is not complete: the memory keeps all)
+            top = list_every(listing, options, recall, complete=validate)
             total = len(listing)
         else:
             assert index is not None
