@@ -1,6 +1,7 @@
 """Time from start to the first frame with results, in a pseudo-terminal (80x24).
 
     python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5] [--server]
+                                           [--against OTHER_VENV/bin/python]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
@@ -21,6 +22,8 @@ the rows).  Then Esc is sent and the process reaped.  Systems, measured interlea
 running (started here, with the interpreter running this script, which must have ffind: use a
 non-editable install; it answers once before the runs and is stopped at the end), side by side:
 the first frame drawn from the server's answer while the picker's session loads (issue 14).
+``--against PYTHON``: the same two rows for the ffind installed beside another interpreter
+(e.g. a venv of main: before/after in one interleaved run), with its own server.
 Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
 """
 
@@ -34,6 +37,7 @@ import re
 import select
 import statistics
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -126,6 +130,17 @@ def frames(argv: list[str], cwd: str, env: dict[str, str],
     return rows, elapsed
 
 
+def _serve_with(python: str, tree: str, query: str) -> str:
+    """``_serve`` run by another install's interpreter (``--against``): its server's socket."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (f"import sys; sys.path.insert(0, {here!r}); import picker_bench;"
+            " print(picker_bench._serve(sys.argv[1], sys.argv[2]))")
+    env = {k: v for k, v in os.environ.items() if k not in ("FFIND_NO_SERVER", "PYTHONPATH")}
+    done = subprocess.run([python, "-c", code, tree, query], env=env, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip().splitlines()[-1]
+
+
 def _serve(tree: str, query: str) -> str:
     """Start ``tree``'s resident server (FFIND_NO_SERVER unset) and let it answer once; its
     socket."""
@@ -152,6 +167,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--server", action="store_true",
                     help="also ffind -i with and without the tree's resident server")
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="with --server: also the ffind installed beside this interpreter "
+                         "(another version, e.g. a venv of main), its own server running, "
+                         "interleaved with this one's")
     args = ap.parse_args()
     env = {**os.environ, "TERM": "xterm-256color"}
     if args.server:
@@ -163,6 +182,12 @@ def main() -> int:
     if ffind and args.server:
         systems["ffind -i --no-server"] = ([ffind, "-i", "--no-server", args.query], env)
         systems["ffind -i (server)"] = ([ffind, "-i", args.query], env)
+        if args.against:
+            other = os.path.join(os.path.dirname(args.against), "ffind")
+            other_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+            systems["against: --no-server"] = ([other, "-i", "--no-server", args.query],
+                                               other_env)
+            systems["against: (server)"] = ([other, "-i", args.query], other_env)
     elif ffind:
         systems["ffind -i"] = ([ffind, "-i", args.query], env)
     fzf, fd = real_binary("fzf"), real_binary("fdfind")
@@ -172,9 +197,12 @@ def main() -> int:
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
     stop = _serve(args.tree, args.query) if args.server else None
+    stops = [] if stop is None else [stop]
     try:
+        if args.server and args.against:
+            stops.append(_serve_with(args.against, args.tree, args.query))
         for name, (argv, e) in systems.items():
-            if name.startswith("ffind"):
+            if name.startswith(("ffind", "against")):
                 first_frame(argv, args.tree, e)  # (the warm snapshot)
         times: dict[str, list[float]] = {name: [] for name in systems}
         rows: dict[str, list[float]] = {name: [] for name in systems}
@@ -190,10 +218,10 @@ def main() -> int:
             print(f"server answered {None if answered is None else answered.get('answered')}"
                   " requests")
     finally:
-        if stop is not None:
-            from ffind.resident import client
+        from ffind.resident import client
 
-            client.request(stop, {"op": "stop"})
+        for path in stops:  # (another version's server stops on this request too)
+            client.request(path, {"op": "stop"})
     print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
     print(f"  {'':22s} {'complete':>10s} {'rows':>9s}")
     for name, xs in times.items():
