@@ -76,9 +76,6 @@ def run_picker(
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
     """
-    from ffind.frontends.picker.preview import Preview
-    from ffind.searching.session import FileSearcher
-
     query = query or ""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
@@ -94,16 +91,22 @@ def run_picker(
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
-            shown = None if preview is None else Preview(
-                preview, lambda width: make_console(width, color), waker.wake)
-            picker = Picker(term, None, waker, query, color, shown)
+            asked = threading.Event()
             if server and cache and paths is None and len(roots) == 1:
-                asked = threading.Event()
                 asker = threading.Thread(
                     target=_first_from_server, name="ffind-first",
                     args=(query, roots[0], session_options, memory, waker, asked), daemon=True)
                 asker.start()
+            shown = None
+            if preview is not None:
+                from ffind.frontends.picker.preview import Preview
+
+                shown = Preview(preview, lambda width: make_console(width, color), waker.wake)
+            picker = Picker(term, None, waker, query, color, shown)
+            if asker is not None:  # (its first frame drawn before the session starts)
                 picker.first(FIRST_WAIT, lambda: not asked.is_set())
+            from ffind.searching.session import FileSearcher  # (after the server's request)
+
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths,
                                     memory=memory, cache=cache)
             picker.attach(searcher)
