@@ -137,11 +137,11 @@ class Picker:
         until one with its count is drawn.  The session is not started meanwhile: its
         loading of a large snapshot would take the CPU and the GIL from this frame."""
         deadline = time.monotonic() + wait
+        self._console()  # (rich's import, while the server works)
         drawn = None
         while True:
             latest = self.waker.latest
             if latest is not None and latest is not drawn:
-                self._console()
                 self.draw()
                 drawn = latest
                 if latest.total_match_count >= 0:
