@@ -208,10 +208,10 @@ def test_a_change_after_the_server_indexed_is_in_the_pickers_final_frame(
     since its last request is not in it); the picker ends on its session's validated
     listing: the change is shown, and picked."""
     tree = tmp_path / "tree"  # (written by the ``start`` fixture)
-    with _threaded_server(tree) as srv:
+    with _threaded_server(tree, budget=0) as srv:  # (no watches: no idle validation)
         first = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
         assert first is not None and not first.provisional
-        _armed(srv)  # (no idle work left: nothing validates the listing until asked)
+        _armed(srv)  # (its hint started, no watch: nothing validates the listing until asked)
         (tree / "src/session/prompt_test.ts").unlink()
         (tree / "src/session/prom.ts").write_text("")  # (as many files: the same total)
         stale = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True,

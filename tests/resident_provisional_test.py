@@ -27,11 +27,11 @@ def _paths(answer: client.Answer | None) -> list[str]:
 def test_a_provisional_answer_is_the_held_listings_rows_then_their_count(
         resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
-    with _threaded_server(root) as srv:
+    with _threaded_server(root, budget=0) as srv:  # (no watches: no idle validation)
         exact = client.ask("main", str(root), OPTIONS, memory=False, count=True)
         assert exact is not None and not exact.provisional and exact.total == 3
         assert exact.scanned == 5  # (the listing: nothing hidden, build/ ignored)
-        _armed(srv)  # (no idle work left: nothing validates the listing until asked)
+        _armed(srv)  # (its hint started, no watch: nothing validates the listing until asked)
         (root / "src" / "main_new.py").write_text("x")
         rows: list[client.Answer] = []
         stale = client.ask("main", str(root), OPTIONS, memory=False, count=True,

@@ -69,9 +69,9 @@ def run_picker(
     ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
     last snapshot, then the validated listing).
     ``server``: with ``cache``, one root and no ``paths``, ask the root's resident server (if
-    one runs; never started here), in a thread beside the session, for the first screenful
-    over the listing it holds (provisional: not validated): shown if it comes before the
-    session's first state, which replaces it.
+    one runs; never started here), in a thread, for the first screenful over the listing it
+    holds (provisional: not validated), drawn before the session starts (``FIRST_WAIT`` at
+    most; later, shown if it comes before the session's first state, which replaces it).
     ``on_done(code)``: called last, once the selection is printed and the session closed, while
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
