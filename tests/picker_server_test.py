@@ -235,3 +235,27 @@ def test_a_change_after_the_server_indexed_is_in_the_pickers_final_frame(
         assert exact is not None and not exact.provisional
         assert [m.path for m in exact.matches] == ["src/session/prom.ts",
                                                    "src/session/prompt.ts"]
+
+
+def test_the_sessions_counter_does_not_drop_below_the_servers_until_complete() -> None:
+    """The session's snapshot comes in two parts (the query's candidates first): its first
+    states count fewer paths than the server's listing; the counter keeps the server's until
+    the session's listing is validated (then exact)."""
+    waker = Waker(-1, 20)
+    waker.provisional(Snapshot("a", [], 2, 100, False))
+    waker.on_update(Snapshot("a", [], 2, 40, False))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 100 and shown.total_match_count == 2
+    waker.on_update(Snapshot("a", [], 2, 120, False))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 120
+    waker.on_update(Snapshot("b", [], 1, 90, True))
+    shown = waker.newest("b")
+    assert shown is not None and shown.scanned_file_count == 90, "the validated listing's"
+    waker.on_complete(Snapshot("a", [], 2, 90, True))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 90
+    plain = Waker(-1, 20)  # (no server: as the session says)
+    plain.on_update(Snapshot("a", [], 2, 40, False))
+    shown = plain.newest("a")
+    assert shown is not None and shown.scanned_file_count == 40

@@ -27,6 +27,10 @@ class Waker:
         self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
         self.reported = False
         """The session has reported a state (a provisional one is no longer taken)."""
+        self._known = 0
+        """The provisional state's scanned count: the session's states show at least as many
+        until its listing is validated (``walk_complete``; its snapshot's paths come in two
+        parts, the query's candidates first: the counter does not drop back meanwhile)."""
         self.arrived = threading.Event()
         self._lock = threading.Lock()  # (the session's states against ``provisional``)
 
@@ -35,6 +39,11 @@ class Waker:
             os.write(self._w, b".")
 
     def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
+        if not snapshot.walk_complete and snapshot.scanned_file_count < self._known:
+            from ffind.searching.session import Snapshot
+
+            snapshot = Snapshot(snapshot.query, snapshot.matches, snapshot.total_match_count,
+                                self._known, snapshot.walk_complete)
         with self._lock:
             self.latest, self.complete = snapshot, complete
             self.seq += 1
@@ -61,6 +70,7 @@ class Waker:
             if self.reported:
                 return False
             self.latest, self.complete = snapshot, False
+            self._known = snapshot.scanned_file_count
             self.seq += 1
             self.latest_seq = self.seq
         self.arrived.set()
