@@ -1,11 +1,15 @@
 """Time from start to the first frame with results, in a pseudo-terminal (80x24).
 
     python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5] [--server]
+                                           [--against OTHER_VENV/bin/python]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
-``N/M`` with N > 0 (ffind and fzf both draw one; the match rows come in the same write).  Then
-Esc is sent and the process reaped.  Systems, measured interleaved, median of ``--runs``:
+``N/M`` with N > 0 (ffind and fzf both draw one; the match rows come in the same write): the
+first complete frame.  A frame whose rows come before their count (ffind's first frame from
+the resident server: ``…/M``) is timed too, as "rows" (the same time when the count comes with
+the rows).  Then Esc is sent and the process reaped.  Systems, measured interleaved, median of
+``--runs``:
 
 - ``ffind``: ``run_picker`` (what ``ffind -i`` runs) through ``python -c``;
 - ``ffind -i``: the installed command, when the CLI has the flag;
@@ -18,6 +22,8 @@ Esc is sent and the process reaped.  Systems, measured interleaved, median of ``
 running (started here, with the interpreter running this script, which must have ffind: use a
 non-editable install; it answers once before the runs and is stopped at the end), side by side:
 the first frame drawn from the server's answer while the picker's session loads (issue 14).
+``--against PYTHON``: the same two rows for the ffind installed beside another interpreter
+(e.g. a venv of main: before/after in one interleaved run), with its own server.
 Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
 """
 
@@ -31,6 +37,7 @@ import re
 import select
 import statistics
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -38,6 +45,8 @@ import time
 from binaries import TREE_HELP, real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
+ROWS = re.compile(rb"(?:[1-9]\d*|\xe2\x80\xa6)/\d+")
+"""A counter, or ffind's "…/M" (rows drawn, their count to come)."""
 
 PICKER = ("import sys; from ffind.frontends.picker import run_picker;"
           " from ffind.options import SearchOptions;"
@@ -68,6 +77,13 @@ os.write(fd, b"\\x1b[?1049l"); termios.tcsetattr(fd, termios.TCSADRAIN, old)
 
 
 def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float = 20) -> float:
+    """Milliseconds to the first complete frame (``frames``: also to the first rows)."""
+    return frames(argv, cwd, env, timeout)[1]
+
+
+def frames(argv: list[str], cwd: str, env: dict[str, str],
+           timeout: float = 20) -> tuple[float, float]:
+    """Milliseconds to the first frame with rows and to the first complete one (NaN: none)."""
     t0 = time.perf_counter()
     pid, master = pty.fork()
     if pid == 0:  # child: the pty is its controlling terminal
@@ -75,7 +91,7 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
         os.execvpe(argv[0], argv, env)
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     seen = b""
-    elapsed = float("nan")
+    elapsed = rows = float("nan")
     deadline = t0 + timeout
     try:
         while time.perf_counter() < deadline:
@@ -89,6 +105,8 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
             if not chunk:
                 break
             seen += chunk
+            if rows != rows and ROWS.search(seen):
+                rows = (time.perf_counter() - t0) * 1000
             if COUNTER.search(seen):
                 elapsed = (time.perf_counter() - t0) * 1000
                 break
@@ -109,7 +127,18 @@ def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float =
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         os.close(master)
-    return elapsed
+    return rows, elapsed
+
+
+def _serve_with(python: str, tree: str, query: str) -> str:
+    """``_serve`` run by another install's interpreter (``--against``): its server's socket."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (f"import sys; sys.path.insert(0, {here!r}); import picker_bench;"
+            " print(picker_bench._serve(sys.argv[1], sys.argv[2]))")
+    env = {k: v for k, v in os.environ.items() if k not in ("FFIND_NO_SERVER", "PYTHONPATH")}
+    done = subprocess.run([python, "-c", code, tree, query], env=env, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip().splitlines()[-1]
 
 
 def _serve(tree: str, query: str) -> str:
@@ -138,6 +167,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--server", action="store_true",
                     help="also ffind -i with and without the tree's resident server")
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="with --server: also the ffind installed beside this interpreter "
+                         "(another version, e.g. a venv of main), its own server running, "
+                         "interleaved with this one's")
     args = ap.parse_args()
     env = {**os.environ, "TERM": "xterm-256color"}
     if args.server:
@@ -149,6 +182,12 @@ def main() -> int:
     if ffind and args.server:
         systems["ffind -i --no-server"] = ([ffind, "-i", "--no-server", args.query], env)
         systems["ffind -i (server)"] = ([ffind, "-i", args.query], env)
+        if args.against:
+            other = os.path.join(os.path.dirname(args.against), "ffind")
+            other_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+            systems["against: --no-server"] = ([other, "-i", "--no-server", args.query],
+                                               other_env)
+            systems["against: (server)"] = ([other, "-i", args.query], other_env)
     elif ffind:
         systems["ffind -i"] = ([ffind, "-i", args.query], env)
     fzf, fd = real_binary("fzf"), real_binary("fdfind")
@@ -158,14 +197,20 @@ def main() -> int:
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
     stop = _serve(args.tree, args.query) if args.server else None
+    stops = [] if stop is None else [stop]
     try:
+        if args.server and args.against:
+            stops.append(_serve_with(args.against, args.tree, args.query))
         for name, (argv, e) in systems.items():
-            if name.startswith("ffind"):
+            if name.startswith(("ffind", "against")):
                 first_frame(argv, args.tree, e)  # (the warm snapshot)
         times: dict[str, list[float]] = {name: [] for name in systems}
+        rows: dict[str, list[float]] = {name: [] for name in systems}
         for _ in range(args.runs):
             for name, (argv, e) in systems.items():
-                times[name].append(first_frame(argv, args.tree, e))
+                first, complete = frames(argv, args.tree, e)
+                rows[name].append(first)
+                times[name].append(complete)
         if stop is not None:
             from ffind.resident import client
 
@@ -173,16 +218,21 @@ def main() -> int:
             print(f"server answered {None if answered is None else answered.get('answered')}"
                   " requests")
     finally:
-        if stop is not None:
-            from ffind.resident import client
+        from ffind.resident import client
 
-            client.request(stop, {"op": "stop"})
+        for path in stops:  # (another version's server stops on this request too)
+            client.request(path, {"op": "stop"})
     print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
+    print(f"  {'':22s} {'complete':>10s} {'rows':>9s}")
     for name, xs in times.items():
-        ok = [x for x in xs if x == x]
-        med = statistics.median(ok) if ok else float("nan")
-        print(f"  {name:22s} {med:7.0f} ms   (runs: {' '.join(f'{x:.0f}' for x in xs)})")
+        print(f"  {name:22s} {_median(xs):7.0f} ms {_median(rows[name]):6.0f} ms"
+              f"   (runs: {' '.join(f'{x:.0f}' for x in xs)})")
     return 0
+
+
+def _median(xs: list[float]) -> float:
+    ok = [x for x in xs if x == x]
+    return statistics.median(ok) if ok else float("nan")
 
 
 if __name__ == "__main__":

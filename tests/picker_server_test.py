@@ -13,9 +13,17 @@ from pathlib import Path
 import picker_test
 import resident_server_test
 from picker_test import FFIND, Pane, settled
-from resident_server_test import _exited, _server_pids, _stats, _wait_for_server
+from resident_server_test import (
+    _armed,
+    _exited,
+    _server_pids,
+    _stats,
+    _threaded_server,
+    _wait_for_server,
+)
 
 from ffind.frontends.picker import Waker
+from ffind.frontends.picker.view import COUNTING, Picker
 from ffind.options import SearchOptions
 from ffind.resident import client
 from ffind.searching.session import Snapshot
@@ -118,3 +126,136 @@ def test_the_servers_answer_is_refused_once_the_session_ranked() -> None:
     waker.on_ranked("a", [])
     assert not waker.provisional(_snap("a", ["z"]))
     assert waker.latest is None
+
+
+def test_the_servers_rows_then_their_count_are_shown_until_the_session_reports() -> None:
+    waker = Waker(-1, 20)
+    assert waker.provisional(_snap("a", ["x"])) and waker.seq == 1
+    assert waker.provisional(Snapshot("a", [], 7, 9, False)), "its count, after its rows"
+    shown = waker.newest("a")
+    assert shown is not None and shown.total_match_count == 7 and waker.seq == 2
+    waker.on_update(_snap("a", ["y"]))
+    assert waker.reported
+    assert not waker.provisional(Snapshot("a", [], 8, 9, False))
+    shown = waker.newest("a")
+    assert shown is not None and [m.path for m in shown.matches] == ["y"]
+
+
+class _Screen:
+    """What ``Picker.draw`` uses of a ``Terminal``, writing to a string."""
+
+    resized = False
+
+    def __init__(self) -> None:
+        self.written = ""
+
+    def size(self) -> tuple[int, int]:
+        return 80, 10
+
+    def goto(self, row: int, col: int = 1) -> str:
+        return f"\x1b[{row + 1};{col}H"
+
+    def clear(self) -> str:
+        return "\x1b[2J"
+
+    def write(self, text: str) -> None:
+        self.written += text
+
+
+def _first_picker(waker: Waker) -> tuple[Picker, _Screen]:
+    screen = _Screen()
+    return Picker(screen, None, waker, "a", color=False), screen  # type: ignore[arg-type]
+
+
+def test_the_servers_rows_are_drawn_before_the_session_with_their_count_to_come() -> None:
+    """``Picker.first``: rows whose count is still to come show ``…`` for it (the cursor may
+    move over the rows); once the count is drawn, the session may start."""
+    waker = Waker(-1, 20)
+    picker, screen = _first_picker(waker)
+    arrived: list[Snapshot] = []
+
+    def asking() -> bool:  # (the server's second message comes once the rows are drawn)
+        if not arrived and COUNTING in screen.written:
+            arrived.append(_snap("a", ["x", "y"]))
+            waker.provisional(Snapshot("a", arrived[0].matches, 5, 40, False))
+        return True
+
+    waker.provisional(Snapshot("a", _snap("a", ["x", "y"]).matches, -1, 40, False))
+    picker.first(60, asking)
+    assert f"{COUNTING}/40" in screen.written and "5/40" in screen.written
+    assert "x" in screen.written and "y" in screen.written
+    picker.move(3)
+    assert picker.cur == 3, "the count drawn: the cursor may go past the rows"
+    only_rows = Waker(-1, 20)
+    picker, screen = _first_picker(only_rows)
+    only_rows.provisional(Snapshot("a", _snap("a", ["x", "y"]).matches, -1, 40, False))
+    picker.first(0, lambda: False)
+    assert f"{COUNTING}/40" in screen.written
+    picker.move(5)
+    assert picker.cur == 1, "while counted, the cursor moves over the rows"
+
+
+def test_without_an_answer_the_first_frame_waits_for_nothing() -> None:
+    waker = Waker(-1, 20)
+    picker, screen = _first_picker(waker)
+    picker.first(600, lambda: False)  # (the server's thread has ended: no answer)
+    assert screen.written == ""
+
+
+def test_a_change_after_the_server_indexed_is_in_the_pickers_final_frame(
+        start: Callable[..., Pane], runtime: Path, tmp_path: Path) -> None:
+    """The server's first frame is provisional (its listing not validated: a change made
+    since its last request is not in it); the picker ends on its session's validated
+    listing: the change is shown, and picked."""
+    tree = tmp_path / "tree"  # (written by the ``start`` fixture)
+    with _threaded_server(tree, budget=0) as srv:  # (no watches: no idle validation)
+        first = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
+        assert first is not None and not first.provisional
+        _armed(srv)  # (its hint started, no watch: nothing validates the listing until asked)
+        (tree / "src/session/prompt_test.ts").unlink()
+        (tree / "src/session/prom.ts").write_text("")  # (as many files: the same total)
+        stale = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True,
+                           provisional=True)
+        assert stale is not None and stale.provisional and stale.total == 2
+        assert [m.path for m in stale.matches] == ["src/session/prompt.ts",
+                                                   "src/session/prompt_test.ts"]
+        pane = start(command=f"{FFIND} -i prom")
+        lines = pane.wait_for(settled("prom"))
+        assert lines[1].strip().startswith("2/")
+        assert lines[2:5] == ["> src/session/prom.ts", "  src/session/prompt.ts", ""]
+        assert srv.answered == 3, "the picker asked the server (once)"
+        pane.send("Enter")
+        assert pane.exit_code() == 0
+        assert pane.out.read_text() == "src/session/prom.ts\n"
+        again = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True,
+                           provisional=True)
+        assert again is not None and [m.path for m in again.matches] == [
+            m.path for m in stale.matches], "the server's listing: still as it held it"
+        exact = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
+        assert exact is not None and not exact.provisional
+        assert [m.path for m in exact.matches] == ["src/session/prom.ts",
+                                                   "src/session/prompt.ts"]
+
+
+def test_the_sessions_counter_does_not_drop_below_the_servers_until_complete() -> None:
+    """The session's snapshot comes in two parts (the query's candidates first): its first
+    states count fewer paths than the server's listing; the counter keeps the server's until
+    the session's listing is validated (then exact)."""
+    waker = Waker(-1, 20)
+    waker.provisional(Snapshot("a", [], 2, 100, False))
+    waker.on_update(Snapshot("a", [], 2, 40, False))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 100 and shown.total_match_count == 2
+    waker.on_update(Snapshot("a", [], 2, 120, False))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 120
+    waker.on_update(Snapshot("b", [], 1, 90, True))
+    shown = waker.newest("b")
+    assert shown is not None and shown.scanned_file_count == 90, "the validated listing's"
+    waker.on_complete(Snapshot("a", [], 2, 90, True))
+    shown = waker.newest("a")
+    assert shown is not None and shown.scanned_file_count == 90
+    plain = Waker(-1, 20)  # (no server: as the session says)
+    plain.on_update(Snapshot("a", [], 2, 40, False))
+    shown = plain.newest("a")
+    assert shown is not None and shown.scanned_file_count == 40

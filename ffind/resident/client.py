@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ffind import __version__
 from ffind.resident import protocol
@@ -41,22 +41,29 @@ class Found:
 
 class Answer:
     """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted),
-    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``."""
+    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``; ``scanned``: the
+    paths of the listing ranked (-1: not said); ``provisional``: ranked over the listing
+    the server held, not validated first (``ask(provisional=True)``: a picker's first
+    frame, never a final answer)."""
 
-    __slots__ = ("complete", "matches", "memory_warning", "total", "warnings")
+    __slots__ = ("complete", "matches", "memory_warning", "provisional", "scanned", "total",
+                 "warnings")
 
     def __init__(self, reply: dict[str, object]) -> None:
         matches = reply["matches"]
         total, complete, warnings = reply["total"], reply["complete"], reply["warnings"]
         memory_warning = reply.get("memory_warning")
+        scanned, provisional = reply.get("scanned", -1), reply.get("provisional", False)
         if not (isinstance(matches, list) and isinstance(total, int)
                 and isinstance(complete, bool) and isinstance(warnings, list)
                 and all(isinstance(w, str) for w in warnings)
-                and (memory_warning is None or isinstance(memory_warning, str))):
+                and (memory_warning is None or isinstance(memory_warning, str))
+                and isinstance(scanned, int) and isinstance(provisional, bool)):
             raise ValueError("a malformed reply")
         self.matches = [_found(m) for m in matches]
         self.total, self.complete, self.warnings = total, complete, warnings
         self.memory_warning = memory_warning
+        self.scanned, self.provisional = scanned, provisional
 
 
 def _found(m: object) -> Found:
@@ -172,10 +179,13 @@ def command(args: list[str]) -> int | None:
     return answered(write)
 
 
-def request(path: str, message: dict[str, object],
-            timeout: float = REPLY_TIMEOUT) -> dict[str, object] | None:
+def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
+            then: Callable[[dict[str, object]], object] | None = None,
+            ) -> dict[str, object] | None:
     """Send ``message`` (with this version) to the server at ``path``; its reply (within
-    ``timeout`` seconds once connected), or None."""
+    ``timeout`` seconds once connected), or None.  A reply whose ``follows`` is true comes
+    in two messages: ``then(first)`` is called with the first, and the reply is the first
+    updated with the second."""
     sock = _connect(path)
     if sock is None:
         return None
@@ -183,6 +193,11 @@ def request(path: str, message: dict[str, object],
         sock.settimeout(timeout)
         sock.sendall(protocol.encode({**message, "v": __version__}))
         reply = protocol.receive(sock)
+        if isinstance(reply, dict) and reply.get("follows") is True:
+            if then is not None:
+                then(reply)
+            rest = protocol.receive(sock)
+            reply = {**reply, **rest, "follows": False} if isinstance(rest, dict) else None
     except (OSError, ValueError, EOFError):
         return None
     finally:
@@ -196,10 +211,18 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 
 
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
-        count: bool, timeout: float = REPLY_TIMEOUT) -> Answer | None:
+        count: bool, timeout: float = REPLY_TIMEOUT, provisional: bool = False,
+        on_rows: Callable[[Answer], object] | None = None) -> Answer | None:
     """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
     the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, no answer within ``timeout`` seconds, or any failure (search yourself)."""
+    server, no answer within ``timeout`` seconds, or any failure (search yourself).
+
+    ``provisional``: the answer at once over the listing the server holds, without
+    validating it first (``Answer.provisional``; a server that holds none yet validates as
+    ever): it may miss changes made since the server's last request, so it is only ever
+    shown until an exact answer replaces it (the picker's first frame).  The command, the
+    library and the MCP server never ask for it.  Its count, when asked, comes after its
+    rows: ``on_rows(answer)`` is called with the rows (``total`` -1) as soon as they come."""
     found = where(root)
     if found is None:
         return None
@@ -208,15 +231,27 @@ def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         cwd = os.getcwd()
     except OSError:
         return None
-    reply = request(path, {"op": "search", "key": key, "root": root, "cwd": cwd,
+    op = protocol.PROVISIONAL if provisional else "search"
+    reply = request(path, {"op": op, "key": key, "root": root, "cwd": cwd,
                            "query": query, "options": options_dict(options),
-                           "memory": memory, "count": count}, timeout)
+                           "memory": memory, "count": count}, timeout,
+                    None if on_rows is None else lambda first: _rows(first, on_rows))
     if reply is None or reply.get("ok") is not True:
         return None
+    return _answer(reply)
+
+
+def _answer(reply: dict[str, object]) -> Answer | None:
     try:
         return Answer(reply)
     except (KeyError, ValueError, TypeError):
         return None
+
+
+def _rows(first: dict[str, object], on_rows: Callable[[Answer], object]) -> None:
+    answer = _answer(first) if first.get("ok") is True else None
+    if answer is not None:
+        on_rows(answer)
 
 
 def ask_tool(tool: str, directory: str, query: str, limit: int, *,

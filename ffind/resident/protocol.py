@@ -37,6 +37,9 @@ MAX_SUN_PATH = 107
 _PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
               "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
 _NOT_KEYED = ("FFIND_NO_SERVER",)
+PROVISIONAL = "provisional"
+"""The request kind of a search answered over the listing the server holds, without
+validating it first (a picker's first frame only: ``client.ask(provisional=True)``)."""
 
 
 def disabled(environ: Mapping[str, str] | None = None) -> bool:

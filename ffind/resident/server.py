@@ -349,14 +349,18 @@ class Server:
         except (OSError, ValueError, EOFError):
             return
         reply, after = self.answer(request)
+        rest = reply.pop("rest", None)
         with contextlib.suppress(OSError, ValueError):
             conn.settimeout(60.0)
             conn.sendall(protocol.encode(reply))
+            if rest is not None:  # (a provisional answer's count: a second message)
+                conn.sendall(protocol.encode(rest()))
         if after is not None:
             after()
 
     def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
-        """The reply to ``request`` and what to do once it is sent."""
+        """The reply to ``request`` and what to do once it is sent.  A reply whose
+        ``follows`` is true has a ``rest`` (a callable, not sent): its second message."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
         if request.get("v") != __version__:
@@ -370,12 +374,12 @@ class Server:
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
                     "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root,
                     "checked": self.checked, "narrowed": self.narrowed}, None
-        if op not in ("search", "tool", "command"):
+        if op not in ("search", protocol.PROVISIONAL, "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
             return {"ok": False, "why": "another root or environment"}, None
         try:
-            reply, held = (self.search(request) if op == "search"
+            reply, held = (self.search(request) if op in ("search", protocol.PROVISIONAL)
                            else self.command(request) if op == "command"
                            else self.tool(request))
         except Exception as e:
@@ -405,18 +409,30 @@ class Server:
 
     def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         """The answer to a search request (the options and the query, ``client.ask``), as
-        ``ffind.search`` would give it."""
+        ``ffind.search`` would give it; a ``provisional`` one (a picker's first frame) is
+        ranked over the listing held, not validated first (unless none is held yet), and
+        says so (``provisional``)."""
         from ffind.options import SearchOptions
 
         options = SearchOptions(**request["options"])
+        provisional = request.get("op") == protocol.PROVISIONAL
+        count = bool(request.get("count"))
+        query = str(request["query"])
         top, total, warnings, memory_warning, held = self.found(
-            str(request["root"]), str(request["cwd"]), str(request["query"]), options,
-            bool(request.get("memory")), bool(request.get("count")))
-        reply = {
+            str(request["root"]), str(request["cwd"]), query, options,
+            bool(request.get("memory")), count and not provisional, validate=not provisional)
+        reply: dict[str, Any] = {
             "ok": True, "total": total, "complete": True, "warnings": warnings,
             "memory_warning": memory_warning,
             "matches": [(m.score, m.path, m.indices, m.typo) for m in top],
+            "scanned": len(held.listing or ()), "provisional": provisional,
         }
+        if provisional and count and total < 0:
+            # The rows at once, the count (a pass over every candidate) in a second message.
+            index = held.index
+            assert index is not None
+            reply["follows"] = True
+            reply["rest"] = lambda: {"total": len(index.run(query))}
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
@@ -446,10 +462,12 @@ class Server:
                 "code": int(code)}, held
 
     def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
-              count: bool) -> tuple[list[FileMatch], int, list[str], str | None, Held]:
+              count: bool, validate: bool = True
+              ) -> tuple[list[FileMatch], int, list[str], str | None, Held]:
         """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
         would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
-        memory's warning, what is held for the listing)."""
+        memory's warning, what is held for the listing).  ``validate=False``: over the
+        listing held as it is, when there is one (a provisional answer)."""
         from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
@@ -459,7 +477,8 @@ class Server:
         check_root(root)
         held = self._held(root, options)
         warnings: list[str] = []
-        self.validate(root, options, held, warnings.append)
+        if validate or held.listing is None:
+            self.validate(root, options, held, warnings.append)
         listing = held.listing
         assert listing is not None
         opened = None
@@ -475,6 +494,11 @@ class Server:
             index = held.index = Index(listing)
             held.recall = Recall(Index)
             self.rebuilt += 1
+        elif opened is not None and held.recall is None:  # (the empty query's: kept too)
+            from ffind.engine.index import Index
+            from ffind.engine.recall import Recall
+
+            held.recall = Recall(Index)
         # One ``git status`` at a time, never stopped for a reply: the last request's, while
         # it runs, serves this one too (until it answers, with the answer remembered before
         # it); once it has answered (and remembered its answer), a new one starts.
@@ -486,8 +510,8 @@ class Server:
                   else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
                                   git=running))
         total = -1
-        if not query:
-            top = list_every(listing, options, recall)
+        if not query:  # (a listing not validated is not complete: the memory keeps all)
+            top = list_every(listing, options, recall, complete=validate)
             total = len(listing)
         else:
             assert index is not None

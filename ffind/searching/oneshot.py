@@ -264,9 +264,12 @@ class _Recalling:
         from ffind.engine.recall import Recall
         from ffind.scoring.scorer import FileMatch
 
-        boost = Recall(Index).boosts(paths, self.visits, self.root, None)
+        state = self.state if self.state is not None else Recall(Index)  # (its folders kept)
+        boost = state.boosts(paths, self.visits, self.root, None)
         first = sorted(boost, key=lambda p: (-boost[p], p))
-        rest = (p for p in sorted(paths) if p not in boost)
+        # (with a limit, the first of the others are among the smallest ``limit + boosted``)
+        ordered = sorted(paths) if limit is None else heapq.nsmallest(limit + len(boost), paths)
+        rest = (p for p in ordered if p not in boost)
         chosen = itertools.chain(((p, boost[p]) for p in first), ((p, 0) for p in rest))
         return [FileMatch(b, p) for p, b in itertools.islice(chosen, limit)]
 

@@ -41,6 +41,10 @@ CLOSE_WAIT = 0.2
 SERVER_WAIT = 2.0
 """Seconds the resident server's first screenful is waited for, beside the session (it is
 shown only if it comes before the session's first state)."""
+FIRST_WAIT = 0.5
+"""Seconds the session's start waits for the resident server's first frame (its rows, then
+their count), drawn meanwhile: the session's loading of a large snapshot would take the CPU
+and the GIL from that frame (at 1M paths: ~50 ms for the rows, ~200 ms more for the count)."""
 PREFETCH_PAGES = 1
 """Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 
@@ -65,15 +69,13 @@ def run_picker(
     ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
     last snapshot, then the validated listing).
     ``server``: with ``cache``, one root and no ``paths``, ask the root's resident server (if
-    one runs; never started here), in a thread beside the session, for the first screenful:
-    shown if it comes before the session's first state, which replaces it.
+    one runs; never started here), in a thread, for the first screenful over the listing it
+    holds (provisional: not validated), drawn before the session starts (``FIRST_WAIT`` at
+    most; later, shown if it comes before the session's first state, which replaces it).
     ``on_done(code)``: called last, once the selection is printed and the session closed, while
     the session is still referenced (the command ends the process there with ``os._exit``:
     freeing a million paths' index costs more than everything else after Enter).
     """
-    from ffind.frontends.picker.preview import Preview
-    from ffind.searching.session import FileSearcher
-
     query = query or ""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
@@ -89,18 +91,28 @@ def run_picker(
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
             session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
+            asked = threading.Event()
             if server and cache and paths is None and len(roots) == 1:
                 asker = threading.Thread(
                     target=_first_from_server, name="ffind-first",
-                    args=(query, roots[0], session_options, memory, waker), daemon=True)
+                    args=(query, roots[0], session_options, memory, waker, asked), daemon=True)
                 asker.start()
+            shown = None
+            if preview is not None:
+                from ffind.frontends.picker.preview import Preview
+
+                shown = Preview(preview, lambda width: make_console(width, color), waker.wake)
+            picker = Picker(term, None, waker, query, color, shown)
+            if asker is not None:  # (its first frame drawn before the session starts)
+                picker.first(FIRST_WAIT, lambda: not asked.is_set())
+            from ffind.searching.session import FileSearcher  # (after the server's request)
+
             searcher = FileSearcher(roots or ["."], session_options, waker, paths=paths,
                                     memory=memory, cache=cache)
-            shown = None if preview is None else Preview(
-                preview, lambda width: make_console(width, color), waker.wake)
+            picker.attach(searcher)
             try:
                 searcher.set_query(query)
-                picked = Picker(term, searcher, waker, query, color, shown).run()
+                picked = picker.run()
             finally:
                 searcher.cancel()  # the screen is restored while the walk winds down
     finally:
@@ -128,22 +140,33 @@ def run_picker(
 
 
 def _first_from_server(query: str, root: str, options: SearchOptions,
-                       memory: Memory | None, waker: Waker) -> None:
+                       memory: Memory | None, waker: Waker, asked: threading.Event) -> None:
     """The resident server's answer to ``query`` (``options``: the session's, so the same
     ranking and screenful), shown until the session's first state (issue 14; run in a thread
-    of its own).  Any failure, no answer within ``SERVER_WAIT``, or an answer after the
-    session's first state: nothing (the session's states as without a server).
-    The answer carries no scanned count: the counter shows the matches' count over itself
-    until the session's first state."""
-    from ffind.resident.client import ask
+    of its own).  A provisional answer (``ask(provisional=True)``): ranked at once over the
+    listing the server holds, not validated first (at 1M files that ``stat`` pass alone
+    takes a second); the session's own states replace it, and they end on the validated
+    listing.  Any failure, no answer within ``SERVER_WAIT``, or an answer after the
+    session's first state: nothing (the session's states as without a server).  ``asked``
+    is set at the end (and ``waker.arrived``: ``Picker.first`` waits no longer)."""
+    from ffind.resident.client import Answer, ask
     from ffind.searching.session import Snapshot
 
-    answer = ask(query, root, options, memory=memory is not None, count=True,
-                 timeout=SERVER_WAIT)
-    if answer is None or answer.total < 0:
-        return
-    matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
-    waker.provisional(Snapshot(query, matches, answer.total, answer.total, False))
+    def show(answer: Answer) -> None:
+        matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
+        total = answer.total  # (-1: counted next; the counter says so)
+        if total < 0 and (options.limit is None or len(matches) < options.limit):  # (all)
+            total = len(matches)
+        waker.provisional(Snapshot(query, matches, total, max(answer.scanned, total), False))
+
+    try:
+        answer = ask(query, root, options, memory=memory is not None, count=True,
+                     timeout=SERVER_WAIT, provisional=True, on_rows=show)
+        if answer is not None and answer.total >= 0:
+            show(answer)
+    finally:
+        asked.set()
+        waker.arrived.set()
 
 
 def _print_warnings(warnings: list[str]) -> None:

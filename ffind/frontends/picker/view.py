@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ffind.frontends.picker.keys import QueryLine
@@ -42,6 +43,9 @@ ECHO_WAIT = 0.02
 """Seconds a typed key waits for its query's answer before the prompt is redrawn over the
 previous results: one frame instead of two when the answer is quick, and no drawing (which
 holds the GIL) while the matcher works on it."""
+COUNTING = "…"
+"""The counter's match count while it is being counted (the resident server's first frame:
+its rows come before their count)."""
 SIDE_MIN_COLS = 100
 """From this width on the preview is beside the list; below it, under the list."""
 WHEEL = {"64": -1, "65": 1}
@@ -73,16 +77,24 @@ def make_console(width: int, color: bool | None) -> Console:
     )
 
 
+def _count(snap: Snapshot | None) -> int:
+    """The matches the cursor may move over: the count, or the rows while it is counted."""
+    if snap is None:
+        return 0
+    return len(snap.matches) if snap.total_match_count < 0 else snap.total_match_count
+
+
 class Picker:
     def __init__(
-        self, term: Terminal, searcher: FileSearcher, waker: Waker, query: str,
+        self, term: Terminal, searcher: FileSearcher | None, waker: Waker, query: str,
         color: bool | None = None, preview: Preview | None = None,
     ) -> None:
+        """``searcher``: the session; None until ``attach`` (``first`` draws before it)."""
         self.term = term
         self.color = color
         self.plain = False
         """Drawing without colour: the prompt is bold, matched characters bold and underlined."""
-        self.searcher = searcher
+        self._searcher = searcher
         self.waker = waker
         self.line = QueryLine(query, len(query))
         self.sent_query = query
@@ -104,13 +116,46 @@ class Picker:
     def query(self) -> str:
         return self.line.text
 
+    @property
+    def searcher(self) -> FileSearcher:
+        assert self._searcher is not None, "the session is attached before the loop runs"
+        return self._searcher
+
+    def attach(self, searcher: FileSearcher) -> None:
+        self._searcher = searcher
+
     # --- the loop
+
+    def _console(self) -> None:
+        if self.console is None:
+            self.console = make_console(self.term.size()[0], self.color)
+            self.plain = self.console.no_color or self.console.color_system is None
+
+    def first(self, wait: float, asking: Callable[[], bool]) -> None:
+        """Before the session (``attach``): draw the provisional states that come within
+        ``wait`` seconds (the resident server's rows, then their count) while ``asking()``,
+        until one with its count is drawn.  The session is not started meanwhile: its
+        loading of a large snapshot would take the CPU and the GIL from this frame."""
+        deadline = time.monotonic() + wait
+        self._console()  # (rich's import, while the server works)
+        drawn = None
+        while True:
+            latest = self.waker.latest
+            if latest is not None and latest is not drawn:
+                self.draw()
+                drawn = latest
+                if latest.total_match_count >= 0:
+                    return
+            left = deadline - time.monotonic()
+            if left <= 0 or (not asking() and self.waker.latest is drawn):
+                return
+            self.waker.arrived.wait(left)
+            self.waker.arrived.clear()
 
     def run(self) -> list[FileMatch] | None:
         """The selection (empty: Enter with nothing to pick), or None when aborted."""
         try:
-            self.console = make_console(self.term.size()[0], self.color)
-            self.plain = self.console.no_color or self.console.color_system is None
+            self._console()
             return self.loop()
         except KeyboardInterrupt:
             return None
@@ -161,7 +206,8 @@ class Picker:
 
     def busy(self) -> bool:
         """The walk or the matching of the typed query is still running."""
-        self.searcher.wait(0)  # raises the walk's error, if any
+        if self._searcher is not None:
+            self._searcher.wait(0)  # raises the walk's error, if any
         snap = self.waker.latest
         return not (self.waker.complete and snap is not None and snap.query == self.query)
 
@@ -198,8 +244,7 @@ class Picker:
             self.searcher.set_query(query)
 
     def move(self, step: int) -> None:
-        total = self.snap.total_match_count if self.snap is not None else 0
-        self.cur = max(0, min(self.cur + step, total - 1))
+        self.cur = max(0, min(self.cur + step, _count(self.snap) - 1))
 
     def click(self, button: str, col: str, screen_row: str) -> None:
         if button in WHEEL:
@@ -285,13 +330,14 @@ class Picker:
         if snap.query != self.shown_query:
             self.shown_query = snap.query
             self.cur = self.offset = 0
-        self.cur = max(0, min(self.cur, snap.total_match_count - 1))
+        self.cur = max(0, min(self.cur, _count(snap) - 1))
         if self.cur < self.offset:
             self.offset = self.cur
         elif rows and self.cur >= self.offset + rows:
             self.offset = self.cur - rows + 1
         need = self.offset + rows
-        if need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count:
+        if (need <= len(snap.matches) or len(snap.matches) >= snap.total_match_count
+                or self._searcher is None):
             self.items = snap.matches
         else:  # scrolled past the prefetched rows: rank more (may wait for the matcher)
             self.items = self.searcher.results(need, compute_indices=True)
@@ -358,7 +404,9 @@ class Picker:
     def info_line(self, snap: Snapshot) -> Text:
         from rich.text import Text
 
-        text = Text(f"  {snap.total_match_count}/{snap.scanned_file_count}", style="yellow")
+        count = snap.total_match_count
+        text = Text(f"  {COUNTING if count < 0 else count}/{snap.scanned_file_count}",
+                    style="yellow")
         if self.marks:
             text.append(f" ({len(self.marks)})", style="magenta")
         if self.busy():

@@ -25,6 +25,12 @@ class Waker:
         self.ranked: tuple[str, list[FileMatch]] | None = None
         """A completed query's matches, handed over before its count (``on_ranked``)."""
         self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
+        self.reported = False
+        """The session has reported a state (a provisional one is no longer taken)."""
+        self._known = 0
+        """The provisional state's scanned count: the session's states show at least as many
+        until its listing is validated (``walk_complete``; its snapshot's paths come in two
+        parts, the query's candidates first: the counter does not drop back meanwhile)."""
         self.arrived = threading.Event()
         self._lock = threading.Lock()  # (the session's states against ``provisional``)
 
@@ -33,10 +39,16 @@ class Waker:
             os.write(self._w, b".")
 
     def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
+        if not snapshot.walk_complete and snapshot.scanned_file_count < self._known:
+            from ffind.searching.session import Snapshot
+
+            snapshot = Snapshot(snapshot.query, snapshot.matches, snapshot.total_match_count,
+                                self._known, snapshot.walk_complete)
         with self._lock:
             self.latest, self.complete = snapshot, complete
             self.seq += 1
             self.latest_seq = self.seq
+            self.reported = True
         self.arrived.set()
         self.wake()
 
@@ -45,18 +57,22 @@ class Waker:
             self.ranked = (query, matches)
             self.seq += 1
             self.ranked_seq = self.seq
+            self.reported = True
         self.arrived.set()
         self.wake()
 
     def provisional(self, snapshot: Snapshot) -> bool:
-        """Show ``snapshot`` (the resident server's answer) until the session's first state;
-        whether it was taken (not when the session has reported already).  Not complete:
-        the session's own states replace it."""
+        """Show ``snapshot`` (the resident server's answer: its rows, then again with its
+        count; ``total_match_count`` -1 until then) until the session's first state; whether
+        it was taken (not once the session has reported).  Not complete: the session's own
+        states replace it."""
         with self._lock:
-            if self.seq:
+            if self.reported:
                 return False
             self.latest, self.complete = snapshot, False
-            self.seq = self.latest_seq = 1
+            self._known = snapshot.scanned_file_count
+            self.seq += 1
+            self.latest_seq = self.seq
         self.arrived.set()
         self.wake()
         return True

@@ -1,0 +1,83 @@
+"""The resident server's provisional answers (``client.ask(provisional=True)``, the picker's
+first frame, issue 14): over the listing the server holds, without validating it, rows first
+and their count in a second message, marked provisional; what the command and the library
+ask stays validated.  (Beside ``resident_server_test.py``, whose fixtures it uses.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from resident_server_test import _armed, _threaded_server, _tree, resident
+
+import ffind
+from ffind.options import SearchOptions
+from ffind.resident import client, protocol
+
+__all__ = ["resident"]  # (the fixture, used by name)
+
+OPTIONS = SearchOptions(limit=3, compute_indices=True)
+
+
+def _paths(answer: client.Answer | None) -> list[str]:
+    assert answer is not None
+    return [m.path for m in answer.matches]
+
+
+def test_a_provisional_answer_is_the_held_listings_rows_then_their_count(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    with _threaded_server(root, budget=0) as srv:  # (no watches: no idle validation)
+        exact = client.ask("main", str(root), OPTIONS, memory=False, count=True)
+        assert exact is not None and not exact.provisional and exact.total == 3
+        assert exact.scanned == 5  # (the listing: nothing hidden, build/ ignored)
+        _armed(srv)  # (its hint started, no watch: nothing validates the listing until asked)
+        (root / "src" / "main_new.py").write_text("x")
+        rows: list[client.Answer] = []
+        stale = client.ask("main", str(root), OPTIONS, memory=False, count=True,
+                           provisional=True, on_rows=rows.append)
+        assert stale is not None and stale.provisional
+        assert _paths(stale) == _paths(exact) and stale.total == 3
+        assert stale.scanned == 5, "not validated: the new file is not in it"
+        (first,) = rows
+        assert first.provisional and first.total == -1, "the rows, their count to come"
+        assert _paths(first) == _paths(exact) and first.scanned == 5
+        got = ffind.search("main", root, OPTIONS, cache=True)  # (the library: validated)
+        assert srv.answered == 3
+        assert got == ffind.search("main", root, OPTIONS) and got.total_match_count == 4
+        now = client.ask("main", str(root), OPTIONS, memory=False, count=True,
+                         provisional=True)
+        assert now is not None and now.total == 4 and now.scanned == 6, "the listing held now"
+        assert _paths(now) == [m.path for m in got.matches]
+
+
+def test_a_provisional_first_request_validates_when_nothing_is_held(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    with _threaded_server(root):
+        rows: list[client.Answer] = []
+        got = client.ask("main", str(root), OPTIONS, memory=False, count=True,
+                         provisional=True, on_rows=rows.append)
+        cold = ffind.search("main", root, OPTIONS)
+        assert got is not None and got.provisional and len(rows) == 1
+        assert _paths(got) == [m.path for m in cold.matches]
+        assert got.total == cold.total_match_count and got.scanned == 5
+
+
+@pytest.mark.parametrize(("query", "count"), [("", True), ("main", False)])
+def test_a_provisional_answer_comes_whole_when_nothing_is_left_to_count(
+        resident: Path, tmp_path: Path, query: str, count: bool) -> None:
+    """The empty query's count is the listing's size; without ``count``, none is sent."""
+    root = _tree(tmp_path)
+    with _threaded_server(root):
+        found = client.where(str(root))
+        assert found is not None
+        path, key = found
+        message = {"op": protocol.PROVISIONAL, "key": key, "root": str(root),
+                   "cwd": str(tmp_path), "query": query,
+                   "options": client.options_dict(OPTIONS), "memory": False, "count": count}
+        seen: list[dict[str, object]] = []
+        reply = client.request(path, message, then=seen.append)
+        assert reply is not None and reply["ok"] is True and reply["provisional"] is True
+        assert seen == [] and "follows" not in reply
+        assert reply["total"] == (5 if count else -1)
