@@ -445,7 +445,8 @@ def _armed(srv: server.Server, timeout: float = 10.0) -> None:
     """Wait until the server has no idle work left (its hints started, their watches
     added)."""
     end = time.monotonic() + timeout
-    while srv.unarmed() is not None:
+    # (``unarmed`` first: while ``arm`` runs, its listing looks done before its check ahead)
+    while srv.unarmed() is not None or srv.arming:
         assert time.monotonic() < end, "the server's watches were not added"
         time.sleep(0.01)
 

@@ -203,6 +203,9 @@ class Server:
         self.held: OrderedDict[str, Held] = OrderedDict()
         self.answered = 0
         self.rebuilt = 0
+        self.arming = False
+        """Idle work (``arm``) under way: its listing may look done (``unarmed``) before its
+        check ahead has run (read by the tests, after ``unarmed``)."""
         self.checked = -1
         """The folders the last validation ``stat``-checked by its hint's choice; -1: every
         one (no hint yet, or it could not tell)."""
@@ -269,7 +272,11 @@ class Server:
                         self.handle(conn)
                     last = time.monotonic()
                 elif work is not None:
-                    self.arm(work)
+                    self.arming = True
+                    try:
+                        self.arm(work)
+                    finally:
+                        self.arming = False
                 elif time.monotonic() - last > self.idle:
                     return
                 if not self.ours():
