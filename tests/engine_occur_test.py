@@ -59,3 +59,30 @@ def test_a_path_with_a_nul_gives_no_buffer() -> None:
 def test_findable() -> None:
     assert findable("src") and findable("s/p/t")
     assert not findable("") and not findable("a?") and not findable("é") and not findable("a\0")
+
+
+@given(TEXTS, st.lists(st.text("ab/._", min_size=1, max_size=3), min_size=1, max_size=6),
+       st.integers(1, 5), st.integers(1, 4), st.integers(1, 3), st.sampled_from([0, 4, 10**9]))
+def test_has_kept_answers_stay_exact_as_the_buffer_grows(
+    texts: list[str], terms: list[str], step: int, slice_: int, kept: int, sparse: int
+) -> None:
+    """``has`` keeps its last answers per slice: asked again, after the buffer grew, after
+    other terms pushed it out, through either way of finding the paths (``SPARSE`` 0: always
+    or-ed over the bytes; huge: always one binary search per occurrence), it answers what
+    ``in`` does."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)
+        mp.setattr(occur, "HAS_KEPT", kept)
+        mp.setattr(occur, "SPARSE", sparse)
+        buf = FoldedBuffer(np)
+        for upto in range(0, len(texts) + step, step):
+            assert buf.sync(texts, upto)
+            for term in terms:
+                got = buf.has(term)
+                assert got.dtype == bool
+                assert got.tolist() == [term in t for t in texts[:buf.covered]]
+                got[:] = True  # (the caller's copy: the kept answer is not changed)
+        assert len(buf._has) <= kept

@@ -25,6 +25,12 @@ from typing import Any
 SEP = "\0"
 SLICE = 16384
 """Paths per slice of the buffer (about 1.3 MB on real paths)."""
+HAS_KEPT = 32
+"""How many terms' answers ``FoldedBuffer.has`` keeps (an eighth of a byte a path each: 4 MiB
+for a million paths)."""
+SPARSE = 4
+"""``_present`` finds the paths of an occurrence one by one (a binary search each) when there
+are fewer occurrences than paths over this, else ors each path's bytes (one pass)."""
 
 
 def findable(term: str) -> bool:
@@ -39,7 +45,7 @@ class FoldedBuffer:
     slice by slice, so nothing is ever copied to grow it and a search's temporaries are a few
     bytes per character of one slice."""
 
-    __slots__ = ("_parts", "broken", "np")
+    __slots__ = ("_has", "_parts", "broken", "np")
 
     def __init__(self, np: Any) -> None:
         self.np = np
@@ -47,6 +53,8 @@ class FoldedBuffer:
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
         """A path holds a NUL: no buffer (the callers use their per-path code)."""
+        self._has: dict[str, list[Any]] = {}
+        """``has``'s kept answers: per term, its packed bits per slice, oldest term first."""
 
     @property
     def covered(self) -> int:
@@ -71,6 +79,7 @@ class FoldedBuffer:
             if len(ends) != len(part):
                 self.broken = True
                 self._parts = []
+                self._has = {}
                 return False
             starts = np.empty(len(part) + 1, dtype=np.int32)  # (a slice is a few MB)
             starts[0] = 0
@@ -99,26 +108,45 @@ class FoldedBuffer:
         return ids, pos, before, after
 
     def has(self, term: str) -> Any:
-        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array): where
-        each character of the term is, shifted by its place, and-ed, then or-ed over each
-        path's bytes (no positions kept: a common bigram occurs about once a path)."""
+        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array).
+
+        The answers of the last ``HAS_KEPT`` terms are kept, packed a bit a path, per slice
+        (a slice never changes once built): typing ``s/p/`` then ``s/p/t`` asks for the
+        bigrams ``s/``, ``/p``, ``p/`` twice, and the second time only ``/t`` is searched."""
         np = self.np
-        m = len(term)
-        out = []
-        for _, buf, starts in self._parts:
-            n = len(buf)
-            hit = np.zeros(n, dtype=bool)
-            if n >= m:
-                sub = hit[:n - m + 1]
-                np.equal(buf[:n - m + 1], ord(term[0]), out=sub)
-                for k in range(1, m):
-                    sub &= buf[k:n - m + 1 + k] == ord(term[k])
-            out.append(np.logical_or.reduceat(hit, starts[:-1]) if len(starts) > 1
-                       else np.zeros(0, dtype=bool))
+        kept = self._has.pop(term, None)
+        done: list[Any] = [] if kept is None else kept
+        for _, buf, starts in self._parts[len(done):]:
+            done.append(np.packbits(_present(buf, starts, term, np)))
+        self._has[term] = done  # (last: the most recent)
+        while len(self._has) > HAS_KEPT:
+            del self._has[next(iter(self._has))]
+        out = [np.unpackbits(bits, count=len(starts) - 1).view(bool)
+               for bits, (_, _, starts) in zip(done, self._parts, strict=True)]
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def nbytes(self) -> int:
         return sum(int(b.nbytes + st.nbytes) for _, b, st in self._parts)
+
+
+def _present(buf: Any, starts: Any, term: str, np: Any) -> Any:
+    """Per path of one slice (``buf``, its paths' ``starts`` and end), whether ``term`` occurs
+    in it: where each character of the term is, shifted by its place, and-ed; then the paths
+    of those places (few: a binary search each; many: or-ed over each path's bytes)."""
+    n, m, k = len(buf), len(term), len(starts) - 1
+    if n < m or k < 1:
+        return np.zeros(max(k, 0), dtype=bool)
+    whole = np.zeros(n, dtype=bool)
+    hit = whole[:n - m + 1]
+    np.equal(buf[:n - m + 1], ord(term[0]), out=hit)
+    for j in range(1, m):
+        hit &= buf[j:n - m + 1 + j] == ord(term[j])
+    at = np.flatnonzero(hit)
+    if len(at) * SPARSE < k:
+        out = np.zeros(k, dtype=bool)
+        out[np.searchsorted(starts, at, side="right") - 1] = True
+        return out
+    return np.logical_or.reduceat(whole, starts[:-1])
 
 
 def _occurrences(buf: Any, term: str, np: Any) -> Any:
