@@ -143,3 +143,38 @@ def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
             assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
                 parse(q), ids, hidden_ok)
         assert with_np.match(q) == plain.match(q)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, PATHS, st.lists(st.lists(TERMS, min_size=1, max_size=3), min_size=1, max_size=5),
+       st.integers(1, 3), st.data())
+def test_kept_marks_give_the_plain_bounds_key_after_key(
+    paths: list[str], more: list[str], queries: list[list[str]], kept: int,
+    data: st.DataObject,
+) -> None:
+    """``Bounder._marks`` keeps the last terms' marks over every path: asked again for other
+    ids (a term last, then earlier), after other terms pushed them out, after the index grew,
+    the bounds are still the per-path ones."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        mp.setattr(bounding, "MARKS_KEPT", kept)
+        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
+        assert with_np.numpy_ready(30)
+        for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
+            if step == len(queries):
+                with_np.extend(more)
+                plain.extend(more)
+            for _ in with_np.warm():
+                pass
+            query = parse(" ".join(t.replace(" ", "") for t in terms))
+            if not query.positive:
+                continue
+            n = len(with_np)
+            ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n)))
+            assert with_np.bounder.bounds(query, ids, False) == plain.bounder.bounds(
+                query, ids, False), query.raw
+        assert len(with_np.bounder._kept_marks) <= kept

@@ -135,3 +135,22 @@ def test_numpy_ranking_of_random_queries_is_the_plain_one(q: str, k: int | None)
     as arrays, the batch scorer, the selections) against the plain code."""
     with_np, plain = indexes()
     assert with_np.match(q, limit=k) == plain.match(q, limit=k), (q, k)
+
+
+@pytest.mark.parametrize("q", ["s", "sr", "src", "re", "readme", "c", "Sr", "x", "é", "mod.rs"])
+def test_name_prefixes_from_the_first_letter_table_are_the_plain_ones(q: str) -> None:
+    """``ranker._name_prefixed`` tests only the ids of the term's first letter's table when
+    there are many: the same split, in the same order, as testing every id."""
+    from ffind.engine.ranker import _name_prefixed
+
+    with_np, plain = indexes()
+    t = parse(q).positive[0]
+    ids = with_np.run(q).ids
+    texts, base = plain.store.term_texts(t), plain.store.base
+    want = ([i for i in ids if texts[i].startswith(t.key, base[i])],
+            [i for i in ids if not texts[i].startswith(t.key, base[i])])
+    assert _name_prefixed(with_np, t, ids) == want
+    assert _name_prefixed(plain, t, ids) == want
+    assert _name_prefixed(with_np, t, list(range(len(with_np)))) == (
+        [i for i in range(len(with_np)) if texts[i].startswith(t.key, base[i])],
+        [i for i in range(len(with_np)) if not texts[i].startswith(t.key, base[i])])

@@ -37,6 +37,10 @@ UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
 
+MARKS_KEPT = 4
+"""How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
+about 0.9 MiB a term for a million paths)."""
+
 NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
 
@@ -84,6 +88,9 @@ class Bounder:
         self.early_bounds: dict[str, array[int]] = {}
         """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
         computed yet), kept between rankings."""
+        self._kept_marks: dict[str, tuple[int, Any]] = {}
+        """``_marks``' last answers over every path: per term, how many paths they cover and
+        the seven marks packed a bit a path (``MARKS_KEPT`` terms, oldest first)."""
 
     def aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
@@ -193,6 +200,14 @@ class Bounder:
         """An upper bound of the exact score of each id, and whether it is *optimistic*
         (assumes every character can be in the file name; ``tighten_name`` computes that part
         with rapidfuzz's LCSseq against the file name instead)."""
+        bounds, flagged = self.bounds_any(q, ids, hidden_ok)
+        if not isinstance(bounds, list):
+            return bounds.tolist(), flagged.tolist()
+        return bounds, flagged
+
+    def bounds_any(self, q: Query, ids: list[int], hidden_ok: bool) -> tuple[Any, Any]:
+        """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed
+        in numpy (for a caller that goes on in numpy: no ``tolist`` and back)."""
         total = self.early_total(q, ids, hidden_ok)
         fq = q.positive[-1].folded
         if "/" in fq:
@@ -293,33 +308,51 @@ class Bounder:
         one code point for one (``ffind.query.fold``), so ``base`` and ``pstart`` are
         positions in the folded path too, and with no ``/`` in the term an occurrence never
         spans the ``/`` before a name or a folder: "inside the folders" is an occurrence that
-        starts before ``base``, and so on."""
+        starts before ``base``, and so on.
+
+        The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
+        as the last one (``test``) is bounded again as an earlier one at the next key
+        (``test u``), and its occurrences are not searched for again."""
         buf = self.folded_buffer(np)
         if buf is None:
             return None
         st = self.store
         at = np.asarray(ids, dtype=np.int64)
         base_a, pst_a = st.offsets(np)
-        t, r, before, after = buf.find(fq)
-        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
         n_all = buf.covered
-
-        def mark(sel: Any) -> Any:
-            out = np.zeros(n_all, dtype=bool)
-            out[t[sel]] = True
-            return out[at]
-
-        slash = ord("/")
+        kept = self._kept_marks.pop(fq, None)
+        if kept is not None and kept[0] == n_all:
+            every = np.unpackbits(kept[1], axis=1, count=n_all).view(bool)
+        else:
+            every = self._every_mark(fq, buf, base_a, pst_a, np)
+            kept = (n_all, np.packbits(every, axis=1))
+        self._kept_marks[fq] = kept  # (last: the most recent)
+        while len(self._kept_marks) > MARKS_KEPT:
+            del self._kept_marks[next(iter(self._kept_marks))]
+        found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, at]
         return _Marks(
             at=at, base=base_a[at].astype(np.int64), pstart=pst_a[at].astype(np.int64),
-            found=mark(slice(None)), in_dirs=mark(r < tb), in_name=mark(r >= tb),
-            name_start=mark(r == tb), parent=mark(r == tp),
-            in_parent=mark((r >= tp) & (r < tb - 1) & (tp >= 0)),
-            whole_dir=mark(((r == 0) | (before == slash)) & (after == slash)))
+            found=found, in_dirs=in_dirs, in_name=in_name, name_start=name_start,
+            parent=parent, in_parent=in_parent, whole_dir=whole_dir)
+
+    @staticmethod
+    def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
+        """``_marks``' seven marks for every path the buffer covers, as a (7, paths) bool
+        array, in ``_Marks``' order from ``found``."""
+        t, r, before, after = buf.find(fq)
+        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
+        slash = ord("/")
+        every = np.zeros((7, buf.covered), dtype=bool)
+        for row, sel in enumerate((
+                slice(None), r < tb, r >= tb, r == tb, r == tp,
+                (r >= tp) & (r < tb - 1) & (tp >= 0),
+                ((r == 0) | (before == slash)) & (after == slash))):
+            every[row, t[sel]] = True
+        return every
 
     def _last_joined(
         self, fq: str, ids: list[int], total: list[int], np: Any
-    ) -> tuple[list[int], list[bool]] | None:
+    ) -> tuple[Any, Any] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
         ``/``), from its occurrences (``_marks``); None when there is no buffer."""
         k = self._marks(fq, ids, np)
@@ -335,7 +368,7 @@ class Bounder:
         v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
         loose = ~k.found | (k.in_dirs & ~k.in_name)
         out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
-        return out.tolist(), loose.tolist()
+        return out, loose
 
     def _early_joined(self, fq: str, new: list[int], most: int, np: Any) -> list[int] | None:
         """``_early_term`` from the term's occurrences (``_marks``); None when there is no
@@ -356,7 +389,7 @@ class Bounder:
 
     def _one_char(
         self, c: str, ids: list[int], total: list[int], np: Any
-    ) -> tuple[list[int], list[bool]] | None:
+    ) -> tuple[Any, Any] | None:
         """``bounds`` for a one-character last term ``c`` (which has a bit of its own), as
         array arithmetic over the letter masks (``ffind.engine.letters``): whether ``c`` is in
         the folders, in the file name, a folder of its own; the first-letter tables say
@@ -382,7 +415,7 @@ class Bounder:
         v += (in_dirs & ((whole_m[a] & bit) != 0)) * w.whole_dir
         flagged = in_dirs & ~name_starts & ~in_name
         out = np.array(total, dtype=np.int64) + v + self.b.name_bonus(1) * flagged
-        return out.tolist(), flagged.tolist()
+        return out, flagged
 
     @staticmethod
     def _member(table: Sequence[int], a: Any, n: int, np: Any) -> Any:
@@ -394,7 +427,7 @@ class Bounder:
 
     def _aligned_bounds(
         self, fq: str, ids: list[int], total: list[int]
-    ) -> tuple[list[int], list[bool]]:
+    ) -> tuple[Any, Any]:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
         bucket = self.aligned_bucket(fq)
@@ -409,7 +442,7 @@ class Bounder:
             mark[np.asarray(aligned, dtype=np.int64)] = True
             on = mark[at]
             v = np.where(on, top, np.where(buf.has(fq)[at], contig, other))
-            return (np.asarray(total, dtype=np.int64) + v).tolist(), (~on).tolist()
+            return np.asarray(total, dtype=np.int64) + v, ~on
         hit = set(aligned)
         folded = self.store.folded
         total = [a + (top if i in hit else contig if fq in folded[i] else other)

@@ -223,9 +223,10 @@ class PathStore:
         block of ids at a time by ``build_initials``, else one by one)."""
         done = len(self._iends)
         loose = self._iloose
-        missing = [i for i in ids if i >= done and i not in loose]
-        if missing:
-            self._add_loose(missing)
+        if ids and max(ids) >= done:  # (once ``warm`` has built every block, none is)
+            missing = [i for i in ids if i >= done and i not in loose]
+            if missing:
+                self._add_loose(missing)
         blocks, ends = self._iblocks, self._iends
         if len(ids) < DENSE or not isinstance(ids, list) or ids != sorted(ids):
             return [blocks[i >> INIT_SHIFT][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
