@@ -25,9 +25,6 @@ from typing import Any
 SEP = "\0"
 SLICE = 16384
 """Paths per slice of the buffer (about 1.3 MB on real paths)."""
-HAS_KEPT = 32
-"""How many terms' answers ``FoldedBuffer.has`` keeps (an eighth of a byte a path each: 4 MiB
-for a million paths)."""
 SPARSE = 4
 """``_present`` finds the paths of an occurrence one by one (a binary search each) when there
 are fewer occurrences than paths over this, else ors each path's bytes (one pass)."""
@@ -45,7 +42,7 @@ class FoldedBuffer:
     slice by slice, so nothing is ever copied to grow it and a search's temporaries are a few
     bytes per character of one slice."""
 
-    __slots__ = ("_has", "_parts", "broken", "np")
+    __slots__ = ("_parts", "broken", "np")
 
     def __init__(self, np: Any) -> None:
         self.np = np
@@ -53,8 +50,6 @@ class FoldedBuffer:
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
         """A path holds a NUL: no buffer (the callers use their per-path code)."""
-        self._has: dict[str, list[Any]] = {}
-        """``has``'s kept answers: per term, its packed bits per slice, oldest term first."""
 
     @property
     def covered(self) -> int:
@@ -79,7 +74,6 @@ class FoldedBuffer:
             if len(ends) != len(part):
                 self.broken = True
                 self._parts = []
-                self._has = {}
                 return False
             starts = np.empty(len(part) + 1, dtype=np.int32)  # (a slice is a few MB)
             starts[0] = 0
@@ -108,21 +102,9 @@ class FoldedBuffer:
         return ids, pos, before, after
 
     def has(self, term: str) -> Any:
-        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array).
-
-        The answers of the last ``HAS_KEPT`` terms are kept, packed a bit a path, per slice
-        (a slice never changes once built): typing ``s/p/`` then ``s/p/t`` asks for the
-        bigrams ``s/``, ``/p``, ``p/`` twice, and the second time only ``/t`` is searched."""
+        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
         np = self.np
-        kept = self._has.pop(term, None)
-        done: list[Any] = [] if kept is None else kept
-        for _, buf, starts in self._parts[len(done):]:
-            done.append(np.packbits(_present(buf, starts, term, np)))
-        self._has[term] = done  # (last: the most recent)
-        while len(self._has) > HAS_KEPT:
-            del self._has[next(iter(self._has))]
-        out = [np.unpackbits(bits, count=len(starts) - 1).view(bool)
-               for bits, (_, _, starts) in zip(done, self._parts, strict=True)]
+        out = [_present(buf, starts, term, np) for _, buf, starts in self._parts]
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def nbytes(self) -> int:
