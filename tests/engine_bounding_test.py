@@ -105,6 +105,7 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bounding, "JOINED_FROM", 0)
         mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays too)
         with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
         assert with_np.numpy_ready(30)
         for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
@@ -154,7 +155,8 @@ def test_kept_marks_give_the_plain_bounds_key_after_key(
 ) -> None:
     """``Bounder._marks`` keeps the last terms' marks over every path: asked again for other
     ids (a term last, then earlier), after other terms pushed them out, after the index grew,
-    the bounds are still the per-path ones."""
+    the bounds are still the per-path ones; with the earlier terms' bounds kept as arrays
+    (``EARLY_NUMPY_FROM`` 0) or as lists."""
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
@@ -162,19 +164,24 @@ def test_kept_marks_give_the_plain_bounds_key_after_key(
         mp.setattr(bounding, "JOINED_FROM", 0)
         mp.setattr(bounding, "JOINED_SHARE", 10**9)
         mp.setattr(bounding, "MARKS_KEPT", kept)
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", data.draw(st.sampled_from([0, 10**9])))
         with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
         assert with_np.numpy_ready(30)
         for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
             if step == len(queries):
                 with_np.extend(more)
                 plain.extend(more)
-            for _ in with_np.warm():
-                pass
             query = parse(" ".join(t.replace(" ", "") for t in terms))
             if not query.positive:
                 continue
             n = len(with_np)
-            ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n)))
-            assert with_np.bounder.bounds(query, ids, False) == plain.bounder.bounds(
-                query, ids, False), query.raw
+            for warm in (False, True):  # (before ``warm``: no buffer over the new paths)
+                if warm:
+                    for _ in with_np.warm():
+                        pass
+                ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1,
+                                               max_size=n)))
+                for hidden_ok in (False, True):
+                    assert with_np.bounder.bounds(query, ids, hidden_ok) == (
+                        plain.bounder.bounds(query, ids, hidden_ok)), query.raw
         assert len(with_np.bounder._kept_marks) <= kept

@@ -37,6 +37,8 @@ UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
 
+EARLY_NUMPY_FROM = 2048
+"""From how many ids ``Bounder.early_total`` runs in numpy (when the index uses it)."""
 MARKS_KEPT = 4
 """How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
 about 0.9 MiB a term for a million paths)."""
@@ -138,33 +140,31 @@ class Bounder:
             scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
         return scored
 
-    def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
-        """Per id: the bounds of every term but the last, less the path's penalty.
+    def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> Any:
+        """Per id: the bounds of every term but the last, less the path's penalty (a list;
+        with numpy, for ``EARLY_NUMPY_FROM`` ids or more, an int64 array).
 
         Each of those terms is scored anywhere, or against the folder path with the file's
         folder as the name (``ExactScorer.score``): no file-name bound; but a term that is
         nowhere contiguous gets no prefix, whole-name, contiguity or folder bonus in either
         reading (unless it has a ``/``, which may align with the folders instead)."""
+        np = self.numpy.module() if len(ids) >= EARLY_NUMPY_FROM else None
+        if np is not None:
+            return self._early_total_array(q, ids, hidden_ok, np)
         st = self.store
         total = [-p for p in st.penalties(ids, hidden_ok)]
         for t in q.positive[:-1]:
             fq = t.folded
-            m = len(fq)
-            tiers = self.b.tiers(m)
-            extra = self.b.dir_extras_max(m)
-            most = tiers.top + extra
+            most = self._most(fq)
             if "/" in fq:
                 total = [a + most for a in total]
                 continue
-            # its bound per path, kept between rankings: computed for new ids only
-            known, made = kept(self.early_bounds, fq, lambda: array("i"))
-            if len(known) < len(st.paths):
-                known.extend(array("i", [UNKNOWN]) * (len(st.paths) - len(known)))
+            known, made = self._known(fq)
             new = ids if made else [i for i in ids if known[i] == UNKNOWN]
             if new:
                 np = self.numpy.module() if self.wide(new) and findable(fq) else None
                 got = None if np is None else self._early_joined(fq, new, most, np)
-                tbn = self._early_term(fq, new, most) if got is None else got
+                tbn = self._early_term(fq, new, most) if got is None else got.tolist()
                 for i, v in zip(new, tbn, strict=True):
                     known[i] = v
                 if new is ids:
@@ -172,6 +172,44 @@ class Bounder:
                     continue
             total = [a + known[i] for a, i in zip(total, ids, strict=True)]
         return total
+
+    def _early_total_array(self, q: Query, ids: Sequence[int], hidden_ok: bool, np: Any) -> Any:
+        """``early_total`` in numpy (int64): the penalties and the kept bounds read as arrays,
+        the new ids' bounds written back in one assignment instead of one per id."""
+        st = self.store
+        a = np.asarray(ids, dtype=np.int64)
+        total = -st.penalties_array(hidden_ok, np)[a]
+        for t in q.positive[:-1]:
+            fq = t.folded
+            most = self._most(fq)
+            if "/" in fq:
+                total += most
+                continue
+            known, made = self._known(fq)
+            kv = np.frombuffer(known, dtype=np.int32)  # (a view: written through)
+            new = a if made else a[kv[a] == UNKNOWN]
+            if len(new):
+                wide = self.wide(new) and findable(fq)
+                got = self._early_joined(fq, new, most, np) if wide else None
+                kv[new] = self._early_term(fq, new.tolist(), most) if got is None else got
+            total += kv[a]
+            del kv  # (``known`` may grow later: no view of it may outlive this)
+        return total
+
+    def _most(self, fq: str) -> int:
+        """The most an earlier term ``fq`` can score (its bound where it is a prefix)."""
+        m = len(fq)
+        return self.b.tiers(m).top + self.b.dir_extras_max(m)
+
+    def _known(self, fq: str) -> tuple[array[int], bool]:
+        """The kept bounds of the earlier term ``fq`` (``early_bounds``), one per path
+        (``UNKNOWN`` where not computed yet), and whether they were made just now (all
+        unknown: its bounds kept between rankings, computed for new ids only)."""
+        known, made = kept(self.early_bounds, fq, lambda: array("i"))
+        n = len(self.store.paths)
+        if len(known) < n:
+            known.extend(array("i", [UNKNOWN]) * (n - len(known)))
+        return known, made
 
     def _early_term(self, fq: str, new: list[int], most: int) -> list[int]:
         """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it
@@ -225,6 +263,10 @@ class Bounder:
                 return got
         tb, flagged = self._last_plain(fq, ids)
         bonus = self.b.name_bonus(m)
+        if not isinstance(total, list):  # (numpy's: ``early_total``)
+            np = self.numpy.module()
+            f = np.array(flagged, dtype=bool)
+            return total + np.array(tb, dtype=np.int64) + bonus * f, f
         total = [a + (b + bonus if f else b)
                  for a, b, f in zip(total, tb, flagged, strict=True)]
         return total, flagged
@@ -370,9 +412,9 @@ class Bounder:
         out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
         return out, loose
 
-    def _early_joined(self, fq: str, new: list[int], most: int, np: Any) -> list[int] | None:
-        """``_early_term`` from the term's occurrences (``_marks``); None when there is no
-        buffer."""
+    def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
+        """``_early_term`` from the term's occurrences (``_marks``), as an int64 array; None
+        when there is no buffer."""
         k = self._marks(fq, new, np)
         if k is None:
             return None
@@ -383,9 +425,7 @@ class Bounder:
         top = k.name_start | (room & k.parent)
         inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
         v = np.where(top, tiers.top, np.where(inside, tiers.in_name, tiers.in_path + bonus))
-        v = np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
-        out: list[int] = v.tolist()
-        return out
+        return np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
 
     def _one_char(
         self, c: str, ids: list[int], total: list[int], np: Any
@@ -445,6 +485,8 @@ class Bounder:
             return np.asarray(total, dtype=np.int64) + v, ~on
         hit = set(aligned)
         folded = self.store.folded
+        if not isinstance(total, list):  # (numpy's: ``early_total``)
+            total = total.tolist()
         total = [a + (top if i in hit else contig if fq in folded[i] else other)
                  for a, i in zip(total, ids, strict=True)]
         return total, [i not in hit for i in ids]

@@ -318,6 +318,18 @@ class PathStore:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
+    def penalties_array(self, hidden_ok: bool, np: Any) -> Any:
+        """``penalty`` of every id as an int64 array (a copy: the table grows with the
+        store, which a numpy view of it would forbid)."""
+        n = len(self.paths)
+        if not n:
+            return np.zeros(0, dtype=np.int64)
+        got = self.penalties(range(n - 1, n), hidden_ok)  # (fills the table up to n)
+        pen = self._pen[hidden_ok]
+        if len(pen) < n:  # (no table: every penalty is 0)
+            return np.zeros(n, dtype=np.int64) + got[0]
+        return np.frombuffer(pen, dtype=f"i{pen.itemsize}", count=n).astype(np.int64)
+
     def penalties_len(self) -> int:
         """How many paths (from 0) ``penalties`` covers so far."""
         w, n = self.weights, len(self.paths)
