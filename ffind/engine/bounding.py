@@ -186,7 +186,7 @@ class Bounder:
                 total += most
                 continue
             known, made = self._known(fq)
-            kv = np.frombuffer(known, dtype=np.int32)  # (a view: written through)
+            kv = np.frombuffer(known, dtype=f"i{known.itemsize}")  # (a view: written through)
             new = a if made else a[kv[a] == UNKNOWN]
             if len(new):
                 wide = self.wide(new) and findable(fq)
