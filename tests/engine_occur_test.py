@@ -67,8 +67,8 @@ def test_has_either_way_is_in(
     texts: list[str], terms: list[str], step: int, slice_: int, sparse: int
 ) -> None:
     """``has`` finds the paths of a term's occurrences one binary search each when there are
-    few, else ors each path's bytes (``SPARSE`` 0: always the latter; huge: always the
-    former): either way, as the buffer grows, it answers what ``in`` does."""
+    few, else ors each path's bytes (``SPARSE`` 0: always the former; huge: the latter
+    whenever it occurs): either way, as the buffer grows, it answers what ``in`` does."""
     np = pytest.importorskip("numpy")
     from ffind.engine import occur
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from ffind.engine.accel import NumpyUse
@@ -42,6 +43,10 @@ EARLY_NUMPY_FROM = 2048
 MARKS_KEPT = 4
 """How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
 about 0.9 MiB a term for a million paths)."""
+
+PREFIX_NUMPY_FROM = 2048
+"""From how many ids ``Bounder.prefix_scored`` computes its closed form in numpy (a first
+key's bucket: 10k names start with ``p`` in 104k paths)."""
 
 NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
@@ -109,6 +114,10 @@ class Bounder:
         """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
         form (``Bounds.name_prefix_score``: the placement at the name's start is the best one
         there is)."""
+        if len(ids) >= PREFIX_NUMPY_FROM:
+            np = self.numpy.module()
+            if np is not None:
+                return self._prefix_scored_array(t, ids, hidden_ok, np)
         st, w = self.store, self.weights
         key = t.key
         m = len(key)
@@ -139,6 +148,65 @@ class Bounder:
             s, i = scored[j]
             scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
         return scored
+
+    def _prefix_scored_array(
+        self, t: Term, ids: list[int], hidden_ok: bool, np: Any
+    ) -> list[tuple[int, int]]:
+        """``prefix_scored``'s closed form as array arithmetic: only whether the name starts
+        on a letter or digit and whether a dot follows the term are read path by path (each
+        one C-level ``map``); the folder extras' test, from the first-letter table of the
+        folders and the one-character folders' letter masks for a one-character folded term,
+        else path by path."""
+        st, w = self.store, self.weights
+        key = t.key
+        m = len(key)
+        texts = st.term_texts(t)
+        base, paths = st.base, st.paths
+        n = len(ids)
+        a = np.array(ids, dtype=np.int64)
+        base_a = st.offsets(np)[0]
+        b = base_a[a].astype(np.int64)
+        plen = st.path_lengths(np)[a].astype(np.int64)
+        ps = list(map(paths.__getitem__, ids))
+        alnum = np.fromiter(map(str.isalnum, map(str.__getitem__, ps, map(base.__getitem__, ids))),
+                            dtype=bool, count=n)
+        s = self.b.name_prefix_score(m) - np.minimum(plen - b, w.len_name_cap) * w.len_name
+        if not hidden_ok and st.any_hidden:
+            hid = np.frombuffer(st.hidden, dtype=np.uint8)
+            s -= w.hidden * (hid[a] != 0)
+            del hid  # (the store's bytearray grows later: no view of it may outlive this)
+        end = b + m
+        whole = end == plen
+        if "." not in key:
+            whole |= np.fromiter(map(str.startswith, ps, repeat("."), end.tolist()),
+                                 dtype=bool, count=n)
+        s += w.whole_name * whole
+        out = s.tolist()
+        for j in np.flatnonzero(~alnum).tolist():  # (rare: the full closed form)
+            i = ids[j]
+            out[j] = (name_prefix_score(key, texts[i], paths[i], base[i], w)
+                      - st.penalty(i, hidden_ok))
+        # the folder extras, for the few whose folder starts with the term or is it
+        c = key
+        one = (m == 1 and texts is st.folded and c == t.folded and bit_of(c) is not None
+               and int(a.max()) < st.masks_len())
+        if one:
+            _, _, whole_m = st.letter_masks(np)
+            bit = np.uint64(1) << np.uint64(bit_of(c))
+            near = (self._member(st.parent_first.get(c, ()), a, len(base_a), np)
+                    | ((whole_m[a] & bit) != 0))
+            cand = np.flatnonzero(near & alnum & (b > 0)).tolist()
+        else:
+            pst = st.pstart
+            mid = "/" + key + "/"
+            mid1 = mid[1:]
+            cand = [j for j in np.flatnonzero(alnum & (b > 0)).tolist()
+                    if (f := texts[ids[j]]).startswith(key, pst[ids[j]]) or mid in f
+                    or f.startswith(mid1)]
+        for j in cand:
+            i = ids[j]
+            out[j] += folder_extras(key, texts[i], base[i], w)
+        return list(zip(out, ids, strict=True))
 
     def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> Any:
         """Per id: the bounds of every term but the last, less the path's penalty (a list;
