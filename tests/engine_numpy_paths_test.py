@@ -111,6 +111,25 @@ def test_letter_masks() -> None:
     assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0
 
 
+def test_warm_joins_the_letter_masks_once_they_cover_every_path() -> None:
+    """``warm`` builds the masks a slice at a time, then joins the slices (in idle time, so
+    that a first key never pays the join); after the index grows, the new slices are joined
+    at the end of the next ``warm``, and the masks are those of every path at once."""
+    np = pytest.importorskip("numpy")
+    paths = CORPUS.read_text(encoding="utf-8").splitlines()
+    ix = Index(paths[:700], numpy=True)
+    assert ix.numpy_ready(30)
+    for grow in (False, True):
+        if grow:
+            ix.extend(paths[700:1500])
+        for _ in ix.warm(step=256):
+            pass
+        st_ = ix.store
+        assert len(st_._mask_parts) == 1 and st_.masks_len() == len(ix)
+        want = masks(st_.folded, st_.base, np)
+        assert all((got == w).all() for got, w in zip(st_.letter_masks(np), want, strict=True))
+
+
 @st.composite
 def wide_query(draw: st.DrawFn) -> str:
     """A query of one to three terms that many of the 6,400 paths match: a few characters
