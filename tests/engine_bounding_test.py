@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
@@ -105,6 +105,7 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bounding, "JOINED_FROM", 0)
         mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays too)
         with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
         assert with_np.numpy_ready(30)
         for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
@@ -143,3 +144,86 @@ def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
             assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
                 parse(q), ids, hidden_ok)
         assert with_np.match(q) == plain.match(q)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, PATHS, st.lists(st.lists(TERMS, min_size=1, max_size=3), min_size=1, max_size=5),
+       st.integers(1, 3), st.data())
+def test_kept_marks_give_the_plain_bounds_key_after_key(
+    paths: list[str], more: list[str], queries: list[list[str]], kept: int,
+    data: st.DataObject,
+) -> None:
+    """``Bounder._marks`` keeps the last terms' marks over every path: asked again for other
+    ids (a term last, then earlier), after other terms pushed them out, after the index grew,
+    the bounds are still the per-path ones; with the earlier terms' bounds kept as arrays
+    (``EARLY_NUMPY_FROM`` 0) or as lists."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "JOINED_FROM", 0)
+        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        mp.setattr(bounding, "MARKS_KEPT", kept)
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", data.draw(st.sampled_from([0, 10**9])))
+        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
+        assert with_np.numpy_ready(30)
+        for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
+            if step == len(queries):
+                with_np.extend(more)
+                plain.extend(more)
+            query = parse(" ".join(t.replace(" ", "") for t in terms))
+            if not query.positive:
+                continue
+            n = len(with_np)
+            for warm in (False, True):  # (before ``warm``: no buffer over the new paths)
+                if warm:
+                    for _ in with_np.warm():
+                        pass
+                ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1,
+                                               max_size=n)))
+                for hidden_ok in (False, True):
+                    assert with_np.bounder.bounds(query, ids, hidden_ok) == (
+                        plain.bounder.bounds(query, ids, hidden_ok)), query.raw
+        assert len(with_np.bounder._kept_marks) <= kept
+
+
+NAME_PATHS = st.lists(
+    st.lists(st.one_of(PARTS, st.sampled_from([".a", "_b", "a.b", "a", "A", "ß", "é.x",
+                                               "\u2160", "a.", "-"])),
+             min_size=1, max_size=4).map("/".join), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(NAME_PATHS, st.sampled_from(["a", "b", "A", "ab", "a.", "é", "ß", "e", "_", "-", "x"]),
+       st.booleans(), st.sampled_from([DEFAULT, Weights(whole_dir=30, parent_prefix=5,
+                                                         parent_step=3, whole_parent=7,
+                                                         len_name=2, hidden=11)]),
+       st.booleans())
+@example(["_x/_b", "_/_b", "a/_/.a", "_/_x/_", "a/a.b"], "_", False, DEFAULT, True)
+@example(["ab/a", "a/a.b", ".a/a", "a/ab/a", "b/A.x"], "a", False, DEFAULT, True)
+def test_prefix_scores_in_numpy_are_the_plain_ones(
+    paths: list[str], key: str, hidden_ok: bool, w: Weights, warm: bool
+) -> None:
+    """``Bounder.prefix_scored`` in numpy (``PREFIX_NUMPY_FROM`` 0) gives the per-path closed
+    form: hidden paths, names that start on a symbol or an accent, capitals (a case-sensitive
+    term), a dot after the term, a folder that is the term or starts with it; with the letter
+    masks built (``warm``) or not."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    t = parse(key).terms[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "PREFIX_NUMPY_FROM", 0)
+        with_np, plain = Index(paths, weights=w, numpy=True), Index(paths, weights=w, numpy=False)
+        assert with_np.numpy_ready(30)
+        if warm:
+            for _ in with_np.warm():
+                pass
+        st_ = plain.store
+        texts = st_.term_texts(t)
+        ids = [i for i in range(len(paths)) if texts[i].startswith(t.key, st_.base[i])]
+        if not ids:
+            return
+        assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
+            plain.bounder.prefix_scored(t, ids, hidden_ok)), key
+        assert with_np.match(key, limit=5) == plain.match(key, limit=5)

@@ -156,3 +156,17 @@ def test_a_floor_at_every_score_found(q: str, budget: int) -> None:
         for limit in (None, 1, 7):
             got = ix.top(ix.run(q), limit, least=least)
             assert got == (want if limit is None else want[:limit]), (least, limit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([*"aAeEéÉßsS_.-x1", "ab", "Ab"]), st.integers(1, 25))
+def test_the_one_term_shortcut_of_one_character_is_the_ranking(c: str, k: int) -> None:
+    """A folded one-character term takes every name of its first-letter bucket as a name
+    prefix without testing them; a capital (case-sensitive) or an accent (accent-sensitive)
+    still tests each, as a longer term does."""
+    ix = Index(corpus())
+    ms = ix.run(c)
+    fast = shortcut(ix, ms, k, False)
+    if fast is not None:
+        assert fast == rank(ix, ms, k, False), (c, k)
+    assert ix.match(c, limit=k) == ix.match(c)[:k]

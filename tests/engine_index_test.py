@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 
@@ -408,3 +409,34 @@ def test_earlier_terms_kept_between_rankings_change_nothing(
             d = fresh.exact.term_score(t, i, False, dirs_only=True)
             assert r == fresh.exact.term_score(t, i, True)
             assert dirs == (None if r is None or d is None else d[0])
+
+
+term_text = st.text(alphabet="abcAB_./", min_size=1, max_size=4)
+prefix_mark = st.sampled_from(["", "", "'", "^", "!"])
+
+
+@SETTINGS
+@given(paths, st.lists(st.tuples(prefix_mark, term_text), min_size=1, max_size=3),
+       st.lists(st.tuples(prefix_mark, term_text), max_size=2), term_text, st.randoms(),
+       st.integers(1, 6))
+def test_narrowing_skips_the_terms_the_hint_implies(
+    cands: list[str], old: list[tuple[str, str]], added: list[tuple[str, str]], more: str,
+    rnd: random.Random, k: int,
+) -> None:
+    """A narrowed set does not look again for the terms its hint's terms imply (the same
+    term, or one the hint's narrows): its sets are still a fresh run's, for queries of several
+    terms, in any order, some typed further, some added."""
+    ix = Index(cands)
+    q1 = " ".join(m + t for m, t in old)
+    grown = [(m, t + more) if rnd.random() < 0.5 else (m, t) for m, t in old] + added
+    rnd.shuffle(grown)
+    q2 = " ".join(m + t for m, t in grown)
+    ms1 = ix.run(q1)
+    if not ms1.can_narrow(q2):
+        return
+    ms1.superset  # noqa: B018 (computed: the hint)
+    narrowed = ix.run(q2, within=ms1)
+    fresh = ix.run(q2)
+    assert narrowed.superset == fresh.superset
+    assert (narrowed.strict, narrowed.loose) == (fresh.strict, fresh.loose)
+    assert ix.top(narrowed, k) == ix.match(q2, limit=k)

@@ -111,6 +111,25 @@ def test_letter_masks() -> None:
     assert int(dirs[5]) == int(name[5]) == int(whole[5]) == 0
 
 
+def test_warm_joins_the_letter_masks_once_they_cover_every_path() -> None:
+    """``warm`` builds the masks a slice at a time, then joins the slices (in idle time, so
+    that a first key never pays the join); after the index grows, the new slices are joined
+    at the end of the next ``warm``, and the masks are those of every path at once."""
+    np = pytest.importorskip("numpy")
+    paths = CORPUS.read_text(encoding="utf-8").splitlines()
+    ix = Index(paths[:700], numpy=True)
+    assert ix.numpy_ready(30)
+    for grow in (False, True):
+        if grow:
+            ix.extend(paths[700:1500])
+        for _ in ix.warm(step=256):
+            pass
+        st_ = ix.store
+        assert len(st_._mask_parts) == 1 and st_.masks_len() == len(ix)
+        want = masks(st_.folded, st_.base, np)
+        assert all((got == w).all() for got, w in zip(st_.letter_masks(np), want, strict=True))
+
+
 @st.composite
 def wide_query(draw: st.DrawFn) -> str:
     """A query of one to three terms that many of the 6,400 paths match: a few characters
@@ -135,3 +154,22 @@ def test_numpy_ranking_of_random_queries_is_the_plain_one(q: str, k: int | None)
     as arrays, the batch scorer, the selections) against the plain code."""
     with_np, plain = indexes()
     assert with_np.match(q, limit=k) == plain.match(q, limit=k), (q, k)
+
+
+@pytest.mark.parametrize("q", ["s", "sr", "src", "re", "readme", "c", "Sr", "x", "é", "mod.rs"])
+def test_name_prefixes_from_the_first_letter_table_are_the_plain_ones(q: str) -> None:
+    """``ranker._name_prefixed`` tests only the ids of the term's first letter's table when
+    there are many: the same split, in the same order, as testing every id."""
+    from ffind.engine.ranker import _name_prefixed
+
+    with_np, plain = indexes()
+    t = parse(q).positive[0]
+    ids = with_np.run(q).ids
+    texts, base = plain.store.term_texts(t), plain.store.base
+    want = ([i for i in ids if texts[i].startswith(t.key, base[i])],
+            [i for i in ids if not texts[i].startswith(t.key, base[i])])
+    assert _name_prefixed(with_np, t, ids) == want
+    assert _name_prefixed(plain, t, ids) == want
+    assert _name_prefixed(with_np, t, list(range(len(with_np)))) == (
+        [i for i in range(len(with_np)) if texts[i].startswith(t.key, base[i])],
+        [i for i in range(len(with_np)) if not texts[i].startswith(t.key, base[i])])

@@ -59,3 +59,26 @@ def test_a_path_with_a_nul_gives_no_buffer() -> None:
 def test_findable() -> None:
     assert findable("src") and findable("s/p/t")
     assert not findable("") and not findable("a?") and not findable("é") and not findable("a\0")
+
+
+@given(TEXTS, st.lists(st.text("ab/._", min_size=1, max_size=3), min_size=1, max_size=6),
+       st.integers(1, 5), st.integers(1, 4), st.sampled_from([0, 4, 10**9]))
+def test_has_either_way_is_in(
+    texts: list[str], terms: list[str], step: int, slice_: int, sparse: int
+) -> None:
+    """``has`` finds the paths of a term's occurrences one binary search each when there are
+    few, else ors each path's bytes (``SPARSE`` 0: always the former; huge: the latter
+    whenever it occurs): either way, as the buffer grows, it answers what ``in`` does."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)
+        mp.setattr(occur, "SPARSE", sparse)
+        buf = FoldedBuffer(np)
+        for upto in range(0, len(texts) + step, step):
+            assert buf.sync(texts, upto)
+            for term in terms:
+                got = buf.has(term)
+                assert got.dtype == bool
+                assert got.tolist() == [term in t for t in texts[:buf.covered]]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from ffind.engine.accel import NumpyUse
@@ -36,6 +37,16 @@ else:  # the same classes, without importing dataclasses (ffind.frozen)
 UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
+
+EARLY_NUMPY_FROM = 2048
+"""From how many ids ``Bounder.early_total`` runs in numpy (when the index uses it)."""
+MARKS_KEPT = 4
+"""How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
+about 0.9 MiB a term for a million paths)."""
+
+PREFIX_NUMPY_FROM = 2048
+"""From how many ids ``Bounder.prefix_scored`` computes its closed form in numpy (a first
+key's bucket: 10k names start with ``p`` in 104k paths)."""
 
 NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
@@ -84,6 +95,9 @@ class Bounder:
         self.early_bounds: dict[str, array[int]] = {}
         """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
         computed yet), kept between rankings."""
+        self._kept_marks: dict[str, tuple[int, Any]] = {}
+        """``_marks``' last answers over every path: per term, how many paths they cover and
+        the seven marks packed a bit a path (``MARKS_KEPT`` terms, oldest first)."""
 
     def aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
@@ -100,6 +114,10 @@ class Bounder:
         """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
         form (``Bounds.name_prefix_score``: the placement at the name's start is the best one
         there is)."""
+        if len(ids) >= PREFIX_NUMPY_FROM:
+            np = self.numpy.module()
+            if np is not None:
+                return self._prefix_scored_array(t, ids, hidden_ok, np)
         st, w = self.store, self.weights
         key = t.key
         m = len(key)
@@ -131,33 +149,90 @@ class Bounder:
             scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
         return scored
 
-    def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> list[int]:
-        """Per id: the bounds of every term but the last, less the path's penalty.
+    def _prefix_scored_array(
+        self, t: Term, ids: list[int], hidden_ok: bool, np: Any
+    ) -> list[tuple[int, int]]:
+        """``prefix_scored``'s closed form as array arithmetic: only whether the name starts
+        on a letter or digit and whether a dot follows the term are read path by path (each
+        one C-level ``map``); the folder extras' test, from the first-letter table of the
+        folders and the one-character folders' letter masks for a one-character folded term,
+        else path by path."""
+        st, w = self.store, self.weights
+        key = t.key
+        m = len(key)
+        texts = st.term_texts(t)
+        base, paths = st.base, st.paths
+        n = len(ids)
+        a = np.array(ids, dtype=np.int64)
+        base_a = st.offsets(np)[0]
+        b = base_a[a].astype(np.int64)
+        plen = st.path_lengths(np)[a].astype(np.int64)
+        ps = list(map(paths.__getitem__, ids))
+        alnum = np.fromiter(map(str.isalnum, map(str.__getitem__, ps, map(base.__getitem__, ids))),
+                            dtype=bool, count=n)
+        s = self.b.name_prefix_score(m) - np.minimum(plen - b, w.len_name_cap) * w.len_name
+        if not hidden_ok and st.any_hidden:
+            hid = np.frombuffer(st.hidden, dtype=np.uint8)
+            s -= w.hidden * (hid[a] != 0)
+            del hid  # (the store's bytearray grows later: no view of it may outlive this)
+        end = b + m
+        whole = end == plen
+        if "." not in key:
+            whole |= np.fromiter(map(str.startswith, ps, repeat("."), end.tolist()),
+                                 dtype=bool, count=n)
+        s += w.whole_name * whole
+        out = s.tolist()
+        for j in np.flatnonzero(~alnum).tolist():  # (rare: the full closed form)
+            i = ids[j]
+            out[j] = (name_prefix_score(key, texts[i], paths[i], base[i], w)
+                      - st.penalty(i, hidden_ok))
+        # the folder extras, for the few whose folder starts with the term or is it
+        c = key
+        one = (m == 1 and texts is st.folded and c == t.folded and bit_of(c) is not None
+               and int(a.max()) < st.masks_len())
+        if one:
+            _, _, whole_m = st.letter_masks(np)
+            bit = np.uint64(1) << np.uint64(bit_of(c))
+            near = (self._member(st.parent_first.get(c, ()), a, len(base_a), np)
+                    | ((whole_m[a] & bit) != 0))
+            cand = np.flatnonzero(near & alnum & (b > 0)).tolist()
+        else:
+            pst = st.pstart
+            mid = "/" + key + "/"
+            mid1 = mid[1:]
+            cand = [j for j in np.flatnonzero(alnum & (b > 0)).tolist()
+                    if (f := texts[ids[j]]).startswith(key, pst[ids[j]]) or mid in f
+                    or f.startswith(mid1)]
+        for j in cand:
+            i = ids[j]
+            out[j] += folder_extras(key, texts[i], base[i], w)
+        return list(zip(out, ids, strict=True))
+
+    def early_total(self, q: Query, ids: list[int], hidden_ok: bool) -> Any:
+        """Per id: the bounds of every term but the last, less the path's penalty (a list;
+        with numpy, for ``EARLY_NUMPY_FROM`` ids or more, an int64 array).
 
         Each of those terms is scored anywhere, or against the folder path with the file's
         folder as the name (``ExactScorer.score``): no file-name bound; but a term that is
         nowhere contiguous gets no prefix, whole-name, contiguity or folder bonus in either
         reading (unless it has a ``/``, which may align with the folders instead)."""
+        np = self.numpy.module() if len(ids) >= EARLY_NUMPY_FROM else None
+        if np is not None:
+            return self._early_total_array(q, ids, hidden_ok, np)
         st = self.store
         total = [-p for p in st.penalties(ids, hidden_ok)]
         for t in q.positive[:-1]:
             fq = t.folded
-            m = len(fq)
-            tiers = self.b.tiers(m)
-            extra = self.b.dir_extras_max(m)
-            most = tiers.top + extra
+            most = self._most(fq)
             if "/" in fq:
                 total = [a + most for a in total]
                 continue
-            # its bound per path, kept between rankings: computed for new ids only
-            known, made = kept(self.early_bounds, fq, lambda: array("i"))
-            if len(known) < len(st.paths):
-                known.extend(array("i", [UNKNOWN]) * (len(st.paths) - len(known)))
+            known, made = self._known(fq)
             new = ids if made else [i for i in ids if known[i] == UNKNOWN]
             if new:
                 np = self.numpy.module() if self.wide(new) and findable(fq) else None
                 got = None if np is None else self._early_joined(fq, new, most, np)
-                tbn = self._early_term(fq, new, most) if got is None else got
+                tbn = self._early_term(fq, new, most) if got is None else got.tolist()
                 for i, v in zip(new, tbn, strict=True):
                     known[i] = v
                 if new is ids:
@@ -165,6 +240,44 @@ class Bounder:
                     continue
             total = [a + known[i] for a, i in zip(total, ids, strict=True)]
         return total
+
+    def _early_total_array(self, q: Query, ids: Sequence[int], hidden_ok: bool, np: Any) -> Any:
+        """``early_total`` in numpy (int64): the penalties and the kept bounds read as arrays,
+        the new ids' bounds written back in one assignment instead of one per id."""
+        st = self.store
+        a = np.asarray(ids, dtype=np.int64)
+        total = -st.penalties_array(hidden_ok, np)[a]
+        for t in q.positive[:-1]:
+            fq = t.folded
+            most = self._most(fq)
+            if "/" in fq:
+                total += most
+                continue
+            known, made = self._known(fq)
+            kv = np.frombuffer(known, dtype=f"i{known.itemsize}")  # (a view: written through)
+            new = a if made else a[kv[a] == UNKNOWN]
+            if len(new):
+                wide = self.wide(new) and findable(fq)
+                got = self._early_joined(fq, new, most, np) if wide else None
+                kv[new] = self._early_term(fq, new.tolist(), most) if got is None else got
+            total += kv[a]
+            del kv  # (``known`` may grow later: no view of it may outlive this)
+        return total
+
+    def _most(self, fq: str) -> int:
+        """The most an earlier term ``fq`` can score (its bound where it is a prefix)."""
+        m = len(fq)
+        return self.b.tiers(m).top + self.b.dir_extras_max(m)
+
+    def _known(self, fq: str) -> tuple[array[int], bool]:
+        """The kept bounds of the earlier term ``fq`` (``early_bounds``), one per path
+        (``UNKNOWN`` where not computed yet), and whether they were made just now (all
+        unknown: its bounds kept between rankings, computed for new ids only)."""
+        known, made = kept(self.early_bounds, fq, lambda: array("i"))
+        n = len(self.store.paths)
+        if len(known) < n:
+            known.extend(array("i", [UNKNOWN]) * (n - len(known)))
+        return known, made
 
     def _early_term(self, fq: str, new: list[int], most: int) -> list[int]:
         """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it
@@ -193,6 +306,14 @@ class Bounder:
         """An upper bound of the exact score of each id, and whether it is *optimistic*
         (assumes every character can be in the file name; ``tighten_name`` computes that part
         with rapidfuzz's LCSseq against the file name instead)."""
+        bounds, flagged = self.bounds_any(q, ids, hidden_ok)
+        if not isinstance(bounds, list):
+            return bounds.tolist(), flagged.tolist()
+        return bounds, flagged
+
+    def bounds_any(self, q: Query, ids: list[int], hidden_ok: bool) -> tuple[Any, Any]:
+        """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed
+        in numpy (for a caller that goes on in numpy: no ``tolist`` and back)."""
         total = self.early_total(q, ids, hidden_ok)
         fq = q.positive[-1].folded
         if "/" in fq:
@@ -210,6 +331,10 @@ class Bounder:
                 return got
         tb, flagged = self._last_plain(fq, ids)
         bonus = self.b.name_bonus(m)
+        if not isinstance(total, list):  # (numpy's: ``early_total``)
+            np = self.numpy.module()
+            f = np.array(flagged, dtype=bool)
+            return total + np.array(tb, dtype=np.int64) + bonus * f, f
         total = [a + (b + bonus if f else b)
                  for a, b, f in zip(total, tb, flagged, strict=True)]
         return total, flagged
@@ -293,33 +418,51 @@ class Bounder:
         one code point for one (``ffind.query.fold``), so ``base`` and ``pstart`` are
         positions in the folded path too, and with no ``/`` in the term an occurrence never
         spans the ``/`` before a name or a folder: "inside the folders" is an occurrence that
-        starts before ``base``, and so on."""
+        starts before ``base``, and so on.
+
+        The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
+        as the last one (``test``) is bounded again as an earlier one at the next key
+        (``test u``), and its occurrences are not searched for again."""
         buf = self.folded_buffer(np)
         if buf is None:
             return None
         st = self.store
         at = np.asarray(ids, dtype=np.int64)
         base_a, pst_a = st.offsets(np)
-        t, r, before, after = buf.find(fq)
-        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
         n_all = buf.covered
-
-        def mark(sel: Any) -> Any:
-            out = np.zeros(n_all, dtype=bool)
-            out[t[sel]] = True
-            return out[at]
-
-        slash = ord("/")
+        kept = self._kept_marks.pop(fq, None)
+        if kept is not None and kept[0] == n_all:
+            every = np.unpackbits(kept[1], axis=1, count=n_all).view(bool)
+        else:
+            every = self._every_mark(fq, buf, base_a, pst_a, np)
+            kept = (n_all, np.packbits(every, axis=1))
+        self._kept_marks[fq] = kept  # (last: the most recent)
+        while len(self._kept_marks) > MARKS_KEPT:
+            del self._kept_marks[next(iter(self._kept_marks))]
+        found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, at]
         return _Marks(
             at=at, base=base_a[at].astype(np.int64), pstart=pst_a[at].astype(np.int64),
-            found=mark(slice(None)), in_dirs=mark(r < tb), in_name=mark(r >= tb),
-            name_start=mark(r == tb), parent=mark(r == tp),
-            in_parent=mark((r >= tp) & (r < tb - 1) & (tp >= 0)),
-            whole_dir=mark(((r == 0) | (before == slash)) & (after == slash)))
+            found=found, in_dirs=in_dirs, in_name=in_name, name_start=name_start,
+            parent=parent, in_parent=in_parent, whole_dir=whole_dir)
+
+    @staticmethod
+    def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
+        """``_marks``' seven marks for every path the buffer covers, as a (7, paths) bool
+        array, in ``_Marks``' order from ``found``."""
+        t, r, before, after = buf.find(fq)
+        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
+        slash = ord("/")
+        every = np.zeros((7, buf.covered), dtype=bool)
+        for row, sel in enumerate((
+                slice(None), r < tb, r >= tb, r == tb, r == tp,
+                (r >= tp) & (r < tb - 1) & (tp >= 0),
+                ((r == 0) | (before == slash)) & (after == slash))):
+            every[row, t[sel]] = True
+        return every
 
     def _last_joined(
         self, fq: str, ids: list[int], total: list[int], np: Any
-    ) -> tuple[list[int], list[bool]] | None:
+    ) -> tuple[Any, Any] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
         ``/``), from its occurrences (``_marks``); None when there is no buffer."""
         k = self._marks(fq, ids, np)
@@ -335,11 +478,11 @@ class Bounder:
         v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
         loose = ~k.found | (k.in_dirs & ~k.in_name)
         out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
-        return out.tolist(), loose.tolist()
+        return out, loose
 
-    def _early_joined(self, fq: str, new: list[int], most: int, np: Any) -> list[int] | None:
-        """``_early_term`` from the term's occurrences (``_marks``); None when there is no
-        buffer."""
+    def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
+        """``_early_term`` from the term's occurrences (``_marks``), as an int64 array; None
+        when there is no buffer."""
         k = self._marks(fq, new, np)
         if k is None:
             return None
@@ -350,13 +493,11 @@ class Bounder:
         top = k.name_start | (room & k.parent)
         inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
         v = np.where(top, tiers.top, np.where(inside, tiers.in_name, tiers.in_path + bonus))
-        v = np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
-        out: list[int] = v.tolist()
-        return out
+        return np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
 
     def _one_char(
         self, c: str, ids: list[int], total: list[int], np: Any
-    ) -> tuple[list[int], list[bool]] | None:
+    ) -> tuple[Any, Any] | None:
         """``bounds`` for a one-character last term ``c`` (which has a bit of its own), as
         array arithmetic over the letter masks (``ffind.engine.letters``): whether ``c`` is in
         the folders, in the file name, a folder of its own; the first-letter tables say
@@ -382,7 +523,7 @@ class Bounder:
         v += (in_dirs & ((whole_m[a] & bit) != 0)) * w.whole_dir
         flagged = in_dirs & ~name_starts & ~in_name
         out = np.array(total, dtype=np.int64) + v + self.b.name_bonus(1) * flagged
-        return out.tolist(), flagged.tolist()
+        return out, flagged
 
     @staticmethod
     def _member(table: Sequence[int], a: Any, n: int, np: Any) -> Any:
@@ -394,7 +535,7 @@ class Bounder:
 
     def _aligned_bounds(
         self, fq: str, ids: list[int], total: list[int]
-    ) -> tuple[list[int], list[bool]]:
+    ) -> tuple[Any, Any]:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
         bucket = self.aligned_bucket(fq)
@@ -409,9 +550,11 @@ class Bounder:
             mark[np.asarray(aligned, dtype=np.int64)] = True
             on = mark[at]
             v = np.where(on, top, np.where(buf.has(fq)[at], contig, other))
-            return (np.asarray(total, dtype=np.int64) + v).tolist(), (~on).tolist()
+            return np.asarray(total, dtype=np.int64) + v, ~on
         hit = set(aligned)
         folded = self.store.folded
+        if not isinstance(total, list):  # (numpy's: ``early_total``)
+            total = total.tolist()
         total = [a + (top if i in hit else contig if fq in folded[i] else other)
                  for a, i in zip(total, ids, strict=True)]
         return total, [i not in hit for i in ids]

@@ -48,7 +48,7 @@ from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
 from ffind.engine.typos import find_typos, refine
 from ffind.engine.warmup import WorkAhead
-from ffind.query import parse
+from ffind.query import implies, parse
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT, Weights
@@ -164,7 +164,13 @@ class Index:
         q = parse(query)
         np = self.numpy.module()
         cands: list[Sequence[int]]
+        terms = sorted(q.positive, key=lambda t: -len(t.text))
         if hint is not None:
+            # every id of the hint's superset matches each of its terms, so a term that one
+            # of them implies (the same term, or one it narrows: ``test`` in ``test u`` ->
+            # ``test ut``) holds for each already and is not looked for again
+            old = parse(hint.query).positive
+            terms = [t for t in terms if not any(implies(o, t) for o in old)]
             sup0 = hint.superset
             if ranges == hint.ranges:
                 cands = [sup0]
@@ -176,7 +182,7 @@ class Index:
         folded = self.store.folded
         for cand in cands:
             sup: Sequence[int] = cand
-            for t in sorted(q.positive, key=lambda t: -len(t.text)):
+            for t in terms:
                 sup = select(t.kind, t.folded, folded, sup, np=np)
             if not superset and isinstance(sup, list) and sup is not cand:
                 superset = sup  # a list of its own (``select``'s): not copied

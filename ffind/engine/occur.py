@@ -25,6 +25,11 @@ from typing import Any
 SEP = "\0"
 SLICE = 16384
 """Paths per slice of the buffer (about 1.3 MB on real paths)."""
+SPARSE = 4
+"""``_present`` finds the paths of an occurrence one by one (a binary search each) when there
+are fewer occurrences than paths over this, else ors each path's bytes (one pass).  The
+occurrences are counted before they are listed: listing them costs about a nanosecond an
+occurrence (``flatnonzero``), which the or over every path's bytes does not need."""
 
 
 def findable(term: str) -> bool:
@@ -99,26 +104,35 @@ class FoldedBuffer:
         return ids, pos, before, after
 
     def has(self, term: str) -> Any:
-        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array): where
-        each character of the term is, shifted by its place, and-ed, then or-ed over each
-        path's bytes (no positions kept: a common bigram occurs about once a path)."""
+        """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
         np = self.np
-        m = len(term)
-        out = []
-        for _, buf, starts in self._parts:
-            n = len(buf)
-            hit = np.zeros(n, dtype=bool)
-            if n >= m:
-                sub = hit[:n - m + 1]
-                np.equal(buf[:n - m + 1], ord(term[0]), out=sub)
-                for k in range(1, m):
-                    sub &= buf[k:n - m + 1 + k] == ord(term[k])
-            out.append(np.logical_or.reduceat(hit, starts[:-1]) if len(starts) > 1
-                       else np.zeros(0, dtype=bool))
+        out = [_present(buf, starts, term, np) for _, buf, starts in self._parts]
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def nbytes(self) -> int:
         return sum(int(b.nbytes + st.nbytes) for _, b, st in self._parts)
+
+
+def _present(buf: Any, starts: Any, term: str, np: Any) -> Any:
+    """Per path of one slice (``buf``, its paths' ``starts`` and end), whether ``term`` occurs
+    in it: where each character of the term is, shifted by its place, and-ed; then the paths
+    of those places (few: a binary search each; many: or-ed over each path's bytes)."""
+    n, m, k = len(buf), len(term), len(starts) - 1
+    if n < m or k < 1:
+        return np.zeros(max(k, 0), dtype=bool)
+    whole = np.zeros(n, dtype=bool)
+    hit = whole[:n - m + 1]
+    np.equal(buf[:n - m + 1], ord(term[0]), out=hit)
+    if m > 1:
+        same = np.empty(n - m + 1, dtype=bool)  # (one temporary for every character)
+        for j in range(1, m):
+            np.equal(buf[j:n - m + 1 + j], ord(term[j]), out=same)
+            hit &= same
+    if np.count_nonzero(hit) * SPARSE < k:  # (counted first: listing them is the costly step)
+        out = np.zeros(k, dtype=bool)
+        out[np.searchsorted(starts, np.flatnonzero(hit), side="right") - 1] = True
+        return out
+    return np.logical_or.reduceat(whole, starts[:-1])
 
 
 def _occurrences(buf: Any, term: str, np: Any) -> Any:

@@ -24,7 +24,7 @@ from ffind.engine.exact_many import batchable, scorer
 from ffind.engine.prefilter import lone_term, typo_term
 from ffind.engine.rank import BATCH_FROM, BranchAndBound, TopK, best, best_positions, by_bound
 from ffind.engine.typos import add_typos, typo_indices
-from ffind.query import Query, parse
+from ffind.query import Query, Term, parse
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT
 
@@ -88,21 +88,19 @@ def rank(
     pool: list[tuple[int, int]] = []
     lone = lone_term(q)
     if lone is not None:
-        key, texts, base = lone.key, ix.store.term_texts(lone), ix.store.base
-        is_p = [texts[i].startswith(key, base[i]) for i in ids]
-        pre = [i for i, f in zip(ids, is_p, strict=True) if f]
+        pre, ids = _name_prefixed(ix, lone, ids)
         pool = ix.bounder.prefix_scored(lone, pre, hidden_ok)
         topk.add_many([s for s, _ in pool])
-        ids = [i for i, f in zip(ids, is_p, strict=True) if not f]
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
-    bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
     if walker.lens is not None and len(ids) >= NUMPY_FROM:
+        bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok)
         oa, oba, groups = _split_arrays(ids, bounds, flagged)
         u2 = int(oba.max()) if len(oba) else None
         done = walker.visit(groups, u2)
         if len(oa) and u2 is not None and not topk.beats(u2):
             _refine_and_visit_arrays(ix, q, walker, oa, oba, groups[done:])
     else:
+        bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
         oids, ob, groups = _split(ids, bounds, flagged, False)
         u2 = max(ob, default=None)
         done = walker.visit(groups, u2)
@@ -117,6 +115,34 @@ def rank(
     if least is not None:
         pool = [p for p in pool if p[0] >= least]
     return results(ix, q, best(pool, ix.paths, limit, walker.lens), typo_ids, ci)
+
+
+def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[int]]:
+    """The ids whose file name starts with the term ``t`` and the others, each in order.
+    Only a name whose first folded letter is the term's can: over many ids, with numpy, only
+    the ids of that letter's table (``PathStore.first``, a few percent of the paths) are
+    tested, instead of every id."""
+    st = ix.store
+    key, texts, base = t.key, st.term_texts(t), st.base
+    np = ix.numpy.module()
+    if np is None or len(ids) < NUMPY_FROM or texts is not st.folded or not key:
+        is_p = [texts[i].startswith(key, base[i]) for i in ids]
+        return ([i for i, f in zip(ids, is_p, strict=True) if f],
+                [i for i, f in zip(ids, is_p, strict=True) if not f])
+    bucket = st.first.get(key[0])
+    if not bucket:
+        return [], ids
+    n = len(st.paths)
+    a = np.asarray(ids, dtype=np.int64)
+    mark = np.zeros(n, dtype=bool)
+    mark[a] = True
+    b = np.frombuffer(bucket, dtype=f"i{bucket.itemsize}")
+    pre = [i for i in b[mark[b]].tolist() if texts[i].startswith(key, base[i])]
+    if not pre:
+        return [], ids
+    mark[pre] = False
+    rest: list[int] = a[mark[a]].tolist()
+    return pre, rest
 
 
 def _split(

@@ -59,7 +59,12 @@ def one_term(
     texts = st.term_texts(t)
     base = st.base
     hidden_ok = q.targets_hidden
-    ids = [i for i in st.first.get(fq[0], ()) if texts[i].startswith(key, base[i])]
+    bucket = st.first.get(fq[0], ())
+    if len(key) == 1 and key == fq and texts is st.folded:
+        # (every file name of the bucket starts with the folded character: the term)
+        ids = list(bucket)
+    else:
+        ids = [i for i in bucket if texts[i].startswith(key, base[i])]
     scored = ix.bounder.prefix_scored(t, ids, hidden_ok)
     topk = TopK(limit, least)
     topk.add_many([s for s, _ in scored])

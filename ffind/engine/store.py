@@ -223,9 +223,10 @@ class PathStore:
         block of ids at a time by ``build_initials``, else one by one)."""
         done = len(self._iends)
         loose = self._iloose
-        missing = [i for i in ids if i >= done and i not in loose]
-        if missing:
-            self._add_loose(missing)
+        if ids and max(ids) >= done:  # (once ``warm`` has built every block, none is)
+            missing = [i for i in ids if i >= done and i not in loose]
+            if missing:
+                self._add_loose(missing)
         blocks, ends = self._iblocks, self._iends
         if len(ids) < DENSE or not isinstance(ids, list) or ids != sorted(ids):
             return [blocks[i >> INIT_SHIFT][ends[i - 1] + 1 if i & _INIT_MASK else 0:ends[i]]
@@ -316,6 +317,18 @@ class PathStore:
         if isinstance(ids, range) and ids.step == 1:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
+
+    def penalties_array(self, hidden_ok: bool, np: Any) -> Any:
+        """``penalty`` of every id as an int64 array (a copy: the table grows with the
+        store, which a numpy view of it would forbid)."""
+        n = len(self.paths)
+        if not n:
+            return np.zeros(0, dtype=np.int64)
+        got = self.penalties(range(n - 1, n), hidden_ok)  # (fills the table up to n)
+        pen = self._pen[hidden_ok]
+        if len(pen) < n:  # (no table: every penalty is 0)
+            return np.zeros(n, dtype=np.int64) + got[0]
+        return np.frombuffer(pen, dtype=f"i{pen.itemsize}", count=n).astype(np.int64)
 
     def penalties_len(self) -> int:
         """How many paths (from 0) ``penalties`` covers so far."""

@@ -50,6 +50,8 @@ class WorkAhead:
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step)
+                if store.masks_len() >= n:  # (the slices joined now, not in a first key)
+                    store.letter_masks(numpy.module())
                 yield
             elif (numpy.module() is not None and self.bounder is not None
                   and self.bounder.buffer_len() < n):
