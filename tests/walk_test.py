@@ -639,47 +639,6 @@ def test_cpu_idle_reads_the_tasks_running_now(
     assert pool.cpu_idle(str(loadavg)) is idle
 
 
-def _busy_child(nice: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                            preexec_fn=lambda: os.nice(nice))
-
-
-@pytest.mark.skipif(not os.path.exists(f"/proc/self/task/{os.getpid()}/children"),
-                    reason="needs Linux's /proc/PID/task/TID/children")
-def test_a_niced_child_of_this_process_leaves_the_cpu_idle(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The memory's ``git status`` runs beside the walk at nice 19: counted in
-    ``/proc/loadavg``, it kept the walk from starting its workers on an idle 2-CPU machine.
-    A busy child at the lowest priority is not counted; one at this process's is."""
-    from ffind.fs import pool
-
-    loadavg = tmp_path / "loadavg"
-    loadavg.write_bytes(b"0.50 0.40 0.30 2/124 4242\n")  # (this process and its child)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    assert pool.niced_children() == 0
-    assert pool.cpu_idle(str(loadavg)) is False
-    niced = _busy_child(19)
-    try:
-        assert pool.niced_children() == 1
-        assert pool.cpu_idle(str(loadavg)) is True
-    finally:
-        niced.kill()
-        niced.wait()
-    same = _busy_child(0)
-    try:
-        assert pool.niced_children() == 0
-        assert pool.cpu_idle(str(loadavg)) is False
-    finally:
-        same.kill()
-        same.wait()
-
-
-def test_niced_children_without_proc_is_none(tmp_path: Path) -> None:
-    from ffind.fs import pool
-
-    assert pool.niced_children(str(tmp_path / "no-proc")) == 0
-
-
 def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """macOS and Windows have no (safe) fork: the workers are spawned and get everything by

@@ -104,64 +104,21 @@ def max_workers() -> int:
 LOADAVG = "/proc/loadavg"
 
 
-def cpu_idle(loadavg: str = LOADAVG, proc: str = "/proc") -> bool:
+def cpu_idle(loadavg: str = LOADAVG) -> bool:
     """Whether a CPU this process may use is idle now: fewer tasks are running on the machine
     (this one included; the fourth field of Linux's ``/proc/loadavg``) than it has CPUs.
     True where that cannot be read.  One sample, at the moment a walk would start its
     workers: on a machine whose CPUs are all busy they would only share this process's, for
     the cost of forking them and of the pipes (measured on a 2-core machine at load ~4, a
     cold ``ffind -l 20 main`` in a 13k-file checkout: 151 ms with this check against 175 ms
-    without, CPU 139 ms against 149 ms).
-
-    This process's own children running at a lower priority (the memory's ``git status``,
-    nice 19, started beside the walk: ``state.gitstatus``) do not count: they yield the CPU
-    to the workers.  Counted, they kept a cold search in a 13k-file checkout from ever
-    starting its workers (``niced_children``)."""
+    without, CPU 139 ms against 149 ms)."""
     try:
         with open(loadavg, "rb") as f:
             running = int(f.read(256).split()[3].split(b"/")[0])
     except (OSError, ValueError, IndexError):
         return True
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    cpus = cpus or 1
-    if running >= cpus:
-        running -= niced_children(proc)
-    return running < cpus
-
-
-def niced_children(proc: str = "/proc") -> int:
-    """How many threads of this process's children run (or wait for a CPU) at a lower priority
-    than this process: each counts in ``/proc/loadavg`` but yields its CPU.  0 where
-    ``/proc`` cannot tell (no ``children`` files: a kernel without ``CONFIG_PROC_CHILDREN``)."""
-    try:
-        own = os.getpriority(os.PRIO_PROCESS, 0)
-        tids = os.listdir(f"{proc}/self/task")
-    except (OSError, AttributeError):
-        return 0
-    count = 0
-    for tid in tids:
-        try:
-            with open(f"{proc}/self/task/{tid}/children", "rb") as f:
-                children = f.read().split()
-        except OSError:
-            continue
-        for child in children:
-            pid = child.decode()
-            try:
-                threads = os.listdir(f"{proc}/{pid}/task")
-            except OSError:
-                continue
-            for thread in threads:
-                try:
-                    with open(f"{proc}/{pid}/task/{thread}/stat", "rb") as f:
-                        # (after the command's name in parentheses: field 3, the state,
-                        # then field 19, the nice value)
-                        fields = f.read().rpartition(b")")[2].split()
-                    if fields[0] == b"R" and int(fields[16]) > own:
-                        count += 1
-                except (OSError, ValueError, IndexError):
-                    continue
-    return count
+    return running < (cpus or 1)
 
 
 def _encode(paths: list[str]) -> bytes:
