@@ -65,18 +65,7 @@ def test_only_checks_the_same_folders_split_or_not(tmp_path: Path, split_min: in
     both halves): the changed folders among ``only``, and those only."""
     monkeypatch.setattr(refresh, "SPLIT_MIN", split_min)
     monkeypatch.setattr(refresh, "cpus", lambda: 2)
-    root = _tree(tmp_path / "repo", folders=8)
-    store = SnapshotStore(str(tmp_path / "cache"))
-    options = SearchOptions(threads=1)
-    after_racy_window()  # (before the snapshot: no folder of it is racy)
-    found = warm._prepare(str(root), options, None, None, store, None)
-    assert found is not None
-    list(found[0].cold())
-    for i in (1, 2, 5, 6):
-        (root / f"d{i}" / "new.txt").write_text("x")
-    found = warm._prepare(str(root), options, None, None, store, None)
-    assert found is not None and found[1] is not None
-    run, snap = found
+    run, snap, _ = _changed_twice(tmp_path)
     only = sorted(snap.prefixes.index(f"d{i}/") for i in (0, 1, 2, 3, 6))
     bad = run._changed(snap, snap.start - refresh.RACY_NS, only)
     assert bad == {"d1/": "read", "d2/": "read", "d6/": "read"}
