@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable
-from typing import Protocol, TypeAlias
+from collections.abc import Callable, Iterable
+from typing import Protocol, TypeAlias, TypeVar
 
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
@@ -73,33 +73,36 @@ def expand(ids: Compact) -> list[int]:
     return list(ids) if isinstance(ids, range) else ids.tolist()
 
 
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+def _each_once(
+    f: Callable[[A], B], items: tuple[A, A, A, A | None],
+) -> tuple[B, B, B, B | None]:
+    """``f`` of each item, called once per distinct object (the same result object where the
+    items were one)."""
+    done: dict[int, B] = {}
+
+    def one(x: A) -> B:
+        r = done.get(id(x))
+        if r is None:
+            r = done[id(x)] = f(x)
+        return r
+
+    a, b, c, d = items
+    return one(a), one(b), one(c), None if d is None else one(d)
+
+
 def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
     """The lists in compact form, one per distinct list object."""
-    done: dict[int, Compact] = {}
-
-    def one(ids: list[int]) -> Compact:
-        a = done.get(id(ids))
-        if a is None:
-            a = done[id(ids)] = compact(ids)
-        return a
-
-    sup, strict, loose, typos = lists
-    return one(sup), one(strict), one(loose), None if typos is None else one(typos)
+    return _each_once(compact, lists)
 
 
 def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] | None]:
     """``pack``'s inverse: equal lists, the same list object where the compact forms were
     one."""
-    done: dict[int, list[int]] = {}
-
-    def one(ids: Compact) -> list[int]:
-        lst = done.get(id(ids))
-        if lst is None:
-            lst = done[id(ids)] = expand(ids)
-        return lst
-
-    sup, strict, loose, typos = packed
-    return one(sup), one(strict), one(loose), None if typos is None else one(typos)
+    return _each_once(expand, packed)
 
 
 class MatchSet:
