@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from hypo_paths import SETTINGS, paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,12 +17,6 @@ from ffind.engine.index import Index, MatchSet
 from ffind.query import Kind, fold, parse, variant
 from ffind.scoring.scorer import FileMatch
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-component = st.text(alphabet="abcAB_-.é", min_size=1, max_size=6)
-path = st.lists(component, min_size=1, max_size=4).map("/".join)
-paths = st.lists(path, min_size=0, max_size=30)
 query_text = st.text(alphabet="abcAB_./é", min_size=0, max_size=6)
 
 

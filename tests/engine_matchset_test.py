@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from array import array
 
-from hypothesis import HealthCheck, given, settings
+from hypo_paths import SETTINGS, paths
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
@@ -18,12 +19,6 @@ from ffind.engine.matchset import (
     unpack,
 )
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-component = st.text(alphabet="abcAB_-.é", min_size=1, max_size=6)
-path = st.lists(component, min_size=1, max_size=4).map("/".join)
-paths = st.lists(path, min_size=0, max_size=30)
 query_text = st.text(alphabet="abcAB_./é !", min_size=0, max_size=6)
 ids = st.lists(st.integers(0, 2**31 - 1)).map(sorted)
 
