@@ -101,7 +101,7 @@ def rank(
             _refine_and_visit_arrays(ix, q, walker, oa, oba, groups[done:])
     else:
         bounds, flagged = ix.bounder.bounds(q, ids, hidden_ok)
-        oids, ob, groups = _split(ids, bounds, flagged, False)
+        oids, ob, groups = _split(ids, bounds, flagged)
         u2 = max(ob, default=None)
         done = walker.visit(groups, u2)
         if oids and u2 is not None and not topk.beats(u2):
@@ -146,25 +146,16 @@ def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[
 
 
 def _split(
-    ids: list[int], bounds: list[int], flagged: list[bool], use_numpy: bool
+    ids: list[int], bounds: list[int], flagged: list[bool]
 ) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
     """The optimistic ids (``flagged``) and their bounds, in order, and the others grouped by
-    bound (``by_bound``); through numpy when ``use_numpy`` and there are many."""
-    if not use_numpy or len(ids) < NUMPY_FROM:
-        opt = [j for j, f in enumerate(flagged) if f]
-        groups = []
-        if len(opt) < len(ids):
-            sure = [j for j, f in enumerate(flagged) if not f]
-            groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
-        return [ids[j] for j in opt], [bounds[j] for j in opt], groups
-    import numpy as np
-
-    a = np.array(ids, dtype=np.int64)
-    b = np.array(bounds, dtype=np.int64)
-    f = np.array(flagged, dtype=bool)
-    rest = ~f
-    groups = grouped(a[rest], b[rest]) if rest.any() else []
-    return a[f].tolist(), b[f].tolist(), groups
+    bound (``by_bound``); ``_split_arrays`` over many ids with numpy."""
+    opt = [j for j, f in enumerate(flagged) if f]
+    groups = []
+    if len(opt) < len(ids):
+        sure = [j for j, f in enumerate(flagged) if not f]
+        groups = by_bound([ids[j] for j in sure], [bounds[j] for j in sure])
+    return [ids[j] for j in opt], [bounds[j] for j in opt], groups
 
 
 def _split_arrays(
@@ -204,7 +195,8 @@ def _refine_and_visit(
     left_groups: list[tuple[int, list[int]]],
 ) -> None:
     """The optimistic candidates ``oids`` (bounds ``ob``): their bounds refined stage by stage
-    (see the module docstring), then visited with the sure groups not visited yet."""
+    (see the module docstring), then visited with the sure groups not visited yet.  Lists
+    only: over ``NUMPY_FROM`` ids or more with numpy, ``_refine_and_visit_arrays`` runs."""
     bounder, topk = ix.bounder, walker.topk
     ob = bounder.tighten_name(q, oids, ob)
     # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and outside
@@ -227,7 +219,7 @@ def _refine_and_visit(
     floor = topk.floor()
     left = [i for b, g in left_groups if b >= floor for i in g]
     lb = [b for b, g in left_groups if b >= floor for _ in g]
-    oids, ob = _above(oids, ob, floor, seed, lens is not None)
+    oids, ob = _above(oids, ob, floor, seed)
     chunks = bounder.chunks(q, oids)
     ob = bounder.tighten_gaps(ob, chunks)
     keep = [j for j, b in enumerate(ob) if b >= floor]
@@ -236,17 +228,9 @@ def _refine_and_visit(
                             [chunks[j] for j in keep])
     ob = bounder.tighten_starts(q, oids, ob, chunks)
     # grouped, then each group in id order (as grouping the id-sorted pairs would)
-    if lens is not None and len(oids) >= NUMPY_FROM:
-        import numpy as np
-
-        a = np.array(left + oids, dtype=np.int64)
-        b = np.array(lb + ob, dtype=np.int64)
-        order = np.lexsort((a, -b))  # by bound, highest first, then by id
-        regroup = grouped(a[order], b[order])
-    else:
-        regroup = by_bound(left + oids, lb + ob)
-        for _, g in regroup:
-            g.sort()
+    regroup = by_bound(left + oids, lb + ob)
+    for _, g in regroup:
+        g.sort()
     walker.visit(regroup, None)
 
 
@@ -285,17 +269,10 @@ def _refine_and_visit_arrays(
 
 
 def _above(
-    oids: list[int], ob: list[int], floor: float, seed: list[int], use_numpy: bool
+    oids: list[int], ob: list[int], floor: float, seed: list[int]
 ) -> tuple[list[int], list[int]]:
     """The ids of ``oids`` (bounds ``ob``) bounded at ``floor`` or more, but for the
     positions ``seed`` (scored already), in order."""
-    if use_numpy and len(oids) >= NUMPY_FROM:
-        import numpy as np
-
-        b = np.array(ob, dtype=np.int64)
-        mask = b >= floor
-        mask[seed] = False
-        return np.array(oids, dtype=np.int64)[mask].tolist(), b[mask].tolist()
     seeded = set(seed)
     keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
     return [oids[j] for j in keep], [ob[j] for j in keep]
