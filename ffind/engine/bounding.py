@@ -52,6 +52,7 @@ NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
 
 ONE_CHAR_NUMPY_FROM = 2048
+"""From how many candidates a one-character last term is bounded from the letter masks."""
 
 JOINED_FROM = 2048
 """From how many candidates (and ``JOINED_SHARE``) the tests of a term of two characters or
@@ -60,7 +61,6 @@ JOINED_SHARE = 3
 """... when the candidates are at least one ``JOINED_SHARE``-th of the index (the buffer's
 searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
 the index, ``session`` at 29%, the per-candidate searches were faster)."""
-"""From how many candidates a one-character last term is bounded from the letter masks."""
 
 
 @dataclass(frozen=True, slots=True)
