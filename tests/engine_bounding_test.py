@@ -110,7 +110,7 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
         assert with_np.numpy_ready(30)
         for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
             pass
-        assert with_np.bounder.folded_buffer(with_np.numpy.module()) is not None
+        assert with_np.bounder.folded_buffer() is not None
         ids = list(range(len(paths)))
         for _ in range(2):  # (the second time, the earlier terms' kept bounds)
             assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(

@@ -383,7 +383,7 @@ class Bounder:
             tb[j] = v
         return tb, flagged
 
-    def folded_buffer(self, np: Any) -> FoldedBuffer | None:
+    def folded_buffer(self) -> FoldedBuffer | None:
         """The folded paths as one byte buffer (``ffind.engine.occur``) once ``warm`` has
         built it over every path (``build_buffer``), else None: a keystroke never waits for
         it (a million paths take about half a second), the per-path code answers meanwhile.
@@ -423,7 +423,7 @@ class Bounder:
         The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
         as the last one (``test``) is bounded again as an earlier one at the next key
         (``test u``), and its occurrences are not searched for again."""
-        buf = self.folded_buffer(np)
+        buf = self.folded_buffer()
         if buf is None:
             return None
         st = self.store
@@ -543,7 +543,7 @@ class Bounder:
         top = self.b.term_max(len(fq))
         contig, other = self.b.unaligned(len(fq))
         np = self.numpy.module() if self.wide(ids) and findable(fq) else None
-        buf = None if np is None else self.folded_buffer(np)
+        buf = None if np is None else self.folded_buffer()
         if buf is not None and np is not None:  # (the term as it is: from the buffer)
             at = np.asarray(ids, dtype=np.int64)
             mark = np.zeros(buf.covered, dtype=bool)
@@ -666,7 +666,7 @@ class Bounder:
         for k in range(m - 1):
             grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
         chunks = np.full(len(a), m, dtype=np.int64)
-        buf = self.folded_buffer(np) if self.wide(a) and findable(fq) else None
+        buf = self.folded_buffer() if self.wide(a) and findable(fq) else None
         if buf is not None:  # over every path at once
             for g, times in grams.items():
                 chunks -= times * buf.has(g)[a]
