@@ -16,7 +16,7 @@ from ffind.query import parse
 class WorkAhead:
     """The work ahead of one index's rankings (see the module docstring)."""
 
-    def __init__(self, store: PathStore, numpy: NumpyUse, bounder: Bounder | None = None) -> None:
+    def __init__(self, store: PathStore, numpy: NumpyUse, bounder: Bounder) -> None:
         self.store = store
         self.numpy = numpy
         self.bounder = bounder
@@ -53,8 +53,7 @@ class WorkAhead:
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
                     store.letter_masks(numpy.module())
                 yield
-            elif (numpy.module() is not None and self.bounder is not None
-                  and self.bounder.buffer_len() < n):
+            elif numpy.module() is not None and self.bounder.buffer_len() < n:
                 self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
                 yield
             elif store.initials_len() < n:
