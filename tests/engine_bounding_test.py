@@ -35,6 +35,24 @@ def warmed() -> Index:
     return ix
 
 
+def always_joined(mp: pytest.MonkeyPatch) -> None:
+    """The folded paths' buffer used for any number of candidates (``Bounder.wide``)."""
+    from ffind.engine import bounding
+
+    mp.setattr(bounding, "JOINED_FROM", 0)
+    mp.setattr(bounding, "JOINED_SHARE", 10**9)
+
+
+def twins(paths: list[str], w: Weights = DEFAULT, warm: bool = True) -> tuple[Index, Index]:
+    """An index of ``paths`` with numpy (built by ``warm`` when asked) and one without."""
+    with_np, plain = Index(paths, weights=w, numpy=True), Index(paths, weights=w, numpy=False)
+    assert with_np.numpy_ready(30)
+    if warm:
+        for _ in with_np.warm():
+            pass
+    return with_np, plain
+
+
 def plain(ix: Index, q: str, ids: list[int], bounds: list[int], floor: float
           ) -> list[tuple[int, int]]:
     query = parse(q)
@@ -58,11 +76,8 @@ def test_refine_is_the_plain_stages(term: str, data: st.DataObject) -> None:
     want = plain(ix, q, ids, bounds, floor)
     a, b = ix.bounder.refine(parse(q), ids, bounds, floor, np)
     assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
-    from ffind.engine import bounding
-
     with pytest.MonkeyPatch.context() as mp:  # the bigrams from the buffer
-        mp.setattr(bounding, "JOINED_FROM", 0)
-        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        always_joined(mp)
         a, b = warmed().bounder.refine(parse(q), ids, bounds, floor, np)
     assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
 
@@ -103,13 +118,9 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     if not query.positive:
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "JOINED_FROM", 0)
-        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        always_joined(mp)
         mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays too)
-        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
-        assert with_np.numpy_ready(30)
-        for _ in with_np.warm():  # (the buffer is used once ``warm`` has built it)
-            pass
+        with_np, plain = twins(paths)  # (the buffer is used once ``warm`` has built it)
         assert with_np.bounder.folded_buffer() is not None
         ids = list(range(len(paths)))
         for _ in range(2):  # (the second time, the earlier terms' kept bounds)
@@ -127,18 +138,11 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
 @pytest.mark.parametrize("q", ["ab", "ba", "b.", "ab a", "ba ab", "a/b", "aba b", "ss"])
 def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
-
     paths = ["ab/ab", "xab/b.a", "a/ba/ab.ab", "ba/xab/ab", "ab", "b.a/aßb", "e\u0301ab/ab-a",
              "A_b/ab/b", "?a/ab", "abab/ab/ba", "ab/ba", "x/y/z"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "JOINED_FROM", 0)
-        mp.setattr(bounding, "JOINED_SHARE", 10**9)
-        with_np = Index(paths, weights=w, numpy=True)
-        plain = Index(paths, weights=w, numpy=False)
-        assert with_np.numpy_ready(30)
-        for _ in with_np.warm():
-            pass
+        always_joined(mp)
+        with_np, plain = twins(paths, w)
         ids = list(range(len(paths)))
         for hidden_ok in (False, True):
             assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
@@ -161,12 +165,10 @@ def test_kept_marks_give_the_plain_bounds_key_after_key(
     from ffind.engine import bounding
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "JOINED_FROM", 0)
-        mp.setattr(bounding, "JOINED_SHARE", 10**9)
+        always_joined(mp)
         mp.setattr(bounding, "MARKS_KEPT", kept)
         mp.setattr(bounding, "EARLY_NUMPY_FROM", data.draw(st.sampled_from([0, 10**9])))
-        with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
-        assert with_np.numpy_ready(30)
+        with_np, plain = twins(paths, warm=False)
         for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
             if step == len(queries):
                 with_np.extend(more)
@@ -214,11 +216,7 @@ def test_prefix_scores_in_numpy_are_the_plain_ones(
     t = parse(key).terms[0]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bounding, "PREFIX_NUMPY_FROM", 0)
-        with_np, plain = Index(paths, weights=w, numpy=True), Index(paths, weights=w, numpy=False)
-        assert with_np.numpy_ready(30)
-        if warm:
-            for _ in with_np.warm():
-                pass
+        with_np, plain = twins(paths, w, warm)
         st_ = plain.store
         texts = st_.term_texts(t)
         ids = [i for i in range(len(paths)) if texts[i].startswith(t.key, st_.base[i])]
