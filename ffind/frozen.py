@@ -51,11 +51,7 @@ def dataclass(cls: type[T] | None = None, /, *, frozen: bool = True, slots: bool
     ``TypeError``)."""
     if not (frozen and slots):
         raise TypeError("ffind.frozen.dataclass makes frozen classes with slots only")
-
-    def wrap(c: type[T]) -> type[T]:
-        return _make(c)
-
-    return wrap if cls is None else wrap(cls)
+    return _make if cls is None else _make(cls)
 
 
 def replace(obj: T, /, **changes: Any) -> T:
