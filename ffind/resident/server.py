@@ -105,8 +105,7 @@ class Held:
     """What the server keeps for one listing key: the snapshot, the listing last indexed,
     its index (made on first use), the inotify hint of the listing."""
 
-    def __init__(self, store: _HeldStore, root: str = "", options: SearchOptions | None = None
-                 ) -> None:
+    def __init__(self, store: _HeldStore, root: str, options: SearchOptions) -> None:
         self.store = store
         self.root, self.options = root, options
         self.listing: list[str] | None = None
@@ -310,7 +309,6 @@ class Server:
         if not held.hinted:
             from ffind.fs.watch import Hint
 
-            assert held.options is not None
             held.hint = Hint.start(held.root, held.options, self.watch_budget,
                                    per_request=REQUEST_WATCHES)
             held.hinted = True
@@ -332,7 +330,6 @@ class Server:
         folders newly watched are checked here instead of by the next request (which then
         checks only what changed).  Its warnings are not kept: the folders that warn are
         read again by every validation (no signature), and the next request warns."""
-        assert held.options is not None
         held.ahead = False  # (once: failed or not, the next request validates as ever)
         with contextlib.suppress(Exception):
             changed_listing(held.root, held.options, held, _ignore_warning)
