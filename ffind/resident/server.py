@@ -496,12 +496,11 @@ class Server:
         index = held.index
         if query and index is None:
             from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
 
             index = held.index = Index(listing)
-            held.recall = Recall(Index)
+            held.recall = None  # (a new one, below)
             self.rebuilt += 1
-        elif opened is not None and held.recall is None:  # (the empty query's: kept too)
+        if opened is not None and held.recall is None:  # (the empty query's: kept too)
             from ffind.engine.index import Index
             from ffind.engine.recall import Recall
 
