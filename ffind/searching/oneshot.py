@@ -433,7 +433,7 @@ def search(
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
-                                      memory, cache, server)
+                                     memory, cache, server)
         parts.append([replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
