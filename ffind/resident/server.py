@@ -544,7 +544,6 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     from ffind.agent.tool import (
         TOOL_OPTIONS,
         TreeSnapshot,
-        _ignore,
         _tool_batches,
         check_limit,
         glob_snapshot,
@@ -557,7 +556,7 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         raise ValueError("the tool's folder must be absolute")
     check_root(directory)
     held = self._held(directory, TOOL_OPTIONS)
-    self.validate(directory, TOOL_OPTIONS, held, _ignore)
+    self.validate(directory, TOOL_OPTIONS, held, _ignore_warning)
     assert held.listing is not None
     snap = held.tool
     if snap is None:
