@@ -280,21 +280,22 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
         SnapshotStore().clear()
         return ExitCode.FOUND
     _check_where(inv)
-    if _server_may_answer(inv):
-        code = _from_server(inv, exit_fast)
-        if code is not None:
-            return code
     if exit_fast:
-        # A one-shot search ends the process once its results are written (``exits.exit_now``):
-        # what the cyclic collector would free is freed then anyway, and its passes over the
-        # young objects cost ~5 ms of a warm search in a 13k-file checkout (the console
-        # script turned it off before its imports, ``entry.main``).  The picker lives on.
+        # A one-shot search ends the process once its results are written (``exits.exit_now``,
+        # the server's answer too): what the cyclic collector would free is freed then anyway,
+        # and its passes over the young objects cost ~5 ms of a warm search in a 13k-file
+        # checkout (the console script turned it off before its imports, ``entry.main``).
+        # The picker lives on.
         import gc
 
         if inv.interactive:
             gc.enable()
         else:
             gc.disable()
+    if _server_may_answer(inv):
+        code = _from_server(inv, exit_fast)
+        if code is not None:
+            return code
     memory = None
     if inv.memory:
         from ffind.state.memory import open_memory
@@ -427,10 +428,6 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
                  count=inv.json or _stderr_isatty())
     if answer is None:
         return None
-    if exit_fast:
-        import gc
-
-        gc.disable()  # (as ``run`` does: the process ends once the results are written)
     for warning in answer.warnings:
         output.warn(warning)
     matches: list[FileMatch] = answer.matches  # type: ignore[assignment]

@@ -105,8 +105,7 @@ class Held:
     """What the server keeps for one listing key: the snapshot, the listing last indexed,
     its index (made on first use), the inotify hint of the listing."""
 
-    def __init__(self, store: _HeldStore, root: str = "", options: SearchOptions | None = None
-                 ) -> None:
+    def __init__(self, store: _HeldStore, root: str, options: SearchOptions) -> None:
         self.store = store
         self.root, self.options = root, options
         self.listing: list[str] | None = None
@@ -310,7 +309,6 @@ class Server:
         if not held.hinted:
             from ffind.fs.watch import Hint
 
-            assert held.options is not None
             held.hint = Hint.start(held.root, held.options, self.watch_budget,
                                    per_request=REQUEST_WATCHES)
             held.hinted = True
@@ -332,7 +330,6 @@ class Server:
         folders newly watched are checked here instead of by the next request (which then
         checks only what changed).  Its warnings are not kept: the folders that warn are
         read again by every validation (no signature), and the next request warns."""
-        assert held.options is not None
         held.ahead = False  # (once: failed or not, the next request validates as ever)
         with contextlib.suppress(Exception):
             changed_listing(held.root, held.options, held, _ignore_warning)
@@ -499,12 +496,11 @@ class Server:
         index = held.index
         if query and index is None:
             from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
 
             index = held.index = Index(listing)
-            held.recall = Recall(Index)
+            held.recall = None  # (a new one, below)
             self.rebuilt += 1
-        elif opened is not None and held.recall is None:  # (the empty query's: kept too)
+        if opened is not None and held.recall is None:  # (the empty query's: kept too)
             from ffind.engine.index import Index
             from ffind.engine.recall import Recall
 
@@ -548,7 +544,6 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     from ffind.agent.tool import (
         TOOL_OPTIONS,
         TreeSnapshot,
-        _ignore,
         _tool_batches,
         check_limit,
         glob_snapshot,
@@ -561,7 +556,7 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         raise ValueError("the tool's folder must be absolute")
     check_root(directory)
     held = self._held(directory, TOOL_OPTIONS)
-    self.validate(directory, TOOL_OPTIONS, held, _ignore)
+    self.validate(directory, TOOL_OPTIONS, held, _ignore_warning)
     assert held.listing is not None
     snap = held.tool
     if snap is None:

@@ -235,13 +235,20 @@ class _Recalling:
 
     def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
              ci: bool, main: MatchSet) -> list[FileMatch]:
-        from ffind.engine.index import Index
-        from ffind.engine.recall import Recall, rank_with_memory
+        from ffind.engine.recall import rank_with_memory
 
-        state = self.state if self.state is not None else Recall(Index)
-        return rank_with_memory(state, index.paths, query, rank, limit=limit,
+        return rank_with_memory(self._recall(), index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,
                                 now=None, main=main)
+
+    def _recall(self) -> Recall:
+        """The kept ``Recall`` (its folders kept), or a new one."""
+        if self.state is not None:
+            return self.state
+        from ffind.engine.index import Index
+        from ffind.engine.recall import Recall
+
+        return Recall(Index)
 
     def stop(self) -> None:
         """The search has answered: a ``git status`` still running is not needed."""
@@ -260,12 +267,9 @@ class _Recalling:
 
     def listing(self, paths: list[str], limit: int | None) -> list[FileMatch]:
         """Every path: the boosted first (most boosted first), then in path order."""
-        from ffind.engine.index import Index
-        from ffind.engine.recall import Recall
         from ffind.scoring.scorer import FileMatch
 
-        state = self.state if self.state is not None else Recall(Index)  # (its folders kept)
-        boost = state.boosts(paths, self.visits, self.root, None)
+        boost = self._recall().boosts(paths, self.visits, self.root, None)
         first = sorted(boost, key=lambda p: (-boost[p], p))
         # (with a limit, the first of the others are among the smallest ``limit + boosted``)
         ordered = sorted(paths) if limit is None else heapq.nsmallest(limit + len(boost), paths)
@@ -429,7 +433,7 @@ def search(
     complete = True
     for root in root_list:
         top, count, done = _walk_one(query, root, options, flag, on_warning, eager_count,
-                                      memory, cache, server)
+                                     memory, cache, server)
         parts.append([replace(m, root=root) for m in top])
         totals.append(count)
         complete = complete and done
