@@ -211,9 +211,16 @@ def _replay(base: Path, home: Path, steps: list[Step], which: int,
         _restore(root)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def _replayed(test: Callable[..., None]) -> Any:
+    """A property test over any ``steps`` and any of the ``OPTIONS`` (``WARM_EXAMPLES``
+    examples)."""
+    return settings(
+        max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )(given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))(test))
+
+
+@_replayed
 def test_warm_listing_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     steps: list[Step], which: int,
@@ -221,9 +228,7 @@ def test_warm_listing_equals_cold_after_any_changes(
     _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, listing)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+@_replayed
 def test_the_listing_checked_aside_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     aside: None, steps: list[Step], which: int,
@@ -233,9 +238,7 @@ def test_the_listing_checked_aside_equals_cold_after_any_changes(
     _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, attempted)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+@_replayed
 def test_the_listing_checked_split_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     split: None, steps: list[Step], which: int,
