@@ -372,6 +372,13 @@ def test_below() -> None:
     assert below(prefixes, {""} | many) == prefixes
 
 
+def _a_change_in_d1_checks_only_d1(r: Resident, root: Path) -> None:
+    """A file added to ``d1``: the next validation equals cold and checks ``d1/`` alone."""
+    (root / "d1" / "new.txt").write_text("x")
+    assert r.request() == cold(root, r.options)
+    assert r.only == ["d1/"]
+
+
 def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
     """``arm`` while idle before any validation: the next validation checks every folder
     (their watches predate it) and adds none; the one after checks only what changed."""
@@ -391,9 +398,7 @@ def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
         r.request()
         assert fresh.last is None and fresh.watcher.wd_of == watched
         assert fresh.watcher.removed == 0  # (the same watches: none added again)
-        (root / "d1" / "new.txt").write_text("x")
-        assert r.request() == cold(root, r.options)
-        assert r.only == ["d1/"]
+        _a_change_in_d1_checks_only_d1(r, root)
     finally:
         r.close()
 
@@ -428,9 +433,7 @@ def test_watches_added_while_idle_are_checked_once(tmp_path: Path) -> None:
         assert r.hint.last is not None and set(r.only) == set(r.listing.prefixes) - first
         assert r.request() == cold(root, r.options)
         assert r.only == []
-        (root / "d1" / "new.txt").write_text("x")
-        assert r.request() == cold(root, r.options)
-        assert r.only == ["d1/"]
+        _a_change_in_d1_checks_only_d1(r, root)
     finally:
         r.close()
 
