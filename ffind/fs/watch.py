@@ -70,8 +70,6 @@ if TYPE_CHECKING:
     from ffind.fs.refresh import Refresh
 
 IN_ATTRIB = 0x4
-IN_MODIFY = 0x2
-IN_CLOSE_WRITE = 0x8
 IN_MOVED_FROM = 0x40
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
