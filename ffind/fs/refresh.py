@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ffind.fs.pool import Cancel, Warn
+from ffind.fs.pool import Cancel, Warn, cpus
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
@@ -128,12 +128,6 @@ def _coarse(folders: list[Folder]) -> bool:
     trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
     times = [f[1].split()[3] for f in folders if f[1]]
     return bool(times) and all(t.endswith("000000000") for t in times)
-
-
-def cpus() -> int:
-    """The CPUs this process may run on."""
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return n or 1
 
 
 def free_cpus() -> float:
