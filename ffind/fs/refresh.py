@@ -665,6 +665,7 @@ class _Edit:
         one (folders read again, unchanged).  The folders in the old order, less the dropped
         ones, with the ones read again in place, then the added ones."""
         from array import array
+        from bisect import bisect_left
 
         snap, index = self.snap, self.index
         old_counts = snap.counts
@@ -699,8 +700,6 @@ class _Edit:
             counts.extend(old_counts[lo:hi])
             n = sum(old_counts[lo:hi])
             every.extend(paths[at:at + n])
-            from bisect import bisect_left
-
             for j in old_extra[bisect_left(old_extra, lo):bisect_left(old_extra, hi)]:
                 extra[base + j - lo] = snap.extra[j]
             return at + n
