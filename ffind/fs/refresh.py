@@ -522,9 +522,10 @@ class Aside:
     def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
         self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
-        self.again = again
-        """What the child checks, to do here if it dies without a whole answer (None: the
-        whole pass)."""
+        self.again: Callable[[], dict[str, str]] = again or (
+            lambda: run._changed(snap, snap.start - RACY_NS))
+        """What the child checks (by default the whole pass), to do here if it dies without a
+        whole answer."""
         self._answer: bytes | None = None
 
     def _read(self) -> bytes:
@@ -558,9 +559,7 @@ class Aside:
         if answer[:1] == b"X":
             raise ValueError(answer[1:].decode("utf-8", "replace"))
         if answer[:1] != b"K" or int.from_bytes(answer[1:9], "big") != len(answer) - 9:
-            if self.again is not None:
-                return self.again()
-            return self.run._changed(self.snap, self.snap.start - RACY_NS)
+            return self.again()
         text = answer[9:].decode("utf-8", "surrogateescape")
         verdicts = {v: k for k, v in _VERDICTS.items()}
         return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
