@@ -22,7 +22,6 @@ from ffind.state.cache import CachedListing, SnapshotStore
 pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
 
 
-
 @pytest.fixture(autouse=True)
 def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
