@@ -577,7 +577,7 @@ def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
 
 
 def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
-        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
+        tree: Path, tmp_path: Path, short_racy: None, split: None) -> None:
     """The pass is split with a forked child: a failure in the child's half (a bad probe) is
     not a folder left unchecked."""
     store = SnapshotStore(str(tmp_path / "cache"))
@@ -594,8 +594,6 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
                    blob=b"".join(snap.encoded()) * 1000)
-    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)  # (checked by a forked child)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
     assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)
