@@ -85,7 +85,7 @@ class Resident:
         self.relisted: list[str] = []
 
     def request(self) -> list[str]:
-        found = warm._prepare(self.root, self.options, None, None, self.store, None)
+        found = warm.prepare(self.root, self.options, store=self.store)
         assert found is not None
         run, snap = found
         if snap is not None and self.listing is not None:
