@@ -50,8 +50,6 @@ pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="i
               pytest.mark.usefixtures("git_home")]
 
 
-
-
 @pytest.fixture(autouse=True)
 def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
@@ -103,7 +101,7 @@ class Resident:
             covered = drained.marked | set(below(changed, drained.moved))
             if self.hint.last is not None:  # (None: every folder was checked)
                 assert changed <= covered, (changed - covered, drained.marked, drained.moved)
-            self.only = [] if snap is None else checked(snap, self.hint.last)
+            self.only = checked(snap, self.hint.last)
         self.relisted = sorted(run.stats.relisted)
         self.listing = run.listing
         self.seen = {}
