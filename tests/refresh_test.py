@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from warm_test import RACY_TEST_NS, cold
+from warm_test import RACY_TEST_NS, cold, split_every_pass
 from warm_test import settle as after_racy_window
 
 from ffind.fs import refresh, warm
@@ -125,8 +125,7 @@ def test_a_split_pass_whose_child_fails_checks_its_half_here(
     from ffind.fs import pool
 
     run, snap, only = _changed_twice(tmp_path)
-    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    split_every_pass(monkeypatch)
     if how == "no fork":
         monkeypatch.setattr(pool, "fork_call", lambda fn: None)
     else:

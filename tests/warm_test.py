@@ -69,11 +69,16 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
 
 
-@pytest.fixture()
-def split(monkeypatch: pytest.MonkeyPatch) -> None:
+def split_every_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), however small."""
     monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
     monkeypatch.setattr(refresh, "cpus", lambda: 2)
+
+
+@pytest.fixture()
+def split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``split_every_pass`` for the test."""
+    split_every_pass(monkeypatch)
 
 
 def cold(root: Path, options: SearchOptions) -> list[str]:

@@ -25,6 +25,7 @@ from warm_test import (
     apply,
     cold,
     git_repo,
+    split_every_pass,
     steps,
 )
 from warm_test import settle as after_racy_window
@@ -133,8 +134,7 @@ def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     ``split``: every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``)."""
     with pytest.MonkeyPatch.context() as mp:
         if split:
-            mp.setattr(refresh, "SPLIT_MIN", 1)
-            mp.setattr(refresh, "cpus", lambda: 2)
+            split_every_pass(mp)
         _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
                        which, budget)
 
