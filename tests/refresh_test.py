@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from warm_test import RACY_TEST_NS, cold
+from warm_test import RACY_TEST_NS, cold, split_every_pass
 from warm_test import settle as after_racy_window
 
 from ffind.fs import refresh, warm
@@ -20,7 +20,6 @@ from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
 pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
-
 
 
 @pytest.fixture(autouse=True)
@@ -42,14 +41,14 @@ def test_only_given_to_the_refresh_trusts_the_other_folders(tmp_path: Path) -> N
     root = _tree(tmp_path / "repo")
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
-    found = warm._prepare(str(root), options, None, None, store, None)
+    found = warm.prepare(root, options, store=store)
     assert found is not None
     run: Refresh = found[0]
     list(run.cold())
     after_racy_window()
     for name in ("d0", "d1"):
         (root / name / "sub" / "new.py").write_text("x")
-    found = warm._prepare(str(root), options, None, None, store, None)
+    found = warm.prepare(root, options, store=store)
     assert found is not None and found[1] is not None
     run, snap = found
     at = snap.prefixes.index("d1/sub/")
@@ -77,12 +76,12 @@ def _changed_twice(tmp_path: Path) -> tuple[Refresh, CachedListing, list[int]]:
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
     after_racy_window()
-    found = warm._prepare(str(root), options, None, None, store, None)
+    found = warm.prepare(root, options, store=store)
     assert found is not None
     list(found[0].cold())
     for i in (1, 2, 5, 6):
         (root / f"d{i}" / "new.txt").write_text("x")
-    found = warm._prepare(str(root), options, None, None, store, None)
+    found = warm.prepare(root, options, store=store)
     assert found is not None and found[1] is not None
     run, snap = found
     return run, snap, sorted(snap.prefixes.index(f"d{i}/") for i in range(8))
@@ -126,8 +125,7 @@ def test_a_split_pass_whose_child_fails_checks_its_half_here(
     from ffind.fs import pool
 
     run, snap, only = _changed_twice(tmp_path)
-    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
+    split_every_pass(monkeypatch)
     if how == "no fork":
         monkeypatch.setattr(pool, "fork_call", lambda fn: None)
     else:
@@ -143,7 +141,7 @@ def test_a_refresh_can_write_its_snapshot_after_answering(tmp_path: Path) -> Non
     root = _tree(tmp_path / "repo")
     store = SnapshotStore(str(tmp_path / "cache"))
     options = SearchOptions(threads=1)
-    found = warm._prepare(str(root), options, None, None, store, None)
+    found = warm.prepare(root, options, store=store)
     assert found is not None
     run = found[0]
     run.defer_write = True

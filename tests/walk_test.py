@@ -573,15 +573,7 @@ def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
     the first ones, the workers the rest, and together they list every path once."""
     walk_module = sys.modules["ffind.fs.walk"]
     make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
-    real_scan = walk_module._Walker.scan
-
-    def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
-             stack: list[object], warn: object, seen: set[object]) -> None:
-        time.sleep(0.005)
-        real_scan(self, item, out, stack, warn, seen)
-        out.append(f"pid:{os.getpid()}")
-
-    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    _slow_scan(monkeypatch, 0.005, mark_pid=True)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
     got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
@@ -599,17 +591,11 @@ def test_without_an_idle_cpu_a_big_tree_is_read_here_to_the_end(
     (``pool.cpu_idle``): they would only share this process's; the walk goes on here."""
     walk_module = sys.modules["ffind.fs.walk"]
     make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
-    real_scan = walk_module._Walker.scan
-
-    def scan(self: object, item: tuple[str, str, int, object, object], out: list[str],
-             stack: list[object], warn: object, seen: set[object]) -> None:
-        time.sleep(0.002)
-        real_scan(self, item, out, stack, warn, seen)
+    _slow_scan(monkeypatch, 0.002)
 
     def fork() -> int:
         raise AssertionError("a worker was started")
 
-    monkeypatch.setattr(walk_module._Walker, "scan", scan)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.01)
     monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)
     monkeypatch.setattr(os, "fork", fork)
@@ -753,14 +739,17 @@ def test_exit_during_a_parallel_walk_is_clean(tmp_path: Path, mode: str) -> None
     assert all(_gone(p) for p in pids)
 
 
-def _slow_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
-    """Each folder read takes ``seconds`` (the fork carries the patch into the workers)."""
+def _slow_scan(monkeypatch: pytest.MonkeyPatch, seconds: float, mark_pid: bool = False) -> None:
+    """Each folder read takes ``seconds`` (the fork carries the patch into the workers);
+    with ``mark_pid`` it also lists ``pid:<the reading process>``."""
     walk_module = sys.modules["ffind.fs.walk"]
     real_scan = walk_module._Walker.scan
 
-    def scan(self: object, *args: object) -> None:
+    def scan(self: object, item: object, out: list[str], *args: object) -> None:
         time.sleep(seconds)
-        real_scan(self, *args)
+        real_scan(self, item, out, *args)
+        if mark_pid:
+            out.append(f"pid:{os.getpid()}")
 
     monkeypatch.setattr(walk_module._Walker, "scan", scan)
 

@@ -69,11 +69,16 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refresh, "free_cpus", lambda: 2.0)
 
 
-@pytest.fixture()
-def split(monkeypatch: pytest.MonkeyPatch) -> None:
+def split_every_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), however small."""
     monkeypatch.setattr(refresh, "SPLIT_MIN", 1)
     monkeypatch.setattr(refresh, "cpus", lambda: 2)
+
+
+@pytest.fixture()
+def split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``split_every_pass`` for the test."""
+    split_every_pass(monkeypatch)
 
 
 def cold(root: Path, options: SearchOptions) -> list[str]:
@@ -211,9 +216,16 @@ def _replay(base: Path, home: Path, steps: list[Step], which: int,
         _restore(root)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+def _replayed(test: Callable[..., None]) -> Any:
+    """A property test over any ``steps`` and any of the ``OPTIONS`` (``WARM_EXAMPLES``
+    examples)."""
+    return settings(
+        max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )(given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))(test))
+
+
+@_replayed
 def test_warm_listing_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     steps: list[Step], which: int,
@@ -221,9 +233,7 @@ def test_warm_listing_equals_cold_after_any_changes(
     _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, listing)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+@_replayed
 def test_the_listing_checked_aside_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     aside: None, steps: list[Step], which: int,
@@ -233,9 +243,7 @@ def test_the_listing_checked_aside_equals_cold_after_any_changes(
     _replay(tmp_path_factory.mktemp("prop"), git_home, steps, which, attempted)
 
 
-@settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=steps, which=st.integers(0, len(OPTIONS) - 1))
+@_replayed
 def test_the_listing_checked_split_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path, short_racy: None,
     split: None, steps: list[Step], which: int,
@@ -574,7 +582,7 @@ def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
 
 
 def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
-        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_racy: None) -> None:
+        tree: Path, tmp_path: Path, short_racy: None, split: None) -> None:
     """The pass is split with a forked child: a failure in the child's half (a bad probe) is
     not a folder left unchecked."""
     store = SnapshotStore(str(tmp_path / "cache"))
@@ -591,8 +599,6 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
                    blob=b"".join(snap.encoded()) * 1000)
-    monkeypatch.setattr(refresh, "SPLIT_MIN", 1)  # (checked by a forked child)
-    monkeypatch.setattr(refresh, "cpus", lambda: 2)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
     assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)

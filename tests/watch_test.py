@@ -25,6 +25,7 @@ from warm_test import (
     apply,
     cold,
     git_repo,
+    split_every_pass,
     steps,
 )
 from warm_test import settle as after_racy_window
@@ -48,8 +49,6 @@ from ffind.state.cache import CachedListing, SnapshotStore
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux"),
               pytest.mark.usefixtures("git_home")]
-
-
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +84,7 @@ class Resident:
         self.relisted: list[str] = []
 
     def request(self) -> list[str]:
-        found = warm._prepare(self.root, self.options, None, None, self.store, None)
+        found = warm.prepare(self.root, self.options, store=self.store)
         assert found is not None
         run, snap = found
         if snap is not None and self.listing is not None:
@@ -103,7 +102,7 @@ class Resident:
             covered = drained.marked | set(below(changed, drained.moved))
             if self.hint.last is not None:  # (None: every folder was checked)
                 assert changed <= covered, (changed - covered, drained.marked, drained.moved)
-            self.only = [] if snap is None else checked(snap, self.hint.last)
+            self.only = checked(snap, self.hint.last)
         self.relisted = sorted(run.stats.relisted)
         self.listing = run.listing
         self.seen = {}
@@ -135,8 +134,7 @@ def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     ``split``: every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``)."""
     with pytest.MonkeyPatch.context() as mp:
         if split:
-            mp.setattr(refresh, "SPLIT_MIN", 1)
-            mp.setattr(refresh, "cpus", lambda: 2)
+            split_every_pass(mp)
         _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
                        which, budget)
 
@@ -372,6 +370,13 @@ def test_below() -> None:
     assert below(prefixes, {""} | many) == prefixes
 
 
+def _a_change_in_d1_checks_only_d1(r: Resident, root: Path) -> None:
+    """A file added to ``d1``: the next validation equals cold and checks ``d1/`` alone."""
+    (root / "d1" / "new.txt").write_text("x")
+    assert r.request() == cold(root, r.options)
+    assert r.only == ["d1/"]
+
+
 def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
     """``arm`` while idle before any validation: the next validation checks every folder
     (their watches predate it) and adds none; the one after checks only what changed."""
@@ -391,9 +396,7 @@ def test_watches_added_ahead_then_one_full_check(tmp_path: Path) -> None:
         r.request()
         assert fresh.last is None and fresh.watcher.wd_of == watched
         assert fresh.watcher.removed == 0  # (the same watches: none added again)
-        (root / "d1" / "new.txt").write_text("x")
-        assert r.request() == cold(root, r.options)
-        assert r.only == ["d1/"]
+        _a_change_in_d1_checks_only_d1(r, root)
     finally:
         r.close()
 
@@ -428,9 +431,7 @@ def test_watches_added_while_idle_are_checked_once(tmp_path: Path) -> None:
         assert r.hint.last is not None and set(r.only) == set(r.listing.prefixes) - first
         assert r.request() == cold(root, r.options)
         assert r.only == []
-        (root / "d1" / "new.txt").write_text("x")
-        assert r.request() == cold(root, r.options)
-        assert r.only == ["d1/"]
+        _a_change_in_d1_checks_only_d1(r, root)
     finally:
         r.close()
 

@@ -101,6 +101,12 @@ def max_workers() -> int:
     return min(64, (os.cpu_count() or 1) * 4)
 
 
+def cpus() -> int:
+    """The CPUs this process may run on."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return n or 1
+
+
 LOADAVG = "/proc/loadavg"
 
 
@@ -117,8 +123,7 @@ def cpu_idle(loadavg: str = LOADAVG) -> bool:
             running = int(f.read(256).split()[3].split(b"/")[0])
     except (OSError, ValueError, IndexError):
         return True
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return running < (cpus or 1)
+    return running < cpus()
 
 
 def _encode(paths: list[str]) -> bytes:

@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ffind.fs.pool import Cancel, Warn
+from ffind.fs.pool import Cancel, Warn, cpus
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
@@ -128,12 +128,6 @@ def _coarse(folders: list[Folder]) -> bool:
     trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
     times = [f[1].split()[3] for f in folders if f[1]]
     return bool(times) and all(t.endswith("000000000") for t in times)
-
-
-def cpus() -> int:
-    """The CPUs this process may run on."""
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return n or 1
 
 
 def free_cpus() -> float:
@@ -528,9 +522,10 @@ class Aside:
     def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
         self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
-        self.again = again
-        """What the child checks, to do here if it dies without a whole answer (None: the
-        whole pass)."""
+        self.again: Callable[[], dict[str, str]] = again or (
+            lambda: run._changed(snap, snap.start - RACY_NS))
+        """What the child checks (by default the whole pass), to do here if it dies without a
+        whole answer."""
         self._answer: bytes | None = None
 
     def _read(self) -> bytes:
@@ -564,9 +559,7 @@ class Aside:
         if answer[:1] == b"X":
             raise ValueError(answer[1:].decode("utf-8", "replace"))
         if answer[:1] != b"K" or int.from_bytes(answer[1:9], "big") != len(answer) - 9:
-            if self.again is not None:
-                return self.again()
-            return self.run._changed(self.snap, self.snap.start - RACY_NS)
+            return self.again()
         text = answer[9:].decode("utf-8", "surrogateescape")
         verdicts = {v: k for k, v in _VERDICTS.items()}
         return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
@@ -671,6 +664,7 @@ class _Edit:
         one (folders read again, unchanged).  The folders in the old order, less the dropped
         ones, with the ones read again in place, then the added ones."""
         from array import array
+        from bisect import bisect_left
 
         snap, index = self.snap, self.index
         old_counts = snap.counts
@@ -705,8 +699,6 @@ class _Edit:
             counts.extend(old_counts[lo:hi])
             n = sum(old_counts[lo:hi])
             every.extend(paths[at:at + n])
-            from bisect import bisect_left
-
             for j in old_extra[bisect_left(old_extra, lo):bisect_left(old_extra, hi)]:
                 extra[base + j - lo] = snap.extra[j]
             return at + n

@@ -70,8 +70,6 @@ if TYPE_CHECKING:
     from ffind.fs.refresh import Refresh
 
 IN_ATTRIB = 0x4
-IN_MODIFY = 0x2
-IN_CLOSE_WRITE = 0x8
 IN_MOVED_FROM = 0x40
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
@@ -184,12 +182,19 @@ class Watcher:
 
     def remove(self, prefix: str) -> None:
         """Stop watching the folder ``prefix`` (its events still queued are ignored)."""
+        wd = self._forget(prefix)
+        if wd is not None:
+            self._libc.inotify_rm_watch(self.fd, wd)
+
+    def _forget(self, prefix: str) -> int | None:
+        """Drop the watch of ``prefix`` from the books (not from the kernel): its wd, or None
+        when it was not watched."""
         wd = self.wd_of.pop(prefix, None)
         if wd is not None:
             del self.prefix_of[wd]
-            self._libc.inotify_rm_watch(self.fd, wd)
             self.full = False
             self.removed += 1
+        return wd
 
     def remove_below(self, prefixes: Iterable[str]) -> None:
         """Stop watching the folders ``prefixes`` and every one below them."""
@@ -247,11 +252,7 @@ class Watcher:
             elif mask & IN_ATTRIB:
                 out.attrib.add(prefix)
         for prefix in gone:  # (the kernel removed the watch; nothing was below a deleted
-            old = self.wd_of.pop(prefix, None)  # folder, and an unmount is an overflow)
-            if old is not None:
-                del self.prefix_of[old]
-                self.full = False
-                self.removed += 1
+            self._forget(prefix)  # folder, and an unmount is an overflow)
         self.remove_below(moved)
         return out
 
