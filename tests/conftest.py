@@ -43,6 +43,19 @@ def _private_state(tmp_path_factory: pytest.TempPathFactory,
     yield base
 
 
+RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
+
+
+@pytest.fixture()
+def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short racy window for the warm index (``ffind.fs.refresh.RACY_NS``), so that folders
+    written by the test are trusted again soon (exactness must hold with any window above
+    the clock's tick)."""
+    from ffind.fs import refresh
+
+    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+
+
 @pytest.fixture()
 def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A HOME and XDG_CONFIG_HOME of the test's own, and no system git config: git's global

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from warm_test import RACY_TEST_NS, cold, split_every_pass
+from warm_test import cold, split_every_pass
 from warm_test import settle as after_racy_window
 
 from ffind.fs import refresh, warm
@@ -19,12 +19,7 @@ from ffind.fs.refresh import Refresh
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
-pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
-
-
-@pytest.fixture(autouse=True)
-def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+pytestmark = pytest.mark.usefixtures("git_home", "short_racy")  # (conftest.py)
 
 
 def _tree(root: Path, folders: int = 6) -> Path:

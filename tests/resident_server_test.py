@@ -27,8 +27,6 @@ from ffind.options import SearchOptions
 from ffind.resident import client, protocol, server
 from ffind.state.cache import SnapshotStore
 
-RACY_TEST_NS = 50_000_000
-
 
 @pytest.fixture()
 def resident(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -401,8 +399,8 @@ def test_an_unsafe_socket_folder_is_not_used(tmp_path: Path) -> None:
 # ---- exactness: a server in a thread answers after any change as a cold search ---------------
 
 @pytest.fixture()
-def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+def short_racy(short_racy: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """conftest's, and the server's checks of its socket more often."""
     monkeypatch.setattr(server, "CHECK_SECONDS", 0.02)
 
 

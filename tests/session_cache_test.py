@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from warm_test import settle
 
 from ffind.fs import refresh, warm
 from ffind.fs.warm import listing_key
@@ -21,17 +22,11 @@ from ffind.searching import session
 from ffind.searching.session import FileSearcher, Snapshot
 from ffind.state.cache import SUFFIX, CachedListing, SnapshotStore
 
-RACY_TEST_NS = 50_000_000
 OPTIONS = SearchOptions(threads=1, limit=None)
 QUERIES = ["", "py", "b"]
 
 
-pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
-
-
-@pytest.fixture(autouse=True)
-def _short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+pytestmark = pytest.mark.usefixtures("git_home", "short_racy")  # (conftest.py)
 
 
 @pytest.fixture()
@@ -60,10 +55,6 @@ def make_tree(root: Path) -> Path:
     (root / "b" / ".gitignore").write_text("*.tmp\n")
     settle()  # (ignore files above within the racy window: no snapshot is used)
     return root
-
-
-def settle() -> None:
-    time.sleep(RACY_TEST_NS / 1e9 * 1.5)
 
 
 def session_results(root: Path, cache: bool, query: str) -> list[str]:

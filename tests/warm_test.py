@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import RACY_TEST_NS  # (the racy window of ``short_racy``)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,18 +27,10 @@ from ffind.fs.warm import WarmStats, cached_batches, listing_key, warm_attempts
 from ffind.options import SearchOptions
 from ffind.state.cache import SIG_FIELDS, CachedListing, SnapshotStore
 
-RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
 
 pytestmark = pytest.mark.usefixtures("git_home")  # (conftest.py)
 
-
-
-@pytest.fixture()
-def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A short racy window, so that folders written by the test are trusted again soon
-    (exactness must hold with any window above the clock's tick)."""
-    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
 
 
 def listing(root: Path, options: SearchOptions, store: SnapshotStore,

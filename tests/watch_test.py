@@ -19,7 +19,6 @@ from refresh_test import _tree
 from warm_test import (
     FOLDERS,
     OPTIONS,
-    RACY_TEST_NS,
     Step,
     _restore,
     apply,
@@ -30,7 +29,7 @@ from warm_test import (
 )
 from warm_test import settle as after_racy_window
 
-from ffind.fs import refresh, warm, watch
+from ffind.fs import warm, watch
 from ffind.fs.watch import (
     IN_CREATE,
     IN_IGNORED,
@@ -48,12 +47,7 @@ from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux"),
-              pytest.mark.usefixtures("git_home")]
-
-
-@pytest.fixture(autouse=True)
-def short_racy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(refresh, "RACY_NS", RACY_TEST_NS)
+              pytest.mark.usefixtures("git_home", "short_racy")]
 
 
 def _raw(path: str) -> tuple[int, list[tuple[str, bool, bool]]] | None:
