@@ -62,19 +62,22 @@ def test_findable() -> None:
 
 
 @given(TEXTS, st.lists(st.text("ab/._", min_size=1, max_size=3), min_size=1, max_size=6),
-       st.integers(1, 5), st.integers(1, 4), st.sampled_from([0, 4, 10**9]))
+       st.integers(1, 5), st.integers(1, 4), st.sampled_from([0, 4, 10**9]),
+       st.integers(1, 5))
 def test_has_either_way_is_in(
-    texts: list[str], terms: list[str], step: int, slice_: int, sparse: int
+    texts: list[str], terms: list[str], step: int, slice_: int, sparse: int, sub: int
 ) -> None:
     """``has`` finds the paths of a term's occurrences one binary search each when there are
     few, else ors each path's bytes (``SPARSE`` 0: always the former; huge: the latter
-    whenever it occurs): either way, as the buffer grows, it answers what ``in`` does."""
+    whenever it occurs), a part of ``SUB`` paths of a slice at a time: either way, as the
+    buffer grows, it answers what ``in`` does."""
     np = pytest.importorskip("numpy")
     from ffind.engine import occur
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(occur, "SLICE", slice_)
         mp.setattr(occur, "SPARSE", sparse)
+        mp.setattr(occur, "SUB", sub)
         buf = FoldedBuffer(np)
         for upto in range(0, len(texts) + step, step):
             assert buf.sync(texts, upto)

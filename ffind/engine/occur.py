@@ -25,6 +25,10 @@ from typing import Any
 SEP = "\0"
 SLICE = 16384
 """Paths per slice of the buffer (about 1.3 MB on real paths)."""
+SUB = 4096
+"""``has`` runs over this many paths of a slice at a time: its temporaries (a few bytes a
+character) then stay in the processor's cache, where a whole slice's (about 1.3 MB each) did
+not (``has`` for ``s/p/t``'s four bigrams over the 110k paths: 13.9 -> 11.5 ms)."""
 SPARSE = 4
 """``_present`` finds the paths of an occurrence one by one (a binary search each) when there
 are fewer occurrences than paths over this, else ors each path's bytes (one pass).  The
@@ -106,7 +110,13 @@ class FoldedBuffer:
     def has(self, term: str) -> Any:
         """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
         np = self.np
-        out = [_present(buf, starts, term, np) for _, buf, starts in self._parts]
+        out = []
+        for _, buf, starts in self._parts:
+            k = len(starts) - 1
+            for lo in range(0, k, SUB):  # (a part ends after a path's NUL: no term spans two)
+                hi = min(lo + SUB, k)
+                a, b = int(starts[lo]), int(starts[hi])
+                out.append(_present(buf[a:b], starts[lo:hi + 1] - a, term, np))
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def nbytes(self) -> int:
