@@ -9,7 +9,8 @@ over the same index would find), runs ``warm`` to the end, then types each word 
 time as the session does: ``run(prefix, within=the previous key's set)`` when the new key
 narrows it, then ``top(set, 20)``.  Prints, for the last round, every key slower than
 ``--over`` ms with the CPU ms of the engine's stages in it (inclusive, each method wrapped
-with a timer); then, per key the least CPU ms over the rounds, pooled median / p95 / max.
+with a timer) and of the garbage collections it set off (``gc0``..``gc2``, by generation);
+then, per key the least CPU ms over the rounds, pooled median / p95 / max.
 ``--json`` writes those per-key times (``{prefix: ms}``).  ``profile_keys.py`` is the same for
 one fresh ``Index.match`` per prefix, under cProfile.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import statistics
 import sys
@@ -63,6 +65,24 @@ def wrap_stages(acc: dict[str, list[float]]) -> None:
             setattr(owner, name, functools.wraps(real)(timed))
 
 
+def time_collections(acc: dict[str, list[float]]) -> None:
+    """Add each garbage collection's CPU time to ``acc["gcN"]`` ([collections, s]; N its
+    generation): a key that sets off a full one (``gc2``) pays a pass over every per-path
+    list of the store."""
+    began: dict[int, float] = {}
+
+    def hook(phase: str, info: dict[str, int]) -> None:
+        g = info["generation"]
+        if phase == "start":
+            began[g] = time.process_time()
+        elif g in began:
+            d = acc.setdefault(f"gc{g}", [0, 0.0])
+            d[0] += 1
+            d[1] += time.process_time() - began.pop(g)
+
+    gc.callbacks.append(hook)
+
+
 def p95(xs: list[float]) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
@@ -82,6 +102,7 @@ def main() -> int:
     words = [w for w in args.words.split(",") if w]
     acc: dict[str, list[float]] = {}
     wrap_stages(acc)
+    time_collections(acc)
     least: dict[str, float] = {}
     for r in range(args.rounds):
         ix = Index(paths, numpy=True)
