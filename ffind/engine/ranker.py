@@ -93,8 +93,12 @@ def rank(
         topk.add_many([s for s, _ in pool])
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
     if walker.lens is not None and len(ids) >= NUMPY_FROM:
-        bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok)
-        oa, oba, groups = _split_arrays(ids, bounds, flagged)
+        import numpy as np
+
+        at = np.asarray(ids, dtype=np.int64)  # (once: each numpy stage reads it)
+        at.flags.writeable = False
+        bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok, at)
+        oa, oba, groups = _split_arrays(at, bounds, flagged)
         u2 = int(oba.max()) if len(oba) else None
         done = walker.visit(groups, u2)
         if len(oa) and u2 is not None and not topk.beats(u2):
@@ -159,9 +163,10 @@ def _split(
 
 
 def _split_arrays(
-    ids: list[int], bounds: Sequence[int], flagged: Sequence[bool]
+    ids: Any, bounds: Sequence[int], flagged: Sequence[bool]
 ) -> tuple[Any, Any, list[tuple[int, list[int]]]]:
-    """``_split`` through numpy, the optimistic ids and bounds left as int64 arrays."""
+    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and
+    bounds left as int64 arrays."""
     import numpy as np
 
     a = np.asarray(ids, dtype=np.int64)
