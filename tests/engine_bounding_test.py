@@ -225,3 +225,50 @@ def test_prefix_scores_in_numpy_are_the_plain_ones(
         assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
             plain.bounder.prefix_scored(t, ids, hidden_ok)), key
         assert with_np.match(key, limit=5) == plain.match(key, limit=5)
+
+
+@cache
+def _blocks_index() -> Index:
+    """An index of two blocks of word starts and a half (``store.INIT_BLOCK`` ids each),
+    the first two built, the rest computed per id on demand (``PathStore.initials``)."""
+    from ffind.engine.store import INIT_BLOCK
+
+    paths = CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA
+    many = [f"c{k // len(paths)}/{p}" for k, p in enumerate(paths * (5 * INIT_BLOCK // 2
+                                                                        // len(paths) + 1))]
+    ix = Index(many[:5 * INIT_BLOCK // 2], numpy=True)
+    ix.store.build_initials(2 * INIT_BLOCK)
+    return ix
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["s/p/t", "sr", "mj", "c1/a", "ß", "tu"]),
+       st.sampled_from([1, 3, 50, 10**6]), st.integers(0, 2**32), st.booleans())
+def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
+    fq: str, share: int, seed: int, shuffled: bool
+) -> None:
+    """``Bounder.starts_lcs`` scores a block's word starts at once where enough ids fall in
+    it (``STARTS_BLOCK_FROM``: drawn), the ids' own word starts elsewhere (blocks with few,
+    and the ids past the built blocks): the same LCS as ``cdist`` over ``initials(ids)``, in
+    the order of ``ids`` (ascending or not)."""
+    np = pytest.importorskip("numpy")
+    import random
+
+    from rapidfuzz import process
+    from rapidfuzz.distance import LCSseq
+
+    from ffind.engine import bounding
+
+    ix = _blocks_index()
+    rng = random.Random(seed)
+    n = len(ix)
+    ids = sorted(rng.sample(range(n), rng.choice([1, 40, n // 5, n // 2, n])))
+    if shuffled:
+        rng.shuffle(ids)
+    want = process.cdist([fq], ix.store.initials(ids), scorer=LCSseq.similarity,
+                         dtype=np.int64)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "STARTS_BLOCK_FROM", share)
+        got = ix.bounder.starts_lcs(fq, np.array(ids, dtype=np.int64), np)
+    assert got.dtype == np.int64
+    assert got.tolist() == want.tolist()

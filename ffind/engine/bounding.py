@@ -23,7 +23,7 @@ from ffind.engine.accel import NumpyUse
 from ffind.engine.exact import kept
 from ffind.engine.letters import bit_of
 from ffind.engine.occur import FoldedBuffer, findable
-from ffind.engine.store import PathStore
+from ffind.engine.store import INIT_SHIFT, PathStore
 from ffind.query import Query, Term
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import folder_extras, name_prefix_score
@@ -47,6 +47,10 @@ about 0.9 MiB a term for a million paths)."""
 PREFIX_NUMPY_FROM = 2048
 """From how many ids ``Bounder.prefix_scored`` computes its closed form in numpy (a first
 key's bucket: 10k names start with ``p`` in 104k paths)."""
+
+STARTS_BLOCK_FROM = 1024
+"""From how many ids in one block of word starts (``PathStore.initials_block``, 4,096 ids)
+``Bounder.starts_lcs`` scores the whole block at once instead of the ids' own strings."""
 
 NAMES_AT_ONCE = 32768
 """How many file names ``Bounder.tighten_name`` slices out at a time."""
@@ -654,10 +658,8 @@ class Bounder:
         """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` at once,
         as numpy arrays (int64 ids and bounds, in the order of ``ids``): the same bounds as
         those four steps give one after the other, with one pass over the paths per bigram
-        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts."""
-        from rapidfuzz import process
-        from rapidfuzz.distance import LCSseq
-
+        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts
+        (``starts_lcs``)."""
         a = np.array(ids, dtype=np.int64)
         b = np.array(bounds, dtype=np.int64)
         fq = q.positive[-1].folded
@@ -691,7 +693,37 @@ class Bounder:
         a, b, chunks = a[keep], b[keep], chunks[keep]
         scat = np.flatnonzero(chunks)
         if len(scat):
-            inits = self.store.initials(a[scat].tolist())
-            on = process.cdist([fq], inits, scorer=LCSseq.similarity, dtype=np.int64)[0]
+            on = self.starts_lcs(fq, a[scat], np)
             b[scat] -= self.b.starts_loss_many(chunks[scat], on, np)
         return a, b
+
+    def starts_lcs(self, fq: str, ids: Any, np: Any) -> Any:
+        """Per id of ``ids`` (an int64 array), the LCS of ``fq`` with its word starts
+        (rapidfuzz's ``cdist``), as an int64 array.  Where ``STARTS_BLOCK_FROM`` ids or more
+        fall in one block of word starts, the whole block is split and scored at once and
+        their entries taken by position: no string sliced per id (``s/p/t``'s 57k at 110k
+        paths: 10.9 -> 8.7 ms); the other ids are scored from ``PathStore.initials``."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import LCSseq
+
+        st = self.store
+        out = np.zeros(len(ids), dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        s_ids = ids[order]
+        blk = s_ids >> INIT_SHIFT
+        cuts = np.flatnonzero(blk[1:] != blk[:-1]) + 1
+        done = st.initials_len()
+        rest = []
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(s_ids)], strict=True):
+            if hi - lo < STARTS_BLOCK_FROM or int(s_ids[hi - 1]) >= done:
+                rest.append(order[lo:hi])
+                continue
+            k = int(blk[lo])
+            v = process.cdist([fq], st.initials_block(k), scorer=LCSseq.similarity,
+                              dtype=np.int64)[0]
+            out[order[lo:hi]] = v[s_ids[lo:hi] - (k << INIT_SHIFT)]
+        if rest:
+            at = np.concatenate(rest)
+            out[at] = process.cdist([fq], st.initials(ids[at].tolist()),
+                                    scorer=LCSseq.similarity, dtype=np.int64)[0]
+        return out

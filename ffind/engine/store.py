@@ -247,6 +247,15 @@ class PathStore:
             lo = hi
         return out
 
+    def initials_block(self, k: int) -> list[str]:
+        """The word starts of block ``k``'s ids that ``build_initials`` has computed
+        (``k << INIT_SHIFT`` on), in id order: the block's string split once."""
+        if k >= len(self._iblocks):
+            return []
+        words = self._iblocks[k].split("\0")
+        words.pop()  # (after the last NUL)
+        return words
+
     def _add_loose(self, ids: list[int]) -> None:
         paths, loose = self.paths, self._iloose
         # a block at a time: ``initials_many``'s regex pass over a joined text holds a few
