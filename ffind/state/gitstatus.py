@@ -75,11 +75,11 @@ class GitChanges:
         except OSError:
             self._finish(frozenset())
             return
-        self._pid = pid
         import signal  # (imported by ``_spawn``; kept for ``stop``, which may run while the
         # interpreter exits, when nothing can be imported any more)
 
         self._sigkill = signal.SIGKILL
+        self._pid = pid
         with contextlib.suppress(OSError, AttributeError):
             # the lowest CPU priority: it must not slow the search it serves (which never
             # waits for it); what it reads is in the page cache either way
