@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ffind.engine.index import Index
 from ffind.engine.matchset import (
+    Filler,
     MatchSet,
     compact,
     compact_idle,
@@ -166,3 +167,67 @@ def test_every_path_compacts_to_a_range() -> None:
     everything.compact()
     assert everything._packed is not None and everything._packed[0] == range(5000)
     assert everything.ids == list(range(5000))
+
+
+def _lists(ms: MatchSet) -> tuple[list[int], list[int], list[int]]:
+    return list(ms.superset), list(ms.strict), list(ms.loose)
+
+
+@SETTINGS
+@given(paths, query_text, query_text, st.integers(1, 9), st.integers(0, 40), st.booleans())
+def test_a_set_filled_in_slices_equals_one_computed_at_once(
+    cands: list[str], q1: str, extra: str, size: int, steps: int, narrowed: bool,
+) -> None:
+    """``Filler``: the lazy set computed a slice at a time (the session's idle work) equals the
+    set computed at once, its part so far is the set over the ids done, and a next key
+    narrowing the part plus the rest ranks as a fresh match."""
+    ix = Index(cands)
+    q2 = q1 + extra
+    base = ix.run(q1)
+    if narrowed and base.can_narrow(q2):
+        _ = base.superset
+        ms = ix.run(q2, within=base)  # lazy, narrowing a computed set
+    else:
+        ms = ix.run(q2)
+    assert not ms.computed
+    want = _lists(ix.run(q2))
+    filler = Filler(ix.run, ms, size)
+    for _ in range(steps):
+        if filler.step():
+            break
+    n = len(cands)
+    if filler.finished:
+        assert ms.computed
+        assert _lists(ms) == want
+        assert ix.top(ms, 3) == ix.match(q2, limit=3)
+        return
+    assert not ms.computed
+    upto = filler.upto
+    done = filler.done()
+    assert done.ranges == ([(0, upto)] if upto else [])
+    assert _lists(done) == _lists(ix.run(q2, end=upto))
+    q3 = q2 + extra[:1]
+    if ms.can_narrow(q3):
+        head = ix.run(q3, within=done, start=0, end=upto)
+        tail = ix.run(q3, within=ms, start=upto, end=n)
+        joined = head.merge(tail)
+        assert _lists(joined) == _lists(ix.run(q3))
+        assert ix.top(joined, 3) == ix.match(q3, limit=3)
+
+
+def test_fill_takes_only_the_same_query_over_the_same_ranges() -> None:
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py"])
+    ms = ix.run("ma")
+    other = ix.run("ma", end=2)
+    _ = other.superset
+    try:
+        ms.fill(other)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("filled from another range")
+    whole = ix.run("ma")
+    _ = whole.superset
+    ms.fill(whole)
+    assert ms.computed and ms.superset == whole.superset
+    assert ix.top(ms, None) == ix.match("ma")

@@ -162,6 +162,18 @@ class MatchSet:
         query narrowing this one can start from."""
         return self if self.computed else self._hint
 
+    def fill(self, done: MatchSet) -> None:
+        """Take the computed sets of ``done``: the same query over the same ranges, computed
+        apart (in slices, by an idle caller: ``Filler``), so this lazy set is computed without
+        computing it again.  Nothing when this set is computed already."""
+        if done.query != self.query or done.ranges != self.ranges:
+            raise ValueError("fill: not the same query over the same ranges")
+        if self.computed:
+            return
+        self._strict, self._loose = done.strict, done.loose
+        self._superset = done.superset  # last: another thread may be reading ``computed``
+        self._hint = None
+
     def _compute(self) -> None:
         if self._packed is not None:
             self._unpack()
@@ -260,3 +272,62 @@ def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | Non
         near = None if ms is None else ms.nearest_computed()
         if near is not None and id(near) not in keep:
             near.compact()
+
+
+class Filler:
+    """Computes a lazy ``MatchSet`` a slice of ids at a time, for an idle caller (the session,
+    between keys: ``Index.run`` answered a key by a shortcut, which never computes its set, so
+    the next key would have nothing to narrow from; fzf's way, each key narrowing the last
+    key's set, needs it computed).
+
+    ``step()`` computes the next ``size`` ids of ``ms``'s ranges (``run(query, within=ms,
+    start, end)``, narrowing from the set ``ms`` itself narrows) and appends them; once the
+    last slice is in, ``ms.fill`` takes the whole.  ``done()`` is the part computed so far: a
+    computed ``MatchSet`` of the same query over ``ms``'s ranges up to ``upto``, exactly what
+    one ``run`` over them would give (slices are disjoint and ascending, so their lists
+    concatenated are sorted)."""
+
+    def __init__(self, run: Callable[..., MatchSet], ms: MatchSet, size: int) -> None:
+        self._run = run
+        self.ms = ms
+        self.size = size
+        ranges = ms.ranges
+        self.start = ranges[0][0] if ranges else 0
+        self.end = ranges[-1][1] if ranges else 0
+        self.upto = self.start
+        self._superset: list[int] = []
+        self._strict: list[int] = []
+        self._loose: list[int] | None = []  # None: the same list as ``_strict``
+
+    @property
+    def finished(self) -> bool:
+        """``ms`` is computed (by this filler, or by a reader meanwhile)."""
+        return self.ms.computed
+
+    def step(self) -> bool:
+        """Compute one more slice; True when the set is complete (then ``ms`` is filled)."""
+        if self.finished:
+            return True
+        if self.upto >= self.end:  # (no ids at all)
+            self.ms.fill(self.done())
+            return True
+        hi = min(self.upto + self.size, self.end)
+        part = self._run(self.ms.query, within=self.ms, start=self.upto, end=hi)
+        self._superset.extend(part.superset)
+        self._strict.extend(part.strict)
+        if part.loose is part.strict:
+            self._loose = None
+        elif self._loose is not None:
+            self._loose.extend(part.loose)
+        self.upto = hi
+        if self.upto >= self.end:
+            self.ms.fill(self.done())
+            return True
+        return False
+
+    def done(self) -> MatchSet:
+        """The computed part, ``ms``'s ranges up to ``upto`` (the caller stops stepping this
+        filler once it has handed this out: its lists are shared)."""
+        loose = self._strict if self._loose is None else self._loose
+        return MatchSet(self.ms.index, self.ms.query, clip(self.ms.ranges, self.start, self.upto),
+                        self._superset, self._strict, loose)

@@ -50,6 +50,7 @@ from ffind.searching.order import SessionOrder
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
+    from ffind.engine.matchset import Filler
     from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
 
@@ -67,6 +68,9 @@ FIRST_FRAME_WAIT = 1.0
 REPLACE = -1
 """The root number of a walk batch that replaces every path given before (with the warm
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
+IDLE_SLICE = 16_384
+"""Ids per idle step computing the published query's set (``_fill_step``): what a key that
+comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
 CACHE_QUERIES = 16
 """MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
 one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
@@ -188,6 +192,7 @@ class FileSearcher:
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
         self._warmer: Iterator[None] | None = None  # Index.warm(), while it runs
         self._warmed = -1  # how many paths Index.warm covered when it last ended
+        self._filler: Filler | None = None  # the published state's set, computed when idle
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
         self._state = _State("", None, 0, 0, {})
@@ -437,7 +442,7 @@ class FileSearcher:
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
-                    if self._warm_up_step():
+                    if self._fill_step() or self._warm_up_step():
                         continue
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
@@ -478,16 +483,65 @@ class FileSearcher:
             with self._cond:
                 self._warmer = None
                 self._warmed = -1
+                self._filler = None
+
+    def _idle(self) -> bool:
+        """Nothing to do but idle work: no paths pending, no report due, the first results
+        shown (the picker's first frame), the walk over (with the warm index, its
+        validation's ``stat`` threads need the GIL)."""
+        return not (self._pending or self._report_due or self._replace
+                    or (self._reporter is not None and not self._last_report)
+                    or self._state.covered == 0
+                    or (self._cached and not self._walk_done))
+
+    def _fill_step(self) -> bool:
+        """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
+        answered without it (a shortcut), so that the next key narrows it instead of matching
+        every path again (fzf's way); the condition is released meanwhile, so ``set_query``
+        never waits on it, and a key waits for one slice at most.  False when there is nothing
+        to fill."""
+        state = self._state
+        ms = state.ms
+        if (ms is None or ms.computed or not self._walk_done or not self._idle()
+                or state.epoch != self._epoch or state.query != self._query
+                or self._state_gen != self._gen or state.covered != len(self._index)):
+            return False
+        from ffind.query import parse
+
+        if not parse(state.query).positive:
+            return False  # (every id of its ranges: nothing a next key could narrow)
+        filler = self._filler
+        if filler is None or filler.ms is not ms:
+            from ffind.engine.matchset import Filler
+
+            filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
+        self._cond.release()
+        try:
+            with self._ilock:
+                if state.epoch == self._epoch:
+                    filler.step()
+        finally:
+            self._cond.acquire()
+        if filler.finished and self._filler is filler:
+            self._filler = None
+        return True
+
+    def _partial(self, ms: MatchSet | None) -> tuple[MatchSet, int] | None:
+        """The part of ``ms`` (not computed) computed in idle time so far and where it ends,
+        when there is one (the filler is then dropped: the part's lists are handed out)."""
+        filler = self._filler
+        if (ms is None or ms.computed or filler is None or filler.ms is not ms
+                or filler.upto <= filler.start):
+            return None
+        with self._cond:
+            self._filler = None
+        return filler.done(), filler.upto
 
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
         released so ``set_query`` never waits on it); False when there is nothing to warm."""
-        if (self._pending or self._report_due or self._warmed == len(self._index)
-                or (self._reporter is not None and not self._last_report)
-                or self._state.covered == 0):
-            return False  # busy, or the first results not shown yet (the picker's first frame)
-        if self._cached and not self._walk_done:
-            return False  # the warm index's validation: its ``stat`` threads need the GIL
+        if self._warmed == len(self._index) or not self._idle():
+            return False
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
@@ -563,7 +617,13 @@ class FileSearcher:
             return self._run(query, None, 0, n, gen)
         base = max(bases, key=lambda c: len(c.query))
         ms, covered = base.ms, base.covered
-        narrowed = self._run(query, ms, 0, covered, gen)
+        partial = self._partial(ms)
+        if partial is not None:  # its first ids computed in idle time: narrow those
+            done, upto = partial
+            narrowed = self._merge(self._run(query, done, 0, upto, gen),
+                                   self._run(query, ms, upto, covered, gen))
+        else:
+            narrowed = self._run(query, ms, 0, covered, gen)
         if covered == n:
             return narrowed
         return self._merge(narrowed, self._run(query, None, covered, n, gen))
