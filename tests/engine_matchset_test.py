@@ -19,6 +19,7 @@ from ffind.engine.matchset import (
     to_array,
     unpack,
 )
+from ffind.query import parse
 
 query_text = st.text(alphabet="abcAB_./é !", min_size=0, max_size=6)
 ids = st.lists(st.integers(0, 2**31 - 1)).map(sorted)
@@ -207,12 +208,21 @@ def test_a_set_filled_in_slices_equals_one_computed_at_once(
     assert done.ranges == ([(0, upto)] if upto else [])
     assert _lists(done) == _lists(ix.run(q2, end=upto))
     q3 = q2 + extra[:1]
-    if ms.can_narrow(q3):
+    if ms.can_narrow(q3):  # the session's next key: the part narrowed, the rest from scratch
         head = ix.run(q3, within=done, start=0, end=upto)
         tail = ix.run(q3, within=ms, start=upto, end=n)
         joined = head.merge(tail)
         assert _lists(joined) == _lists(ix.run(q3))
         assert ix.top(joined, 3) == ix.match(q3, limit=3)
+        for cut in sorted({0, upto // 2, upto, n}):  # in chunks, all narrowing the part
+            lazy = [ix.run(q3, within=ms, start=a, end=b, hint=done)
+                    for a, b in ((0, cut), (cut, n))]
+            if parse(q2).positive:  # (else every id: nothing to narrow from)
+                assert all(x._hint is done for x in lazy)
+            whole = lazy[0].merge(lazy[1])
+            assert not whole.computed  # (lazy parts with one hint merge lazily)
+            assert _lists(whole) == _lists(ix.run(q3))
+            assert ix.top(whole, 3) == ix.match(q3, limit=3)
 
 
 def test_fill_takes_only_the_same_query_over_the_same_ranges() -> None:

@@ -68,6 +68,9 @@ FIRST_FRAME_WAIT = 1.0
 REPLACE = -1
 """The root number of a walk batch that replaces every path given before (with the warm
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
+IDLE_DELAY = 0.01
+"""Seconds after a state is published before idle work starts: its reader (``results``,
+a picker's rows) and a fast typist's next key do not share the GIL with it."""
 IDLE_SLICE = 16_384
 """Ids per idle step computing the published query's set (``_fill_step``): what a key that
 comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
@@ -193,6 +196,8 @@ class FileSearcher:
         self._warmer: Iterator[None] | None = None  # Index.warm(), while it runs
         self._warmed = -1  # how many paths Index.warm covered when it last ended
         self._filler: Filler | None = None  # the published state's set, computed when idle
+        self._published = 0.0  # when the last state was published (``time.monotonic``)
+        self._compacted = -1  # the state version whose idle sets were last compacted
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
         self._state = _State("", None, 0, 0, {})
@@ -442,8 +447,11 @@ class FileSearcher:
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
-                    if self._fill_step() or self._warm_up_step():
+                    if self._fill_step() or self._compact_step() or self._warm_up_step():
                         continue
+                    rest = self._published + IDLE_DELAY - now
+                    if rest > 0:  # (idle work, if any, waits until then)
+                        timeout = rest if timeout is None else min(timeout, rest)
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
                 gen, query = self._gen, self._query
@@ -490,6 +498,7 @@ class FileSearcher:
         shown (the picker's first frame), the walk over (with the warm index, its
         validation's ``stat`` threads need the GIL)."""
         return not (self._pending or self._report_due or self._replace
+                    or time.monotonic() < self._published + IDLE_DELAY
                     or (self._reporter is not None and not self._last_report)
                     or self._state.covered == 0
                     or (self._cached and not self._walk_done))
@@ -526,16 +535,31 @@ class FileSearcher:
             self._filler = None
         return True
 
-    def _partial(self, ms: MatchSet | None) -> tuple[MatchSet, int] | None:
+    def _compact_step(self) -> bool:
+        """Idle, the published set filled: ``compact_idle`` the cached sets it does not read,
+        once per state (``MatchSet.compact``), so that the next key's own ``_compact_idle``
+        finds them done; False when done already."""
+        state = self._state
+        if (self._compacted == state.version or state.ms is None
+                or state.epoch != self._epoch or not self._idle()):
+            return False
+        self._compacted = state.version
+        self._cond.release()
+        try:
+            self._compact_idle(state, state)
+        finally:
+            self._cond.acquire()
+        return True
+
+    def _partial(self, ms: MatchSet | None) -> MatchSet | None:
         """The part of ``ms`` (not computed) computed in idle time so far and where it ends,
         when there is one (the filler is then dropped: the part's lists are handed out)."""
         filler = self._filler
         if (ms is None or ms.computed or filler is None or filler.ms is not ms
                 or filler.upto <= filler.start):
             return None
-        with self._cond:
-            self._filler = None
-        return filler.done(), filler.upto
+        self._filler = None
+        return filler.done()
 
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
@@ -606,6 +630,7 @@ class FileSearcher:
                 raise _Cancelled
             self._state = new
             self._state_gen = gen
+            self._published = time.monotonic()
             self._cond.notify_all()
         return True
 
@@ -618,25 +643,23 @@ class FileSearcher:
         base = max(bases, key=lambda c: len(c.query))
         ms, covered = base.ms, base.covered
         partial = self._partial(ms)
-        if partial is not None:  # its first ids computed in idle time: narrow those
-            done, upto = partial
-            narrowed = self._merge(self._run(query, done, 0, upto, gen),
-                                   self._run(query, ms, upto, covered, gen))
-        else:
-            narrowed = self._run(query, ms, 0, covered, gen)
+        # (its first ids computed in idle time: those narrowed, the others from scratch)
+        narrowed = self._run(query, ms, 0, covered, gen, partial)
         if covered == n:
             return narrowed
         return self._merge(narrowed, self._run(query, None, covered, n, gen))
 
-    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int) -> MatchSet:
-        """Every match of ``query`` among ids ``[start, end)`` (of ``within``), in chunks."""
+    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int,
+             hint: MatchSet | None = None) -> MatchSet:
+        """Every match of ``query`` among ids ``[start, end)`` (of ``within``; narrowing
+        ``hint``, see ``Index.run``), in chunks."""
         acc: MatchSet | None = None
         lo = start
         while True:
             self._check(gen)
             hi = min(lo + CHUNK, end)
             with self._ilock:
-                part = self._index.run(query, within=within, start=lo, end=hi)
+                part = self._index.run(query, within=within, start=lo, end=hi, hint=hint)
             acc = part if acc is None else self._merge(acc, part)
             lo = hi
             if lo >= end:
