@@ -2,6 +2,7 @@
 
     python benchmarks/keys_bench.py TREE [--repeat 2] [--words W,W] [--pause MS] [--json OUT]
     python benchmarks/keys_bench.py --compare BEFORE.json[,MORE.json] AFTER.json[,MORE.json]
+        [--wall]
 
 Walks TREE once with a ``FileSearcher`` (limit 20), then for each query types it one key at a
 time (``set_query`` -> ``wait`` -> ``results(20)``, the session's cache cleared before each
@@ -11,8 +12,8 @@ index (nothing reused).  Prints, per query and pooled: median, p95 and max of th
 typing keys, its backspacing keys and ``Index.match``, then the slowest keys, and the peak RSS
 after the walk and at the end.  ``--json`` writes every timing (ms) for later comparison;
 ``--compare`` prints, from such files (several runs of one checkout pooled, comma-separated),
-a markdown table by query of the CPU median / p95 / max before and after, for the session's
-typing and for ``Index.match``, and the pooled backspacing.
+a markdown table by query of the CPU (``--wall``: wall) median / p95 / max before and after,
+for the session's typing and for ``Index.match``, and the pooled backspacing.
 
 ``--pause MS`` sleeps MS milliseconds before each of the session's keys (typing and
 backspacing), outside the timed window: a typist's gap, in which the session does its idle
@@ -78,8 +79,8 @@ def stats(xs: list[float]) -> str:
     return f"{statistics.median(xs):.1f} / {p95(xs):.1f} / {max(xs):.1f}"
 
 
-def compare(before: str, after: str) -> int:
-    """The table of ``--compare`` (CPU ms)."""
+def compare(before: str, after: str, col: int = 2) -> int:
+    """The table of ``--compare`` (CPU ms; ``col`` 1: wall ms)."""
     def load(names: str) -> list[dict[str, Any]]:
         out = []
         for name in names.split(","):
@@ -95,21 +96,23 @@ def compare(before: str, after: str) -> int:
         cells = []
         for table in ("typing", "match"):
             for run in runs:
-                xs = [x[2] for r in run for q in ([w] if w else words) for x in r[table][q]]
+                xs = [x[col] for r in run for q in ([w] if w else words) for x in r[table][q]]
                 cells.append(stats(xs))
         label = f"`{w}`" if w else "**all**"
         print(f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} |")
     for name, run in zip(("before", "after"), runs, strict=True):
-        back = [x[2] for r in run for q in words for x in r["backspacing"][q]]
+        back = [x[col] for r in run for q in words for x in r["backspacing"][q]]
         rss = ", ".join(f"{r['rss_walked']:.0f} / {r['rss_end']:.0f}" for r in run)
+        cpu = ", ".join(f"{r['cpu_run_ms']:.0f} ({r['cpu_idle_ms']:.0f} in the pauses)"
+                        for r in run if "cpu_run_ms" in r)
         print(f"\nbackspacing {name}: {stats(back)}; peak RSS after the walk / at the end"
-              f" (MiB): {rss}")
+              f" (MiB): {rss}" + (f"; CPU ms of each run after the walk: {cpu}" if cpu else ""))
     return 0
 
 
 def main() -> int:
-    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
-        return compare(sys.argv[2], sys.argv[3])
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--compare":
+        return compare(sys.argv[2], sys.argv[3], 1 if sys.argv[4:] == ["--wall"] else 2)
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree", help=TREE_HELP)

@@ -69,8 +69,10 @@ REPLACE = -1
 """The root number of a walk batch that replaces every path given before (with the warm
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
 IDLE_DELAY = 0.01
-"""Seconds after a state is published before idle work starts: its reader (``results``,
-a picker's rows) and a fast typist's next key do not share the GIL with it."""
+"""Seconds after a state is published before its set is computed in idle time (``_fill_step``,
+``_compact_step``; ``warm`` steps do not wait): its reader (``results``, a picker's rows) and a
+fast typist's next key do not share the GIL with it, and keys typed back to back (no gap a
+typist leaves) compute no set they would not have computed."""
 IDLE_SLICE = 16_384
 """Ids per idle step computing the published query's set (``_fill_step``): what a key that
 comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
@@ -450,7 +452,7 @@ class FileSearcher:
                     if self._fill_step() or self._compact_step() or self._warm_up_step():
                         continue
                     rest = self._published + IDLE_DELAY - now
-                    if rest > 0:  # (idle work, if any, waits until then)
+                    if rest > 0:  # (``_settled`` then: a fill may be due)
                         timeout = rest if timeout is None else min(timeout, rest)
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
@@ -498,10 +500,13 @@ class FileSearcher:
         shown (the picker's first frame), the walk over (with the warm index, its
         validation's ``stat`` threads need the GIL)."""
         return not (self._pending or self._report_due or self._replace
-                    or time.monotonic() < self._published + IDLE_DELAY
                     or (self._reporter is not None and not self._last_report)
                     or self._state.covered == 0
                     or (self._cached and not self._walk_done))
+
+    def _settled(self) -> bool:
+        """Idle (``_idle``), and ``IDLE_DELAY`` past the last state published."""
+        return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
 
     def _fill_step(self) -> bool:
         """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
@@ -511,7 +516,7 @@ class FileSearcher:
         to fill."""
         state = self._state
         ms = state.ms
-        if (ms is None or ms.computed or not self._walk_done or not self._idle()
+        if (ms is None or ms.computed or not self._walk_done or not self._settled()
                 or state.epoch != self._epoch or state.query != self._query
                 or self._state_gen != self._gen or state.covered != len(self._index)):
             return False
@@ -541,7 +546,7 @@ class FileSearcher:
         finds them done; False when done already."""
         state = self._state
         if (self._compacted == state.version or state.ms is None
-                or state.epoch != self._epoch or not self._idle()):
+                or state.epoch != self._epoch or not self._settled()):
             return False
         self._compacted = state.version
         self._cond.release()
