@@ -241,3 +241,27 @@ def test_fill_takes_only_the_same_query_over_the_same_ranges() -> None:
     ms.fill(whole)
     assert ms.computed and ms.superset == whole.superset
     assert ix.top(ms, None) == ix.match("ma")
+
+
+def test_a_restored_set_keeps_its_arrays_and_compacts_again_without_packing() -> None:
+    """The arrays stay beside the restored lists (never changed), so compacting again lets
+    the lists go without packing them again; typos found since are packed too."""
+    ix = Index(["src/promt.rs", "src/main.rs", "lib/prompt.py", "docs/prom.md", "a/b.txt"])
+    ms = ix.run("prompt")
+    want = lists_of(ms)
+    ms.compact()
+    arrays = ms._packed
+    assert arrays is not None and arrays[3] is not None  # (typos were found: packed too)
+    assert lists_of(ms) == want and not ms.compacted and ms._packed is arrays
+    ms.compact()
+    assert ms.compacted and ms._packed is arrays
+    fresh = ix.run("prompt")
+    _ = fresh.superset
+    fresh.compact()
+    assert fresh._packed is not None and fresh._packed[3] is None
+    _ = fresh.superset
+    typos = fresh.typos()
+    fresh.compact()
+    assert fresh._packed is not None and fresh._packed[3] is not None
+    assert list(fresh.typos()) == typos
+    assert ix.top(fresh, None) == ix.match("prompt")

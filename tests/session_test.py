@@ -440,7 +440,7 @@ def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(keys=st.lists(st.tuples(st.sampled_from(list("proamtsc/._PdeB \b")), st.integers(0, 12)),
+@given(keys=st.lists(st.tuples(st.sampled_from(list("proamtsc/._PdeB \b")), st.integers(0, 20)),
                      min_size=1, max_size=16),
        size=st.integers(1, 40))
 def test_idle_fills_interrupted_anywhere_answer_as_a_fresh_match(

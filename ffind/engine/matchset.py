@@ -132,6 +132,17 @@ class MatchSet:
         self._hint = hint
         self._count: int | None = None
         self._packed: Packed | None = None
+        """The ids as arrays (``compact``, or computed so: ``Filler``); kept beside the lists
+        once they are restored, which are never changed, so compacting again only lets the
+        lists go."""
+
+    @classmethod
+    def from_packed(cls, index: Source, query: str, ranges: list[Range],
+                    packed: Packed) -> MatchSet:
+        """A computed set whose ids are given in compact form (``pack``'s)."""
+        ms = cls(index, query, ranges, None)
+        ms._packed = packed
+        return ms
 
     @property
     def computed(self) -> bool:
@@ -139,8 +150,8 @@ class MatchSet:
 
     @property
     def compacted(self) -> bool:
-        """True while the ids are kept as arrays (``compact``)."""
-        return self._packed is not None
+        """True while the ids are kept as arrays only (``compact``)."""
+        return self._packed is not None and self._superset is None
 
     def compact(self) -> None:
         """Keep the computed ids as arrays until the next use (nothing when not computed).
@@ -148,14 +159,18 @@ class MatchSet:
         lock)."""
         if self._superset is None or self._strict is None or self._loose is None:
             return
-        self._packed = pack((self._superset, self._strict, self._loose, self._typos))
+        packed = self._packed
+        if packed is None:
+            packed = pack((self._superset, self._strict, self._loose, self._typos))
+        elif self._typos is not None and packed[3] is None:  # (found since: packed too)
+            packed = (*packed[:3], compact(self._typos))
+        self._packed = packed
         self._superset = self._strict = self._loose = self._typos = None
 
     def _unpack(self) -> None:
         packed = self._packed
-        if packed is not None:
+        if packed is not None and self._superset is None:
             self._superset, self._strict, self._loose, self._typos = unpack(packed)
-            self._packed = None
 
     def nearest_computed(self) -> MatchSet | None:
         """This set when it is computed, else the computed set it narrows (if any): what a
@@ -170,9 +185,13 @@ class MatchSet:
             raise ValueError("fill: not the same query over the same ranges")
         if self.computed:
             return
-        self._strict, self._loose = done.strict, done.loose
-        self._superset = done.superset  # last: another thread may be reading ``computed``
         self._hint = None
+        if done._superset is None:  # (in compact form: ``Filler``'s)
+            self._packed = done._packed
+            return
+        self._strict, self._loose, self._typos = done._strict, done._loose, done._typos
+        self._packed = done._packed
+        self._superset = done._superset  # last: another thread may be reading ``computed``
 
     def _compute(self) -> None:
         if self._packed is not None:
@@ -295,9 +314,11 @@ class Filler:
         self.start = ranges[0][0] if ranges else 0
         self.end = ranges[-1][1] if ranges else 0
         self.upto = self.start
-        self._superset: list[int] = []
-        self._strict: list[int] = []
-        self._loose: list[int] | None = []  # None: the same list as ``_strict``
+        # the ids so far in compact form (4 bytes an id: a million ids in 4 MB, no int
+        # objects kept, nothing to compact later); None: the same ids as the one before
+        self._superset = array("i")
+        self._strict: array[int] | None = array("i")
+        self._loose: array[int] | None = array("i")
 
     @property
     def finished(self) -> bool:
@@ -313,12 +334,16 @@ class Filler:
             return True
         hi = min(self.upto + self.size, self.end)
         part = self._run(self.ms.query, within=self.ms, start=self.upto, end=hi)
-        self._superset.extend(part.superset)
-        self._strict.extend(part.strict)
-        if part.loose is part.strict:
+        sup, strict, loose = part.superset, part.strict, part.loose
+        self._superset.extend(to_array(sup))
+        if strict is sup:  # (one list, as ``Index.compute`` gives it for this query)
+            self._strict = None
+        elif self._strict is not None:
+            self._strict.extend(to_array(strict))
+        if loose is strict:
             self._loose = None
         elif self._loose is not None:
-            self._loose.extend(part.loose)
+            self._loose.extend(to_array(loose))
         self.upto = hi
         if self.upto >= self.end:
             self.ms.fill(self.done())
@@ -326,8 +351,11 @@ class Filler:
         return False
 
     def done(self) -> MatchSet:
-        """The computed part, ``ms``'s ranges up to ``upto`` (the caller stops stepping this
-        filler once it has handed this out: its lists are shared)."""
-        loose = self._strict if self._loose is None else self._loose
-        return MatchSet(self.ms.index, self.ms.query, clip(self.ms.ranges, self.start, self.upto),
-                        self._superset, self._strict, loose)
+        """The computed part, ``ms``'s ranges up to ``upto``, in compact form (the caller
+        stops stepping this filler once it has handed this out: its arrays are shared)."""
+        sup = self._superset
+        strict = sup if self._strict is None else self._strict
+        loose = strict if self._loose is None else self._loose
+        return MatchSet.from_packed(self.ms.index, self.ms.query,
+                                    clip(self.ms.ranges, self.start, self.upto),
+                                    (sup, strict, loose, None))
