@@ -5,7 +5,8 @@
 
 PATHS_FILE holds one path per line.  Each round builds a fresh ``Index`` (numpy on; nothing
 kept from the round before: the index keeps some answers between keys, which a second round
-over the same index would find), runs ``warm`` to the end, then types each word one key at a
+over the same index would find), runs ``warm`` to the end (the first round prints its steps'
+CPU: a key of the session waits for one step at most), then types each word one key at a
 time as the session does: ``run(prefix, within=the previous key's set)`` when the new key
 narrows it, then ``top(set, 20)``.  Prints, for the last round, every key slower than
 ``--over`` ms with the CPU ms of the engine's stages in it (inclusive, each method wrapped
@@ -93,8 +94,16 @@ def main() -> int:
     for r in range(args.rounds):
         ix = Index(paths, numpy=True)
         ix.numpy_ready()
-        for _ in ix.warm():
-            pass
+        steps = []
+        warm = ix.warm()
+        while True:
+            c = time.process_time()
+            if next(warm, True) is True:
+                break
+            steps.append((time.process_time() - c) * 1000)
+        if r == 0:  # (what a key may wait for: one step)
+            print(f"warm: {len(steps)} steps, CPU {sum(steps):.0f} ms in all, median"
+                  f" {statistics.median(steps):.1f}, max {max(steps):.1f} ms")
         for w in words:
             prev = None
             for i in range(1, len(w) + 1):

@@ -172,6 +172,13 @@ class MatchSet:
         if packed is not None and self._superset is None:
             self._superset, self._strict, self._loose, self._typos = unpack(packed)
 
+    def size(self) -> int:
+        """How many ids the superset holds (computing it when it is not; not restoring the
+        lists of a compacted set)."""
+        if self._superset is None and self._packed is not None:
+            return len(self._packed[0])
+        return len(self.superset)
+
     def nearest_computed(self) -> MatchSet | None:
         """This set when it is computed, else the computed set it narrows (if any): what a
         query narrowing this one can start from."""
