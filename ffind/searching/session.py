@@ -24,6 +24,12 @@ cached ``MatchSet`` that ``can_narrow`` to it (typing one more character re-filt
 previous matches: nucleo's and Codex's "append" case), else every path.  Work is done in chunks
 of ids; a newer ``set_query`` or ``cancel`` abandons the stale work between chunks.
 
+Idle time (nothing pending, ``IDLE_DELAY`` after a state is published) first computes the
+published query's set when its ranking did not (a shortcut answered): ``IDLE_SLICE`` ids at a
+time, so that the next key narrows it (fzf's way) and waits for one slice at most; a set left
+half done is narrowed as far as it goes.  Then the cold cached sets are compacted, then
+``Index.warm`` builds its tables, a step at a time.
+
 Consistency: what ``results``/``snapshot`` return is always one published state: the complete
 matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
 one only once it is complete; paths the walk finds later are added to the state as they are
