@@ -563,8 +563,9 @@ class FileSearcher:
         return True
 
     def _partial(self, ms: MatchSet | None) -> MatchSet | None:
-        """The part of ``ms`` (not computed) computed in idle time so far and where it ends,
-        when there is one (the filler is then dropped: the part's lists are handed out)."""
+        """The part of ``ms`` (not computed) computed in idle time so far, when there is one
+        (a computed set over ``ms``'s first ids; the filler is then dropped: the part's arrays
+        are handed out)."""
         filler = self._filler
         if (ms is None or ms.computed or filler is None or filler.ms is not ms
                 or filler.upto <= filler.start):
