@@ -284,3 +284,22 @@ def test_a_broad_hint_that_spares_no_term_is_not_narrowed_from() -> None:
     assert _lists(spared) == _lists(ix.run("s r"))
     assert not broad.compacted  # read: ``s`` is spared
     assert ix.top(spared, 3) == ix.match("s r", limit=3)
+
+
+def test_compact_idle_a_set_at_a_time() -> None:
+    """``most``: an idle caller compacts one set a step, until none is left."""
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md", "a/b.txt"])
+    sets = [ix.run(q) for q in ("ma", "mo", "re", "b")]
+    for ms in sets:
+        _ = ms.superset
+    hot = sets[-1]
+    steps = []
+    while True:
+        done = compact_idle(sets, [hot], most=1)
+        steps.append(done)
+        if not done:
+            break
+    assert steps == [1, 1, 1, 0]
+    assert [ms.compacted for ms in sets] == [True, True, True, False]
+    assert compact_idle(sets, [hot]) == 0
+    assert ix.top(sets[0], None) == ix.match("ma")

@@ -286,18 +286,26 @@ class MatchSet:
         )
 
 
-def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None]) -> None:
+def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],
+                 most: int | None = None) -> int:
     """``compact`` the computed sets of ``cached`` (each set, or the computed set it narrows)
-    but those of ``hot`` (the sets a next key narrows or a ranking reads)."""
+    but those of ``hot`` (the sets a next key narrows or a ranking reads); with ``most``, at
+    most that many sets that hold lists (an idle caller, a set at a time).  How many sets
+    holding lists it compacted."""
     keep: set[int] = set()
     for ms in hot:
         if ms is not None:
             keep.add(id(ms))
             keep.add(id(ms.nearest_computed()))
+    done = 0
     for ms in cached:
         near = None if ms is None else ms.nearest_computed()
-        if near is not None and id(near) not in keep:
+        if near is not None and id(near) not in keep and not near.compacted:
+            if most is not None and done >= most:
+                break
             near.compact()
+            done += near.compacted
+    return done
 
 
 class Filler:

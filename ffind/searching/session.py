@@ -547,19 +547,24 @@ class FileSearcher:
         return True
 
     def _compact_step(self) -> bool:
-        """Idle, the published set filled: ``compact_idle`` the cached sets it does not read,
-        once per state (``MatchSet.compact``), so that the next key's own ``_compact_idle``
-        finds them done; False when done already."""
+        """Idle, the published set filled: ``compact_idle`` one of the cached sets it does not
+        read (``MatchSet.compact``; a set at a time, as a key may wait for the step), until
+        none is left for this state, so that the next key's own ``_compact_idle`` finds them
+        done; False when done already."""
         state = self._state
         if (self._compacted == state.version or state.ms is None
                 or state.epoch != self._epoch or not self._settled()):
             return False
-        self._compacted = state.version
+        from ffind.engine.matchset import compact_idle
+
         self._cond.release()
         try:
-            self._compact_idle(state, state)
+            with self._ilock:
+                done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
         finally:
             self._cond.acquire()
+        if not done:
+            self._compacted = state.version
         return True
 
     def _partial(self, ms: MatchSet | None) -> MatchSet | None:
