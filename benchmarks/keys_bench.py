@@ -1,7 +1,8 @@
 """Keystroke latency by query shape: the session and ``Index.match`` alone, key by key.
 
-    python benchmarks/keys_bench.py TREE [--repeat 2] [--words W,W] [--json OUT]
+    python benchmarks/keys_bench.py TREE [--repeat 2] [--words W,W] [--pause MS] [--json OUT]
     python benchmarks/keys_bench.py --compare BEFORE.json[,MORE.json] AFTER.json[,MORE.json]
+        [--wall]
 
 Walks TREE once with a ``FileSearcher`` (limit 20), then for each query types it one key at a
 time (``set_query`` -> ``wait`` -> ``results(20)``, the session's cache cleared before each
@@ -11,8 +12,13 @@ index (nothing reused).  Prints, per query and pooled: median, p95 and max of th
 typing keys, its backspacing keys and ``Index.match``, then the slowest keys, and the peak RSS
 after the walk and at the end.  ``--json`` writes every timing (ms) for later comparison;
 ``--compare`` prints, from such files (several runs of one checkout pooled, comma-separated),
-a markdown table by query of the CPU median / p95 / max before and after, for the session's
-typing and for ``Index.match``, and the pooled backspacing.
+a markdown table by query of the CPU (``--wall``: wall) median / p95 / max before and after,
+for the session's typing and for ``Index.match``, and the pooled backspacing.
+
+``--pause MS`` sleeps MS milliseconds before each of the session's keys (typing and
+backspacing), outside the timed window: a typist's gap, in which the session does its idle
+work (default 0: keys back to back, as before).  The CPU time of the whole run (every thread)
+is printed too, and the part of it spent in the pauses, so idle work is not hidden.
 """
 
 from __future__ import annotations
@@ -39,9 +45,16 @@ def p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-def keystroke(fs: FileSearcher, query: str) -> tuple[float, float]:
+def keystroke(fs: FileSearcher, query: str, pause: float = 0.0,
+              idle: list[float] | None = None) -> tuple[float, float]:
     """Wall and CPU milliseconds (CPU: every thread of this process, so the figure a loaded
-    machine does not inflate)."""
+    machine does not inflate), after ``pause`` seconds of sleep (untimed; the CPU the
+    process spends meanwhile, its idle work, is added to ``idle[0]``, in ms)."""
+    if pause:
+        c = time.process_time()
+        time.sleep(pause)
+        if idle is not None:
+            idle[0] += (time.process_time() - c) * 1000
     t, c = time.perf_counter(), time.process_time()
     fs.set_query(query)
     fs.wait()
@@ -66,8 +79,8 @@ def stats(xs: list[float]) -> str:
     return f"{statistics.median(xs):.1f} / {p95(xs):.1f} / {max(xs):.1f}"
 
 
-def compare(before: str, after: str) -> int:
-    """The table of ``--compare`` (CPU ms)."""
+def compare(before: str, after: str, col: int = 2) -> int:
+    """The table of ``--compare`` (CPU ms; ``col`` 1: wall ms)."""
     def load(names: str) -> list[dict[str, Any]]:
         out = []
         for name in names.split(","):
@@ -83,28 +96,33 @@ def compare(before: str, after: str) -> int:
         cells = []
         for table in ("typing", "match"):
             for run in runs:
-                xs = [x[2] for r in run for q in ([w] if w else words) for x in r[table][q]]
+                xs = [x[col] for r in run for q in ([w] if w else words) for x in r[table][q]]
                 cells.append(stats(xs))
         label = f"`{w}`" if w else "**all**"
         print(f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} |")
     for name, run in zip(("before", "after"), runs, strict=True):
-        back = [x[2] for r in run for q in words for x in r["backspacing"][q]]
+        back = [x[col] for r in run for q in words for x in r["backspacing"][q]]
         rss = ", ".join(f"{r['rss_walked']:.0f} / {r['rss_end']:.0f}" for r in run)
+        cpu = ", ".join(f"{r['cpu_run_ms']:.0f} ({r['cpu_idle_ms']:.0f} in the pauses)"
+                        for r in run if "cpu_run_ms" in r)
         print(f"\nbackspacing {name}: {stats(back)}; peak RSS after the walk / at the end"
-              f" (MiB): {rss}")
+              f" (MiB): {rss}" + (f"; CPU ms of each run after the walk: {cpu}" if cpu else ""))
     return 0
 
 
 def main() -> int:
-    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
-        return compare(sys.argv[2], sys.argv[3])
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--compare":
+        return compare(sys.argv[2], sys.argv[3], 1 if sys.argv[4:] == ["--wall"] else 2)
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree", help=TREE_HELP)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries")
+    ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
+                    help="sleep MS ms before each session key, untimed (a typist's gap)")
     ap.add_argument("--json", help="write every timing here")
     args = ap.parse_args()
+    pause = args.pause / 1000
     words = [w for w in args.words.split(",") if w]
     Timings = dict[str, list[tuple[str, float, float]]]  # query -> (prefix, wall, cpu)
     typing: Timings = {w: [] for w in words}
@@ -117,12 +135,14 @@ def main() -> int:
         walked = rss_mib()
         n = fs.snapshot().scanned_file_count
         index = fs._index
+        idle = [0.0]  # CPU ms spent in the pauses (the session's idle work)
+        c_run = time.process_time()
         for _ in range(args.repeat):
             for word in words:
                 fs._cache.clear()
                 prefixes = [word[:i] for i in range(1, len(word) + 1) if word[i - 1] != " "]
                 for q in prefixes:
-                    typing[word].append((q, *keystroke(fs, q)))
+                    typing[word].append((q, *keystroke(fs, q, pause, idle)))
                 for q in prefixes:
                     t, c = time.perf_counter(), time.process_time()
                     with fs._ilock:  # (the session's idle ``warm`` steps take it too)
@@ -130,11 +150,17 @@ def main() -> int:
                     direct[word].append((q, (time.perf_counter() - t) * 1000,
                                          (time.process_time() - c) * 1000))
                 for q in reversed(prefixes[:-1]):
-                    back[word].append((q, *keystroke(fs, q)))
+                    back[word].append((q, *keystroke(fs, q, pause, idle)))
                 fs.set_query("")
                 fs.wait()
+        run_cpu = (time.process_time() - c_run) * 1000
+        keys_cpu = sum(x[2] for table in (typing, back) for w in words for x in table[w])
+        match_cpu = sum(x[2] for w in words for x in direct[w])
     print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms; peak RSS {walked:.0f} MiB"
           f" after the walk, {rss_mib():.0f} MiB at the end")
+    print(f"pause {args.pause:g} ms; CPU of the run after the walk (every thread) {run_cpu:.0f} ms:"
+          f" session keys {keys_cpu:.0f}, in the pauses (idle work) {idle[0]:.0f},"
+          f" Index.match {match_cpu:.0f}, the rest {run_cpu - keys_cpu - idle[0] - match_cpu:.0f}")
     for title, table in (("session, typing", typing), ("session, backspacing", back),
                          ("Index.match(q, limit=20)", direct)):
         for col, what in ((1, "wall"), (2, "CPU")):
@@ -153,8 +179,9 @@ def main() -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tree": args.tree, "paths": n, "walk_ms": walk_ms, "rss_walked": walked,
-                       "rss_end": rss_mib(), "typing": typing, "backspacing": back,
-                       "match": direct}, f, indent=1)
+                       "rss_end": rss_mib(), "pause_ms": args.pause, "cpu_run_ms": run_cpu,
+                       "cpu_keys_ms": keys_cpu, "cpu_idle_ms": idle[0], "typing": typing,
+                       "backspacing": back, "match": direct}, f, indent=1)
     return 0
 
 

@@ -7,8 +7,10 @@ machine slows them alike), the median wall time and the median CPU time (user + 
 the process and the children it waited for) of:
 
 - ``python -c pass`` (the interpreter of ``--ffind``) and ``ffind --version``;
-- ``ffind -l 20 Q``: warm (a snapshot past the racy window), warm without the memory
-  (``FFIND_NO_MEMORY=1``: no SQLite, no ``git status``), cold (``--no-cache``);
+- ``ffind -l 20 Q``: answered by the root's resident server (``server``: the command's steady
+  state, started by a first call), warm (``--no-server``: the process searches itself, from a
+  snapshot past the racy window), warm without the memory (``FFIND_NO_MEMORY=1``: no SQLite,
+  no ``git status``), cold (``--no-cache``), cold without the memory;
 - ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it.
 
 Give ``--ffind`` twice (e.g. the ``ffind`` of a venv with main installed, and of one with a
@@ -16,8 +18,10 @@ branch) to compare two builds side by side.  Then, for each ``--ffind``, the imp
 warm and of a cold call by group (``python -X importtime``: each module's least self time
 over the runs, summed by group: a floor a busy machine does not inflate; ``-X importtime``
 slows imports a little, so read the groups relative to each other).  Snapshots go to a
-temporary ``XDG_CACHE_HOME``; the memory is the user's (``FFIND_NO_MEMORY=1`` rows have
-none).
+temporary ``XDG_CACHE_HOME``, the servers' sockets to a temporary ``XDG_RUNTIME_DIR`` (the
+servers are stopped at the end, ``ffind --clear-cache``); the memory is the one of the
+``XDG_STATE_HOME`` (or ``FFIND_MEMORY``) given (``FFIND_NO_MEMORY=1`` rows have none; a
+memory file that does not exist yet costs no ``sqlite3`` import).
 """
 
 from __future__ import annotations
@@ -75,13 +79,18 @@ def interleaved(cmds: dict[str, list[str] | str], cwd: str, env: dict[str, str],
     return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in cmds}
 
 
+KIND_FLAGS = {"server": [], "warm": ["--no-server"], "cold": ["--no-cache"]}
+"""The flags of each kind of call whose imports are shown (``server``: the console script's
+side when the resident server answers)."""
+
+
 def import_groups(ffind: list[str], cwd: str, env: dict[str, str], query: str, runs: int,
-                  cold: bool = False) -> dict[str, float]:
-    """Import ms by group (``GROUPS``, and "other") of a warm call (``cold``: with
-    ``--no-cache``): each module's least self time over ``runs`` runs, summed."""
+                  kind: str = "warm") -> dict[str, float]:
+    """Import ms by group (``GROUPS``, and "other") of a call of ``kind`` (``KIND_FLAGS``):
+    each module's least self time over ``runs`` runs, summed."""
     python = ffind_python(ffind)
     least: dict[str, int] = {}
-    flags = ["--no-cache"] if cold else []
+    flags = KIND_FLAGS[kind]
     for _ in range(runs):
         proc = subprocess.run([python, "-X", "importtime", *ffind_script(ffind), *flags, "-l",
                                "20", query], cwd=cwd, env=env, capture_output=True, text=True,
@@ -124,7 +133,9 @@ def main() -> None:
     args = parser.parse_args()
     builds = [shlex.split(c) for c in (args.ffind or ["ffind"])]
     cache = tempfile.mkdtemp(prefix="startup-bench-cache-")
-    env = {**os.environ, "XDG_CACHE_HOME": cache}
+    runtime = tempfile.mkdtemp(prefix="sb-", dir="/tmp")  # (short: a socket path's limit)
+    env = {**os.environ, "XDG_CACHE_HOME": cache, "XDG_RUNTIME_DIR": runtime}
+    env.pop("FFIND_NO_SERVER", None)
     quiet = {**env, "FFIND_NO_MEMORY": "1"}
     fd, fzf = shutil.which("fdfind") or shutil.which("fd"), shutil.which("fzf")
     q = args.query
@@ -133,16 +144,22 @@ def main() -> None:
         for tree in args.trees:
             for ffind in builds:  # snapshots for the warm rows, past the racy window
                 for e in (env, quiet):
-                    run_once([*ffind, "-l", "20", q], tree, e)
+                    run_once([*ffind, "--no-server", "-l", "20", q], tree, e)
             time.sleep(2.2)
+            for ffind in builds:  # each build's server (started in the background by the
+                for _ in range(3):  # first call; the next ones are answered by it)
+                    run_once([*ffind, "-l", "20", q], tree, env)
+                    time.sleep(0.3)
             cmds: dict[str, list[str] | str] = {}
             for b, ffind in enumerate(builds):
                 tag = f"[{b}] " if len(builds) > 1 else ""
                 python = ffind_python(ffind)
                 cmds[f"{tag}python -c pass"] = [python, "-c", "pass"]
                 cmds[f"{tag}ffind --version"] = [*ffind, "--version"]
-                cmds[f"{tag}warm"] = [*ffind, "-l", "20", q]
-                cmds[f"{tag}warm, no memory"] = ["env", "FFIND_NO_MEMORY=1", *ffind, "-l", "20", q]
+                cmds[f"{tag}server"] = [*ffind, "-l", "20", q]
+                cmds[f"{tag}warm"] = [*ffind, "--no-server", "-l", "20", q]
+                cmds[f"{tag}warm, no memory"] = ["env", "FFIND_NO_MEMORY=1", *ffind,
+                                                 "--no-server", "-l", "20", q]
                 cmds[f"{tag}cold"] = [*ffind, "--no-cache", "-l", "20", q]
                 cmds[f"{tag}cold, no memory"] = ["env", "FFIND_NO_MEMORY=1", *ffind,
                                                  "--no-cache", "-l", "20", q]
@@ -154,17 +171,20 @@ def main() -> None:
             for name, (wall, cpu) in got.items():
                 ratio = f"  {wall / peer:.2f}x fd|fzf" if peer and name != "fd | fzf" else ""
                 print(f"  {name:<28} {wall:6.0f} / {cpu:4.0f}{ratio}")
-            for kind in ("warm", "cold"):
+            for kind in KIND_FLAGS:
                 print(f"  imports of a {kind} call (-X importtime, least self ms by group):")
                 for b, ffind in enumerate(builds):
-                    groups = import_groups(ffind, tree, env, q, max(5, args.runs // 2),
-                                           cold=kind == "cold")
+                    groups = import_groups(ffind, tree, env, q, max(5, args.runs // 2), kind)
                     total = sum(groups.values())
                     line = ", ".join(f"{k} {v:.1f}" for k, v in groups.items() if v >= 0.05)
                     tag = f"[{b}] " if len(builds) > 1 else ""
                     print(f"  {tag}{total:.1f} ms: {line}")
     finally:
+        for ffind in builds:  # (stops this run's servers)
+            subprocess.run([*ffind, "--clear-cache"], env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
         shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 if __name__ == "__main__":

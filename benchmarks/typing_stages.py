@@ -1,18 +1,21 @@
 """Where each slow key of a typed query goes, as the session types it: CPU ms per stage.
 
     python benchmarks/typing_stages.py PATHS_FILE [--words W,W] [--rounds 3] [--over 30]
-        [--json OUT]
+        [--fill] [--json OUT]
 
 PATHS_FILE holds one path per line.  Each round builds a fresh ``Index`` (numpy on; nothing
 kept from the round before: the index keeps some answers between keys, which a second round
-over the same index would find), runs ``warm`` to the end, then types each word one key at a
+over the same index would find), runs ``warm`` to the end (the first round prints its steps'
+CPU: a key of the session waits for one step at most), then types each word one key at a
 time as the session does: ``run(prefix, within=the previous key's set)`` when the new key
 narrows it, then ``top(set, 20)``.  Prints, for the last round, every key slower than
 ``--over`` ms with the CPU ms of the engine's stages in it (inclusive, each method wrapped
 with a timer) and of the garbage collections it set off (``gc0``..``gc2``, by generation);
 then, per key the least CPU ms over the rounds, pooled median / p95 / max.
-``--json`` writes those per-key times (``{prefix: ms}``).  ``profile_keys.py`` is the same for
-one fresh ``Index.match`` per prefix, under cProfile.
+``--json`` writes those per-key times (``{prefix: ms}``).  ``--fill``: after each key,
+its set is computed when the key did not (a shortcut answered), as the session does in idle
+time (``matchset.Filler``, untimed but its CPU totalled), so the next key narrows it.
+``profile_keys.py`` is the same for one fresh ``Index.match`` per prefix, under cProfile.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from typing import Any
 from ffind.engine import exact, index, occur, rank, ranker, store
 from ffind.engine.bounding import Bounder
 from ffind.engine.index import Index
+from ffind.engine.matchset import Filler
+from ffind.searching.session import IDLE_SLICE
 
 WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
          "session test", "web servlet", "src main java"]
@@ -95,6 +100,8 @@ def main() -> int:
     ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--over", type=float, default=30.0, help="show the stages of keys over this")
+    ap.add_argument("--fill", action="store_true",
+                    help="compute each key's set after it (the session's idle work)")
     ap.add_argument("--json", help="write the least CPU ms per key here")
     args = ap.parse_args()
     with open(args.paths, encoding="utf-8", errors="surrogateescape") as f:
@@ -104,11 +111,20 @@ def main() -> int:
     wrap_stages(acc)
     time_collections(acc)
     least: dict[str, float] = {}
+    idle = 0.0
     for r in range(args.rounds):
         ix = Index(paths, numpy=True)
         ix.numpy_ready()
-        for _ in ix.warm():
-            pass
+        steps = []
+        warm = ix.warm()
+        while True:
+            c = time.process_time()
+            if next(warm, True) is True:
+                break
+            steps.append((time.process_time() - c) * 1000)
+        if r == 0:  # (what a key may wait for: one step)
+            print(f"warm: {len(steps)} steps, CPU {sum(steps):.0f} ms in all, median"
+                  f" {statistics.median(steps):.1f}, max {max(steps):.1f} ms")
         for w in words:
             prev = None
             for i in range(1, len(w) + 1):
@@ -127,9 +143,16 @@ def main() -> int:
                     print(f"{q!r:16s} {ms_cpu:5.1f}: " + ", ".join(
                         f"{k} {v[1] * 1000:.1f}" + (f" x{int(v[0])}" if v[0] > 1 else "")
                         for k, v in parts if v[1] >= 0.0015))
+                if args.fill and not ms.computed:
+                    c = time.process_time()
+                    filler = Filler(ix.run, ms, IDLE_SLICE)
+                    while not filler.step():
+                        pass
+                    idle += time.process_time() - c
     xs = list(least.values())
     print(f"least of {args.rounds} rounds, {len(xs)} keys: median {statistics.median(xs):.1f}"
-          f"  p95 {p95(xs):.1f}  max {max(xs):.1f}")
+          f"  p95 {p95(xs):.1f}  max {max(xs):.1f}"
+          + (f"; idle fills {idle * 1000:.0f} ms of CPU in all" if args.fill else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(least, f, indent=1)

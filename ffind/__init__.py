@@ -31,7 +31,7 @@ and ``match`` are the functions, not the modules.
 
 from __future__ import annotations
 
-from importlib import import_module
+import sys
 
 from ffind.errors import ExitCode, FfindError
 
@@ -88,6 +88,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ffind' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    __import__(module)  # (not importlib's ``import_module``: ``importlib`` imports ``warnings``)
+    value = getattr(sys.modules[module], name)
     globals()[name] = value
     return value

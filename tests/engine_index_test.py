@@ -435,3 +435,29 @@ def test_narrowing_skips_the_terms_the_hint_implies(
     assert narrowed.superset == fresh.superset
     assert (narrowed.strict, narrowed.loose) == (fresh.strict, fresh.loose)
     assert ix.top(narrowed, k) == ix.match(q2, limit=k)
+
+
+def test_warm_builds_the_length_arrays_a_slice_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17: the name, stem and path lengths and the offsets are built ``LENGTHS_STEP``
+    paths a step (at 1M paths all at once was one step of 365 ms a key waited for), and end
+    equal to the arrays built at once."""
+    from ffind.engine import warmup
+
+    paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
+             "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
+    sliced, whole = Index(paths, numpy=True), Index(paths, numpy=True)
+    assert sliced.numpy_ready(60)  # (a dependency)
+    monkeypatch.setattr(warmup, "LENGTHS_STEP", 2)
+    st = sliced.store
+    seen = []
+    for _ in sliced.warm(step=3):
+        seen.append((st.path_lengths_len(), st.lengths_len(False), st.lengths_len(True)))
+    assert [s for s in seen if 0 < s[0] < len(paths)] == [(2, 2, 2), (4, 4, 4), (6, 6, 6)]
+    np = whole.numpy.module()
+    for a, b in [(st.lengths(False, np), whole.store.lengths(False, np)),
+                 (st.lengths(True, np), whole.store.lengths(True, np)),
+                 (st.path_lengths(np), whole.store.path_lengths(np)),
+                 *zip(st.offsets(np), whole.store.offsets(np), strict=True)]:
+        assert a.tolist() == b.tolist() and a.dtype == b.dtype
+    for q in ["prom", "s/p/t", "mod", "fb9"]:
+        assert sliced.match(q, limit=3) == whole.match(q, limit=3)

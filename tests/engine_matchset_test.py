@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ffind.engine.index import Index
 from ffind.engine.matchset import (
+    Filler,
     MatchSet,
     compact,
     compact_idle,
@@ -18,6 +19,7 @@ from ffind.engine.matchset import (
     to_array,
     unpack,
 )
+from ffind.query import parse
 
 query_text = st.text(alphabet="abcAB_./é !", min_size=0, max_size=6)
 ids = st.lists(st.integers(0, 2**31 - 1)).map(sorted)
@@ -103,7 +105,8 @@ def test_compacting_a_set_not_computed_does_nothing() -> None:
 
 
 def test_compact_idle_spares_the_hot_sets_and_what_they_narrow() -> None:
-    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md"])
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md", "a/b.txt",
+                "c/d.txt", "e/f.txt"])  # (``m`` not ``BROAD``: narrowed from)
     old = ix.run("read")
     base = ix.run("m")
     _ = old.superset, base.superset
@@ -166,3 +169,137 @@ def test_every_path_compacts_to_a_range() -> None:
     everything.compact()
     assert everything._packed is not None and everything._packed[0] == range(5000)
     assert everything.ids == list(range(5000))
+
+
+def _lists(ms: MatchSet) -> tuple[list[int], list[int], list[int]]:
+    return list(ms.superset), list(ms.strict), list(ms.loose)
+
+
+@SETTINGS
+@given(paths, query_text, query_text, st.integers(1, 9), st.integers(0, 40), st.booleans())
+def test_a_set_filled_in_slices_equals_one_computed_at_once(
+    cands: list[str], q1: str, extra: str, size: int, steps: int, narrowed: bool,
+) -> None:
+    """``Filler``: the lazy set computed a slice at a time (the session's idle work) equals the
+    set computed at once, its part so far is the set over the ids done, and a next key
+    narrowing the part plus the rest ranks as a fresh match."""
+    ix = Index(cands)
+    q2 = q1 + extra
+    base = ix.run(q1)
+    if narrowed and base.can_narrow(q2):
+        _ = base.superset
+        ms = ix.run(q2, within=base)  # lazy, narrowing a computed set
+    else:
+        ms = ix.run(q2)
+    assert not ms.computed
+    want = _lists(ix.run(q2))
+    filler = Filler(ix.run, ms, size)
+    for _ in range(steps):
+        if filler.step():
+            break
+    n = len(cands)
+    if filler.finished:
+        assert ms.computed
+        assert _lists(ms) == want
+        assert ix.top(ms, 3) == ix.match(q2, limit=3)
+        return
+    assert not ms.computed
+    upto = filler.upto
+    done = filler.done()
+    assert done.ranges == ([(0, upto)] if upto else [])
+    assert _lists(done) == _lists(ix.run(q2, end=upto))
+    q3 = q2 + extra[:1]
+    if ms.can_narrow(q3):  # the session's next key: the part narrowed, the rest from scratch
+        head = ix.run(q3, within=done, start=0, end=upto)
+        tail = ix.run(q3, within=ms, start=upto, end=n)
+        joined = head.merge(tail)
+        assert _lists(joined) == _lists(ix.run(q3))
+        assert ix.top(joined, 3) == ix.match(q3, limit=3)
+        for cut in sorted({0, upto // 2, upto, n}):  # in chunks, all narrowing the part
+            lazy = [ix.run(q3, within=ms, start=a, end=b, hint=done)
+                    for a, b in ((0, cut), (cut, n))]
+            if parse(q2).positive:  # (else every id: nothing to narrow from)
+                assert all(x._hint is done for x in lazy)
+            whole = lazy[0].merge(lazy[1])
+            assert not whole.computed  # (lazy parts with one hint merge lazily)
+            assert _lists(whole) == _lists(ix.run(q3))
+            assert ix.top(whole, 3) == ix.match(q3, limit=3)
+
+
+def test_fill_takes_only_the_same_query_over_the_same_ranges() -> None:
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py"])
+    ms = ix.run("ma")
+    other = ix.run("ma", end=2)
+    _ = other.superset
+    try:
+        ms.fill(other)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("filled from another range")
+    whole = ix.run("ma")
+    _ = whole.superset
+    ms.fill(whole)
+    assert ms.computed and ms.superset == whole.superset
+    assert ix.top(ms, None) == ix.match("ma")
+
+
+def test_a_restored_set_keeps_its_arrays_and_compacts_again_without_packing() -> None:
+    """The arrays stay beside the restored lists (never changed), so compacting again lets
+    the lists go without packing them again; typos found since are packed too."""
+    ix = Index(["src/promt.rs", "src/main.rs", "lib/prompt.py", "docs/prom.md", "a/b.txt"])
+    ms = ix.run("prompt")
+    want = lists_of(ms)
+    ms.compact()
+    arrays = ms._packed
+    assert arrays is not None and arrays[3] is not None  # (typos were found: packed too)
+    assert lists_of(ms) == want and not ms.compacted and ms._packed is arrays
+    ms.compact()
+    assert ms.compacted and ms._packed is arrays
+    fresh = ix.run("prompt")
+    _ = fresh.superset
+    fresh.compact()
+    assert fresh._packed is not None and fresh._packed[3] is None
+    _ = fresh.superset
+    typos = fresh.typos()
+    fresh.compact()
+    assert fresh._packed is not None and fresh._packed[3] is not None
+    assert list(fresh.typos()) == typos
+    assert ix.top(fresh, None) == ix.match("prompt")
+
+
+def test_a_broad_hint_that_spares_no_term_is_not_narrowed_from() -> None:
+    """``Index.compute``: a hint holding most of its ranges' ids (``BROAD``) is matched again
+    from the paths themselves unless one of its terms is spared; same sets either way."""
+    cands = [f"src/s{i}/{'r' if i % 2 else 'x'}{i}.py" for i in range(40)] + ["lib/a.md"]
+    ix = Index(cands)
+    broad = ix.run("s")
+    assert broad.size() == 40  # (of 41 ids)
+    broad.compact()
+    assert broad.size() == 40 and broad.compacted  # (counted without restoring the lists)
+    again = ix.run("sr", within=broad)
+    assert _lists(again) == _lists(ix.run("sr"))
+    assert broad.compacted  # not read: ``sr`` spares nothing
+    spared = ix.run("s r", within=broad)
+    assert _lists(spared) == _lists(ix.run("s r"))
+    assert not broad.compacted  # read: ``s`` is spared
+    assert ix.top(spared, 3) == ix.match("s r", limit=3)
+
+
+def test_compact_idle_a_set_at_a_time() -> None:
+    """``most``: an idle caller compacts one set a step, until none is left."""
+    ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md", "a/b.txt"])
+    sets = [ix.run(q) for q in ("ma", "mo", "re", "b")]
+    for ms in sets:
+        _ = ms.superset
+    hot = sets[-1]
+    steps = []
+    while True:
+        done = compact_idle(sets, [hot], most=1)
+        steps.append(done)
+        if not done:
+            break
+    assert steps == [1, 1, 1, 0]
+    assert [ms.compacted for ms in sets] == [True, True, True, False]
+    assert compact_idle(sets, [hot]) == 0
+    assert ix.top(sets[0], None) == ix.match("ma")

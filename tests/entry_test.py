@@ -123,3 +123,78 @@ def test_a_folder_whose_name_is_not_utf8_is_searched_cold_and_warm(tmp_path: Pat
         proc = subprocess.run([sys.executable, "-m", "ffind", *args], cwd=root,
                               capture_output=True, timeout=60)
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"sub/main.txt\n", b"")
+
+
+def test_a_search_without_a_memory_file_imports_no_sqlite3(repo: Path, tmp_path: Path) -> None:
+    # the memory file exists once a file is picked; until then the memory reads as empty
+    # without sqlite3 (and datetime); once it exists, it is read (the control)
+    for args in (("--no-cache", "-l", "5", "q"), ("-l", "5", "q"), ("-l", "5", "q")):
+        rc, modules = imported(repo, *args)
+        assert rc == "0"
+        assert not modules & {"sqlite3", "_sqlite3", "datetime"}
+    remember = subprocess.run([sys.executable, "-m", "ffind", "--remember",
+                               str(repo / "src/query.py")], cwd=repo, capture_output=True,
+                              timeout=60)
+    assert remember.returncode == 0, remember.stderr
+    rc, modules = imported(repo, "--no-cache", "-l", "5", "q")
+    assert rc == "0"
+    assert "sqlite3" in modules
+
+
+FOR_WORKERS = {"pickle", "_pickle", "struct", "signal", "fcntl"}
+
+
+def test_a_walk_read_in_the_process_imports_nothing_for_workers(tmp_path: Path) -> None:
+    # pickle, signal and fcntl are for the walk's worker processes (and signal for git
+    # status): a small tree outside a repository is read before any worker would start
+    root = tmp_path / "plain"
+    (root / "src").mkdir(parents=True)
+    (root / "src/query.py").write_text("")
+    (root / ".ignore").write_text("*.log\n")
+    for args in (("--no-cache", "-l", "5", "q"), ("-l", "5", "q")):
+        rc, modules = imported(root, *args)
+        assert rc == "0"
+        assert not modules & FOR_WORKERS, sorted(modules & FOR_WORKERS)
+
+
+_SCRIPT = """
+import os, sys
+def report(code):
+    print(" ".join(sorted(sys.modules)), file=sys.stderr)
+    sys.stderr.flush()
+    real_exit(code)
+real_exit, os._exit = os._exit, report
+sys.argv = ["ffind", *sys.argv[1:]]
+from ffind.frontends.entry import main
+report(main())
+"""
+
+
+@pytest.mark.parametrize(("args", "no_server", "client"), [
+    (["--no-cache", "-l", "1", "q"], "", False),
+    (["-l", "1", "--no-server", "q"], "", False),
+    (["-l", "1", "q"], "1", False),
+    (["-l", "1", "q"], "", True),  # (no server runs: the client looked, twice)
+])
+def test_the_console_script_imports_no_server_client_when_none_may_answer(
+        repo: Path, tmp_path: Path, args: list[str], no_server: str, client: bool) -> None:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {**os.environ, "FFIND_NO_SERVER": no_server, "XDG_RUNTIME_DIR": str(run)}
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT, *args], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    modules = set(proc.stderr.strip().rpartition("\n")[2].split())
+    assert ("ffind.resident.client" in modules) is client
+    assert "ffind.frontends.cli" in modules
+
+
+def test_the_server_clients_modules_import_no_contextlib_importlib_nor_warnings() -> None:
+    # what the console script loads when the resident server answers (docs/cache.md)
+    code = ("import sys\nimport ffind, ffind.frontends.entry, ffind.resident.client, "
+            "ffind.frontends.output, ffind.frontends.exits\n"
+            "print(' '.join(sorted(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert "ffind.frontends.exits" in proc.stdout.split()
+    assert not set(proc.stdout.split()) & {"contextlib", "importlib", "warnings", "typing"}

@@ -397,3 +397,95 @@ def test_idle_cached_sets_are_compacted_and_restored_on_use() -> None:
         assert fs.wait(10)
         assert fs.results() == _expected("prot", PATHS)
     _assert_nothing_left()
+
+
+MANY = PATHS + [f"src/d{i % 5}/m{i % 3}/prom_{i}.{'py' if i % 2 else 'rs'}" for i in range(90)]
+
+
+@contextlib.contextmanager
+def idle_slice(size: int) -> Iterator[None]:
+    saved = session.IDLE_SLICE
+    session.IDLE_SLICE = size
+    try:
+        yield
+    finally:
+        session.IDLE_SLICE = saved
+
+
+class _Rationed(FileSearcher):
+    """A session whose idle fill steps are rationed (``budget``, set by the test), so the set
+    of a published query is left computed up to a chosen slice when the next key comes."""
+
+    budget = 0
+
+    def _fill_step(self) -> bool:
+        if self.budget <= 0:
+            return False
+        did = super()._fill_step()
+        if did:
+            self.budget -= 1
+        return did
+
+
+def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
+    """Allow ``steps`` idle fill steps and wait until they are spent, or there is nothing
+    left to fill."""
+    fs.budget = steps
+    deadline = time.monotonic() + 10
+    while fs.budget > 0 and time.monotonic() < deadline:
+        st_ = fs._state
+        if st_.ms is None or st_.ms.computed or not parse(query).positive:
+            break
+        time.sleep(0.001)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keys=st.lists(st.tuples(st.sampled_from(list("proamtsc/._PdeB \b")), st.integers(0, 20)),
+                     min_size=1, max_size=16),
+       size=st.integers(1, 40))
+def test_idle_fills_interrupted_anywhere_answer_as_a_fresh_match(
+    keys: list[tuple[str, int]], size: int,
+) -> None:
+    """Issue 17: a key answered by a shortcut leaves its set to compute in idle time, a slice
+    at a time; whatever the point the next key interrupts it at (``steps`` slices done), every
+    key answers what a fresh ``Index.match`` does."""
+    index = Index(MANY)
+    with idle_slice(size), _Rationed(options=SearchOptions(limit=4), paths=MANY) as fs:
+        assert fs.wait(10)
+        query = ""
+        for key, steps in keys:
+            query = query[:-1] if key == "\b" else query + key
+            fs.budget = 0
+            fs.set_query(query)
+            assert fs.wait(10)
+            want = index.match(query, limit=4)
+            if not parse(query).positive:
+                want = sorted(_expected(query, MANY), key=lambda m: m.path)[:4]
+            assert fs.results() == want, query
+            _let_fill(fs, steps, query)
+        assert fs.results(2) == want[:2]
+        assert fs.snapshot().total_match_count == len(_expected(query, MANY))
+    _assert_nothing_left()
+
+
+def test_a_key_answered_by_a_shortcut_has_its_set_computed_when_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The published set is computed in idle slices, and the next key narrows it."""
+    monkeypatch.setattr(session, "IDLE_SLICE", 7)
+    with FileSearcher(options=SearchOptions(limit=3), paths=MANY) as fs:
+        fs.set_query("prom")
+        assert fs.wait(10)
+        ms = fs._state.ms
+        assert ms is not None
+        deadline = time.monotonic() + 10
+        while not ms.computed and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert ms.computed  # (the one-term shortcut answered ``prom`` without it)
+        assert ms.superset == Index(MANY).run("prom").superset
+        fs.set_query("prom_1")
+        assert fs.wait(10)
+        assert fs.results() == Index(MANY).match("prom_1", limit=3)
+        new = fs._state.ms
+        assert new is not None and (new.computed or new.nearest_computed() is ms)
+    _assert_nothing_left()

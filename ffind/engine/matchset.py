@@ -132,6 +132,17 @@ class MatchSet:
         self._hint = hint
         self._count: int | None = None
         self._packed: Packed | None = None
+        """The ids as arrays (``compact``, or computed so: ``Filler``); kept beside the lists
+        once they are restored, which are never changed, so compacting again only lets the
+        lists go."""
+
+    @classmethod
+    def from_packed(cls, index: Source, query: str, ranges: list[Range],
+                    packed: Packed) -> MatchSet:
+        """A computed set whose ids are given in compact form (``pack``'s)."""
+        ms = cls(index, query, ranges, None)
+        ms._packed = packed
+        return ms
 
     @property
     def computed(self) -> bool:
@@ -139,8 +150,8 @@ class MatchSet:
 
     @property
     def compacted(self) -> bool:
-        """True while the ids are kept as arrays (``compact``)."""
-        return self._packed is not None
+        """True while the ids are kept as arrays only (``compact``)."""
+        return self._packed is not None and self._superset is None
 
     def compact(self) -> None:
         """Keep the computed ids as arrays until the next use (nothing when not computed).
@@ -148,19 +159,46 @@ class MatchSet:
         lock)."""
         if self._superset is None or self._strict is None or self._loose is None:
             return
-        self._packed = pack((self._superset, self._strict, self._loose, self._typos))
+        packed = self._packed
+        if packed is None:
+            packed = pack((self._superset, self._strict, self._loose, self._typos))
+        elif self._typos is not None and packed[3] is None:  # (found since: packed too)
+            packed = (*packed[:3], compact(self._typos))
+        self._packed = packed
         self._superset = self._strict = self._loose = self._typos = None
 
     def _unpack(self) -> None:
         packed = self._packed
-        if packed is not None:
+        if packed is not None and self._superset is None:
             self._superset, self._strict, self._loose, self._typos = unpack(packed)
-            self._packed = None
+
+    def size(self) -> int:
+        """How many ids the superset holds (computing it when it is not; not restoring the
+        lists of a compacted set)."""
+        if self._superset is None and self._packed is not None:
+            return len(self._packed[0])
+        return len(self.superset)
 
     def nearest_computed(self) -> MatchSet | None:
         """This set when it is computed, else the computed set it narrows (if any): what a
         query narrowing this one can start from."""
         return self if self.computed else self._hint
+
+    def fill(self, done: MatchSet) -> None:
+        """Take the computed sets of ``done``: the same query over the same ranges, computed
+        apart (in slices, by an idle caller: ``Filler``), so this lazy set is computed without
+        computing it again.  Nothing when this set is computed already."""
+        if done.query != self.query or done.ranges != self.ranges:
+            raise ValueError("fill: not the same query over the same ranges")
+        if self.computed:
+            return
+        self._hint = None
+        if done._superset is None:  # (in compact form: ``Filler``'s)
+            self._packed = done._packed
+            return
+        self._strict, self._loose, self._typos = done._strict, done._loose, done._typos
+        self._packed = done._packed
+        self._superset = done._superset  # last: another thread may be reading ``computed``
 
     def _compute(self) -> None:
         if self._packed is not None:
@@ -248,15 +286,91 @@ class MatchSet:
         )
 
 
-def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None]) -> None:
+def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],
+                 most: int | None = None) -> int:
     """``compact`` the computed sets of ``cached`` (each set, or the computed set it narrows)
-    but those of ``hot`` (the sets a next key narrows or a ranking reads)."""
+    but those of ``hot`` (the sets a next key narrows or a ranking reads); with ``most``, at
+    most that many sets that hold lists (an idle caller, a set at a time).  How many sets
+    holding lists it compacted."""
     keep: set[int] = set()
     for ms in hot:
         if ms is not None:
             keep.add(id(ms))
             keep.add(id(ms.nearest_computed()))
+    done = 0
     for ms in cached:
         near = None if ms is None else ms.nearest_computed()
-        if near is not None and id(near) not in keep:
+        if near is not None and id(near) not in keep and not near.compacted:
+            if most is not None and done >= most:
+                break
             near.compact()
+            done += near.compacted
+    return done
+
+
+class Filler:
+    """Computes a lazy ``MatchSet`` a slice of ids at a time, for an idle caller (the session,
+    between keys: ``Index.run`` answered a key by a shortcut, which never computes its set, so
+    the next key would have nothing to narrow from; fzf's way, each key narrowing the last
+    key's set, needs it computed).
+
+    ``step()`` computes the next ``size`` ids of ``ms``'s ranges (``run(query, within=ms,
+    start, end)``, narrowing from the set ``ms`` itself narrows) and appends them; once the
+    last slice is in, ``ms.fill`` takes the whole.  ``done()`` is the part computed so far: a
+    computed ``MatchSet`` of the same query over ``ms``'s ranges up to ``upto``, exactly what
+    one ``run`` over them would give (slices are disjoint and ascending, so their lists
+    concatenated are sorted)."""
+
+    def __init__(self, run: Callable[..., MatchSet], ms: MatchSet, size: int) -> None:
+        self._run = run
+        self.ms = ms
+        self.size = size
+        ranges = ms.ranges
+        self.start = ranges[0][0] if ranges else 0
+        self.end = ranges[-1][1] if ranges else 0
+        self.upto = self.start
+        # the ids so far in compact form (4 bytes an id: a million ids in 4 MB, no int
+        # objects kept, nothing to compact later); None: the same ids as the one before
+        self._superset = array("i")
+        self._strict: array[int] | None = array("i")
+        self._loose: array[int] | None = array("i")
+
+    @property
+    def finished(self) -> bool:
+        """``ms`` is computed (by this filler, or by a reader meanwhile)."""
+        return self.ms.computed
+
+    def step(self) -> bool:
+        """Compute one more slice; True when the set is complete (then ``ms`` is filled)."""
+        if self.finished:
+            return True
+        if self.upto >= self.end:  # (no ids at all)
+            self.ms.fill(self.done())
+            return True
+        hi = min(self.upto + self.size, self.end)
+        part = self._run(self.ms.query, within=self.ms, start=self.upto, end=hi)
+        sup, strict, loose = part.superset, part.strict, part.loose
+        self._superset.extend(to_array(sup))
+        if strict is sup:  # (one list, as ``Index.compute`` gives it for this query)
+            self._strict = None
+        elif self._strict is not None:
+            self._strict.extend(to_array(strict))
+        if loose is strict:
+            self._loose = None
+        elif self._loose is not None:
+            self._loose.extend(to_array(loose))
+        self.upto = hi
+        if self.upto >= self.end:
+            self.ms.fill(self.done())
+            return True
+        return False
+
+    def done(self) -> MatchSet:
+        """The computed part, ``ms``'s ranges up to ``upto``, in compact form (the caller
+        stops stepping this filler once it has handed this out: its arrays are shared)."""
+        sup = self._superset
+        strict = sup if self._strict is None else self._strict
+        loose = strict if self._loose is None else self._loose
+        return MatchSet.from_packed(self.ms.index, self.ms.query,
+                                    clip(self.ms.ranges, self.start, self.upto),
+                                    (sup, strict, loose, None))

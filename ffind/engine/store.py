@@ -345,11 +345,12 @@ class PathStore:
         return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
                    for ok in (False, True))
 
-    def lengths(self, whole: bool, np: Any) -> Any:
+    def lengths(self, whole: bool, np: Any, upto: int | None = None) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached; int16
-        while every value fits, see ``narrow``)."""
+        while every value fits, see ``narrow``); ``upto``: built up to that id only (``warm``,
+        a slice at a time)."""
         arr = self._lens.get(whole)
-        n = len(self.paths)
+        n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
             more = narrow(np, np.array(self.name_lengths(whole, range(have, n)),
@@ -358,12 +359,12 @@ class PathStore:
             self._lens[whole] = arr
         return arr
 
-    def path_lengths(self, np: Any) -> Any:
+    def path_lengths(self, np: Any, upto: int | None = None) -> Any:
         """The length of every path, as a numpy array by id (cached; int16 while every path
         is shorter than 32,768 characters, else int32, see ``narrow``; the selections of
-        ``ffind.engine.rank`` cut large groups with it)."""
+        ``ffind.engine.rank`` cut large groups with it); ``upto`` as ``lengths``."""
         arr = self._plen
-        n = len(self.paths)
+        n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
             more = narrow(np, np.fromiter(map(len, self.paths[have:n]), dtype=np.int32,
@@ -372,10 +373,12 @@ class PathStore:
             self._plen = arr
         return arr
 
-    def offsets(self, np: Any) -> tuple[Any, Any]:
+    def offsets(self, np: Any, upto: int | None = None) -> tuple[Any, Any]:
         """``base`` and ``pstart`` as numpy arrays by id (cached; int16 or int32, see
-        ``narrow``)."""
+        ``narrow``); ``upto`` as ``lengths``."""
         n = min(len(self.base), len(self.pstart))
+        if upto is not None:
+            n = min(n, upto)
         have = 0 if self._offsets is None else len(self._offsets[0])
         if have < n:
             b = narrow(np, np.array(self.base[have:n], dtype=np.int32))

@@ -6,6 +6,7 @@ memory module alone) are answered here; everything else goes to the command
 
 from __future__ import annotations
 
+import os
 import sys
 
 VISITS = ("--remember", "--forget")
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
-    if argv is None:
+    if argv is None and not _no_server(args):
         # A plain search answered by the folder's resident server (docs/cache.md) costs
         # this process only the socket and the writing: not the command's imports.
         from ffind.resident.client import command as served
@@ -43,6 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     from ffind.frontends.cli import main as command
 
     return command(argv)
+
+
+def _no_server(args: list[str]) -> bool:
+    """Whether no server may answer, seen without importing its client (~0.5 ms of a
+    ``--no-cache`` or ``--no-server`` call): ``FFIND_NO_SERVER``, or either flag anywhere
+    (``resident.client.plain_search`` looks closer at what is left)."""
+    if os.environ.get("FFIND_NO_SERVER", "") not in ("", "0"):
+        return True
+    return any(arg.startswith(("--no-server", "--no-cache")) for arg in args)
 
 
 def _version() -> int:

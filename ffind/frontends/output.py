@@ -19,11 +19,10 @@ Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 
 from ffind.errors import FfindError
 
@@ -273,17 +272,24 @@ def _is_open(fd: int) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def stdout_errors() -> Iterator[None]:
+class _StdoutErrors:
+    """``with stdout_errors():`` (a class, not ``contextlib``'s decorator: the resident
+    server's client writes through here and imports nothing it can avoid)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, e: BaseException | None,
+                 tb: object) -> None:
+        if isinstance(e, OSError) and not isinstance(e, BrokenPipeError):
+            quiet_stdout()
+            raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def stdout_errors() -> _StdoutErrors:
     """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
     pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        quiet_stdout()
-        raise FfindError(f"cannot write to standard output: {e.strerror or e}") from None
+    return _StdoutErrors()
 
 
 def write_stdout(data: bytes) -> None:

@@ -24,7 +24,10 @@ only ``_child_main``:
   two pipes; no ``print``, no logging, no ``sys.std*``; it never raises a traceback: a failure
   goes to the parent as one ``X`` message;
 - nothing imported after the fork: what it needs is imported at the top of this module and
-  of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match);
+  of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match),
+  or, for ``pickle``, ``signal``, ``fcntl`` and ``warnings`` (~1.5 ms that a walk read in the
+  process alone never needs), by the parent just before it forks (``_fork_blocked``): the
+  child's ``import`` statements then only find them in ``sys.modules`` and run no code;
 - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
 - it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
@@ -57,19 +60,16 @@ import contextlib
 import functools
 import gc
 import os
-import pickle
-import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ffind.errors import FfindError
 
-if sys.platform != "win32":  # (where there is no fork, and no fcntl)
-    import fcntl
+# ``pickle``, ``signal``, ``fcntl`` (not on Windows: no fork there) and ``warnings`` are
+# imported where they are used, before any fork (``_fork_blocked``; module docstring).
 
 _P, _W, _I, _E, _X = 80, 87, 73, 69, 88
 POLL = 0.05  # seconds: how often the parent looks at ``cancel`` while waiting for workers
@@ -142,6 +142,8 @@ def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
+    import pickle  # (a forked child: imported by the parent before the fork)
+
     scan = walker.scan
     follow = walker.follow
     seen: set[tuple[int, int]] = set()
@@ -191,6 +193,8 @@ def _isolate(pipes: list[_Pipe]) -> None:
     one closed."""
     if sys.platform == "win32":
         return  # (never: there is no fork)
+    import fcntl  # (a forked child: imported by the parent before the fork)
+
     for pipe in pipes:
         if pipe.fileno() <= 2:  # the parent ran with a standard descriptor closed
             pipe.replace(fcntl.fcntl(pipe.fileno(), fcntl.F_DUPFD, 3))
@@ -208,6 +212,8 @@ def _isolate(pipes: list[_Pipe]) -> None:
 def _child_main(walker: Walker, tasks: _Pipe, results: _Pipe, want: Any, keep: Keep | None,
                 parent: int, arm: Callable[[], None] | None) -> None:
     """A forked worker: see the module docstring on what it may touch.  Never returns."""
+    import signal  # (imported by the parent before the fork)
+
     code = 0
     try:
         gc.disable()
@@ -230,6 +236,8 @@ def _child_main(walker: Walker, tasks: _Pipe, results: _Pipe, want: Any, keep: K
 def _spawn_main(walker: Walker, tasks: Any, results: Any, want: Any,
                 keep: Keep | None) -> None:
     """A spawned worker (a fresh interpreter, no fork hazards)."""
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
     try:
         _worker_loop(walker, tasks, results, want, keep, os.getppid())
@@ -243,6 +251,8 @@ def _death_signal() -> Callable[[], None] | None:
     in the parent (the child imports nothing)."""
     if not sys.platform.startswith("linux"):
         return None
+    import signal
+
     try:
         import ctypes
 
@@ -307,6 +317,8 @@ class _Pipe:
 def _set_pipe_size(conn: Any) -> None:
     """A bigger pipe (Linux) lets a worker run ahead of a busy consumer for longer."""
     if sys.platform == "linux":
+        import fcntl
+
         with contextlib.suppress(OSError):
             fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
 
@@ -315,14 +327,18 @@ class _Forked:
     """A worker started with ``os.fork``: kill and reap it by pid."""
 
     def __init__(self, pid: int) -> None:
+        import signal  # (imported by the fork already)
+
         self.pid = pid
         self.exitcode: int | None = None  # as multiprocessing: -N when killed by signal N
         self.reaped = False
+        self._sigkill = signal.SIGKILL  # (kept: a walk may end while the interpreter exits,
+        # when nothing can be imported any more)
 
     def kill(self) -> None:
         if not self.reaped:  # never signal a pid that may have been reused
             with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+                os.kill(self.pid, self._sigkill)
 
     def join(self, timeout: float | None = None) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -399,6 +415,8 @@ class Workers:
         if code is None:
             how = "still running" if proc.is_alive() else "exit status unknown"
         elif code < 0:
+            import signal
+
             try:
                 how = f"killed by {signal.Signals(-code).name}"
             except ValueError:
@@ -452,6 +470,14 @@ def _fork_blocked(child: Callable[[], None]) -> int:
     """``os.fork()`` with every signal blocked (the child unblocks what it handles, see the
     module docstring); the child runs ``child``, which never returns; the parent gets the
     pid.  Raises OSError as ``os.fork``."""
+    # what a child uses, imported here, before the fork (the module docstring)
+    import pickle  # noqa: F401
+    import signal
+    import warnings
+
+    if sys.platform != "win32":
+        import fcntl  # noqa: F401
+
     blocked = hasattr(signal, "pthread_sigmask")
     if blocked:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
@@ -511,6 +537,8 @@ def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: 
         keep: Keep | None = None) -> Iterator[list[str]]:
     """The walk from the folders ``items`` with ``n`` workers, in batches; see the module
     docstring."""
+    import pickle
+
     mp, want, wait = _channel(_fork_available())
     workers = Workers()
     finished = False

@@ -24,6 +24,12 @@ cached ``MatchSet`` that ``can_narrow`` to it (typing one more character re-filt
 previous matches: nucleo's and Codex's "append" case), else every path.  Work is done in chunks
 of ids; a newer ``set_query`` or ``cancel`` abandons the stale work between chunks.
 
+Idle time (nothing pending, ``IDLE_DELAY`` after a state is published) first computes the
+published query's set when its ranking did not (a shortcut answered): ``IDLE_SLICE`` ids at a
+time, so that the next key narrows it (fzf's way) and waits for one slice at most; a set left
+half done is narrowed as far as it goes.  Then the cold cached sets are compacted, then
+``Index.warm`` builds its tables, a step at a time.
+
 Consistency: what ``results``/``snapshot`` return is always one published state: the complete
 matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
 one only once it is complete; paths the walk finds later are added to the state as they are
@@ -50,6 +56,7 @@ from ffind.searching.order import SessionOrder
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
+    from ffind.engine.matchset import Filler
     from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
 
@@ -67,6 +74,14 @@ FIRST_FRAME_WAIT = 1.0
 REPLACE = -1
 """The root number of a walk batch that replaces every path given before (with the warm
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
+IDLE_DELAY = 0.01
+"""Seconds after a state is published before its set is computed in idle time (``_fill_step``,
+``_compact_step``; ``warm`` steps do not wait): its reader (``results``, a picker's rows) and a
+fast typist's next key do not share the GIL with it, and keys typed back to back (no gap a
+typist leaves) compute no set they would not have computed."""
+IDLE_SLICE = 16_384
+"""Ids per idle step computing the published query's set (``_fill_step``): what a key that
+comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
 CACHE_QUERIES = 16
 """MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
 one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
@@ -188,6 +203,9 @@ class FileSearcher:
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
         self._warmer: Iterator[None] | None = None  # Index.warm(), while it runs
         self._warmed = -1  # how many paths Index.warm covered when it last ended
+        self._filler: Filler | None = None  # the published state's set, computed when idle
+        self._published = 0.0  # when the last state was published (``time.monotonic``)
+        self._compacted = -1  # the state version whose idle sets were last compacted
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
         self._state = _State("", None, 0, 0, {})
@@ -437,8 +455,11 @@ class FileSearcher:
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
-                    if self._warm_up_step():
+                    if self._fill_step() or self._compact_step() or self._warm_up_step():
                         continue
+                    rest = self._published + IDLE_DELAY - now
+                    if rest > 0:  # (``_settled`` then: a fill may be due)
+                        timeout = rest if timeout is None else min(timeout, rest)
                     self._cond.wait(timeout)
                 batches, self._pending = self._pending, []
                 gen, query = self._gen, self._query
@@ -478,16 +499,90 @@ class FileSearcher:
             with self._cond:
                 self._warmer = None
                 self._warmed = -1
+                self._filler = None
+
+    def _idle(self) -> bool:
+        """Nothing to do but idle work: no paths pending, no report due, the first results
+        shown (the picker's first frame), the walk over (with the warm index, its
+        validation's ``stat`` threads need the GIL)."""
+        return not (self._pending or self._report_due or self._replace
+                    or (self._reporter is not None and not self._last_report)
+                    or self._state.covered == 0
+                    or (self._cached and not self._walk_done))
+
+    def _settled(self) -> bool:
+        """Idle (``_idle``), and ``IDLE_DELAY`` past the last state published."""
+        return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
+
+    def _fill_step(self) -> bool:
+        """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
+        answered without it (a shortcut), so that the next key narrows it instead of matching
+        every path again (fzf's way); the condition is released meanwhile, so ``set_query``
+        never waits on it, and a key waits for one slice at most.  False when there is nothing
+        to fill."""
+        state = self._state
+        ms = state.ms
+        if (ms is None or ms.computed or not self._walk_done or not self._settled()
+                or state.epoch != self._epoch or state.query != self._query
+                or self._state_gen != self._gen or state.covered != len(self._index)):
+            return False
+        from ffind.query import parse
+
+        if not parse(state.query).positive:
+            return False  # (every id of its ranges: nothing a next key could narrow)
+        filler = self._filler
+        if filler is None or filler.ms is not ms:
+            from ffind.engine.matchset import Filler
+
+            filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
+        self._cond.release()
+        try:
+            with self._ilock:
+                if state.epoch == self._epoch:
+                    filler.step()
+        finally:
+            self._cond.acquire()
+        if filler.finished and self._filler is filler:
+            self._filler = None
+        return True
+
+    def _compact_step(self) -> bool:
+        """Idle, the published set filled: ``compact_idle`` one of the cached sets it does not
+        read (``MatchSet.compact``; a set at a time, as a key may wait for the step), until
+        none is left for this state, so that the next key's own ``_compact_idle`` finds them
+        done; False when done already."""
+        state = self._state
+        if (self._compacted == state.version or state.ms is None
+                or state.epoch != self._epoch or not self._settled()):
+            return False
+        from ffind.engine.matchset import compact_idle
+
+        self._cond.release()
+        try:
+            with self._ilock:
+                done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
+        finally:
+            self._cond.acquire()
+        if not done:
+            self._compacted = state.version
+        return True
+
+    def _partial(self, ms: MatchSet | None) -> MatchSet | None:
+        """The part of ``ms`` (not computed) computed in idle time so far, when there is one
+        (a computed set over ``ms``'s first ids; the filler is then dropped: the part's arrays
+        are handed out)."""
+        filler = self._filler
+        if (ms is None or ms.computed or filler is None or filler.ms is not ms
+                or filler.upto <= filler.start):
+            return None
+        self._filler = None
+        return filler.done()
 
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
         released so ``set_query`` never waits on it); False when there is nothing to warm."""
-        if (self._pending or self._report_due or self._warmed == len(self._index)
-                or (self._reporter is not None and not self._last_report)
-                or self._state.covered == 0):
-            return False  # busy, or the first results not shown yet (the picker's first frame)
-        if self._cached and not self._walk_done:
-            return False  # the warm index's validation: its ``stat`` threads need the GIL
+        if self._warmed == len(self._index) or not self._idle():
+            return False
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
@@ -552,6 +647,7 @@ class FileSearcher:
                 raise _Cancelled
             self._state = new
             self._state_gen = gen
+            self._published = time.monotonic()
             self._cond.notify_all()
         return True
 
@@ -563,20 +659,24 @@ class FileSearcher:
             return self._run(query, None, 0, n, gen)
         base = max(bases, key=lambda c: len(c.query))
         ms, covered = base.ms, base.covered
-        narrowed = self._run(query, ms, 0, covered, gen)
+        partial = self._partial(ms)
+        # (its first ids computed in idle time: those narrowed, the others from scratch)
+        narrowed = self._run(query, ms, 0, covered, gen, partial)
         if covered == n:
             return narrowed
         return self._merge(narrowed, self._run(query, None, covered, n, gen))
 
-    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int) -> MatchSet:
-        """Every match of ``query`` among ids ``[start, end)`` (of ``within``), in chunks."""
+    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int,
+             hint: MatchSet | None = None) -> MatchSet:
+        """Every match of ``query`` among ids ``[start, end)`` (of ``within``; narrowing
+        ``hint``, see ``Index.run``), in chunks."""
         acc: MatchSet | None = None
         lo = start
         while True:
             self._check(gen)
             hi = min(lo + CHUNK, end)
             with self._ilock:
-                part = self._index.run(query, within=within, start=lo, end=hi)
+                part = self._index.run(query, within=within, start=lo, end=hi, hint=hint)
             acc = part if acc is None else self._merge(acc, part)
             lo = hi
             if lo >= end:

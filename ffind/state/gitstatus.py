@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import threading
 
 from ffind.fs.ignore.gitconfig import common_dir, find_git_dir, find_repo_top
@@ -76,6 +75,10 @@ class GitChanges:
         except OSError:
             self._finish(frozenset())
             return
+        import signal  # (imported by ``_spawn``; kept for ``stop``, which may run while the
+        # interpreter exits, when nothing can be imported any more)
+
+        self._sigkill = signal.SIGKILL
         self._pid = pid
         with contextlib.suppress(OSError, AttributeError):
             # the lowest CPU priority: it must not slow the search it serves (which never
@@ -132,12 +135,14 @@ class GitChanges:
             self._stopped = True
             if self._pid is not None:
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(self._pid, signal.SIGKILL)
+                    os.kill(self._pid, self._sigkill)
 
 
 def _spawn(argv: list[str], env: dict[str, str]) -> tuple[int, int]:
     """Start ``argv`` (found on ``PATH``) with its output on a pipe: (its pid, the pipe's
     read end).  Raises OSError when it cannot be started."""
+    import signal  # (here: outside a repository a search does not import it)
+
     read, write = os.pipe()
     try:
         pid = os.posix_spawnp(argv[0], argv, env, file_actions=[

@@ -24,14 +24,20 @@ statement in WAL mode with a busy timeout, so no visit is lost.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 
 from ffind.state.paths import make_private_dir, xdg_dir
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    import sqlite3
+
+# ``sqlite3`` (with ``datetime``, ~2-4 ms) and ``math`` are imported where a store is opened
+# or written: a search whose memory file does not exist yet (nobody picked a file) reads an
+# empty memory without them (``tests/entry_test.py``).
 
 SCHEMA_VERSION = 1
 HALF_LIFE_DAYS = 14.0
@@ -124,6 +130,8 @@ class Memory:
             return self._db
         if not write and not os.path.exists(self.path) and _could_create(self.path):
             return None
+        import sqlite3
+
         self._opened = True
         try:
             self._db = self._open()
@@ -142,6 +150,8 @@ class Memory:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        import sqlite3
+
         folder = os.path.dirname(self.path)
         make_private_dir(folder)
         fresh = not os.path.exists(self.path)
@@ -195,6 +205,8 @@ class Memory:
         Returns False when the memory is off (see :attr:`warning`)."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+        import math
+
         if when is not None and (isinstance(when, bool) or not isinstance(when, (int, float))
                                  or not math.isfinite(when)):
             raise ValueError(f"when must be a finite Unix time, not {when!r}")
@@ -204,6 +216,8 @@ class Memory:
             db = self._connect()
             if db is None:
                 return False
+            import sqlite3
+
             try:
                 db.execute("INSERT INTO visits (path, weight, recent, last) VALUES (?, 1, 1, ?) "
                            "ON CONFLICT (path) DO UPDATE SET "
@@ -252,6 +266,8 @@ class Memory:
     def _delete(self, db: sqlite3.Connection, sql: str, rows: list[tuple[str, ...]]) -> int:
         """Run a DELETE for each of ``rows``; the number of rows removed, or 0 (and
         :attr:`warning` set) when the store cannot be written (locked, read-only)."""
+        import sqlite3
+
         try:
             cur = db.executemany(sql, rows)
         except sqlite3.Error as e:
@@ -267,6 +283,9 @@ class Memory:
         ``MAX_ROWS``, judged at the newest visit in the store (not the clock: a memory left
         unused for a year is not wiped on its next use, and a replayed history ages as it
         happened)."""
+        import math
+        import sqlite3
+
         with contextlib.suppress(sqlite3.OperationalError):  # read-only: nothing to age out
             now, count = db.execute("SELECT max(last), count(*) FROM visits").fetchone()
             if not count:
@@ -300,6 +319,8 @@ class Memory:
             db = self._connect(write=False)
             if db is None:
                 return {}
+            import sqlite3
+
             try:
                 seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records,
                         self._forgets)
@@ -325,6 +346,8 @@ class Memory:
             db = self._connect(write=False)
             if db is None:
                 return None
+            import sqlite3
+
             try:
                 return (db.execute("PRAGMA data_version").fetchone()[0], self._records,
                         self._forgets)
