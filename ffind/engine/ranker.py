@@ -61,7 +61,7 @@ def batch_scorer(
     if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
     exact = ix.exact.score
-    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok))
+    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok), ix.exact.early_many)
 
 
 def path_lengths(ix: Index) -> Any:
