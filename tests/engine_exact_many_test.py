@@ -6,11 +6,12 @@ case."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.exact_many import batchable, disjoint, scorer
 from ffind.engine.index import Index
+from ffind.engine.rank import TopK
 from ffind.query import Query, parse
 
 PARTS = st.one_of(
@@ -126,3 +127,54 @@ def test_terms_that_share_letters_at_every_floor(
                                                           float("inf"))
     for hi in sorted({h for h in his if h is not None}):
         check(ix, query.raw, hidden, hi)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OVERLAP_PATHS, OVERLAPPING, st.booleans(), st.integers(1, 6),
+       st.lists(st.integers(0, 300), max_size=8), st.one_of(st.none(), st.integers(0, 300)))
+@example(["ab/ab", "ab/b/ab", "b/aab", "ab/ba/b", "a/b/a/b", "bab/ab"], ["ab", "b"], False, 1,
+         [], None)
+def test_the_floor_rises_with_the_exact_scores_of_the_batch(
+    paths: list[str], terms: list[str], hidden: bool, k: int, prior: list[int],
+    least: int | None,
+) -> None:
+    """Given the ranking's ``TopK`` (``k`` best so far, ``least``), the batch rescores its
+    upper bounds highest first, and one that ``k`` exact scores (earlier ones, or of the batch)
+    are strictly above by then stands: every value is the exact score, or one at least that
+    with ``k`` exact scores strictly above it (or below ``least``), so it cannot enter."""
+    pytest.importorskip("numpy")
+    ix = Index(paths, numpy=False)
+    query = parse(" ".join(terms))
+    topk = TopK(k, least)
+    topk.add_many(prior)
+    ids = list(range(len(paths)))
+    want = [ix.exact.score(query, i, hidden) for i in ids]
+    floor = topk.floor()
+    got = scorer(ix.store, query, hidden, lambda i: ix.exact.score(query, i, hidden))(
+        ids, floor, topk)
+    assert topk.floor() == floor  # (the caller's is not changed)
+    sure = [*prior, *(g for g, w in zip(got, want, strict=True) if g == w and g is not None)]
+    for g, w in zip(got, want, strict=True):
+        if g == w:
+            continue
+        assert g is not None and w is not None and w <= g, (g, w)
+        assert (least is not None and g < least) or sum(s > g for s in sure) >= k, (g, sure)
+
+
+def test_a_bound_equal_to_the_kth_score_is_rescored() -> None:
+    """An upper bound equal to the ``k``-th score so far is rescored: a path scoring that much
+    would tie, and the tie-breaks could put it first."""
+    pytest.importorskip("numpy")
+    paths = ["src/util/workspace.rs", "src/workspace/workspace.rs", "x/workspace.rs"]
+    ix = Index(paths, numpy=False)
+    query = parse("workspace workspace.rs")
+    many = scorer(ix.store, query, False, lambda i: ix.exact.score(query, i, False))
+    ids = list(range(len(paths)))
+    his = many(ids, float("inf"), None)
+    want = [ix.exact.score(query, i, False) for i in ids]
+    lower = [j for j in ids if his[j] != want[j]]
+    assert lower  # (the overlap: ``workspace.rs`` holds ``workspace``)
+    for j in lower:
+        topk = TopK(1)
+        topk.add(his[j])  # type: ignore[arg-type]
+        assert many([j], topk.floor(), topk) == [want[j]]

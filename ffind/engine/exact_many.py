@@ -27,12 +27,15 @@ from itertools import combinations
 from typing import Any
 
 from ffind.engine.exact import Early, kept
+from ffind.engine.rank import TopK
 from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, fold
 
-Many = Callable[[list[int], float], list[int | None]]
-"""``many(ids, floor)``: per id, its exact score (None when it does not match), or, when that
-is below ``floor``, maybe some other value below ``floor``."""
+Many = Callable[[list[int], float, "TopK | None"], list[int | None]]
+"""``many(ids, floor, topk)``: per id, its exact score (None when it does not match), or, when
+that is below ``floor``, maybe some other value below ``floor``.  ``topk``: the scores so far
+(``floor`` is its ``floor()``), or None; with it, the floor rises with the exact scores of
+the ids as they come (``scorer``)."""
 
 
 def batchable(q: Query) -> bool:
@@ -90,7 +93,7 @@ def scorer(
         got = [known[i] for i in ids]
         return [g[0] for g in got], [g[1] for g in got]
 
-    def many(ids: list[int], floor: float) -> list[int | None]:
+    def many(ids: list[int], floor: float, topk: TopK | None = None) -> list[int | None]:
         if not sure and floor == float("-inf"):  # (nothing to skip: one by one)
             return [exact(i) for i in ids]
         anywhere: list[list[int | None]] = []
@@ -105,6 +108,7 @@ def scorer(
                                    [paths[i] for i in ids], [base[i] for i in ids]))
         pen = store.penalties(ids, hidden_ok)
         out: list[int | None] = []
+        pending: list[int] = []  # (positions whose ``hi`` may not be the score)
         for j, p in enumerate(pen):
             scores = [a[j] for a in anywhere]
             if any(s is None for s in scores):
@@ -119,7 +123,30 @@ def scorer(
                 whole = folders >= best
                 best = max(best, folders)
             hi = best - p
-            out.append(hi if sure or whole or hi < floor else exact(ids[j]))
+            if not (sure or whole or hi < floor):
+                pending.append(j)
+            out.append(hi)
+        if pending:
+            rescore(ids, out, pending, floor, topk)
         return out
+
+    def rescore(ids: list[int], out: list[int | None], pending: list[int], floor: float,
+                topk: TopK | None) -> None:
+        """The exact scores of ``pending`` (positions of ``ids`` whose ``out`` is an upper
+        bound ``hi`` at or above ``floor``), highest ``hi`` first.  With ``topk``, a copy of
+        it takes the exact scores of ``out`` and of each one rescored, and a ``hi`` below
+        its floor by then stands: ``k`` scores are above it."""
+        wait = set(pending)
+        local = None
+        if topk is not None and topk.k is not None:
+            local = topk.copy()
+            local.add_many([s for j, s in enumerate(out) if s is not None and j not in wait])
+        for j in sorted(pending, key=lambda j: -(out[j] or 0)):
+            hi = out[j]
+            if local is not None and hi is not None and hi < local.floor():
+                continue
+            s = out[j] = exact(ids[j])
+            if local is not None and s is not None:
+                local.add(s)
 
     return many
