@@ -12,7 +12,10 @@ both: ``test u``, ``src main j``, ``session t``).  Otherwise (``test ut``: ``t``
 is scored one by one only when its ``hi`` reaches the ranking's floor (the ``limit``-th score
 so far, or ``least``); below it, ``hi`` stands in for the score: it cannot enter the answer,
 whatever the exact score under it is.  Nor is it needed when the second reading scores at
-least the first one's ``hi``: the overlap only lowers the first, so the score is the second's.
+least the first one without the overlap: the overlap only lowers the first, so the score is
+the second's.  The paths to score one by one are taken highest ``hi`` first, and the floor
+rises with the exact scores as they come (a copy of the ranking's ``TopK``): a ``hi`` that
+``limit`` exact scores are strictly above by then stands in too.
 
 A term before the last one stays the same while the last is typed (``test u``, ``test ut``,
 ...), and so do its scores on a path: they are kept per term and id (``ExactScorer.early_many``,
