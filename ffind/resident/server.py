@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ffind.engine.recall import Recall
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
+    from ffind.resident.counter import Counter, Split
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
@@ -113,6 +114,9 @@ class Held:
         """The snapshot the last validation ended with (``Refresh.listing``: the one held for
         the next), or None (none made: a plain walk, a coarse file system)."""
         self.index: Index | None = None
+        self.counter: Counter | None = None
+        """The helper that counts part of a query's matches over ``index`` (large indexes
+        only, ``ffind.resident.counter``), or None."""
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
         """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
@@ -139,8 +143,16 @@ class Held:
         return not self.hinted or (self.hint is not None and (not self.hint.armed
                                                               or self.ahead))
 
+    def drop_counter(self) -> None:
+        """End the counting helper, if any."""
+        if self.counter is not None:
+            self.counter.close()
+            self.counter = None
+
     def close(self) -> None:
-        """Let go of what runs beside the listing: the last ``git status``, the watches."""
+        """Let go of what runs beside the listing: the last ``git status``, the watches, the
+        counting helper."""
+        self.drop_counter()
         if self.git is not None:
             self.git.stop()
             self.git = None
@@ -188,6 +200,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
         return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
     held.index = held.recall = held.tool = None
+    held.drop_counter()
     return True
 
 
@@ -378,7 +391,9 @@ class Server:
         if op == "stats":
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
                     "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root,
-                    "checked": self.checked, "narrowed": self.narrowed}, None
+                    "checked": self.checked, "narrowed": self.narrowed,
+                    "counters": [h.counter.pid for h in self.held.values()
+                                 if h.counter is not None and not h.counter.dead]}, None
         if op not in ("search", protocol.PROVISIONAL, "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
@@ -390,7 +405,25 @@ class Server:
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
-        return reply, held.store.flush
+        return reply, lambda: self.after(held)
+
+    def after(self, held: Held) -> None:
+        """Once a reply is sent: the snapshot written, and a counting helper started for a
+        large index that has none (``ffind.resident.counter``)."""
+        held.store.flush()
+        self.keep_counter(held)
+
+    def keep_counter(self, held: Held) -> None:
+        """Start ``held``'s counting helper when its index is large (``SPLIT_MIN``) and two
+        CPUs or more may run this process, unless one fits it already."""
+        index = held.index
+        if index is None or (held.counter is not None and held.counter.fits(index)):
+            return
+        held.drop_counter()
+        from ffind.resident.counter import Counter, wanted
+
+        if wanted(index):
+            held.counter = Counter.start(index)
 
     def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         """The answer to an agent tool's request (``_tool``)."""
@@ -423,9 +456,10 @@ class Server:
         provisional = request.get("op") == protocol.PROVISIONAL
         count = bool(request.get("count"))
         query = str(request["query"])
-        top, total, warnings, memory_warning, held, matchset = self.found(
+        top, total, warnings, memory_warning, held, tally = self.found(
             str(request["root"]), str(request["cwd"]), query, options,
-            bool(request.get("memory")), count and not provisional, validate=not provisional)
+            bool(request.get("memory")), count and not provisional, validate=not provisional,
+            later=count and provisional)
         reply: dict[str, Any] = {
             "ok": True, "total": total, "complete": True, "warnings": warnings,
             "memory_warning": memory_warning,
@@ -435,10 +469,11 @@ class Server:
         if provisional and count and total < 0:
             # The rows at once, the count (a pass over every candidate) in a second message:
             # from the rows' own match set, which holds what their ranking computed (at 110k:
-            # 0-24 ms instead of 36-43 for a new set of the same query).
-            assert matchset is not None
+            # 0-24 ms instead of 36-43 for a new set of the same query), with the counting
+            # helper's part when there is one (asked before the rows were ranked).
+            assert tally is not None
             reply["follows"] = True
-            reply["rest"] = lambda: {"total": len(matchset)}
+            reply["rest"] = lambda: {"total": tally()}
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
@@ -468,13 +503,16 @@ class Server:
                 "code": int(code)}, held
 
     def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
-              count: bool, validate: bool = True
-              ) -> tuple[list[FileMatch], int, list[str], str | None, Held, MatchSet | None]:
+              count: bool, validate: bool = True, later: bool = False,
+              ) -> tuple[list[FileMatch], int, list[str], str | None, Held,
+                         Callable[[], int] | None]:
         """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
         would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
-        memory's warning, what is held for the listing, the query's match set: None for the
-        empty query).  ``validate=False``: over the
-        listing held as it is, when there is one (a provisional answer)."""
+        memory's warning, what is held for the listing, what computes the total count: None
+        for the empty query).  ``validate=False``: over the listing held as it is, when there
+        is one (a provisional answer).  ``count`` or ``later`` (the count asked once the rows
+        are sent): the held counting helper is asked for its part before the rows are ranked
+        (``ffind.resident.counter.Split``)."""
         from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
@@ -496,8 +534,13 @@ class Server:
         index = held.index
         if query and index is None:
             from ffind.engine.index import Index
+            from ffind.resident.counter import SPLIT_MIN
 
-            index = held.index = Index(listing)
+            # (numpy from the start where a count takes long: the counting helper reads
+            # ``cdist`` as this process does; ~3x faster typo pass)
+            index = held.index = Index(listing, numpy=True if len(listing) >= SPLIT_MIN
+                                       else None)
+            held.drop_counter()
             held.recall = None  # (a new one, below)
             self.rebuilt += 1
         if opened is not None and held.recall is None:  # (the empty query's: kept too)
@@ -516,16 +559,22 @@ class Server:
                   else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
                                   git=running))
         total = -1
-        matchset = None
+        tally = None
         if not query:  # (a listing not validated is not complete: the memory keeps all)
             top = list_every(listing, options, recall, complete=validate)
             total = len(listing)
         else:
             assert index is not None
+            split = None
+            if count or later:
+                from ffind.resident.counter import Split
+
+                split = Split.begin(held.counter, index, query)
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
+            tally = _tally(matchset, split)
             if count:
-                total = len(matchset)
+                total = tally()
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
@@ -533,7 +582,14 @@ class Server:
         if not os.path.isabs(given):
             warnings = [_as_given(w, root, given) for w in warnings]
         return (top, total, warnings, None if opened is None else opened.warning, held,
-                matchset)
+                tally)
+
+
+def _tally(matchset: MatchSet, split: Split | None) -> Callable[[], int]:
+    """What computes ``matchset``'s count: ``len``, or the split's total."""
+    if split is None:
+        return lambda: len(matchset)
+    return lambda: split.total(matchset)
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
