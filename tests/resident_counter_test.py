@@ -6,6 +6,7 @@ or answers garbage (the server counts that part itself)."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import time
 from collections.abc import Iterator
@@ -103,9 +104,10 @@ def test_no_fork_means_no_helper(index: Index, monkeypatch: pytest.MonkeyPatch) 
 
 def test_a_helper_that_died_is_counted_for(index: Index, helper: Counter) -> None:
     os.kill(helper.pid, signal.SIGKILL)
+    select.select([helper.sock], [], [], 10)  # (its end closed: it is gone)
     split = Split.begin(helper, index, "Main")
     if split is not None:  # (the question may still be written: the answer fails)
-        assert split.total(index.run("Main")) == len(index.run("Main"))
+        assert split.total(index.run("Main"), steal=False) == len(index.run("Main"))
     assert helper.dead
     assert Split.begin(helper, index, "main") is None
 
@@ -134,6 +136,23 @@ def test_a_stopped_helper_is_counted_for_then_drained(
         os.kill(helper.pid, signal.SIGCONT)
     _wait_free(helper)  # (the late answer drained)
     assert _split_total(helper, index, "READ") == len(index.run("READ"))
+
+
+def test_an_answer_after_chunks_counted_here_counts_each_id_once(
+        index: Index, helper: Counter, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server counted some of the helper's ids before its answer came: the answer
+    replaces them (each id counted once)."""
+    monkeypatch.setattr(counter, "CHUNK", 101)
+    for query in ("main", "Main", "mian", "m"):
+        _wait_free(helper)
+        polls = iter([False, False, False])
+        monkeypatch.setattr(Counter, "answered", lambda self: next(polls, True))
+        split = Split.begin(helper, index, query)
+        assert split is not None
+        assert split.total(index.run(query)) == len(index.run(query)), query
+        assert split.helped
+        monkeypatch.undo()
+        monkeypatch.setattr(counter, "CHUNK", 101)
 
 
 @pytest.mark.parametrize("reply", [("X", "boom"), ("K", [1], None), "garbage",

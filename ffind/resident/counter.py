@@ -214,7 +214,7 @@ class Split:
         n = len(index)
         mine = index.run(query, end=mid)
         len(mine)  # (computes it, typos included, while the helper counts its part)
-        done = mid
+        done, stolen = mid, None  # (the helper's ids counted here: [mid, done))
         while done < n:
             if not steal or counter.answered():
                 theirs = counter.answer(query, mid, n)
@@ -225,13 +225,14 @@ class Split:
             end = min(done + CHUNK, n)
             part = index.run(query, start=done, end=end)
             len(part)
-            mine = mine.merge(part)
+            stolen = part if stolen is None else stolen.merge(part)
             done = end
         if done < n:
             rest = index.run(query, start=done)
             len(rest)
-            mine = mine.merge(rest)
-        return len(mine)  # (the helper's answer, if any comes, is dropped: ``free``)
+            stolen = rest if stolen is None else stolen.merge(rest)
+        assert stolen is not None
+        return len(mine.merge(stolen))  # (the helper's answer, if any, is dropped: ``free``)
 
 
 def _fork(child: Callable[[], None]) -> int:
