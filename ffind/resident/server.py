@@ -424,6 +424,8 @@ class Server:
 
         if wanted(index):
             held.counter = Counter.start(index)
+            if held.counter is not None:
+                held.counter.touch(stop=self.waiting)
 
     def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         """The answer to an agent tool's request (``_tool``)."""
