@@ -113,6 +113,7 @@ def test_a_helper_that_died_is_counted_for(index: Index, helper: Counter) -> Non
 
 
 def test_a_helper_killed_while_counting_is_counted_for(index: Index, helper: Counter) -> None:
+    os.kill(helper.pid, signal.SIGSTOP)  # (it cannot answer before it is killed)
     split = Split.begin(helper, index, "mian")
     assert split is not None
     os.kill(helper.pid, signal.SIGKILL)
