@@ -61,6 +61,8 @@ CHECK_SECONDS = 1.0
 """How often the server checks that its socket file is still its own."""
 MAX_KEYS = 4
 """Listing keys (option sets) held at once; the least recently used is let go."""
+COUNTS_KEPT = 64
+"""Total counts remembered per index (``Held.counts``)."""
 REQUEST_WATCHES = 1024
 """At most this many inotify watches added on a request's path (the others while idle)."""
 
@@ -117,6 +119,10 @@ class Held:
         self.counter: Counter | None = None
         """The helper that counts part of a query's matches over ``index`` (large indexes
         only, ``ffind.resident.counter``), or None."""
+        self.counts: OrderedDict[str, int] = OrderedDict()
+        """The total counts of the last queries counted over ``index`` (``COUNTS_KEPT``; let
+        go with it): a query counted again (a picker opened again on the same query) has its
+        count at once, with its rows."""
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
         """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
@@ -201,6 +207,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
     held.listing = listing
     held.index = held.recall = held.tool = None
     held.drop_counter()
+    held.counts.clear()
     return True
 
 
@@ -543,6 +550,7 @@ class Server:
             index = held.index = Index(listing, numpy=True if len(listing) >= SPLIT_MIN
                                        else None)
             held.drop_counter()
+            held.counts.clear()
             held.recall = None  # (a new one, below)
             self.rebuilt += 1
         if opened is not None and held.recall is None:  # (the empty query's: kept too)
@@ -567,16 +575,22 @@ class Server:
             total = len(listing)
         else:
             assert index is not None
+            known = held.counts.get(query) if count or later else None
             split = None
-            if count or later:
+            if (count or later) and known is None:
                 from ffind.resident.counter import Split
 
                 split = Split.begin(held.counter, index, query)
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
-            tally = _tally(matchset, split)
-            if count:
-                total = tally()
+            if known is not None:  # (this index's count of the query, remembered)
+                held.counts.move_to_end(query)
+                total = known
+                tally = _known(known)
+            else:
+                tally = _tally(held, query, matchset, split)
+                if count:
+                    total = tally()
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
@@ -587,11 +601,26 @@ class Server:
                 tally)
 
 
-def _tally(matchset: MatchSet, split: Split | None) -> Callable[[], int]:
-    """What computes ``matchset``'s count: ``len``, or the split's total."""
-    if split is None:
-        return lambda: len(matchset)
-    return lambda: split.total(matchset)
+def _tally(held: Held, query: str, matchset: MatchSet, split: Split | None
+           ) -> Callable[[], int]:
+    """What computes ``matchset``'s count (``len``, or the split's total) and remembers it in
+    ``held.counts`` while its index is held's."""
+    index = held.index
+
+    def tally() -> int:
+        n = len(matchset) if split is None else split.total(matchset)
+        if held.index is index:
+            held.counts[query] = n
+            held.counts.move_to_end(query)
+            while len(held.counts) > COUNTS_KEPT:
+                held.counts.popitem(last=False)
+        return n
+
+    return tally
+
+
+def _known(n: int) -> Callable[[], int]:
+    return lambda: n
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
