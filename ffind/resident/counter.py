@@ -85,6 +85,9 @@ class Counter:
         if not hasattr(os, "fork"):
             return None
         index.numpy_ready()  # (its import is done: the helper has no thread to finish it)
+        # What a count imports is imported here, not in the helper: another thread of the
+        # server may hold the import lock when it forks.
+        len(index.run(WARM_QUERY, end=min(len(index), 64)))
         try:
             ours, theirs = socket.socketpair()
         except OSError:
