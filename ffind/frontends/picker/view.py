@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ffind.frontends.picker.keys import QueryLine
 from ffind.frontends.picker.terminal import Terminal
 from ffind.frontends.picker.waker import Waker
 
+TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
