@@ -150,9 +150,11 @@ def _first_from_server(query: str, root: str, options: SearchOptions,
     session's first state: nothing (the session's states as without a server).  ``asked``
     is set at the end (and ``waker.arrived``: ``Picker.first`` waits no longer)."""
     from ffind.resident.client import Answer, ask
-    from ffind.searching.session import Snapshot
 
     def show(answer: Answer) -> None:
+        # (imported once the request is sent: ``Picker.first`` imports it meanwhile)
+        from ffind.searching.session import Snapshot
+
         matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
         total = answer.total  # (-1: counted next; the counter says so)
         if total < 0 and (options.limit is None or len(matches) < options.limit):  # (all)

@@ -138,6 +138,7 @@ class Picker:
         loading of a large snapshot would take the CPU and the GIL from this frame."""
         deadline = time.monotonic() + wait
         self._console()  # (rich's import, while the server works)
+        import ffind.searching.session  # noqa: F401  (the frame's state, meanwhile too)
         drawn = None
         while True:
             latest = self.waker.latest
