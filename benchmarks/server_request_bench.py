@@ -127,6 +127,7 @@ def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
                 if made > 0.05:
                     print(f"  the helper started and warmed in {made * 1000:.0f} ms")
             kept, held.counter = held.counter, (held.counter if mode == "helper" else None)
+            held.counts.clear()  # (counted anew, not remembered)
             start = time.perf_counter()
             tally = srv.found(root, root, query, options, False, False, validate=False,
                               later=True)[5]
