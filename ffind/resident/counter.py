@@ -97,6 +97,8 @@ class Counter:
         self.busy = False
         """A question was sent whose answer has not been read yet."""
         self.dead = False
+        self.used = 0
+        """Counts that used the helper's answer (for benchmarks)."""
 
     @classmethod
     def start(cls, index: Index) -> Counter | None:
@@ -259,6 +261,7 @@ class Split:
                 theirs = counter.answer(query, mid, n)
                 if theirs is not None:
                     self.helped = True
+                    counter.used += 1
                     return len(mine.merge(theirs))
                 break  # (failed: the rest counted here, below)
             end = min(done + CHUNK, n)
