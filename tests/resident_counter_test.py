@@ -240,6 +240,38 @@ def test_the_server_counts_alone_when_the_helper_cannot_fork(
         assert _counters(root) == []
 
 
+def test_a_split_that_fails_is_counted_whole_by_the_server(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in the split (or in the helper's start) never loses an answer: the server
+    counts alone."""
+    calls: list[str] = []
+
+    def broken(self: object, whole: object = None, steal: bool = True) -> int:
+        calls.append(type(self).__name__)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(counter, "SPLIT_MIN", 1)
+    monkeypatch.setattr(counter, "cpus", lambda: 2)
+    monkeypatch.setattr(Split, "total", broken)
+    root = _tree(tmp_path)
+    options = SearchOptions(limit=1)
+    with _threaded_server(root) as srv:
+        for query in ["main", "mai", "Main", "ma", "m", "MAIN", "io", "i"] * 5:
+            got = ffind.search(query, root, options, cache=True)
+            assert got == ffind.search(query, root, options), query
+            if calls:
+                break
+            time.sleep(0.05)  # (the helper's warm-up, or last answer, comes meanwhile)
+        assert calls == ["Split"], "a split was tried, and failed"
+        monkeypatch.setattr(Counter, "touch", broken)
+        (root / "src" / "main_new.py").write_text("x")  # (a new index, a new helper)
+        answered = srv.answered
+        got = ffind.search("main", root, options, cache=True)
+        assert got == ffind.search("main", root, options)
+        assert _counters(root) == []  # (asked once the server is done after the reply)
+        assert srv.answered == answered + 1 and calls[-1] == "Counter"
+
+
 def _counters(root: Path) -> list[int]:
     found = client.where(str(root))
     assert found is not None

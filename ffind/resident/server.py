@@ -430,9 +430,12 @@ class Server:
         from ffind.resident.counter import Counter, wanted
 
         if wanted(index):
-            held.counter = Counter.start(index)
-            if held.counter is not None:
-                held.counter.touch(stop=self.waiting)
+            try:
+                held.counter = Counter.start(index)
+                if held.counter is not None:
+                    held.counter.touch(stop=self.waiting)
+            except Exception:  # (a bug, not the tree: counts are the server's alone)
+                held.drop_counter()
 
     def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         """The answer to an agent tool's request (``_tool``)."""
@@ -608,7 +611,14 @@ def _tally(held: Held, query: str, matchset: MatchSet, split: Split | None
     index = held.index
 
     def tally() -> int:
-        n = len(matchset) if split is None else split.total(matchset)
+        n = -1
+        if split is not None:
+            try:
+                n = split.total(matchset)
+            except Exception:  # (a bug of the split, not the query's: counted here, whole)
+                split.counter.close()
+        if n < 0:
+            n = len(matchset)
         if held.index is index:
             held.counts[query] = n
             held.counts.move_to_end(query)
