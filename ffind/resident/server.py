@@ -16,7 +16,9 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
 3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
    ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
    answer is sent: the matches (score, path, indices, typo), the total count, whether the
-   listing was complete, the warnings;
+   listing was complete, the warnings.  The count of a query is remembered per index
+   (``Held.counts``); over a large index part of it is counted by a helper process
+   (``ffind.resident.counter``), asked before the rows are ranked;
 4. a refreshed snapshot is written to the cache folder after the answer (a cold process
    benefits from it too).
 
