@@ -6,11 +6,13 @@ a socket folder of their own; every server started here is stopped and must have
 
 from __future__ import annotations
 
+import select
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import picker_test
+import pytest
 import resident_server_test
 from picker_test import FFIND, Pane, settled
 from resident_server_test import (
@@ -22,10 +24,11 @@ from resident_server_test import (
     _wait_for_server,
 )
 
-from ffind.frontends.picker import Waker
+import ffind
+from ffind.frontends.picker import SPINNER, Waker
 from ffind.frontends.picker.view import COUNTING, Picker
 from ffind.options import SearchOptions
-from ffind.resident import client
+from ffind.resident import client, counter
 from ffind.searching.session import Snapshot
 
 start = picker_test.start
@@ -259,3 +262,39 @@ def test_the_sessions_counter_does_not_drop_below_the_servers_until_complete() -
     plain.on_update(Snapshot("a", [], 2, 40, False))
     shown = plain.newest("a")
     assert shown is not None and shown.scanned_file_count == 40
+
+
+def test_the_pickers_count_split_with_the_servers_helper_is_exact(
+        start: Callable[..., Pane], runtime: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count of the server's first frame made with its counting helper (as at 1M paths,
+    ``ffind.resident.counter``; here over any index, with the helper's answer waited for)
+    is the exact count, and the picker ends on its session's validated frame."""
+    def answered(self: counter.Counter) -> bool:  # (waits for the helper: no stealing)
+        return (not self.busy or self.dead
+                or bool(select.select([self.sock], [], [], 10)[0]))
+
+    monkeypatch.setattr(counter, "SPLIT_MIN", 1)
+    monkeypatch.setattr(counter, "cpus", lambda: 2)
+    monkeypatch.setattr(counter, "cpu_free", lambda: True)
+    monkeypatch.setattr(counter.Counter, "answered", answered)
+    tree = tmp_path / "tree"  # (written by the ``start`` fixture)
+    many = tree / "many"  # (more matches than a screenful: the rows' ranking leaves the
+    many.mkdir()          # count to compute, as at 1M)
+    for i in range(300):
+        (many / f"session_{i}.txt").write_text("")
+    with _threaded_server(tree, budget=0) as srv:
+        first = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
+        assert first is not None and not first.provisional
+        _armed(srv)
+        (helper,) = [h.counter for h in srv.held.values() if h.counter is not None]
+        exact = ffind.search("sess", tree, SearchOptions(limit=1), cache=False)
+        pane = start(command=f"{FFIND} -i sess")  # (a query the server has not counted)
+        lines = pane.wait_for(lambda s: len(s) > 1 and s[0] == "> sess" and "/309" in s[1]
+                              and not any(c in s[1] for c in SPINNER))
+        assert lines[1].strip() == f"{exact.total_match_count}/309"
+        assert helper.used == 1, "the server's frame was counted with the helper"
+        assert lines[2] == f"> {exact.matches[0].path}"
+        pane.send("Enter")
+        assert pane.exit_code() == 0
+        assert pane.out.read_text() == f"{exact.matches[0].path}\n"
