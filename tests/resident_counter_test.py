@@ -223,6 +223,23 @@ def test_the_server_counts_with_a_helper_and_replaces_it_after_a_change(
     assert srv.stopping and _gone(last[0]), "the server's helpers end with it"
 
 
+def test_no_helper_until_a_count_is_asked(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose clients never ask for a count (scripts, a piped command) makes no
+    helper (it costs memory)."""
+    monkeypatch.setattr(counter, "SPLIT_MIN", 1)
+    monkeypatch.setattr(counter, "cpus", lambda: 2)
+    root = _tree(tmp_path)
+    with _threaded_server(root):
+        for query in ("main", "io"):
+            got = client.ask(query, str(root), SearchOptions(limit=1), memory=False,
+                             count=False)
+            assert got is not None and got.total == -1
+        assert _counters(root) == []
+        assert ffind.search("main", root, cache=True).total_match_count == 3  # (counted)
+        assert len(_counters(root)) == 1
+
+
 def test_the_server_counts_alone_when_the_helper_cannot_fork(
         resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(child: object) -> int:

@@ -121,6 +121,9 @@ class Held:
         self.counter: Counter | None = None
         """The helper that counts part of a query's matches over ``index`` (large indexes
         only, ``ffind.resident.counter``), or None."""
+        self.counting = False
+        """A request over this listing asked for a count of a query: a large index gets a
+        counting helper (``Server.keep_counter``; not before: it costs memory)."""
         self.counts: OrderedDict[str, int] = OrderedDict()
         """The total counts of the last queries counted over ``index`` (``COUNTS_KEPT``; let
         go with it): a query counted again (a picker opened again on the same query) has its
@@ -423,10 +426,12 @@ class Server:
         self.keep_counter(held)
 
     def keep_counter(self, held: Held) -> None:
-        """Start ``held``'s counting helper when its index is large (``SPLIT_MIN``) and two
-        CPUs or more may run this process, unless one fits it already."""
+        """Start ``held``'s counting helper when a count was asked over it, its index is
+        large (``SPLIT_MIN``) and two CPUs or more may run this process, unless one fits
+        it already."""
         index = held.index
-        if index is None or (held.counter is not None and held.counter.fits(index)):
+        if (index is None or not held.counting
+                or (held.counter is not None and held.counter.fits(index))):
             return
         held.drop_counter()
         from ffind.resident.counter import Counter, wanted
@@ -580,6 +585,7 @@ class Server:
             total = len(listing)
         else:
             assert index is not None
+            held.counting = held.counting or count or later
             known = held.counts.get(query) if count or later else None
             split = None
             if (count or later) and known is None:
