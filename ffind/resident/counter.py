@@ -4,20 +4,23 @@ picker's first complete frame is its rows AND their count).
 The count is every match of the query (``len(index.run(query))``: the prefilter's ``cdist``
 over every path and the typo pass; ~180 ms at 1M paths for ``prompt``), bound by a cost per
 path that threads do not share (rapidfuzz holds the GIL while it reads the paths).  So the
-server keeps, beside an index of ``SPLIT_MIN`` paths or more (on two CPUs or more), a
-``Counter``: a helper process forked from it once that index is built, holding the index as
-the fork left it (copy-on-write), which computes the match set of a query over the ids
-``[lo, hi)`` when asked and sends its lists back.  A count then splits the ids: the helper
-gets ``[mid, n)`` at once, before the server ranks the rows, and the server counts
-``[0, mid)`` once the rows are sent (``SHARE``); the two sets are joined by
-``MatchSet.merge`` (exactly the set of one ``run`` over every id), whose ``len`` is the count.
+server keeps, beside an index of ``SPLIT_MIN`` paths or more (on two CPUs or more) over
+which a count was asked, a ``Counter``: a helper process forked from it after a reply,
+holding the index as the fork left it (copy-on-write), which computes the match set of a
+query over the ids ``[lo, hi)`` when asked and sends its lists back.  A count then splits
+the ids, when a CPU is free for the helper (``cpu_free``): the helper gets ``[mid, n)`` at
+once, before the server ranks the rows, and the server counts ``[0, mid)`` once the rows are
+sent (``SHARE``); the two sets are joined by ``MatchSet.merge`` (exactly the set of one
+``run`` over every id), whose ``len`` is the count.
 
 Why a helper kept alive, not a fork per count (as the ``stat`` pass does): both processes
 touch every path's string (reference counts), so after a fork each page of them is copied
 once, on first touch; at 1M paths that was ~30,000 page faults a side per count and made
 each half as slow as the whole (measured: 155 ms a half against 180 ms in one process).
-The helper pays that once, while the server is idle (``warm``); later counts fault nothing.
-Its cost is memory: the pages of the paths it touched are its own (``docs/cache.md``).
+The helper pays that once, while the server is idle (``warm``, and the server's own part:
+``touch``); later counts fault nothing.  Its cost is memory: every page either process
+writes after the fork is copied, and the server writes all over its heap, so the helper
+soon holds a copy of most of it (~360 MiB ``Pss`` at 1M paths, ``docs/cache.md``).
 
 Exactness: the helper's lists are the engine's own ``MatchSet`` of its ids (its index is the
 server's, unchanged: a helper is only ever used with the index object it was forked with,
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 
 SPLIT_MIN = 500_000
 """Indexes of at least this many paths get a helper (below, a count costs less than ~90 ms
-on this machine, and the memory the helper takes, ~300 MiB at 1M paths, is not paid back)."""
+on this machine, and the memory the helper takes, ~360 MiB at 1M paths, is not paid back)."""
 SHARE = 0.45
 """The part of the ids the server counts itself (the first ones): less than half, since it
 ranks the rows first (~30 ms at 1M, a sixth of a count) while the helper counts."""
