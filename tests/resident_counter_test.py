@@ -112,10 +112,14 @@ def test_cpu_free_reads_the_running_tasks(
     assert counter.cpu_free(str(tmp_path / "missing")) is True
 
 
-def test_no_free_cpu_means_the_server_counts_alone(
+def test_no_free_cpu_means_the_helper_is_asked_after_the_rows(
         index: Index, helper: Counter, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(counter, "cpu_free", lambda: False)
-    assert Split.begin(helper, index, "main") is None and not helper.busy
+    assert Split.begin(helper, index, "main") is None and not helper.busy, "not early"
+    split = Split.begin(helper, index, "main", early=False)
+    assert split is not None and split.mid == len(index) // 2
+    assert split.total(index.run("main"), steal=False) == len(index.run("main"))
+    assert split.helped
 
 
 def test_no_fork_means_no_helper(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,10 +8,11 @@ server keeps, beside an index of ``SPLIT_MIN`` paths or more (on two CPUs or mor
 which a count was asked, a ``Counter``: a helper process forked from it after a reply,
 holding the index as the fork left it (copy-on-write), which computes the match set of a
 query over the ids ``[lo, hi)`` when asked and sends its lists back.  A count then splits
-the ids, when a CPU is free for the helper (``cpu_free``): the helper gets ``[mid, n)`` at
-once, before the server ranks the rows, and the server counts ``[0, mid)`` once the rows are
-sent (``SHARE``); the two sets are joined by ``MatchSet.merge`` (exactly the set of one
-``run`` over every id), whose ``len`` is the count.
+the ids: the helper gets ``[mid, n)`` at once, before the server ranks the rows, when a CPU
+is free for it (``cpu_free``; else once the rows are sent, ``mid`` then half the ids), and
+the server counts ``[0, mid)`` once the rows are sent (``SHARE``); the two sets are joined
+by ``MatchSet.merge`` (exactly the set of one ``run`` over every id), whose ``len`` is the
+count.
 
 Why a helper kept alive, not a fork per count (as the ``stat`` pass does): both processes
 touch every path's string (reference counts), so after a fork each page of them is copied
@@ -235,14 +236,20 @@ class Split:
         """Whether the total used the helper's answer (for tests and benchmarks)."""
 
     @classmethod
-    def begin(cls, counter: Counter | None, index: Index, query: str) -> Split | None:
+    def begin(cls, counter: Counter | None, index: Index, query: str,
+              early: bool = True) -> Split | None:
         """Ask ``counter`` for its part of ``query``'s count over ``index``; None when it
-        may not (another index, gone, still busy: the count is then the server's alone)."""
-        if (counter is None or not counter.fits(index) or not counter.free()
-                or not cpu_free()):
+        may not (another index, gone, still busy: the count is then the server's alone).
+        ``early``: before the rows are ranked (the helper's part ``1 - SHARE``), only when a
+        CPU is free for the helper (``cpu_free``: else it would slow the rows); else once
+        they are sent (half each, whatever the load: the server takes back what the helper
+        has not counted in time)."""
+        if counter is None or not counter.fits(index) or (early and not cpu_free()):
+            return None
+        if not counter.free():
             return None
         n = len(index)
-        mid = int(n * SHARE)
+        mid = int(n * SHARE) if early else n // 2
         if not counter.ask(query, mid, n):
             return None
         return cls(counter, index, query, mid)

@@ -612,19 +612,26 @@ class Server:
                 tally)
 
 
-def _tally(held: Held, query: str, matchset: MatchSet, split: Split | None
+def _tally(held: Held, query: str, matchset: MatchSet, early: Split | None
            ) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``, or the split's total) and remembers it in
-    ``held.counts`` while its index is held's."""
+    """What computes ``matchset``'s count (``len``, or the split's total: begun before the
+    rows, ``early``, else now) and remembers it in ``held.counts`` while its index is
+    held's."""
     index = held.index
 
     def tally() -> int:
         n = -1
-        if split is not None:
-            try:
+        split = early
+        try:
+            if split is None and not matchset.computed and index is not None:
+                from ffind.resident.counter import Split
+
+                split = Split.begin(held.counter, index, query, early=False)  # (now)
+            if split is not None:
                 n = split.total(matchset)
-            except Exception:  # (a bug of the split, not the query's: counted here, whole)
-                split.counter.close()
+        except Exception:  # (a bug of the split, not the query's: counted here, whole)
+            held.drop_counter()
+            n = -1
         if n < 0:
             n = len(matchset)
         if held.index is index:
