@@ -2,6 +2,7 @@
 
     python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5] [--server]
                                            [--against OTHER_VENV/bin/python] [--fresh]
+                                           [--server-only]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
@@ -29,6 +30,8 @@ Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
 word in the same run), so that no server has counted that query before (a server remembers
 the counts of the queries it counted over its index: a query asked again has its count with
 its rows, which the plain runs, all of one query, measure).
+``--server-only`` (with ``--server``): only the ``(server)`` rows, one second apart (the other
+systems' work, a 1M session's load and its ``git status``, left running beside the next).
 """
 
 from __future__ import annotations
@@ -176,6 +179,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--server", action="store_true",
                     help="also ffind -i with and without the tree's resident server")
+    ap.add_argument("--server-only", action="store_true",
+                    help="with --server: only the (server) rows, one second apart")
     ap.add_argument("--fresh", action="store_true",
                     help="a new word each run (FRESH), never counted before by a server")
     ap.add_argument("--against", metavar="PYTHON",
@@ -207,6 +212,8 @@ def main() -> int:
                                    {**env, "FZF_DEFAULT_COMMAND": f"{fd} -t f"})
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
+    if args.server and args.server_only:
+        systems = {name: sys_ for name, sys_ in systems.items() if name.endswith("(server)")}
     stop = _serve(args.tree, args.query) if args.server else None
     stops = [] if stop is None else [stop]
     try:
@@ -223,6 +230,8 @@ def main() -> int:
                 if args.fresh and argv[-1] == args.query:
                     argv = [*argv[:-1], word]
                 first, complete = frames(argv, args.tree, e)
+                if args.server_only:
+                    time.sleep(1)
                 rows[name].append(first)
                 times[name].append(complete)
         if stop is not None:
