@@ -143,8 +143,8 @@ def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
             times[mode][1].append((end - rows) * 1000)
     used = 0 if held.counter is None else held.counter.used
     print(f"  provisional {query!r}, {total} matches (median of {runs}, load "
-          f"{os.getloadavg()[0]:.1f}; the helper's answer used {used} times of {runs}: "
-          "none while no CPU is free, counter.cpu_free):")
+          f"{os.getloadavg()[0]:.1f}; the helper's answer used {used} times of {runs}, the "
+          "others counted by the server alone):")
     for mode, (rows_ms, count_ms) in times.items():
         print(f"    {mode:6s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
               f"them {statistics.median(count_ms):4.0f} ms   (counts: "

@@ -276,7 +276,6 @@ def test_the_pickers_count_split_with_the_servers_helper_is_exact(
 
     monkeypatch.setattr(counter, "SPLIT_MIN", 1)
     monkeypatch.setattr(counter, "cpus", lambda: 2)
-    monkeypatch.setattr(counter, "cpu_free", lambda: True)
     monkeypatch.setattr(counter.Counter, "answered", answered)
     tree = tmp_path / "tree"  # (written by the ``start`` fixture)
     many = tree / "many"  # (more matches than a screenful: the rows' ranking leaves the

@@ -36,12 +36,6 @@ def _paths() -> list[str]:
     return paths
 
 
-@pytest.fixture(autouse=True)
-def free_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A CPU for the helper, whatever the machine's load (``cpu_free``'s own test below)."""
-    monkeypatch.setattr(counter, "cpu_free", lambda: True)
-
-
 @pytest.fixture()
 def index() -> Index:
     return Index(_paths(), numpy=True)
@@ -97,29 +91,6 @@ def test_a_helper_fits_only_its_own_index(index: Index, helper: Counter) -> None
     assert not helper.fits(other) and Split.begin(helper, other, "main") is None
     index.extend(["src/main_new.py"])
     assert not helper.fits(index), "an index that grew is not the helper's any more"
-
-
-@pytest.mark.parametrize(("text", "free"), [
-    (b"0.50 0.40 0.30 1/96 20412\n", True), (b"3.1 4.2 2.9 2/96 20412\n", True),
-    (b"3.1 4.2 2.9 3/96 20412\n", False), (b"garbage\n", True)])
-def test_cpu_free_reads_the_running_tasks(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: bytes, free: bool) -> None:
-    monkeypatch.undo()  # (the real ``cpu_free``)
-    monkeypatch.setattr(counter, "cpus", lambda: 2)
-    loadavg = tmp_path / "loadavg"
-    loadavg.write_bytes(text)
-    assert counter.cpu_free(str(loadavg)) is free
-    assert counter.cpu_free(str(tmp_path / "missing")) is True
-
-
-def test_no_free_cpu_means_the_helper_is_asked_after_the_rows(
-        index: Index, helper: Counter, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(counter, "cpu_free", lambda: False)
-    assert Split.begin(helper, index, "main") is None and not helper.busy, "not early"
-    split = Split.begin(helper, index, "main", early=False)
-    assert split is not None and split.mid == len(index) // 2
-    assert split.total(index.run("main"), steal=False) == len(index.run("main"))
-    assert split.helped
 
 
 def test_no_fork_means_no_helper(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:

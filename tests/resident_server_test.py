@@ -468,7 +468,6 @@ def test_the_servers_answers_equal_a_cold_search_after_any_changes(
             mp.setattr(refresh, "cpus", lambda: 2)
             mp.setattr(counter, "SPLIT_MIN", 1)  # (and every count split with a helper)
             mp.setattr(counter, "cpus", lambda: 2)
-            mp.setattr(counter, "cpu_free", lambda: True)
         _replay_server(tmp_path_factory, git_home, changes, which, budget)
 
 

@@ -8,11 +8,10 @@ server keeps, beside an index of ``SPLIT_MIN`` paths or more (on two CPUs or mor
 which a count was asked, a ``Counter``: a helper process forked from it after a reply,
 holding the index as the fork left it (copy-on-write), which computes the match set of a
 query over the ids ``[lo, hi)`` when asked and sends its lists back.  A count then splits
-the ids: the helper gets ``[mid, n)`` at once, before the server ranks the rows, when a CPU
-is free for it (``cpu_free``; else once the rows are sent, ``mid`` then half the ids), and
-the server counts ``[0, mid)`` once the rows are sent (``SHARE``); the two sets are joined
-by ``MatchSet.merge`` (exactly the set of one ``run`` over every id), whose ``len`` is the
-count.
+the ids once the rows are ranked (asked before them, the helper took the CPU the rows
+needed: measured at load 3 on 2 CPUs, rows 66 ms against 29): the helper gets ``[mid, n)``,
+the server counts ``[0, mid)`` (half each); the two sets are joined by ``MatchSet.merge``
+(exactly the set of one ``run`` over every id), whose ``len`` is the count.
 
 Why a helper kept alive, not a fork per count (as the ``stat`` pass does): both processes
 touch every path's string (reference counts), so after a fork each page of them is copied
@@ -55,35 +54,14 @@ if TYPE_CHECKING:
 SPLIT_MIN = 500_000
 """Indexes of at least this many paths get a helper (below, a count costs less than ~90 ms
 on this machine, and the memory the helper takes, ~360 MiB at 1M paths, is not paid back)."""
-SHARE = 0.45
-"""The part of the ids the server counts itself (the first ones): less than half, since it
-ranks the rows first (~30 ms at 1M, a sixth of a count) while the helper counts."""
 CHUNK = 65_536
 """Ids the server counts at a time of the helper's part while waiting for its answer."""
 NICE = 3
-"""The helper's niceness above the server's: it yields the CPU to the server (the rows) and
-to the client that asked when they want it."""
+"""The helper's niceness above the server's: on a busy machine it yields the CPU to the
+server and to the client that asked (the server takes back what it has not counted)."""
 WARM_QUERY = "ffind"
 """The query the helper counts once started (``warm``): it touches every path it will read
 (copy-on-write faults) while the server is idle, not during a request."""
-
-
-LOADAVG = "/proc/loadavg"
-
-
-def cpu_free(loadavg: str = LOADAVG) -> bool:
-    """Whether the helper would get a CPU now: at most as many tasks are running on the
-    machine as it has CPUs (the fourth field of Linux's ``/proc/loadavg``; this process and
-    the client that asked are two of them).  True where that cannot be read.  On a machine
-    whose CPUs are all busy the helper would only take the server's, slowing the rows it
-    ranks meanwhile (measured at load 3 on 2 CPUs: rows 66 ms against 29 ms, the count
-    202 ms against 215 ms), so the server counts alone."""
-    try:
-        with open(loadavg, "rb") as f:
-            running = int(f.read(256).split()[3].split(b"/")[0])
-    except (OSError, ValueError, IndexError):
-        return True
-    return running <= cpus()
 
 
 def wanted(index: Index) -> bool:
@@ -135,7 +113,7 @@ class Counter:
         time, until ``stop()`` (a client waits), so that the pages a count writes (reference
         counts) are made the server's own now, not during the next request (measured at 1M:
         the first count after the fork 240 ms, the next ones 77-91)."""
-        mid = int(self.size * SHARE)
+        mid = self.size // 2
         for lo in range(0, mid, CHUNK):
             if stop():
                 return
@@ -149,9 +127,8 @@ class Counter:
         return not self.dead and index is self.index and len(index) == self.size
 
     def warm(self) -> None:
-        """Have the helper count ``WARM_QUERY`` over its part of the ids (``SHARE``; answer
-        dropped)."""
-        self.ask(WARM_QUERY, int(self.size * SHARE), self.size)
+        """Have the helper count ``WARM_QUERY`` over its half of the ids (answer dropped)."""
+        self.ask(WARM_QUERY, self.size // 2, self.size)
 
     def ask(self, query: str, lo: int, hi: int) -> bool:
         """Send the question ``(query, lo, hi)``; False when the helper is gone (or busy)."""
@@ -236,20 +213,14 @@ class Split:
         """Whether the total used the helper's answer (for tests and benchmarks)."""
 
     @classmethod
-    def begin(cls, counter: Counter | None, index: Index, query: str,
-              early: bool = True) -> Split | None:
-        """Ask ``counter`` for its part of ``query``'s count over ``index``; None when it
-        may not (another index, gone, still busy: the count is then the server's alone).
-        ``early``: before the rows are ranked (the helper's part ``1 - SHARE``), only when a
-        CPU is free for the helper (``cpu_free``: else it would slow the rows); else once
-        they are sent (half each, whatever the load: the server takes back what the helper
-        has not counted in time)."""
-        if counter is None or not counter.fits(index) or (early and not cpu_free()):
-            return None
-        if not counter.free():
+    def begin(cls, counter: Counter | None, index: Index, query: str) -> Split | None:
+        """Ask ``counter`` for its half of ``query``'s count over ``index`` (the last ids);
+        None when it may not (another index, gone, still busy: the count is then the
+        server's alone)."""
+        if counter is None or not counter.fits(index) or not counter.free():
             return None
         n = len(index)
-        mid = int(n * SHARE) if early else n // 2
+        mid = n // 2
         if not counter.ask(query, mid, n):
             return None
         return cls(counter, index, query, mid)

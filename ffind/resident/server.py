@@ -17,8 +17,8 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
    ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
    answer is sent: the matches (score, path, indices, typo), the total count, whether the
    listing was complete, the warnings.  The count of a query is remembered per index
-   (``Held.counts``); over a large index part of it is counted by a helper process
-   (``ffind.resident.counter``), asked before the rows are ranked;
+   (``Held.counts``); over a large index half of it is counted by a helper process
+   (``ffind.resident.counter``) while the server counts the other half;
 4. a refreshed snapshot is written to the cache folder after the answer (a cold process
    benefits from it too).
 
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from ffind.engine.recall import Recall
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
-    from ffind.resident.counter import Counter, Split
+    from ffind.resident.counter import Counter
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
@@ -489,7 +489,7 @@ class Server:
             # The rows at once, the count (a pass over every candidate) in a second message:
             # from the rows' own match set, which holds what their ranking computed (at 110k:
             # 0-24 ms instead of 36-43 for a new set of the same query), with the counting
-            # helper's part when there is one (asked before the rows were ranked).
+            # helper's half when there is one.
             assert tally is not None
             reply["follows"] = True
             reply["rest"] = lambda: {"total": tally()}
@@ -529,9 +529,9 @@ class Server:
         would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
         memory's warning, what is held for the listing, what computes the total count: None
         for the empty query).  ``validate=False``: over the listing held as it is, when there
-        is one (a provisional answer).  ``count`` or ``later`` (the count asked once the rows
-        are sent): the held counting helper is asked for its part before the rows are ranked
-        (``ffind.resident.counter.Split``)."""
+        is one (a provisional answer).  ``later``: the count is asked once the rows are sent
+        (the callable computes it then); either way, with the held counting helper when
+        there is one (``ffind.resident.counter.Split``)."""
         from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
@@ -587,11 +587,6 @@ class Server:
             assert index is not None
             held.counting = held.counting or count or later
             known = held.counts.get(query) if count or later else None
-            split = None
-            if (count or later) and known is None:
-                from ffind.resident.counter import Split
-
-                split = Split.begin(held.counter, index, query)
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
             if known is not None:  # (this index's count of the query, remembered)
@@ -599,7 +594,7 @@ class Server:
                 total = known
                 tally = _known(known)
             else:
-                tally = _tally(held, query, matchset, split)
+                tally = _tally(held, query, matchset)
                 if count:
                     total = tally()
         # The request's ``git status`` is not stopped: it may finish before the next request,
@@ -612,21 +607,20 @@ class Server:
                 tally)
 
 
-def _tally(held: Held, query: str, matchset: MatchSet, early: Split | None
-           ) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``, or the split's total: begun before the
-    rows, ``early``, else now) and remembers it in ``held.counts`` while its index is
-    held's."""
+def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
+    """What computes ``matchset``'s count (``len``, or with the counting helper when there
+    is one: ``Split``, begun once the rows are ranked, so that it never takes their CPU) and
+    remembers it in ``held.counts`` while its index is held's."""
     index = held.index
 
     def tally() -> int:
         n = -1
-        split = early
         try:
-            if split is None and not matchset.computed and index is not None:
+            split = None
+            if not matchset.computed and index is not None:
                 from ffind.resident.counter import Split
 
-                split = Split.begin(held.counter, index, query, early=False)  # (now)
+                split = Split.begin(held.counter, index, query)
             if split is not None:
                 n = split.total(matchset)
         except Exception:  # (a bug of the split, not the query's: counted here, whole)
