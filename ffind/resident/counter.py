@@ -204,8 +204,8 @@ def _match_set(index: Index, query: str, lo: int, hi: int, reply: object) -> Mat
 
 
 class Split:
-    """One count split with the helper: its part asked before the rows are ranked
-    (``Split.begin``), the total once they are sent (``total``)."""
+    """One count split with the helper: its half asked (``Split.begin``), then the total
+    (``total``: the server's half, joined with the helper's)."""
 
     def __init__(self, counter: Counter, index: Index, query: str, mid: int) -> None:
         self.counter, self.index, self.query, self.mid = counter, index, query, mid
