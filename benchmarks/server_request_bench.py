@@ -16,10 +16,9 @@ folders the validation ``stat``-checked (-1: every one).  The snapshot goes to a
 
 ``--count`` (issue 14, the picker's first complete frame): then ``--runs`` provisional
 requests with their count (``found(validate=False, later=True)``, the picker's limit of 24
-rows with indices), the rows' time and the count's after them, alternately with the counting
-helper (``ffind.resident.counter``, started and warmed as after a reply) and without it
-(the count in the server alone); medians, and the memory of the server and of the helper
-(``/proc/PID/smaps_rollup``: the resident set, and ``Pss``, which shares what both map).
+rows with indices), the rows' time and the count's after them, alternately counted anew (the
+server's remembered counts cleared first) and remembered (``Held.counts``); medians, and the
+server's memory (``/proc/self/smaps_rollup``: the resident set and ``Pss``).
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--touch", action="store_true")
     parser.add_argument("--count", action="store_true",
-                        help="also the provisional count, with and without the helper")
+                        help="also the provisional count, counted anew and remembered")
     args = parser.parse_args()
     cache = tempfile.mkdtemp(prefix="server-bench-")
     os.environ["XDG_CACHE_HOME"] = cache
@@ -103,32 +102,21 @@ def run(root: str, query: str, runs: int, touch: bool, count: bool = False) -> N
 
 
 def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
-    """``--count``: provisional requests with their count, with and without the helper."""
+    """``--count``: provisional requests with their count, counted anew and remembered."""
     import statistics
 
     from ffind.options import SearchOptions
 
     options = SearchOptions(limit=24, compute_indices=True)  # (the picker's first screenful)
     held = srv._held(root, options)
-    srv.found(root, root, query, options, False, True)  # (this key's listing and index,
-    # a count asked: the helper may be made)
-    times: dict[str, tuple[list[float], list[float]]] = {"helper": ([], []), "alone": ([], [])}
+    srv.found(root, root, query, options, False, True)  # (this key's listing and index)
+    times: dict[str, tuple[list[float], list[float]]] = {"anew": ([], []),
+                                                          "remembered": ([], [])}
     total = -1
     for _ in range(runs):
         for mode in times:
-            if mode == "helper":
-                start = time.perf_counter()
-                srv.keep_counter(held)  # (as after a reply: forked, warmed; once)
-                if held.counter is None:
-                    print("  no helper here (too few paths, one CPU, or no fork)")
-                    return
-                while not held.counter.free():
-                    time.sleep(0.01)
-                made = time.perf_counter() - start
-                if made > 0.05:
-                    print(f"  the helper started and warmed in {made * 1000:.0f} ms")
-            kept, held.counter = held.counter, (held.counter if mode == "helper" else None)
-            held.counts.clear()  # (counted anew, not remembered)
+            if mode == "anew":
+                held.counts.clear()
             start = time.perf_counter()
             tally = srv.found(root, root, query, options, False, False, validate=False,
                               later=True)[5]
@@ -136,26 +124,19 @@ def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
             assert tally is not None
             n = tally()
             end = time.perf_counter()
-            held.counter = kept
             assert total in (-1, n), "the same count either way"
             total = n
             times[mode][0].append((rows - start) * 1000)
             times[mode][1].append((end - rows) * 1000)
-    used = 0 if held.counter is None else held.counter.used
     print(f"  provisional {query!r}, {total} matches (median of {runs}, load "
-          f"{os.getloadavg()[0]:.1f}; the helper's answer used {used} times of {runs}, the "
-          "others counted by the server alone):")
+          f"{os.getloadavg()[0]:.1f}):")
     for mode, (rows_ms, count_ms) in times.items():
-        print(f"    {mode:6s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
+        print(f"    {mode:10s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
               f"them {statistics.median(count_ms):4.0f} ms   (counts: "
               f"{' '.join(f'{x:.0f}' for x in count_ms)})")
-    pids = [("server", os.getpid())]
-    if held.counter is not None:
-        pids.append(("helper", held.counter.pid))
-    for name, pid in pids:
-        mem = _memory(pid)
-        print(f"    {name} memory: resident {mem.get('Rss', 0) // 1024} MiB, "
-              f"Pss {mem.get('Pss', 0) // 1024} MiB")
+    mem = _memory(os.getpid())
+    print(f"    server memory: resident {mem.get('Rss', 0) // 1024} MiB, "
+          f"Pss {mem.get('Pss', 0) // 1024} MiB")
 
 
 def _memory(pid: int) -> dict[str, int]:

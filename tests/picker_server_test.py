@@ -6,8 +6,8 @@ a socket folder of their own; every server started here is stopped and must have
 
 from __future__ import annotations
 
-import select
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +28,7 @@ import ffind
 from ffind.frontends.picker import SPINNER, Waker
 from ffind.frontends.picker.view import COUNTING, Picker
 from ffind.options import SearchOptions
-from ffind.resident import client, counter
+from ffind.resident import client, server
 from ffind.searching.session import Snapshot
 
 start = picker_test.start
@@ -264,19 +264,20 @@ def test_the_sessions_counter_does_not_drop_below_the_servers_until_complete() -
     assert shown is not None and shown.scanned_file_count == 40
 
 
-def test_the_pickers_count_split_with_the_servers_helper_is_exact(
+def test_the_pickers_count_from_the_server_is_exact_and_remembered(
         start: Callable[..., Pane], runtime: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The count of the server's first frame made with its counting helper (as at 1M paths,
-    ``ffind.resident.counter``; here over any index, with the helper's answer waited for)
-    is the exact count, and the picker ends on its session's validated frame."""
-    def answered(self: counter.Counter) -> bool:  # (waits for the helper: no stealing)
-        return (not self.busy or self.dead
-                or bool(select.select([self.sock], [], [], 10)[0]))
+    """The count of the server's first frame (its rows first, the count after them) is the
+    exact count, and the server remembers it (``Held.counts``): a picker opened again on the
+    same query has it from the server's memory, the same.  Each picker ends on its
+    session's validated frame."""
+    known: list[int] = []
 
-    monkeypatch.setattr(counter, "SPLIT_MIN", 1)
-    monkeypatch.setattr(counter, "cpus", lambda: 2)
-    monkeypatch.setattr(counter.Counter, "answered", answered)
+    def remembered(n: int) -> Callable[[], int]:
+        known.append(n)
+        return lambda: n
+
+    monkeypatch.setattr(server, "_known", remembered)
     tree = tmp_path / "tree"  # (written by the ``start`` fixture)
     many = tree / "many"  # (more matches than a screenful: the rows' ranking leaves the
     many.mkdir()          # count to compute, as at 1M)
@@ -286,14 +287,24 @@ def test_the_pickers_count_split_with_the_servers_helper_is_exact(
         first = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
         assert first is not None and not first.provisional
         _armed(srv)
-        (helper,) = [h.counter for h in srv.held.values() if h.counter is not None]
         exact = ffind.search("sess", tree, SearchOptions(limit=1), cache=False)
-        pane = start(command=f"{FFIND} -i sess")  # (a query the server has not counted)
-        lines = pane.wait_for(lambda s: len(s) > 1 and s[0] == "> sess" and "/309" in s[1]
-                              and not any(c in s[1] for c in SPINNER))
-        assert lines[1].strip() == f"{exact.total_match_count}/309"
-        assert helper.used == 1, "the server's frame was counted with the helper"
-        assert lines[2] == f"> {exact.matches[0].path}"
-        pane.send("Enter")
-        assert pane.exit_code() == 0
-        assert pane.out.read_text() == f"{exact.matches[0].path}\n"
+        for opened in range(2):
+            pane = start(command=f"{FFIND} -i sess")  # (the first: not counted before)
+            lines = pane.wait_for(lambda s: len(s) > 1 and s[0] == "> sess"
+                                  and "/309" in s[1] and not any(c in s[1] for c in SPINNER))
+            assert lines[1].strip() == f"{exact.total_match_count}/309"
+            assert lines[2] == f"> {exact.matches[0].path}"
+            pane.send("Enter")
+            assert pane.exit_code() == 0
+            assert pane.out.read_text() == f"{exact.matches[0].path}\n"
+            if opened == 0:
+                assert known == [], "a query not counted before is counted"
+                deadline = time.monotonic() + 10  # (the server counts after the rows)
+                while exact.total_match_count not in [h.counts.get("sess")
+                                                      for h in srv.held.values()]:
+                    assert time.monotonic() < deadline, "and remembered"
+                    time.sleep(0.01)
+                subprocess.run([*pane.tmux, "kill-session", "-t", "picker"], check=True)
+                pane.rc.unlink()
+                pane.out.unlink()
+        assert known == [exact.total_match_count], "the second picker's: remembered"

@@ -24,7 +24,7 @@ from warm_test import OPTIONS, _restore, apply, git_repo, settle, steps
 import ffind
 from ffind.fs import refresh
 from ffind.options import SearchOptions
-from ffind.resident import client, counter, protocol, server
+from ffind.resident import client, protocol, server
 from ffind.state.cache import SnapshotStore
 
 
@@ -460,14 +460,11 @@ def test_the_servers_answers_equal_a_cold_search_after_any_changes(
 ) -> None:
     """With the inotify hint narrowing the server's validation (``budget``: the watches it
     may hold; 0 and 1 leave (nearly) every folder to the ``stat`` pass); ``split``: every
-    ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), and every count with
-    the counting helper (``counter.SPLIT_MIN``), as at 1M files."""
+    ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), as at 1M files."""
     with pytest.MonkeyPatch.context() as mp:
         if split:
             mp.setattr(refresh, "SPLIT_MIN", 1)
             mp.setattr(refresh, "cpus", lambda: 2)
-            mp.setattr(counter, "SPLIT_MIN", 1)  # (and every count split with a helper)
-            mp.setattr(counter, "cpus", lambda: 2)
         _replay_server(tmp_path_factory, git_home, changes, which, budget)
 
 

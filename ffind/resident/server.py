@@ -17,8 +17,7 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
    ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
    answer is sent: the matches (score, path, indices, typo), the total count, whether the
    listing was complete, the warnings.  The count of a query is remembered per index
-   (``Held.counts``); over a large index half of it is counted by a helper process
-   (``ffind.resident.counter``) while the server counts the other half;
+   (``Held.counts``);
 4. a refreshed snapshot is written to the cache folder after the answer (a cold process
    benefits from it too).
 
@@ -52,7 +51,6 @@ if TYPE_CHECKING:
     from ffind.engine.recall import Recall
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
-    from ffind.resident.counter import Counter
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
@@ -118,12 +116,6 @@ class Held:
         """The snapshot the last validation ended with (``Refresh.listing``: the one held for
         the next), or None (none made: a plain walk, a coarse file system)."""
         self.index: Index | None = None
-        self.counter: Counter | None = None
-        """The helper that counts part of a query's matches over ``index`` (large indexes
-        only, ``ffind.resident.counter``), or None."""
-        self.counting = False
-        """A request over this listing asked for a count of a query: a large index gets a
-        counting helper (``Server.keep_counter``; not before: it costs memory)."""
         self.counts: OrderedDict[str, int] = OrderedDict()
         """The total counts of the last queries counted over ``index`` (``COUNTS_KEPT``; let
         go with it): a query counted again (a picker opened again on the same query) has its
@@ -154,16 +146,8 @@ class Held:
         return not self.hinted or (self.hint is not None and (not self.hint.armed
                                                               or self.ahead))
 
-    def drop_counter(self) -> None:
-        """End the counting helper, if any."""
-        if self.counter is not None:
-            self.counter.close()
-            self.counter = None
-
     def close(self) -> None:
-        """Let go of what runs beside the listing: the last ``git status``, the watches, the
-        counting helper."""
-        self.drop_counter()
+        """Let go of what runs beside the listing: the last ``git status``, the watches."""
         if self.git is not None:
             self.git.stop()
             self.git = None
@@ -211,7 +195,6 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
         return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
     held.index = held.recall = held.tool = None
-    held.drop_counter()
     held.counts.clear()
     return True
 
@@ -403,9 +386,7 @@ class Server:
         if op == "stats":
             return {"ok": True, "pid": os.getpid(), "answered": self.answered,
                     "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root,
-                    "checked": self.checked, "narrowed": self.narrowed,
-                    "counters": [h.counter.pid for h in self.held.values()
-                                 if h.counter is not None and not h.counter.dead]}, None
+                    "checked": self.checked, "narrowed": self.narrowed}, None
         if op not in ("search", protocol.PROVISIONAL, "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
@@ -417,32 +398,7 @@ class Server:
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
-        return reply, lambda: self.after(held)
-
-    def after(self, held: Held) -> None:
-        """Once a reply is sent: the snapshot written, and a counting helper started for a
-        large index that has none (``ffind.resident.counter``)."""
-        held.store.flush()
-        self.keep_counter(held)
-
-    def keep_counter(self, held: Held) -> None:
-        """Start ``held``'s counting helper when a count was asked over it, its index is
-        large (``SPLIT_MIN``) and two CPUs or more may run this process, unless one fits
-        it already."""
-        index = held.index
-        if (index is None or not held.counting
-                or (held.counter is not None and held.counter.fits(index))):
-            return
-        held.drop_counter()
-        from ffind.resident.counter import Counter, wanted
-
-        if wanted(index):
-            try:
-                held.counter = Counter.start(index)
-                if held.counter is not None:
-                    held.counter.touch(stop=self.waiting)
-            except Exception:  # (a bug, not the tree: counts are the server's alone)
-                held.drop_counter()
+        return reply, held.store.flush
 
     def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         """The answer to an agent tool's request (``_tool``)."""
@@ -488,8 +444,8 @@ class Server:
         if provisional and count and total < 0:
             # The rows at once, the count (a pass over every candidate) in a second message:
             # from the rows' own match set, which holds what their ranking computed (at 110k:
-            # 0-24 ms instead of 36-43 for a new set of the same query), with the counting
-            # helper's half when there is one.
+            # 0-24 ms instead of 36-43 for a new set of the same query), remembered
+            # (``Held.counts``).
             assert tally is not None
             reply["follows"] = True
             reply["rest"] = lambda: {"total": tally()}
@@ -530,8 +486,8 @@ class Server:
         memory's warning, what is held for the listing, what computes the total count: None
         for the empty query).  ``validate=False``: over the listing held as it is, when there
         is one (a provisional answer).  ``later``: the count is asked once the rows are sent
-        (the callable computes it then); either way, with the held counting helper when
-        there is one (``ffind.resident.counter.Split``)."""
+        (the callable computes it then).  Either way the count is remembered
+        (``Held.counts``), and a query counted before over the same index has it at once."""
         from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
@@ -553,13 +509,8 @@ class Server:
         index = held.index
         if query and index is None:
             from ffind.engine.index import Index
-            from ffind.resident.counter import SPLIT_MIN
 
-            # (numpy from the start where a count takes long: the counting helper reads
-            # ``cdist`` as this process does; ~3x faster typo pass)
-            index = held.index = Index(listing, numpy=True if len(listing) >= SPLIT_MIN
-                                       else None)
-            held.drop_counter()
+            index = held.index = Index(listing)
             held.counts.clear()
             held.recall = None  # (a new one, below)
             self.rebuilt += 1
@@ -585,7 +536,6 @@ class Server:
             total = len(listing)
         else:
             assert index is not None
-            held.counting = held.counting or count or later
             known = held.counts.get(query) if count or later else None
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
@@ -608,26 +558,12 @@ class Server:
 
 
 def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``, or with the counting helper when there
-    is one: ``Split``, begun once the rows are ranked, so that it never takes their CPU) and
-    remembers it in ``held.counts`` while its index is held's."""
+    """What computes ``matchset``'s count (``len``) and remembers it in ``held.counts``
+    while its index is held's."""
     index = held.index
 
     def tally() -> int:
-        n = -1
-        try:
-            split = None
-            if not matchset.computed and index is not None:
-                from ffind.resident.counter import Split
-
-                split = Split.begin(held.counter, index, query)
-            if split is not None:
-                n = split.total(matchset)
-        except Exception:  # (a bug of the split, not the query's: counted here, whole)
-            held.drop_counter()
-            n = -1
-        if n < 0:
-            n = len(matchset)
+        n = len(matchset)
         if held.index is index:
             held.counts[query] = n
             held.counts.move_to_end(query)
