@@ -1,7 +1,8 @@
 """Time from start to the first frame with results, in a pseudo-terminal (80x24).
 
     python benchmarks/picker_bench.py TREE [--query prompt] [--runs 5] [--server]
-                                           [--against OTHER_VENV/bin/python]
+                                           [--against OTHER_VENV/bin/python] [--fresh]
+                                           [--server-only]
 
 Each system is started in a fresh pty (its controlling terminal, so ``/dev/tty`` is the pty);
 the clock runs from just before the fork until the terminal output first shows a counter
@@ -25,6 +26,12 @@ the first frame drawn from the server's answer while the picker's session loads 
 ``--against PYTHON``: the same two rows for the ffind installed beside another interpreter
 (e.g. a venv of main: before/after in one interleaved run), with its own server.
 Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
+``--fresh``: run i searches the word ``FRESH[i]`` instead of ``--query`` (each system the same
+word in the same run), so that no server has counted that query before (a server remembers
+the counts of the queries it counted over its index: a query asked again has its count with
+its rows, which the plain runs, all of one query, measure).
+``--server-only`` (with ``--server``): only the ``(server)`` rows, one second apart (the other
+systems' work, a 1M session's load and its ``git status``, left running beside the next).
 """
 
 from __future__ import annotations
@@ -74,6 +81,11 @@ os.write(fd, ("\\x1b[?1049h\\x1b[H> q\\r\\n" + cap.get()).encode())
 os.read(fd, 1)
 os.write(fd, b"\\x1b[?1049l"); termios.tcsetattr(fd, termios.TCSADRAIN, old)
 """
+
+
+FRESH = ["config", "readme", "import", "server", "client", "module", "render", "parser",
+         "buffer", "stream", "widget", "record", "signal", "socket", "answer"]
+"""``--fresh``'s words, one a run: six letters, each with a typo pass, none searched before."""
 
 
 def first_frame(argv: list[str], cwd: str, env: dict[str, str], timeout: float = 20) -> float:
@@ -167,6 +179,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--server", action="store_true",
                     help="also ffind -i with and without the tree's resident server")
+    ap.add_argument("--server-only", action="store_true",
+                    help="with --server: only the (server) rows, one second apart")
+    ap.add_argument("--fresh", action="store_true",
+                    help="a new word each run (FRESH), never counted before by a server")
     ap.add_argument("--against", metavar="PYTHON",
                     help="with --server: also the ffind installed beside this interpreter "
                          "(another version, e.g. a venv of main), its own server running, "
@@ -196,6 +212,8 @@ def main() -> int:
                                    {**env, "FZF_DEFAULT_COMMAND": f"{fd} -t f"})
     systems["prompt_toolkit floor"] = ([sys.executable, "-c", PT_FLOOR], env)
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
+    if args.server and args.server_only:
+        systems = {name: sys_ for name, sys_ in systems.items() if name.endswith("(server)")}
     stop = _serve(args.tree, args.query) if args.server else None
     stops = [] if stop is None else [stop]
     try:
@@ -206,9 +224,14 @@ def main() -> int:
                 first_frame(argv, args.tree, e)  # (the warm snapshot)
         times: dict[str, list[float]] = {name: [] for name in systems}
         rows: dict[str, list[float]] = {name: [] for name in systems}
-        for _ in range(args.runs):
+        for run in range(args.runs):
+            word = FRESH[run % len(FRESH)] if args.fresh else args.query
             for name, (argv, e) in systems.items():
+                if args.fresh and argv[-1] == args.query:
+                    argv = [*argv[:-1], word]
                 first, complete = frames(argv, args.tree, e)
+                if args.server_only:
+                    time.sleep(1)
                 rows[name].append(first)
                 times[name].append(complete)
         if stop is not None:
@@ -222,7 +245,9 @@ def main() -> int:
 
         for path in stops:  # (another version's server stops on this request too)
             client.request(path, {"op": "stop"})
-    print(f"first frame with results, {args.tree}, query {args.query!r}, median of {args.runs}:")
+    what = (f"a new word each run ({', '.join(FRESH[:args.runs])})" if args.fresh
+            else f"query {args.query!r}")
+    print(f"first frame with results, {args.tree}, {what}, median of {args.runs}:")
     print(f"  {'':22s} {'complete':>10s} {'rows':>9s}")
     for name, xs in times.items():
         print(f"  {name:22s} {_median(xs):7.0f} ms {_median(rows[name]):6.0f} ms"

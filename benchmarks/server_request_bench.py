@@ -1,6 +1,7 @@
 """What one request costs the resident server, in process, with the inotify hint.
 
     python benchmarks/server_request_bench.py TREE [--query Q] [--runs N] [--touch]
+                                              [--count]
 
 A ``ffind.resident.server.Server`` driven directly (no socket, no client): per request its
 ``found`` (the validation, narrowed by the hint once its watches are added, and the ranking
@@ -12,6 +13,12 @@ after them (every folder checked once), then ``--runs`` unchanged requests; with
 request, the file removed, a request, and an unchanged request.  Each line says how many
 folders the validation ``stat``-checked (-1: every one).  The snapshot goes to a temporary
 ``XDG_CACHE_HOME``.
+
+``--count`` (issue 14, the picker's first complete frame): then ``--runs`` provisional
+requests with their count (``found(validate=False, later=True)``, the picker's limit of 24
+rows with indices), the rows' time and the count's after them, alternately counted anew (the
+server's remembered counts cleared first) and remembered (``Held.counts``); medians, and the
+server's memory (``/proc/self/smaps_rollup``: the resident set and ``Pss``).
 """
 
 from __future__ import annotations
@@ -21,6 +28,10 @@ import os
 import shutil
 import tempfile
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ffind.resident import server
 
 
 def main() -> None:
@@ -29,16 +40,18 @@ def main() -> None:
     parser.add_argument("--query", default="main")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--touch", action="store_true")
+    parser.add_argument("--count", action="store_true",
+                        help="also the provisional count, counted anew and remembered")
     args = parser.parse_args()
     cache = tempfile.mkdtemp(prefix="server-bench-")
     os.environ["XDG_CACHE_HOME"] = cache
     try:
-        run(os.path.realpath(args.tree), args.query, args.runs, args.touch)
+        run(os.path.realpath(args.tree), args.query, args.runs, args.touch, args.count)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def run(root: str, query: str, runs: int, touch: bool) -> None:
+def run(root: str, query: str, runs: int, touch: bool, count: bool = False) -> None:
     from ffind.options import SearchOptions
     from ffind.resident import server
 
@@ -82,8 +95,62 @@ def run(root: str, query: str, runs: int, touch: bool) -> None:
                     os.unlink(probe)
                 request("the file removed")
                 request("unchanged")
+        if count:
+            counted(srv, root, query, runs)
     finally:
         srv.close()
+
+
+def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
+    """``--count``: provisional requests with their count, counted anew and remembered."""
+    import statistics
+
+    from ffind.options import SearchOptions
+
+    options = SearchOptions(limit=24, compute_indices=True)  # (the picker's first screenful)
+    held = srv._held(root, options)
+    srv.found(root, root, query, options, False, True)  # (this key's listing and index)
+    times: dict[str, tuple[list[float], list[float]]] = {"anew": ([], []),
+                                                          "remembered": ([], [])}
+    total = -1
+    for _ in range(runs):
+        for mode in times:
+            if mode == "anew":
+                held.counts.clear()
+            start = time.perf_counter()
+            tally = srv.found(root, root, query, options, False, False, validate=False,
+                              later=True)[5]
+            rows = time.perf_counter()
+            assert tally is not None
+            n = tally()
+            end = time.perf_counter()
+            assert total in (-1, n), "the same count either way"
+            total = n
+            times[mode][0].append((rows - start) * 1000)
+            times[mode][1].append((end - rows) * 1000)
+    print(f"  provisional {query!r}, {total} matches (median of {runs}, load "
+          f"{os.getloadavg()[0]:.1f}):")
+    for mode, (rows_ms, count_ms) in times.items():
+        print(f"    {mode:10s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
+              f"them {statistics.median(count_ms):4.0f} ms   (counts: "
+              f"{' '.join(f'{x:.0f}' for x in count_ms)})")
+    mem = _memory(os.getpid())
+    print(f"    server memory: resident {mem.get('Rss', 0) // 1024} MiB, "
+          f"Pss {mem.get('Pss', 0) // 1024} MiB")
+
+
+def _memory(pid: int) -> dict[str, int]:
+    """``/proc/PID/smaps_rollup``'s fields (KiB); empty where it cannot be read."""
+    found = {}
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[0].endswith(":"):
+                    found[parts[0][:-1]] = int(parts[1])
+    except OSError:
+        pass
+    return found
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ a socket folder of their own; every server started here is stopped and must have
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import picker_test
+import pytest
 import resident_server_test
 from picker_test import FFIND, Pane, settled
 from resident_server_test import (
@@ -22,10 +24,11 @@ from resident_server_test import (
     _wait_for_server,
 )
 
-from ffind.frontends.picker import Waker
+import ffind
+from ffind.frontends.picker import SPINNER, Waker
 from ffind.frontends.picker.view import COUNTING, Picker
 from ffind.options import SearchOptions
-from ffind.resident import client
+from ffind.resident import client, server
 from ffind.searching.session import Snapshot
 
 start = picker_test.start
@@ -259,3 +262,49 @@ def test_the_sessions_counter_does_not_drop_below_the_servers_until_complete() -
     plain.on_update(Snapshot("a", [], 2, 40, False))
     shown = plain.newest("a")
     assert shown is not None and shown.scanned_file_count == 40
+
+
+def test_the_pickers_count_from_the_server_is_exact_and_remembered(
+        start: Callable[..., Pane], runtime: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count of the server's first frame (its rows first, the count after them) is the
+    exact count, and the server remembers it (``Held.counts``): a picker opened again on the
+    same query has it from the server's memory, the same.  Each picker ends on its
+    session's validated frame."""
+    known: list[int] = []
+
+    def remembered(n: int) -> Callable[[], int]:
+        known.append(n)
+        return lambda: n
+
+    monkeypatch.setattr(server, "_known", remembered)
+    tree = tmp_path / "tree"  # (written by the ``start`` fixture)
+    many = tree / "many"  # (more matches than a screenful: the rows' ranking leaves the
+    many.mkdir()          # count to compute, as at 1M)
+    for i in range(300):
+        (many / f"session_{i}.txt").write_text("")
+    with _threaded_server(tree, budget=0) as srv:
+        first = client.ask("prom", str(tree), SearchOptions(), memory=True, count=True)
+        assert first is not None and not first.provisional
+        _armed(srv)
+        exact = ffind.search("sess", tree, SearchOptions(limit=1), cache=False)
+        for opened in range(2):
+            pane = start(command=f"{FFIND} -i sess")  # (the first: not counted before)
+            lines = pane.wait_for(lambda s: len(s) > 1 and s[0] == "> sess"
+                                  and "/309" in s[1] and not any(c in s[1] for c in SPINNER))
+            assert lines[1].strip() == f"{exact.total_match_count}/309"
+            assert lines[2] == f"> {exact.matches[0].path}"
+            pane.send("Enter")
+            assert pane.exit_code() == 0
+            assert pane.out.read_text() == f"{exact.matches[0].path}\n"
+            if opened == 0:
+                assert known == [], "a query not counted before is counted"
+                deadline = time.monotonic() + 10  # (the server counts after the rows)
+                while exact.total_match_count not in [h.counts.get("sess")
+                                                      for h in srv.held.values()]:
+                    assert time.monotonic() < deadline, "and remembered"
+                    time.sleep(0.01)
+                subprocess.run([*pane.tmux, "kill-session", "-t", "picker"], check=True)
+                pane.rc.unlink()
+                pane.out.unlink()
+        assert known == [exact.total_match_count], "the second picker's: remembered"

@@ -488,6 +488,27 @@ def test_query_line_edits_at_the_cursor() -> None:
     assert (line.text, line.pos) == ("Xse", 0)
 
 
+def test_query_line_compares_and_shows_as_a_record() -> None:
+    from ffind.frontends.picker.keys import QueryLine
+
+    assert QueryLine("ab", 1) == QueryLine("ab", 1) != QueryLine("ab", 2)
+    assert QueryLine() == QueryLine("", 0) and QueryLine("a") != "a"
+    assert repr(QueryLine("a", 1)) == "QueryLine(text='a', pos=1)"
+
+
+def test_the_pickers_start_imports_no_dataclasses_nor_typing() -> None:
+    """What runs before the picker asks the resident server for its first frame (the
+    command's parse, the picker's modules) imports neither (~10-20 ms, issue 14)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport ffind.frontends.cli, ffind.frontends.picker\n"
+            "print(' '.join(sorted(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert not set(proc.stdout.split()) & {"typing", "dataclasses", "inspect", "rich"}
+
+
 def test_height_parse() -> None:
     from ffind.errors import FfindError
     from ffind.frontends.picker import Height

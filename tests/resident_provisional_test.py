@@ -28,8 +28,8 @@ def test_a_provisional_answer_is_the_held_listings_rows_then_their_count(
         resident: Path, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     with _threaded_server(root, budget=0) as srv:  # (no watches: no idle validation)
-        exact = client.ask("main", str(root), OPTIONS, memory=False, count=True)
-        assert exact is not None and not exact.provisional and exact.total == 3
+        exact = client.ask("main", str(root), OPTIONS, memory=False, count=False)
+        assert exact is not None and not exact.provisional and exact.total == -1
         assert exact.scanned == 5  # (the listing: nothing hidden, build/ ignored)
         _armed(srv)  # (its hint started, no watch: nothing validates the listing until asked)
         (root / "src" / "main_new.py").write_text("x")
@@ -81,3 +81,34 @@ def test_a_provisional_answer_comes_whole_when_nothing_is_left_to_count(
         assert reply is not None and reply["ok"] is True and reply["provisional"] is True
         assert seen == [] and "follows" not in reply
         assert reply["total"] == (5 if count else -1)
+
+
+def test_a_query_counted_over_the_same_index_has_its_count_with_its_rows(
+        resident: Path, tmp_path: Path) -> None:
+    """The server remembers the counts of the queries it counted over the index it holds
+    (``Held.counts``): the same query's count comes at once, until the index changes."""
+    root = _tree(tmp_path)
+    with _threaded_server(root, budget=0) as srv:
+        rows: list[client.Answer] = []
+
+        def ask(query: str) -> client.Answer:
+            rows.clear()
+            got = client.ask(query, str(root), OPTIONS, memory=False, count=True,
+                             provisional=True, on_rows=rows.append)
+            assert got is not None
+            return got
+
+        assert ask("main").total == 3 and len(rows) == 1, "rows, then the count"
+        again = ask("main")
+        assert again.total == 3 and rows == [], "the count with the rows"
+        assert _paths(again) == [m.path for m in ffind.search("main", root, OPTIONS).matches]
+        _armed(srv)
+        (root / "src" / "main_new.py").write_text("x")
+        assert ask("main").total == 3 and rows == [], "the held index: not validated"
+        got = ffind.search("main", root, OPTIONS, cache=True)  # (validated: a new index)
+        assert got.total_match_count == 4
+        assert got == ffind.search("main", root, OPTIONS)
+        assert ask("main").total == 4 and rows == [], "counted by that search"
+        other = ask("io")
+        assert len(rows) == 1, "another query: counted anew"
+        assert other.total == ffind.search("io", root, OPTIONS).total_match_count

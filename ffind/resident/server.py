@@ -16,7 +16,8 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
 3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
    ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
    answer is sent: the matches (score, path, indices, typo), the total count, whether the
-   listing was complete, the warnings;
+   listing was complete, the warnings.  The count of a query is remembered per index
+   (``Held.counts``);
 4. a refreshed snapshot is written to the cache folder after the answer (a cold process
    benefits from it too).
 
@@ -60,6 +61,8 @@ CHECK_SECONDS = 1.0
 """How often the server checks that its socket file is still its own."""
 MAX_KEYS = 4
 """Listing keys (option sets) held at once; the least recently used is let go."""
+COUNTS_KEPT = 64
+"""Total counts remembered per index (``Held.counts``)."""
 REQUEST_WATCHES = 1024
 """At most this many inotify watches added on a request's path (the others while idle)."""
 
@@ -113,6 +116,10 @@ class Held:
         """The snapshot the last validation ended with (``Refresh.listing``: the one held for
         the next), or None (none made: a plain walk, a coarse file system)."""
         self.index: Index | None = None
+        self.counts: OrderedDict[str, int] = OrderedDict()
+        """The total counts of the last queries counted over ``index`` (``COUNTS_KEPT``; let
+        go with it): a query counted again (a picker opened again on the same query) has its
+        count at once, with its rows."""
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
         """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
@@ -188,6 +195,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
         return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
     held.index = held.recall = held.tool = None
+    held.counts.clear()
     return True
 
 
@@ -423,9 +431,10 @@ class Server:
         provisional = request.get("op") == protocol.PROVISIONAL
         count = bool(request.get("count"))
         query = str(request["query"])
-        top, total, warnings, memory_warning, held, matchset = self.found(
+        top, total, warnings, memory_warning, held, tally = self.found(
             str(request["root"]), str(request["cwd"]), query, options,
-            bool(request.get("memory")), count and not provisional, validate=not provisional)
+            bool(request.get("memory")), count and not provisional, validate=not provisional,
+            later=count and provisional)
         reply: dict[str, Any] = {
             "ok": True, "total": total, "complete": True, "warnings": warnings,
             "memory_warning": memory_warning,
@@ -435,10 +444,11 @@ class Server:
         if provisional and count and total < 0:
             # The rows at once, the count (a pass over every candidate) in a second message:
             # from the rows' own match set, which holds what their ranking computed (at 110k:
-            # 0-24 ms instead of 36-43 for a new set of the same query).
-            assert matchset is not None
+            # 0-24 ms instead of 36-43 for a new set of the same query), remembered
+            # (``Held.counts``).
+            assert tally is not None
             reply["follows"] = True
-            reply["rest"] = lambda: {"total": len(matchset)}
+            reply["rest"] = lambda: {"total": tally()}
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
@@ -468,13 +478,16 @@ class Server:
                 "code": int(code)}, held
 
     def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
-              count: bool, validate: bool = True
-              ) -> tuple[list[FileMatch], int, list[str], str | None, Held, MatchSet | None]:
+              count: bool, validate: bool = True, later: bool = False,
+              ) -> tuple[list[FileMatch], int, list[str], str | None, Held,
+                         Callable[[], int] | None]:
         """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
         would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
-        memory's warning, what is held for the listing, the query's match set: None for the
-        empty query).  ``validate=False``: over the
-        listing held as it is, when there is one (a provisional answer)."""
+        memory's warning, what is held for the listing, what computes the total count: None
+        for the empty query).  ``validate=False``: over the listing held as it is, when there
+        is one (a provisional answer).  ``later``: the count is asked once the rows are sent
+        (the callable computes it then).  Either way the count is remembered
+        (``Held.counts``), and a query counted before over the same index has it at once."""
         from ffind.fs.roots import check_root
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
@@ -498,6 +511,7 @@ class Server:
             from ffind.engine.index import Index
 
             index = held.index = Index(listing)
+            held.counts.clear()
             held.recall = None  # (a new one, below)
             self.rebuilt += 1
         if opened is not None and held.recall is None:  # (the empty query's: kept too)
@@ -516,16 +530,23 @@ class Server:
                   else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
                                   git=running))
         total = -1
-        matchset = None
+        tally = None
         if not query:  # (a listing not validated is not complete: the memory keeps all)
             top = list_every(listing, options, recall, complete=validate)
             total = len(listing)
         else:
             assert index is not None
+            known = held.counts.get(query) if count or later else None
             matchset = index.run(query)
             top = rank_matches(index, query, matchset, options, recall)
-            if count:
-                total = len(matchset)
+            if known is not None:  # (this index's count of the query, remembered)
+                held.counts.move_to_end(query)
+                total = known
+                tally = _known(known)
+            else:
+                tally = _tally(held, query, matchset)
+                if count:
+                    total = tally()
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
@@ -533,7 +554,28 @@ class Server:
         if not os.path.isabs(given):
             warnings = [_as_given(w, root, given) for w in warnings]
         return (top, total, warnings, None if opened is None else opened.warning, held,
-                matchset)
+                tally)
+
+
+def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
+    """What computes ``matchset``'s count (``len``) and remembers it in ``held.counts``
+    while its index is held's."""
+    index = held.index
+
+    def tally() -> int:
+        n = len(matchset)
+        if held.index is index:
+            held.counts[query] = n
+            held.counts.move_to_end(query)
+            while len(held.counts) > COUNTS_KEPT:
+                held.counts.popitem(last=False)
+        return n
+
+    return tally
+
+
+def _known(n: int) -> Callable[[], int]:
+    return lambda: n
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:

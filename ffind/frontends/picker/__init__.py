@@ -15,19 +15,19 @@ the 150 ms first-frame budget (see the README).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from ffind.errors import ExitCode, FfindError
 from ffind.frontends.picker.keys import delete_word, parse_keys
 from ffind.frontends.picker.terminal import Height, Terminal
 from ffind.frontends.picker.view import SPINNER, Picker, make_console, printable
 from ffind.frontends.picker.waker import Waker
+from ffind.frozen import replace
 from ffind.options import SearchOptions
 
+TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
 if TYPE_CHECKING:
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import FileSearcher
@@ -89,7 +89,7 @@ def run_picker(
             term.write(term.goto(0) + "> " + printable(query))  # something on screen at once
             # The session ranks the first screenfuls of every state, with indices.
             prefetch = max(PREFETCH_PAGES * term.size()[1], 20)
-            session_options = dataclasses.replace(options, limit=prefetch, compute_indices=True)
+            session_options = replace(options, limit=prefetch, compute_indices=True)
             waker = Waker(wake_w, prefetch)
             asked = threading.Event()
             if server and cache and paths is None and len(roots) == 1:
@@ -150,9 +150,11 @@ def _first_from_server(query: str, root: str, options: SearchOptions,
     session's first state: nothing (the session's states as without a server).  ``asked``
     is set at the end (and ``waker.arrived``: ``Picker.first`` waits no longer)."""
     from ffind.resident.client import Answer, ask
-    from ffind.searching.session import Snapshot
 
     def show(answer: Answer) -> None:
+        # (imported once the request is sent: ``Picker.first`` imports it meanwhile)
+        from ffind.searching.session import Snapshot
+
         matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
         total = answer.total  # (-1: counted next; the counter says so)
         if total < 0 and (options.limit is None or len(matches) < options.limit):  # (all)

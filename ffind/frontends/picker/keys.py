@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 KEYS: dict[str, str] = {
     "\x1b[A": "up", "\x1bOA": "up", "\x1b[B": "down", "\x1bOB": "down",
@@ -104,12 +103,25 @@ def word_right(text: str, pos: int, seps: str) -> int:
     return pos
 
 
-@dataclass
 class QueryLine:
-    """The query and the cursor inside it (0 = before the first character)."""
+    """The query and the cursor inside it (0 = before the first character).  A plain class,
+    not a dataclass: ``dataclasses`` costs the picker's start ~10 ms of imports, before it
+    asks the resident server for its first frame."""
 
-    text: str = ""
-    pos: int = 0
+    __slots__ = ("pos", "text")
+
+    def __init__(self, text: str = "", pos: int = 0) -> None:
+        self.text, self.pos = text, pos
+
+    def __repr__(self) -> str:
+        return f"QueryLine(text={self.text!r}, pos={self.pos!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QueryLine):
+            return NotImplemented
+        return (self.text, self.pos) == (other.text, other.pos)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, as the dataclass was)
 
     EDITS = frozenset({"bs", "del", "ctrl-u", "ctrl-w", "alt-bs", "alt-d", "left", "right",
                        "ctrl-a", "ctrl-e", "ctrl-b", "ctrl-f", "alt-b", "alt-f"})

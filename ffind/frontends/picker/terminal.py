@@ -15,11 +15,16 @@ import os
 import select
 import signal
 import threading
-from dataclasses import dataclass
-from typing import Any
 
 from ffind.errors import FfindError
 from ffind.frontends.picker.keys import parse_keys
+
+TYPE_CHECKING = False  # (not typing's: the picker's start imports as little as it can)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+    from typing import Any
+else:  # (a frozen record without importing dataclasses: ffind.frozen)
+    from ffind.frozen import dataclass
 
 ESC_TIMEOUT = 0.03
 """Seconds to wait after a lone ESC byte for the rest of an escape sequence."""
@@ -29,7 +34,7 @@ MOUSE_ON = "\x1b[?1000h\x1b[?1006h"
 MOUSE_OFF = "\x1b[?1006l\x1b[?1000l"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Height:
     """``--height``: a number of rows, or a percentage of the terminal's."""
 

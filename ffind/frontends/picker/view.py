@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ffind.frontends.picker.keys import QueryLine
 from ffind.frontends.picker.terminal import Terminal
 from ffind.frontends.picker.waker import Waker
 
+TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -138,6 +138,7 @@ class Picker:
         loading of a large snapshot would take the CPU and the GIL from this frame."""
         deadline = time.monotonic() + wait
         self._console()  # (rich's import, while the server works)
+        import ffind.searching.session  # noqa: F401  (the frame's state, meanwhile too)
         drawn = None
         while True:
             latest = self.waker.latest

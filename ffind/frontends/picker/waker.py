@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
 if TYPE_CHECKING:
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.session import Snapshot
