@@ -272,3 +272,60 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
         got = ix.bounder.starts_lcs(fq, np.array(ids, dtype=np.int64), np)
     assert got.dtype == np.int64
     assert got.tolist() == want.tolist()
+
+
+def last_plain_reference(ix: Index, fq: str, ids: list[int]) -> tuple[list[int], list[bool]]:
+    """``Bounder._last_plain`` as the rules read, a search per question (the code it was)."""
+    st_, b_, w = ix.store, ix.bounder.b, ix.weights
+    m = len(fq)
+    tiers = b_.tiers(m)
+    tb, flagged = [], []
+    for i in ids:
+        f, b, ps = st_.folded[i], st_.base[i], st_.pstart[i]
+        if fq not in f:
+            tb.append(tiers.rest)
+            flagged.append(True)
+            continue
+        if f.find(fq, 0, b) < 0:
+            tb.append(tiers.top if f.startswith(fq, b) else tiers.in_name)
+            flagged.append(False)
+            continue
+        if f.startswith(fq, b):
+            v, loose = tiers.top, False
+        elif f.find(fq, b) >= 0:
+            v, loose = tiers.in_name, False
+        else:
+            v, loose = tiers.in_path, True
+        if f.startswith(fq, ps):
+            v += w.parent_prefix_for(m) + (w.whole_parent if b - 1 - ps == m else 0)
+        if "/" + fq + "/" in f or f.startswith(fq + "/"):
+            v += w.whole_dir
+        tb.append(v)
+        flagged.append(loose)
+    return tb, flagged
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "e", "xa", "b"]),
+                        st.text("ab._-?éßA", min_size=1, max_size=4)),
+       st.sampled_from([DEFAULT, Weights(whole_dir=30, parent_prefix=5, parent_step=3,
+                                         whole_parent=7)]), st.data())
+@example(["abx/ab/ab", "ab/x/abab", "x/ab", "ab", "ba/ab/x.ab", "ab/ab", "xab/b/ab"], "ab",
+         DEFAULT, None)
+def test_last_plain_is_the_rules_one_search_at_a_time(
+    paths: list[str], term: str, w: Weights, data: st.DataObject | None
+) -> None:
+    """``Bounder._last_plain`` (one search for the first occurrence, the others from where it
+    is) gives what a search per rule gives: in the folders, at the name's start, in the name,
+    the folder prefix, a whole folder (``abx/ab/ab``: the first ``ab`` is not the whole
+    folder, a later one is)."""
+    ix = Index(paths, weights=w, numpy=False)
+    fq = parse(term).positive[-1].folded if parse(term).positive else ""
+    if not fq or "/" in fq:
+        return
+    n = len(paths)
+    ids = (list(range(n)) if data is None
+           else data.draw(st.lists(st.integers(0, n - 1), max_size=2 * n)))
+    if len(fq) == 1:  # (a one-character term is in every candidate: the prefilter's promise)
+        ids = [i for i in ids if fq in ix.store.folded[i]]
+    assert ix.bounder._last_plain(fq, ids) == last_plain_reference(ix, fq, ids)

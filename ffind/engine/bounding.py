@@ -351,11 +351,21 @@ class Bounder:
     def _last_plain(self, fq: str, ids: Sequence[int]) -> tuple[list[int], list[bool]]:
         """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of
         its characters, and whether it is loose (not in the file name as it is: that bonus
-        is then added for every character, for ``tighten_name`` to take back)."""
+        is then added for every character, for ``tighten_name`` to take back).
+
+        One search per candidate finds the term's first occurrence ``p``, and the rules read
+        from it: the term has no ``/`` and ``base - 1`` is the ``/`` before the name, so an
+        occurrence that starts in the folders ends there, and the term is in the folders
+        exactly when ``p < base``; otherwise it is at the name's start exactly when
+        ``p == base``.  A folder prefix at ``pstart`` is an occurrence, so none when
+        ``p > pstart``.  One search from ``base`` then tells both "at the name's start" and
+        "in the name" (a search per rule took 20-30% longer: ``session te``'s 29.6k
+        candidates 13.6 -> 10-11 ms)."""
         st = self.store
         folded, base = st.folded, st.base
         m = len(fq)
         tiers = self.b.tiers(m)
+        top, in_name, in_path = tiers.top, tiers.in_name, tiers.in_path
         w = self.weights
         # the folder extras need the term as it is inside the folders
         # (bounded inline: a call per id dominated one-letter terms)
@@ -363,6 +373,7 @@ class Bounder:
         mid1 = mid[1:]
         pst = st.pstart
         pp = w.parent_prefix_for(m)
+        whole_parent, whole_dir = w.whole_parent, w.whole_dir
         tb = [tiers.rest] * len(ids)  # nowhere as it is: no extra
         # "loose" (flagged): not in the file name as it is
         flagged = [True] * len(ids)
@@ -372,23 +383,25 @@ class Bounder:
         for j in where:
             i = ids[j]
             f, b = folded[i], base[i]
-            if f.find(fq, 0, b) < 0:  # only in the file name
-                tb[j] = tiers.top if f.startswith(fq, b) else tiers.in_name
+            p = f.find(fq)
+            if p < 0 or p >= b:  # only in the file name
+                tb[j] = top if p == b else in_name
                 flagged[j] = False
                 continue
-            if f.startswith(fq, b):
-                v = tiers.top
+            n = f.find(fq, b)
+            if n == b:
+                v = top
                 flagged[j] = False
-            elif f.find(fq, b) >= 0:
-                v = tiers.in_name
+            elif n > b:
+                v = in_name
                 flagged[j] = False
             else:
-                v = tiers.in_path
+                v = in_path
             ps = pst[i]
-            if f.startswith(fq, ps):
-                v += pp + (w.whole_parent if b - 1 - ps == m else 0)
-            if mid in f or f.startswith(mid1):
-                v += w.whole_dir
+            if p <= ps and f.startswith(fq, ps):
+                v += pp + (whole_parent if b - 1 - ps == m else 0)
+            if (p == 0 and f.startswith(mid1)) or mid in f:
+                v += whole_dir
             tb[j] = v
         return tb, flagged
 

@@ -22,6 +22,8 @@ while ``test u`` becomes ``test util``, ``test`` is bounded and scored once per 
 of one int per indexed path, 4 MB at 1M paths, and a dict of the paths scored)."""
 V = TypeVar("V")
 TermScore = tuple[int, list[int] | None]
+Early = dict[int, tuple[int | None, int | None]]
+"""Per id, a term's score anywhere and against the folder path (``ExactScorer.early_many``)."""
 
 
 def kept(store: dict[Any, V], key: Any, make: Callable[[], V]) -> tuple[V, bool]:
@@ -48,6 +50,9 @@ class ExactScorer:
         self.early_scores: dict[Term, dict[int, tuple[TermScore | None, int | None]]] = {}
         """Per term before a query's last: per id scored, its score anywhere and against the
         folders (``kept``)."""
+        self.early_many: dict[Term, Early] = {}
+        """The same scores without positions, as the batch scorer gives them
+        (``ffind.engine.exact_many``)."""
 
     def term_score(
         self, t: Term, i: int, want: bool, dirs_only: bool = False

@@ -11,20 +11,34 @@ character (a position matched by two terms would hold a character whose folded f
 both: ``test u``, ``src main j``, ``session t``).  Otherwise (``test ut``: ``t`` twice) a path
 is scored one by one only when its ``hi`` reaches the ranking's floor (the ``limit``-th score
 so far, or ``least``); below it, ``hi`` stands in for the score: it cannot enter the answer,
-whatever the exact score under it is.
+whatever the exact score under it is.  Nor is it needed when the second reading scores at
+least the first one without the overlap: the overlap only lowers the first, so the score is
+the second's.  The paths to score one by one are taken highest ``hi`` first, and the floor
+rises with the exact scores as they come (a copy of the ranking's ``TopK``): a ``hi`` that
+``limit`` exact scores are strictly above by then stands in too.
+
+A term before the last one stays the same while the last is typed (``test u``, ``test ut``,
+...), and so do its scores on a path: they are kept per term and id (``ExactScorer.early_many``,
+the ``EARLY_TERMS`` terms used last, as ``early_scores`` keeps the scalar scorer's), so each
+key batches the earlier terms only over the ids not scored by an earlier key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
+from typing import Any
 
+from ffind.engine.exact import Early, kept
+from ffind.engine.rank import TopK
 from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, fold
 
-Many = Callable[[list[int], float], list[int | None]]
-"""``many(ids, floor)``: per id, its exact score (None when it does not match), or, when that
-is below ``floor``, maybe some other value below ``floor``."""
+Many = Callable[[list[int], float, "TopK | None"], list[int | None]]
+"""``many(ids, floor, topk)``: per id, its exact score (None when it does not match), or, when
+that is below ``floor``, maybe some other value below ``floor``.  ``topk``: the scores so far
+(``floor`` is its ``floor()``), or None; with it, the floor rises with the exact scores of
+the ids as they come (``scorer``)."""
 
 
 def batchable(q: Query) -> bool:
@@ -40,37 +54,64 @@ def disjoint(q: Query) -> bool:
 
 
 def scorer(
-    store: PathStore, q: Query, hidden_ok: bool, exact: Callable[[int], int | None]
+    store: PathStore, q: Query, hidden_ok: bool, exact: Callable[[int], int | None],
+    early: dict[Any, Early] | None = None,
 ) -> Many:
     """The scores of many ids at once for ``q`` (``batchable``; see ``Many``); ``exact(id)``:
-    ``ExactScorer.score`` for the paths whose overlap needs positions."""
+    ``ExactScorer.score`` for the paths whose overlap needs positions; ``early``: where the
+    terms before the last keep their scores per id between rankings
+    (``ExactScorer.early_many``), or None to keep nothing."""
     from ffind.scoring.batch import fuzzy_many
 
     terms = q.positive
     paths, base = store.paths, store.base
     sure = disjoint(q)
 
-    def many(ids: list[int], floor: float) -> list[int | None]:
-        if not sure and floor == float("-inf"):  # (nothing to skip: one by one)
-            return [exact(i) for i in ids]
+    def both(t: Any, ids: list[int]) -> tuple[list[int | None], list[int | None]]:
+        """Per id, the score of ``t`` anywhere and against the folder path (None where it
+        does not match, or the path has no folder: ``term_score(..., dirs_only=True)``)."""
+        texts = store.term_texts(t)
         origs = [paths[i] for i in ids]
         bases = [base[i] for i in ids]
-        texts_of = [store.term_texts(t) for t in terms]
-        anywhere = [fuzzy_many(t.key, [texts[i] for i in ids], origs, bases)
-                    for t, texts in zip(terms, texts_of, strict=True)]
-        # the folder path of each path with a folder (``term_score(..., dirs_only=True)``)
+        anywhere = fuzzy_many(t.key, [texts[i] for i in ids], origs, bases)
         inner = [j for j, b in enumerate(bases) if b]
-        cut_origs = [origs[j][:bases[j] - 1] for j in inner]
+        cut = [texts[ids[j]][:bases[j] - 1] for j in inner]
+        got = fuzzy_many(t.key, cut, [origs[j][:bases[j] - 1] for j in inner],
+                         [c.rfind("/") + 1 for c in cut])
+        dirs: list[int | None] = [None] * len(ids)
+        for j, g in zip(inner, got, strict=True):
+            dirs[j] = g
+        return anywhere, dirs
+
+    def before_last(t: Any, ids: list[int]) -> tuple[list[int | None], list[int | None]]:
+        """``both`` for a term before the last, from what ``early`` keeps of it, the ids it
+        lacks scored and kept."""
+        if early is None:
+            return both(t, ids)
+        known = kept(early, t, dict)[0]
+        new = [i for i in dict.fromkeys(ids) if i not in known]
+        if new:
+            for i, a, d in zip(new, *both(t, new), strict=True):
+                known[i] = (a, d)
+        got = [known[i] for i in ids]
+        return [g[0] for g in got], [g[1] for g in got]
+
+    def many(ids: list[int], floor: float, topk: TopK | None = None) -> list[int | None]:
+        if not sure and floor == float("-inf"):  # (nothing to skip: one by one)
+            return [exact(i) for i in ids]
+        anywhere: list[list[int | None]] = []
         dirs: list[list[int | None]] = []
-        for t, texts in zip(terms[:-1], texts_of[:-1], strict=True):
-            cut = [texts[ids[j]][:bases[j] - 1] for j in inner]
-            got = fuzzy_many(t.key, cut, cut_origs, [c.rfind("/") + 1 for c in cut])
-            per: list[int | None] = [None] * len(ids)
-            for j, g in zip(inner, got, strict=True):
-                per[j] = g
-            dirs.append(per)
+        for t in terms[:-1]:
+            a, d = before_last(t, ids)
+            anywhere.append(a)
+            dirs.append(d)
+        final = terms[-1]
+        texts = store.term_texts(final)
+        anywhere.append(fuzzy_many(final.key, [texts[i] for i in ids],
+                                   [paths[i] for i in ids], [base[i] for i in ids]))
         pen = store.penalties(ids, hidden_ok)
         out: list[int | None] = []
+        pending: list[int] = []  # (positions whose ``hi`` may not be the score)
         for j, p in enumerate(pen):
             scores = [a[j] for a in anywhere]
             if any(s is None for s in scores):
@@ -79,10 +120,36 @@ def scorer(
             best = sum(s for s in scores if s is not None)
             split = [d[j] for d in dirs]
             last = scores[-1]
+            whole = False  # (the split reading reaches the one that may lose ``overlap``)
             if dirs and last is not None and all(s is not None for s in split):
-                best = max(best, sum(s for s in split if s is not None) + last)
+                folders = sum(s for s in split if s is not None) + last
+                whole = folders >= best
+                best = max(best, folders)
             hi = best - p
-            out.append(hi if sure or hi < floor else exact(ids[j]))
+            if not (sure or whole or hi < floor):
+                pending.append(j)
+            out.append(hi)
+        if pending:
+            rescore(ids, out, pending, floor, topk)
         return out
+
+    def rescore(ids: list[int], out: list[int | None], pending: list[int], floor: float,
+                topk: TopK | None) -> None:
+        """The exact scores of ``pending`` (positions of ``ids`` whose ``out`` is an upper
+        bound ``hi`` at or above ``floor``), highest ``hi`` first.  With ``topk``, a copy of
+        it takes the exact scores of ``out`` and of each one rescored, and a ``hi`` below
+        its floor by then stands: ``k`` scores are above it."""
+        wait = set(pending)
+        local = None
+        if topk is not None and topk.k is not None:
+            local = topk.copy()
+            local.add_many([s for j, s in enumerate(out) if s is not None and j not in wait])
+        for j in sorted(pending, key=lambda j: -(out[j] or 0)):
+            hi = out[j]
+            if local is not None and hi is not None and hi < local.floor():
+                continue
+            s = out[j] = exact(ids[j])
+            if local is not None and s is not None:
+                local.add(s)
 
     return many

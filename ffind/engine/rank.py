@@ -75,6 +75,12 @@ class TopK:
         self.least = least
         self._heap: list[int] = []
 
+    def copy(self) -> TopK:
+        """A ``TopK`` holding the same scores, to add to without changing this one."""
+        other = TopK(self.k, self.least)
+        other._heap = list(self._heap)
+        return other
+
     def add_many(self, scores: Iterable[int]) -> None:
         """``add`` each of ``scores``: the heap ends up holding the same ``k`` highest."""
         if self.k is None or self.k <= 0:
@@ -197,7 +203,7 @@ class BranchAndBound:
     def __init__(
         self, score: Callable[[int], int | None], paths: Sequence[str], topk: TopK,
         pool: list[Scored], limit: int | None, budget: int, slack: int, lens: Any = None,
-        score_many: Callable[[list[int], float], list[int | None]] | None = None,
+        score_many: Callable[[list[int], float, TopK | None], list[int | None]] | None = None,
     ) -> None:
         self.score = score
         self.score_many = score_many
@@ -222,8 +228,8 @@ class BranchAndBound:
             if len(group) <= self.budget:
                 self.budget -= len(group)
                 many = self.score_many
-                got = (many(group, topk.floor()) if many is not None and len(group) >= BATCH_FROM
-                       else map(score, group))
+                got = (many(group, topk.floor(), topk)
+                       if many is not None and len(group) >= BATCH_FROM else map(score, group))
                 for i, s in zip(group, got, strict=True):
                     if s is not None:
                         pool.append((s, i))

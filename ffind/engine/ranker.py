@@ -53,7 +53,7 @@ def visitor(
 
 def batch_scorer(
     ix: Index, q: Query, hidden_ok: bool
-) -> Callable[[list[int], float], list[int | None]] | None:
+) -> Callable[[list[int], float, TopK | None], list[int | None]] | None:
     """The scores of many ids at once (``ffind.engine.exact_many``: the batch scorer, numpy),
     as ``ExactScorer.score`` gives them one by one but below the floor it is given; None
     when that does not apply: a term of another kind, weights other than the defaults (the
@@ -61,7 +61,7 @@ def batch_scorer(
     if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
     exact = ix.exact.score
-    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok))
+    return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok), ix.exact.early_many)
 
 
 def path_lengths(ix: Index) -> Any:
@@ -214,7 +214,7 @@ def _refine_and_visit(
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = [oids[j] for j in seed]
     many = walker.score_many
-    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+    got = (many(sids, topk.floor(), topk) if many is not None and len(sids) >= BATCH_FROM
            else map(walker.score, sids))
     for j, sc in zip(seed, got, strict=True):
         if sc is not None:
@@ -255,7 +255,7 @@ def _refine_and_visit_arrays(
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = oids[seed].tolist()
     many = walker.score_many
-    got = (many(sids, topk.floor()) if many is not None and len(sids) >= BATCH_FROM
+    got = (many(sids, topk.floor(), topk) if many is not None and len(sids) >= BATCH_FROM
            else map(walker.score, sids))
     for i, sc in zip(sids, got, strict=True):
         if sc is not None:
