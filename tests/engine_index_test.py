@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from hypo_paths import SETTINGS, paths
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import ffind
@@ -461,3 +461,77 @@ def test_warm_builds_the_length_arrays_a_slice_at_a_time(monkeypatch: pytest.Mon
         assert a.tolist() == b.tolist() and a.dtype == b.dtype
     for q in ["prom", "s/p/t", "mod", "fb9"]:
         assert sliced.match(q, limit=3) == whole.match(q, limit=3)
+
+
+greedy_paths = st.lists(
+    st.lists(st.text(alphabet="abctAB_-.é?€ /", min_size=1, max_size=12), min_size=1,
+             max_size=5).map("/".join), min_size=0, max_size=30)
+
+
+def _sets(ms: MatchSet) -> tuple[list[int], list[int], list[int]]:
+    return list(ms.superset), list(ms.strict), list(ms.loose)
+
+
+@SETTINGS
+@given(greedy_paths, st.text(alphabet="abctAB_./é !?'", min_size=1, max_size=8),
+       st.lists(st.integers(0, 3), min_size=8, max_size=8), st.integers(1, 7))
+@example(["ab/tc", "a/t", "tt/x", "b" * 40 + "t/c"], "tt", [0] * 8, 1)
+@example(["ab/tc", "abc/b", "cab", "b" * 40 + "t/c"], "b bc", [1] * 8, 2)
+def test_keys_narrowed_a_character_at_a_time_equal_a_fresh_match(
+    cands: list[str], typed: str, how: list[int], slice_: int,
+) -> None:
+    """Typing a query key by key as the session does (each key's set narrows the last one's:
+    one character more of a plain fuzzy last term follows its greedy ends, ``Greedy``;
+    sets computed at once, in ``Filler`` slices, or compacted between keys) gives every key
+    the sets and ranking of a fresh match, with and without numpy."""
+    from ffind.engine.matchset import Filler
+
+    ix = Index(cands, numpy=True)
+    assert ix.numpy_ready(60)  # (numpy is a dependency)
+    for _ in ix.warm(step=7):
+        pass
+    plain = Index(cands, numpy=False)
+    prev: MatchSet | None = None
+    for k in range(1, len(typed) + 1):
+        q = typed[:k]
+        ms = ix.run(q, within=prev) if prev is not None and prev.can_narrow(q) else ix.run(q)
+        mode = how[k - 1]
+        if mode == 1:
+            filler = Filler(ix.run, ms, slice_)
+            while not filler.step():
+                pass
+        elif mode == 2 and prev is not None:
+            prev.compact()
+        assert _sets(ms) == _sets(plain.run(q)), q
+        if mode == 3:
+            assert ix.top(ms, 3) == plain.match(q, limit=3)
+        prev = ms
+
+
+def test_a_term_typed_a_character_at_a_time_keeps_its_greedy_ends() -> None:
+    paths = ["src/test/a.py", "lib/Tes.rs", "docs/setup.md", "tests/unit.py", "x/y"]
+    ix = Index(paths, numpy=True)
+    assert ix.numpy_ready(60)
+    for _ in ix.warm():
+        pass
+    prev = None
+    for q in ["t", "te", "tes", "test", "test ", "test u", "test un", "test uni"]:
+        ms = ix.run(q) if prev is None else ix.run(q, within=prev)
+        assert _sets(ms) == _sets(Index(paths).run(q))
+        greedy = ms.greedy
+        if q.startswith("test "):  # (no character more; then a new one-character term
+            assert greedy is None  # found with ``in``: its ends unknown, the keys as before)
+            prev = ms
+            continue
+        assert greedy is not None, q
+        last = q.split()[-1]
+        ends = []
+        for i in ms.superset:
+            at = 0
+            for c in last:
+                at = ix.store.folded[i].index(c, at) + 1
+            ends.append(at)
+        assert greedy[0].tolist() == ms.superset and greedy[1].tolist() == ends
+        prev = ms
+    prev.compact()
+    assert prev.greedy is None  # (let go with the lists: the set is cold)

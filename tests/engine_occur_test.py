@@ -4,7 +4,7 @@ is where ``str.find`` finds it, however the buffer was built (in slices, then jo
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ffind.engine.occur import FoldedBuffer, findable
@@ -85,3 +85,41 @@ def test_has_either_way_is_in(
                 got = buf.has(term)
                 assert got.dtype == bool
                 assert got.tolist() == [term in t for t in texts[:buf.covered]]
+
+
+def greedy_end(text: str, term: str) -> int | None:
+    """Where the leftmost (greedy) match of ``term`` as a subsequence of ``text`` ends."""
+    at = 0
+    for c in term:
+        at = text.find(c, at)
+        if at < 0:
+            return None
+        at += 1
+    return at
+
+
+@given(st.lists(st.text("ab/._?éA", max_size=80), max_size=12),
+       st.text("ab/._", min_size=1, max_size=4), st.integers(1, 5), st.booleans())
+@example(["." * 32 + "a", "." * 31 + "ab", "." * 64 + "a", "_" * 33, "a" + "." * 31 + "b"],
+         "ab", 2, False)  # (at each edge of a window)
+def test_advance_follows_the_greedy_match(texts: list[str], term: str, slice_: int,
+                                          some: bool) -> None:
+    """``advance``, a character at a time from an empty term, keeps the paths holding the term
+    as a subsequence, each with where its greedy match ends, over any subset of the paths and
+    slices (paths longer than ``WINDOW``: the rows read further)."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)
+        buf = FoldedBuffer(np)
+        assert buf.sync(texts)
+    start = [i for i in range(len(texts)) if not some or i % 2 == 0]
+    ids = np.array(start, dtype=np.int32)
+    ends = np.zeros(len(ids), dtype=np.int32)
+    for k in range(1, len(term) + 1):
+        ids, ends = buf.advance(term[k - 1], ids, ends)
+        want = [(i, greedy_end(texts[i], term[:k])) for i in start]
+        assert list(zip(ids.tolist(), ends.tolist(), strict=True)) == [
+            (i, e) for i, e in want if e is not None]
+        assert ids.dtype == np.int32 and ends.dtype == np.int32

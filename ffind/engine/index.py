@@ -36,11 +36,13 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
-from ffind.engine.matchset import MatchSet, Range, clip
+from ffind.engine.matchset import Greedy, MatchSet, Range, clip
+from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select
 from ffind.engine.ranker import rank
 from ffind.engine.recall import Recall, VisitSource, rank_with_memory
@@ -48,7 +50,7 @@ from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
 from ffind.engine.typos import find_typos, refine
 from ffind.engine.warmup import WorkAhead
-from ffind.query import Term, implies, parse
+from ffind.query import Kind, Query, Term, implies, parse
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT, Weights
@@ -169,11 +171,61 @@ class Index:
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int]]:
+    ) -> tuple[list[int], list[int], list[int], Greedy | None]:
         """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
-        computed set ``hint`` when given); what a ``MatchSet`` computes itself with."""
+        computed set ``hint`` when given), and where the greedy match of its last term ends in
+        each id of the superset when that is known (``Greedy``); what a ``MatchSet`` computes
+        itself with."""
         q = parse(query)
         np = self.numpy.module()
+        step = self._greedy_step(q, ranges, hint, np)
+        if step is not None:
+            superset = step[0].tolist()
+            greedy: Greedy | None = step
+        else:
+            superset, greedy = self._superset(q, ranges, hint, np)
+        strict = refine(self.store, superset, q, np)
+        loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
+        return superset, strict, loose, greedy
+
+    def _greedy_step(
+        self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
+    ) -> Greedy | None:
+        """The superset of ``q`` from ``hint``'s by one character, fzf's way (``Greedy``),
+        when ``q``'s last term is ``hint``'s last one plus a character and its other
+        positive terms are ``hint``'s, and ``hint`` knows its last term's greedy ends over
+        ``ranges``; else None."""
+        if hint is None or np is None:
+            return None
+        greedy = hint.greedy
+        if greedy is None:
+            return None
+        last = plain_last(q)
+        if last is None or len(last) < 2:
+            return None
+        old = parse(hint.query).positive
+        new = q.positive
+        if (len(old) != len(new) or plain_last(parse(hint.query)) != last[:-1]
+                or [(t.kind, t.folded) for t in old[:-1]]
+                != [(t.kind, t.folded) for t in new[:-1]]):
+            return None
+        buf = self.bounder.folded_buffer()
+        if buf is None:
+            return None
+        ids, ends = greedy
+        if ranges != hint.ranges:  # (a slice of them: ``Filler``'s)
+            if not ranges or clip(hint.ranges, ranges[0][0], ranges[-1][1]) != ranges:
+                return None
+            lo, hi = np.searchsorted(ids, [ranges[0][0], ranges[-1][1]]).tolist()
+            ids, ends = ids[lo:hi], ends[lo:hi]
+        return buf.advance(last[-1], ids, ends)
+
+    def _superset(
+        self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
+    ) -> tuple[list[int], Greedy | None]:
+        """The superset of ``q`` over ``ranges`` with ``select`` (narrowing ``hint``); with
+        the greedy ends of its term when it is a lone character matched from scratch
+        (``Greedy``'s first step)."""
         cands: list[tuple[Sequence[int], list[Term]]]
         terms = sorted(q.positive, key=lambda t: -len(t.text))
         narrow: list[Term] = []
@@ -199,19 +251,40 @@ class Index:
                         cands.append((range(s, e), terms))
         else:
             cands = [(range(s, e), terms) for s, e in ranges]
+        last = plain_last(q)
+        buf = None
+        if (last is not None and len(last) == 1 and len(q.positive) == 1 and hint is None
+                and np is not None):
+            # (a first key, over every path of the ranges: ``advance`` from the start of each
+            # path costs 3-5 times ``in``, so only here, where the session computes the set
+            # between keys, ``Filler``; the next keys then follow the ends)
+            buf = self.bounder.folded_buffer()
+        first: Term | None = q.positive[-1] if buf is not None else None
         superset: list[int] = []
+        parts_ids: list[Any] = []
+        parts_ends: list[Any] = []
         folded = self.store.folded
         for cand, terms in cands:
             sup: Sequence[int] = cand
             for t in terms:
-                sup = select(t.kind, t.folded, folded, sup, np=np)
+                if t is not first:
+                    sup = select(t.kind, t.folded, folded, sup, np=np)
+            if buf is not None and first is not None:
+                ids = (np.arange(sup.start, sup.stop, dtype=np.int32)
+                       if isinstance(sup, range) else np.array(sup, dtype=np.int32))
+                ids, ends = buf.advance(first.folded, ids, np.zeros(len(ids), np.int32))
+                parts_ids.append(ids)
+                parts_ends.append(ends)
+                sup = ids.tolist()
             if not superset and isinstance(sup, list) and sup is not cand:
                 superset = sup  # a list of its own (``select``'s): not copied
             else:
                 superset.extend(sup)
-        strict = refine(self.store, superset, q, np)
-        loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
-        return superset, strict, loose
+        if buf is None or first is None:
+            return superset, None
+        if len(parts_ids) == 1:
+            return superset, (parts_ids[0], parts_ends[0])
+        return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
 
     def find_typos(self, ms: MatchSet) -> list[int]:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
@@ -268,6 +341,16 @@ class Index:
     def prepare(self, query: str, start: int, limit: int | None) -> None:
         """Work ahead on the ids from ``start`` for a ranking of ``query`` to follow."""
         self._ahead.prepare(query, start, limit)
+
+
+def plain_last(q: Query) -> str | None:
+    """The folded text of ``q``'s last positive term when it is a fuzzy one whose greedy ends
+    ``FoldedBuffer.advance`` can follow (``findable``), else None."""
+    pos = q.positive
+    if not pos or pos[-1].kind is not Kind.FUZZY:
+        return None
+    key = pos[-1].folded
+    return key if findable(key) else None
 
 
 def _split(ranges: list[Range], cover: list[Range]) -> Iterator[tuple[int, int, bool]]:

@@ -6,12 +6,17 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Callable, Iterable
-from typing import Protocol, TypeAlias, TypeVar
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
 
 Range = tuple[int, int]
+Greedy: TypeAlias = "tuple[Any, Any]"
+"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the
+query's last term ends in its folded path, as two int32 numpy arrays: the next key that adds a
+character to that term needs only the character's next occurrence from there
+(``FoldedBuffer.advance``; 8 bytes an id, kept until the set is compacted)."""
 
 
 def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
@@ -40,7 +45,7 @@ class Source(Protocol):
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int]]: ...
+    ) -> tuple[list[int], list[int], list[int], Greedy | None]: ...
 
     def find_typos(self, ms: MatchSet) -> list[int]: ...
 
@@ -131,6 +136,7 @@ class MatchSet:
         self._typos = typos
         self._hint = hint
         self._count: int | None = None
+        self._greedy: Greedy | None = None
         self._packed: Packed | None = None
         """The ids as arrays (``compact``, or computed so: ``Filler``); kept beside the lists
         once they are restored, which are never changed, so compacting again only lets the
@@ -138,11 +144,18 @@ class MatchSet:
 
     @classmethod
     def from_packed(cls, index: Source, query: str, ranges: list[Range],
-                    packed: Packed) -> MatchSet:
+                    packed: Packed, greedy: Greedy | None = None) -> MatchSet:
         """A computed set whose ids are given in compact form (``pack``'s)."""
         ms = cls(index, query, ranges, None)
+        ms._greedy = greedy
         ms._packed = packed
         return ms
+
+    @property
+    def greedy(self) -> Greedy | None:
+        """Where the last term's greedy match ends in each id of the superset (``Greedy``),
+        when this set is computed and that is known."""
+        return self._greedy
 
     @property
     def computed(self) -> bool:
@@ -157,6 +170,7 @@ class MatchSet:
         """Keep the computed ids as arrays until the next use (nothing when not computed).
         Not beside a reader of this set in another thread (the session holds its index
         lock)."""
+        self._greedy = None
         if self._superset is None or self._strict is None or self._loose is None:
             return
         packed = self._packed
@@ -193,6 +207,7 @@ class MatchSet:
         if self.computed:
             return
         self._hint = None
+        self._greedy = done._greedy
         if done._superset is None:  # (in compact form: ``Filler``'s)
             self._packed = done._packed
             return
@@ -204,7 +219,7 @@ class MatchSet:
         if self._packed is not None:
             self._unpack()
         if self._superset is None:
-            sup, self._strict, self._loose = self.index.compute(
+            sup, self._strict, self._loose, self._greedy = self.index.compute(
                 self.query, self.ranges, self._hint)
             self._superset = sup  # last: another thread may be reading ``computed``
             self._hint = None
@@ -300,7 +315,9 @@ def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | Non
     done = 0
     for ms in cached:
         near = None if ms is None else ms.nearest_computed()
-        if near is not None and id(near) not in keep and not near.compacted:
+        if near is not None and id(near) not in keep and near.compacted:
+            near.compact()  # (lets its greedy ends go, if it kept them)
+        elif near is not None and id(near) not in keep:
             if most is not None and done >= most:
                 break
             near.compact()
@@ -334,6 +351,8 @@ class Filler:
         self._superset = array("i")
         self._strict: array[int] | None = array("i")
         self._loose: array[int] | None = array("i")
+        self._greedy: list[Greedy] | None = []
+        """Each slice's greedy ends, while every slice so far had them (``MatchSet.greedy``)."""
 
     @property
     def finished(self) -> bool:
@@ -350,6 +369,11 @@ class Filler:
         hi = min(self.upto + self.size, self.end)
         part = self._run(self.ms.query, within=self.ms, start=self.upto, end=hi)
         sup, strict, loose = part.superset, part.strict, part.loose
+        if self._greedy is not None:
+            if part.greedy is None:
+                self._greedy = None
+            else:
+                self._greedy.append(part.greedy)
         self._superset.extend(to_array(sup))
         if strict is sup:  # (one list, as ``Index.compute`` gives it for this query)
             self._strict = None
@@ -371,6 +395,12 @@ class Filler:
         sup = self._superset
         strict = sup if self._strict is None else self._strict
         loose = strict if self._loose is None else self._loose
+        greedy: Greedy | None = None
+        if self._greedy:  # (none at all: no slice computed, or one without)
+            np = sys.modules["numpy"]
+            greedy = (np.concatenate([g[0] for g in self._greedy]),
+                      np.concatenate([g[1] for g in self._greedy]))
+            self._greedy = [greedy]
         return MatchSet.from_packed(self.ms.index, self.ms.query,
                                     clip(self.ms.ranges, self.start, self.upto),
-                                    (sup, strict, loose, None))
+                                    (sup, strict, loose, None), greedy)

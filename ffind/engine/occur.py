@@ -29,6 +29,9 @@ SUB = 4096
 """``has`` runs over this many paths of a slice at a time: its temporaries (a few bytes a
 character) then stay in the processor's cache, where a whole slice's (about 1.3 MB each) did
 not (``has`` for ``s/p/t``'s four bigrams over the 110k paths: 13.9 -> 11.5 ms)."""
+WINDOW = 32
+"""``advance`` reads the bytes after each path's greedy end ``WINDOW`` at a time (one row of a
+strided view per path; each slice ends with as many NULs, so a row never runs past it)."""
 SPARSE = 4
 """``_present`` finds the paths of an occurrence one by one (a binary search each) when there
 are fewer occurrences than paths over this, else ors each path's bytes (one pass).  The
@@ -74,9 +77,9 @@ class FoldedBuffer:
             return False
         for s in range(n0, n, SLICE):
             part = folded[s:min(n, s + SLICE)]
-            raw = np.frombuffer((SEP.join(part) + SEP).encode("latin-1", "replace"),
-                                dtype=np.uint8)
-            ends = np.flatnonzero(raw == 0)
+            raw = np.frombuffer((SEP.join(part) + SEP * (1 + WINDOW)).encode(
+                "latin-1", "replace"), dtype=np.uint8)
+            ends = np.flatnonzero(raw == 0)[:-WINDOW]
             if len(ends) != len(part):
                 self.broken = True
                 self._parts = []
@@ -119,8 +122,68 @@ class FoldedBuffer:
                 out.append(_present(buf[a:b], starts[lo:hi + 1] - a, term, np))
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
+    def advance(self, char: str, ids: Any, ends: Any) -> tuple[Any, Any]:
+        """One character more of a fuzzy term, fzf's way: ``ids`` (int32, ascending, covered)
+        are paths where the term is a subsequence, its greedy (leftmost) match ending before
+        position ``ends`` (int32, 0 for an empty term) of each folded path; the paths where
+        ``char`` (``findable``) occurs from there on, and where the extended term's greedy
+        match ends (after that occurrence), as two int32 arrays.  The term plus ``char`` is a
+        subsequence of a path exactly when ``char`` follows the term's greedy match in it."""
+        np = self.np
+        oc = ord(char)
+        firsts = [first for first, _, _ in self._parts]
+        cut = np.searchsorted(ids, [*firsts, self.covered]).tolist()
+        out_ids, out_ends = [], []
+        for k, (first, buf, starts) in enumerate(self._parts):
+            lo, hi = cut[k], cut[k + 1]
+            if lo == hi:
+                continue
+            sid, end = ids[lo:hi], ends[lo:hi]
+            at = starts[sid - first] + end  # (where each path's search starts in ``buf``)
+            found = _next_in_rows(buf, at, oc, np)
+            ok = found >= 0
+            out_ids.append(sid[ok])
+            out_ends.append(end[ok] + (found[ok] - at[ok] + 1))
+        if not out_ids:
+            e = np.zeros(0, dtype=np.int32)
+            return e, e
+        return (np.concatenate(out_ids).astype(np.int32, copy=False),
+                np.concatenate(out_ends).astype(np.int32, copy=False))
+
     def nbytes(self) -> int:
         return sum(int(b.nbytes + st.nbytes) for _, b, st in self._parts)
+
+
+def _next_in_rows(buf: Any, at: Any, oc: int, np: Any) -> Any:
+    """Per position of ``at`` in ``buf`` (a slice, ending with ``WINDOW`` NULs past its last
+    path's), the first position from it holding byte ``oc`` before the path's NUL, or -1: the
+    ``WINDOW`` bytes from each position as one row of a strided view, compared at once, then
+    the next ``WINDOW`` for the rows that held neither."""
+    from numpy.lib.stride_tricks import as_strided
+
+    rows_of = as_strided(buf, shape=(len(buf) - WINDOW + 1, WINDOW), strides=(1, 1),
+                         writeable=False)
+    found = np.full(len(at), -1, dtype=np.int64)
+    todo = None  # (which of ``at`` the rows are for: all of them at first)
+    at = at.astype(np.int64)
+    while len(at):
+        rows = rows_of[at]
+        hit = rows == oc
+        stop = hit | (rows == 0)
+        first = stop.argmax(axis=1)
+        r = np.arange(len(at))
+        done = stop[r, first]
+        got = hit[r, first]
+        where = at[got] + first[got]
+        if todo is None:
+            found[got] = where
+            todo = np.flatnonzero(~done)
+        else:
+            found[todo[got]] = where
+            todo = todo[~done]
+            # (``todo`` indexes ``found``; ``at`` follows it)
+        at = at[~done] + WINDOW
+    return found
 
 
 def _present(buf: Any, starts: Any, term: str, np: Any) -> Any:
