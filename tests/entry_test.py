@@ -180,7 +180,9 @@ def test_the_console_script_imports_no_server_client_when_none_may_answer(
         repo: Path, tmp_path: Path, args: list[str], no_server: str, client: bool) -> None:
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
-    env = {**os.environ, "FFIND_NO_SERVER": no_server, "XDG_RUNTIME_DIR": str(run)}
+    # (a search the server is on for starts one when none answered: it exits after a second)
+    env = {**os.environ, "FFIND_NO_SERVER": no_server, "XDG_RUNTIME_DIR": str(run),
+           "FFIND_SERVER_IDLE": "1"}
     proc = subprocess.run([sys.executable, "-c", _SCRIPT, *args], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
