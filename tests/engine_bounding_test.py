@@ -352,7 +352,7 @@ def test_has_from_the_last_terms_holders_is_the_buffers(
         mp.setattr(bounding, "HOLDERS_SHARE", share)
         ix = Index(paths, numpy=True)
         assert ix.numpy_ready(30)
-        for step, t in enumerate(terms + ["s/p/", "s/p/t"]):
+        for step, t in enumerate([*terms, "s/p/", "s/p/t"]):
             if step == grow_at:
                 ix.extend(more)
             for _ in ix.warm():
