@@ -329,3 +329,35 @@ def test_last_plain_is_the_rules_one_search_at_a_time(
     if len(fq) == 1:  # (a one-character term is in every candidate: the prefilter's promise)
         ids = [i for i in ids if fq in ix.store.folded[i]]
     assert ix.bounder._last_plain(fq, ids) == last_plain_reference(ix, fq, ids)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, PATHS, st.lists(st.sampled_from(["a", "ab", "aba", "abab", "b/", "b/a", "a/b",
+                                               "ab/a", "ab/ab", "ba", "bab", "xab", ".a"]),
+                              min_size=1, max_size=8),
+       st.integers(1, 8), st.integers(0, 8))
+@example(["s/p/x", "s/p/t", "s/q/t"], ["s/p/tt"], ["s/p/", "s/p/t", "s/p/", "s/p"], 1, 2)
+def test_has_from_the_last_terms_holders_is_the_buffers(
+    paths: list[str], more: list[str], terms: list[str], share: int, grow_at: int,
+) -> None:
+    """``Bounder.has`` answers a term that contains the last one from that one's holders
+    (when few): term after term, longer or shorter, before and after the index grew, it is
+    the term looked for in every folded path."""
+    pytest.importorskip("numpy")
+    import numpy as np
+
+    from ffind.engine import bounding
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "HOLDERS_SHARE", share)
+        ix = Index(paths, numpy=True)
+        assert ix.numpy_ready(30)
+        for step, t in enumerate([*terms, "s/p/", "s/p/t"]):
+            if step == grow_at:
+                ix.extend(more)
+            for _ in ix.warm():
+                pass
+            buf = ix.bounder.folded_buffer()
+            assert buf is not None
+            want = [t in f for f in ix.store.folded]
+            assert ix.bounder.has(t, buf, np).tolist() == want, t

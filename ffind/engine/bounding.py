@@ -58,6 +58,11 @@ NAMES_AT_ONCE = 32768
 ONE_CHAR_NUMPY_FROM = 2048
 """From how many candidates a one-character last term is bounded from the letter masks."""
 
+HOLDERS_SHARE = 32
+"""``Bounder.has`` keeps the paths that hold its last term when they are at most one
+``HOLDERS_SHARE``-th of the index (their ids: an eighth of a byte a path at most), and answers
+a term that contains it (``s/p/`` -> ``s/p/t``) by testing only those paths."""
+
 JOINED_FROM = 2048
 """From how many candidates (and ``JOINED_SHARE``) the tests of a term of two characters or
 more run over the folded paths' buffer (``ffind.engine.occur``) instead of path by path."""
@@ -99,6 +104,9 @@ class Bounder:
         self.early_bounds: dict[str, array[int]] = {}
         """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
         computed yet), kept between rankings."""
+        self._kept_holders: tuple[str, int, Any] | None = None
+        """``has``' last term, how many paths it covered, and the ids (int32) of the paths
+        holding it, when few (``HOLDERS_SHARE``)."""
         self._kept_marks: dict[str, tuple[int, Any]] = {}
         """``_marks``' last answers over every path: per term, how many paths they cover and
         the seven marks packed a bit a path (``MARKS_KEPT`` terms, oldest first)."""
@@ -429,6 +437,27 @@ class Bounder:
             return 0
         return len(self.store.paths) if self._buffer.broken else self._buffer.covered
 
+    def has(self, fq: str, buf: FoldedBuffer, np: Any) -> Any:
+        """``buf.has(fq)`` (``fq`` findable; ``buf`` the ``folded_buffer``): per path covered,
+        whether ``fq`` occurs in it.  When the paths holding the last term asked for were
+        few (``HOLDERS_SHARE``) and that term is inside ``fq``, only they can hold ``fq``:
+        each is tested (``in``) instead of a pass over the whole buffer (``s/p/t`` after
+        ``s/p/``)."""
+        n = buf.covered
+        kept = self._kept_holders
+        if kept is not None and kept[1] == n and kept[0] in fq:
+            holders = kept[2]
+            folded = self.store.folded
+            hit = np.array([fq in folded[i] for i in holders.tolist()], dtype=bool)
+            out = np.zeros(n, dtype=bool)
+            out[holders[hit]] = True
+        else:
+            out = buf.has(fq)
+        ids = np.flatnonzero(out)
+        self._kept_holders = (
+            (fq, n, ids.astype(np.int32)) if len(ids) * HOLDERS_SHARE <= n else None)
+        return out
+
     def wide(self, ids: Sequence[int]) -> bool:
         """Whether ``ids`` are enough of the index for the searches over the whole buffer to
         beat the per-candidate ones (``JOINED_FROM``, ``JOINED_SHARE``)."""
@@ -571,7 +600,7 @@ class Bounder:
             mark = np.zeros(buf.covered, dtype=bool)
             mark[np.asarray(aligned, dtype=np.int64)] = True
             on = mark[at]
-            v = np.where(on, top, np.where(buf.has(fq)[at], contig, other))
+            v = np.where(on, top, np.where(self.has(fq, buf, np)[at], contig, other))
             return np.asarray(total, dtype=np.int64) + v, ~on
         hit = set(aligned)
         folded = self.store.folded
