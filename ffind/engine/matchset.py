@@ -157,6 +157,23 @@ class MatchSet:
         when this set is computed and that is known."""
         return self._greedy
 
+    def set_greedy(self, greedy: Greedy) -> None:
+        """Keep ``greedy`` (found apart for this computed set's superset: ``Ender``); nothing
+        when the set is not computed."""
+        if self.computed:
+            self._greedy = greedy
+
+    def superset_array(self, lo: int, hi: int) -> Any:
+        """The superset's ids ``lo`` to ``hi`` (positions) as an int32 numpy array, without
+        restoring the lists of a compacted set."""
+        np = sys.modules["numpy"]
+        if self._superset is None and self._packed is not None:
+            ids = self._packed[0]
+            if isinstance(ids, range):
+                return np.arange(ids.start + lo, ids.start + min(hi, len(ids)), dtype=np.int32)
+            return np.frombuffer(ids, dtype=np.int32)[lo:hi]
+        return np.array(self.superset[lo:hi], dtype=np.int32)
+
     @property
     def computed(self) -> bool:
         return self._superset is not None or self._packed is not None
@@ -404,3 +421,41 @@ class Filler:
         return MatchSet.from_packed(self.ms.index, self.ms.query,
                                     clip(self.ms.ranges, self.start, self.upto),
                                     (sup, strict, loose, None), greedy)
+
+
+class Ender:
+    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where
+    the greedy match of a computed set's last term ends when that term is a lone character
+    (a new term: ``test u``), which ``Index.compute`` finds only for a first key: the next
+    key of that term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()``
+    finds ``size`` more; once all are found, ``ms.set_greedy`` takes them."""
+
+    def __init__(self, find: Callable[[MatchSet, int, int], Greedy | None], ms: MatchSet,
+                 size: int) -> None:
+        self._find = find
+        self.ms = ms
+        self.size = size
+        self.upto = 0
+        self._parts: list[Greedy] = []
+        self.finished = False
+
+    def step(self) -> bool:
+        """Find one more slice; True when done (found and kept, or nothing to find)."""
+        if self.finished:
+            return True
+        n = self.ms.size()
+        hi = min(self.upto + self.size, n)
+        part = self._find(self.ms, self.upto, hi)
+        if part is None:
+            self.finished = True
+            return True
+        self._parts.append(part)
+        self.upto = hi
+        if self.upto >= n:
+            np = sys.modules["numpy"]
+            self.ms.set_greedy((np.concatenate([g[0] for g in self._parts]),
+                                np.concatenate([g[1] for g in self._parts])))
+            self._parts = []
+            self.finished = True
+            return True
+        return False
