@@ -296,20 +296,20 @@ class Index:
         return (last is not None and len(last) == 1 and len(q.positive) > 1
                 and self.bounder.folded_buffer() is not None)
 
-    def find_ends(self, ms: MatchSet, lo: int, hi: int) -> Greedy | None:
+    def find_ends(self, ms: MatchSet, ids: Any) -> Any | None:
         """Where the greedy match of ``ms``'s last term (``wants_ends``) ends in the ids
-        ``lo`` to ``hi`` (positions) of its superset (``Greedy``), from each path's start
-        (3-5 times ``in``: for an idle caller, ``matchset.Ender``); None when unknown."""
+        ``ids`` (int32, ascending) of its superset, as an int32 array (``Greedy``'s ends),
+        from each path's start (3-5 times ``in``: for an idle caller, ``matchset.Ender``);
+        None when unknown."""
         np = self.numpy.module()
         buf = self.bounder.folded_buffer()
         last = plain_last(parse(ms.query))
         if np is None or buf is None or last is None or len(last) != 1 or not ms.computed:
             return None
-        ids = ms.superset_array(lo, hi)
         found, ends = buf.advance(last, ids, np.zeros(len(ids), np.int32))
         if len(found) != len(ids):  # (every id of a superset holds each of its terms)
             return None
-        return found, ends
+        return ends
 
     def find_typos(self, ms: MatchSet) -> list[int]:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""

@@ -165,9 +165,10 @@ class MatchSet:
 
     def superset_array(self, lo: int, hi: int) -> Any:
         """The superset's ids ``lo`` to ``hi`` (positions) as an int32 numpy array, without
-        restoring the lists of a compacted set."""
+        restoring the lists of a compacted set; a view of its compact array when it has one,
+        which is never changed)."""
         np = sys.modules["numpy"]
-        if self._superset is None and self._packed is not None:
+        if self._packed is not None:
             ids = self._packed[0]
             if isinstance(ids, range):
                 return np.arange(ids.start + lo, ids.start + min(hi, len(ids)), dtype=np.int32)
@@ -428,34 +429,41 @@ class Ender:
     the greedy match of a computed set's last term ends when that term is a lone character
     (a new term: ``test u``), which ``Index.compute`` finds only for a first key: the next
     key of that term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()``
-    finds ``size`` more; once all are found, ``ms.set_greedy`` takes them."""
+    finds ``size`` more (``find(ms, ids)``: the ends of those superset ids, None when
+    unknown); once all are found, ``ms.set_greedy`` takes them.  The ends are written into
+    one array as they come (no slices joined at the end: 4 bytes an id at most, and the ids
+    a view of a compacted set's own array)."""
 
-    def __init__(self, find: Callable[[MatchSet, int, int], Greedy | None], ms: MatchSet,
+    def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
                  size: int) -> None:
         self._find = find
         self.ms = ms
         self.size = size
         self.upto = 0
-        self._parts: list[Greedy] = []
+        self._ids: Any = None
+        self._ends: Any = None
         self.finished = False
 
     def step(self) -> bool:
         """Find one more slice; True when done (found and kept, or nothing to find)."""
         if self.finished:
             return True
-        n = self.ms.size()
+        if self._ids is None:
+            np = sys.modules["numpy"]
+            self._ids = self.ms.superset_array(0, self.ms.size())
+            self._ends = np.empty(len(self._ids), np.int32)
+        n = len(self._ids)
         hi = min(self.upto + self.size, n)
-        part = self._find(self.ms, self.upto, hi)
+        part = self._find(self.ms, self._ids[self.upto:hi])
         if part is None:
             self.finished = True
+            self._ids = self._ends = None
             return True
-        self._parts.append(part)
+        self._ends[self.upto:hi] = part
         self.upto = hi
         if self.upto >= n:
-            np = sys.modules["numpy"]
-            self.ms.set_greedy((np.concatenate([g[0] for g in self._parts]),
-                                np.concatenate([g[1] for g in self._parts])))
-            self._parts = []
+            self.ms.set_greedy((self._ids, self._ends))
+            self._ids = self._ends = None
             self.finished = True
             return True
         return False
