@@ -15,6 +15,8 @@ then, per key the least CPU ms over the rounds, pooled median / p95 / max.
 ``--json`` writes those per-key times (``{prefix: ms}``).  ``--fill``: after each key,
 its set is computed when the key did not (a shortcut answered), as the session does in idle
 time (``matchset.Filler``, untimed but its CPU totalled), so the next key narrows it.
+Then, as the session does too, where a computed set's new one-character last term's greedy
+ends are (``matchset.Ender``, also counted as idle).
 ``profile_keys.py`` is the same for one fresh ``Index.match`` per prefix, under cProfile.
 """
 
@@ -33,6 +35,11 @@ from ffind.engine import exact, index, occur, rank, ranker, store
 from ffind.engine.bounding import Bounder
 from ffind.engine.index import Index
 from ffind.engine.matchset import Filler
+
+try:  # (a checkout before the tenth pass: no ends found between keys)
+    from ffind.engine.matchset import Ender
+except ImportError:
+    Ender = None  # type: ignore[assignment,misc]
 from ffind.searching.session import IDLE_SLICE
 
 WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
@@ -147,6 +154,13 @@ def main() -> int:
                     c = time.process_time()
                     filler = Filler(ix.run, ms, IDLE_SLICE)
                     while not filler.step():
+                        pass
+                    idle += time.process_time() - c
+                if args.fill and Ender is not None and getattr(ix, "wants_ends", None) \
+                        and ix.wants_ends(ms):
+                    c = time.process_time()
+                    ender = Ender(ix.find_ends, ms, IDLE_SLICE)
+                    while not ender.step():
                         pass
                     idle += time.process_time() - c
     xs = list(least.values())

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import ffind
@@ -413,8 +413,9 @@ def idle_slice(size: int) -> Iterator[None]:
 
 
 class _Rationed(FileSearcher):
-    """A session whose idle fill steps are rationed (``budget``, set by the test), so the set
-    of a published query is left computed up to a chosen slice when the next key comes."""
+    """A session whose idle fill steps (the set's slices, then its new term's greedy ends)
+    are rationed (``budget``, set by the test), so the set of a published query is left
+    computed up to a chosen slice when the next key comes."""
 
     budget = 0
 
@@ -422,6 +423,14 @@ class _Rationed(FileSearcher):
         if self.budget <= 0:
             return False
         did = super()._fill_step()
+        if did:
+            self.budget -= 1
+        return did
+
+    def _ends_step(self) -> bool:
+        if self.budget <= 0:
+            return False
+        did = super()._ends_step()
         if did:
             self.budget -= 1
         return did
@@ -434,7 +443,11 @@ def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
     deadline = time.monotonic() + 10
     while fs.budget > 0 and time.monotonic() < deadline:
         st_ = fs._state
-        if st_.ms is None or st_.ms.computed or not parse(query).positive:
+        if st_.ms is None or not parse(query).positive:
+            break
+        ender = fs._ender
+        if st_.ms.computed and (st_.ms.greedy is not None
+                                or (ender is not None and ender.ms is st_.ms and ender.finished)):
             break
         time.sleep(0.001)
 
@@ -465,6 +478,75 @@ def test_idle_fills_interrupted_anywhere_answer_as_a_fresh_match(
             _let_fill(fs, steps, query)
         assert fs.results(2) == want[:2]
         assert fs.snapshot().total_match_count == len(_expected(query, MANY))
+    _assert_nothing_left()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keys=st.lists(st.tuples(st.sampled_from(list("prom s_d\b")), st.integers(0, 6)),
+                     min_size=1, max_size=12),
+       size=st.integers(1, 40))
+@example(keys=[*((c, 0) for c in "prom "), ("s", 6), ("s", 0)], size=40)
+def test_new_terms_greedy_ends_found_when_idle_answer_as_a_fresh_match(
+    keys: list[tuple[str, int]], size: int,
+) -> None:
+    """A computed set whose new last term is one character (``prom s``) has that term's
+    greedy ends found in idle slices; wherever the next key interrupts that, each key
+    answers what a fresh ``Index.match`` does (the next key of the term follows the ends)."""
+    index = Index(MANY)
+    # (numpy imported first: a warm-up done before it builds no folded buffer)
+    assert Index(MANY, numpy=True).numpy_ready(60)
+    with idle_slice(size), _Rationed(options=SearchOptions(limit=4), paths=MANY) as fs:
+        assert fs.wait(10)
+        fs.budget = 10_000  # (the warm-up first: the folded buffer the ends are found in)
+        deadline = time.monotonic() + 20
+        while fs._index.bounder.folded_buffer() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert fs._index.bounder.folded_buffer() is not None
+        query = ""
+        for key, steps in keys:
+            query = query[:-1] if key == "\b" else query + key
+            fs.budget = 0
+            fs.set_query(query)
+            assert fs.wait(10)
+            want = index.match(query, limit=4)
+            if not parse(query).positive:
+                want = sorted(_expected(query, MANY), key=lambda m: m.path)[:4]
+            assert fs.results() == want, query
+            # (every key's whole set: computed now, from the last key's ends when kept)
+            assert fs.snapshot().total_match_count == len(_expected(query, MANY)), query
+            _let_fill(fs, steps, query)
+    _assert_nothing_left()
+
+
+def test_a_new_one_character_term_has_its_greedy_ends_found_when_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``prom s``'s set, computed for its key, gets the greedy ends of ``s`` in idle slices
+    (``matchset.Ender``); ``prom sr`` then narrows from them."""
+    monkeypatch.setattr(session, "IDLE_SLICE", 7)
+    assert Index(MANY, numpy=True).numpy_ready(60)  # (before the warm-up: its buffer)
+    with FileSearcher(options=SearchOptions(limit=3), paths=MANY) as fs:
+        assert fs.wait(10)
+        deadline = time.monotonic() + 20
+        while fs._index.bounder.folded_buffer() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert fs._index.bounder.folded_buffer() is not None
+        for q in ["prom", "prom s"]:
+            fs.set_query(q)
+            assert fs.wait(10)
+        ms = fs._state.ms
+        assert ms is not None
+        while ms.greedy is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        greedy = ms.greedy
+        assert greedy is not None
+        fresh = Index(MANY).run("prom s")
+        assert greedy[0].tolist() == fresh.superset
+        folded = [p.lower() for p in MANY]
+        assert greedy[1].tolist() == [folded[i].index("s") + 1 for i in fresh.superset]
+        fs.set_query("prom sr")
+        assert fs.wait(10)
+        assert fs.results() == Index(MANY).match("prom sr", limit=3)
     _assert_nothing_left()
 
 

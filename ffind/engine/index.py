@@ -286,6 +286,31 @@ class Index:
             return superset, (parts_ids[0], parts_ends[0])
         return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
 
+    def wants_ends(self, ms: MatchSet) -> bool:
+        """True when ``ms`` is computed without its greedy ends and its last positive term
+        is a lone plain character after others (``test u``): ``find_ends`` would find them."""
+        if not ms.computed or ms.greedy is not None or self.numpy.module() is None:
+            return False
+        q = parse(ms.query)
+        last = plain_last(q)
+        return (last is not None and len(last) == 1 and len(q.positive) > 1
+                and self.bounder.folded_buffer() is not None)
+
+    def find_ends(self, ms: MatchSet, ids: Any) -> Any | None:
+        """Where the greedy match of ``ms``'s last term (``wants_ends``) ends in the ids
+        ``ids`` (int32, ascending) of its superset, as an int32 array (``Greedy``'s ends),
+        from each path's start (3-5 times ``in``: for an idle caller, ``matchset.Ender``);
+        None when unknown."""
+        np = self.numpy.module()
+        buf = self.bounder.folded_buffer()
+        last = plain_last(parse(ms.query))
+        if np is None or buf is None or last is None or len(last) != 1 or not ms.computed:
+            return None
+        found, ends = buf.advance(last, ids, np.zeros(len(ids), np.int32))
+        if len(found) != len(ids):  # (every id of a superset holds each of its terms)
+            return None
+        return ends
+
     def find_typos(self, ms: MatchSet) -> list[int]:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
         return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges)

@@ -157,6 +157,24 @@ class MatchSet:
         when this set is computed and that is known."""
         return self._greedy
 
+    def set_greedy(self, greedy: Greedy) -> None:
+        """Keep ``greedy`` (found apart for this computed set's superset: ``Ender``); nothing
+        when the set is not computed."""
+        if self.computed:
+            self._greedy = greedy
+
+    def superset_array(self, lo: int, hi: int) -> Any:
+        """The superset's ids ``lo`` to ``hi`` (positions) as an int32 numpy array, without
+        restoring the lists of a compacted set; a view of its compact array when it has one,
+        which is never changed)."""
+        np = sys.modules["numpy"]
+        if self._packed is not None:
+            ids = self._packed[0]
+            if isinstance(ids, range):
+                return np.arange(ids.start + lo, ids.start + min(hi, len(ids)), dtype=np.int32)
+            return np.frombuffer(ids, dtype=np.int32)[lo:hi]
+        return np.array(self.superset[lo:hi], dtype=np.int32)
+
     @property
     def computed(self) -> bool:
         return self._superset is not None or self._packed is not None
@@ -404,3 +422,48 @@ class Filler:
         return MatchSet.from_packed(self.ms.index, self.ms.query,
                                     clip(self.ms.ranges, self.start, self.upto),
                                     (sup, strict, loose, None), greedy)
+
+
+class Ender:
+    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where
+    the greedy match of a computed set's last term ends when that term is a lone character
+    (a new term: ``test u``), which ``Index.compute`` finds only for a first key: the next
+    key of that term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()``
+    finds ``size`` more (``find(ms, ids)``: the ends of those superset ids, None when
+    unknown); once all are found, ``ms.set_greedy`` takes them.  The ends are written into
+    one array as they come (no slices joined at the end: 4 bytes an id at most, and the ids
+    a view of a compacted set's own array)."""
+
+    def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
+                 size: int) -> None:
+        self._find = find
+        self.ms = ms
+        self.size = size
+        self.upto = 0
+        self._ids: Any = None
+        self._ends: Any = None
+        self.finished = False
+
+    def step(self) -> bool:
+        """Find one more slice; True when done (found and kept, or nothing to find)."""
+        if self.finished:
+            return True
+        if self._ids is None:
+            np = sys.modules["numpy"]
+            self._ids = self.ms.superset_array(0, self.ms.size())
+            self._ends = np.empty(len(self._ids), np.int32)
+        n = len(self._ids)
+        hi = min(self.upto + self.size, n)
+        part = self._find(self.ms, self._ids[self.upto:hi])
+        if part is None:
+            self.finished = True
+            self._ids = self._ends = None
+            return True
+        self._ends[self.upto:hi] = part
+        self.upto = hi
+        if self.upto >= n:
+            self.ms.set_greedy((self._ids, self._ends))
+            self._ids = self._ends = None
+            self.finished = True
+            return True
+        return False
