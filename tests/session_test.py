@@ -452,6 +452,19 @@ def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
         time.sleep(0.001)
 
 
+def _typed(fs: FileSearcher, index: Index, query: str) -> list[FileMatch]:
+    """Type ``query`` with no idle work allowed; its results must be a fresh ``Index.match``'s
+    (for a query without positive terms, the first paths in order); returns them."""
+    fs.budget = 0
+    fs.set_query(query)
+    assert fs.wait(10)
+    want = index.match(query, limit=4)
+    if not parse(query).positive:
+        want = sorted(_expected(query, MANY), key=lambda m: m.path)[:4]
+    assert fs.results() == want, query
+    return want
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(keys=st.lists(st.tuples(st.sampled_from(list("proamtsc/._PdeB \b")), st.integers(0, 20)),
                      min_size=1, max_size=16),
@@ -468,13 +481,7 @@ def test_idle_fills_interrupted_anywhere_answer_as_a_fresh_match(
         query = ""
         for key, steps in keys:
             query = query[:-1] if key == "\b" else query + key
-            fs.budget = 0
-            fs.set_query(query)
-            assert fs.wait(10)
-            want = index.match(query, limit=4)
-            if not parse(query).positive:
-                want = sorted(_expected(query, MANY), key=lambda m: m.path)[:4]
-            assert fs.results() == want, query
+            want = _typed(fs, index, query)
             _let_fill(fs, steps, query)
         assert fs.results(2) == want[:2]
         assert fs.snapshot().total_match_count == len(_expected(query, MANY))
@@ -505,13 +512,7 @@ def test_new_terms_greedy_ends_found_when_idle_answer_as_a_fresh_match(
         query = ""
         for key, steps in keys:
             query = query[:-1] if key == "\b" else query + key
-            fs.budget = 0
-            fs.set_query(query)
-            assert fs.wait(10)
-            want = index.match(query, limit=4)
-            if not parse(query).positive:
-                want = sorted(_expected(query, MANY), key=lambda m: m.path)[:4]
-            assert fs.results() == want, query
+            _typed(fs, index, query)
             # (every key's whole set: computed now, from the last key's ends when kept)
             assert fs.snapshot().total_match_count == len(_expected(query, MANY)), query
             _let_fill(fs, steps, query)
