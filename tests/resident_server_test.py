@@ -218,6 +218,38 @@ def test_clear_cache_stops_the_servers(resident: Path, tmp_path: Path) -> None:
     assert _ffind("--clear-cache", cwd=root).returncode == 0
     assert _exited(pid)
     assert not list((resident / "ffind").glob("*.sock"))
+    assert not list((resident / "ffind").glob("*.lock"))  # (the server removes its own)
+
+
+def test_clear_cache_removes_the_lock_files_no_server_holds(resident: Path) -> None:
+    import fcntl
+
+    folder = resident / "ffind"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    stale, held = folder / "0123456789abcdef.lock", folder / "fedcba9876543210.lock"
+    stale.touch()
+    held.touch()
+    fd = os.open(held, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # (as a running server holds its own)
+        client.stop_all()
+        assert not stale.exists()
+        assert held.exists()
+    finally:
+        os.close(fd)
+
+
+def test_a_lock_file_removed_after_it_was_opened_is_not_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "x.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        assert protocol.same_file(fd, str(path))
+        path.unlink()
+        assert not protocol.same_file(fd, str(path))
+        path.touch()  # (a new lock file by that name: another file)
+        assert not protocol.same_file(fd, str(path))
+    finally:
+        os.close(fd)
 
 
 def test_a_server_started_from_a_folder_holding_another_ffind_runs_this_one(

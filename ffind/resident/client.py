@@ -323,4 +323,26 @@ def stop_all(environ: Mapping[str, str] | None = None) -> int:
                 except OSError:
                     continue
                 removed += 1
+        for name in names:
+            if name.endswith(".lock"):
+                _remove_stale_lock(os.path.join(folder, name))
     return removed
+
+
+def _remove_stale_lock(path: str) -> None:
+    """Remove the lock file ``path`` unless a server holds it (one stopping removes its own):
+    left by a server that was killed, or by an older version."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if protocol.same_file(fd, path):
+            os.unlink(path)  # (while held: a server opening it meanwhile sees it is not the lock)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -127,6 +127,17 @@ def lock_path(sock: str) -> str:
     return sock[:-len(".sock")] + ".lock"
 
 
+def same_file(fd: int, path: str) -> bool:
+    """True when ``path`` still names the file open as ``fd`` (a lock file is removed, while
+    held, by the server that stops with it and by ``stop_all``: one opened before that is
+    not the lock any more)."""
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 def encode(obj: object) -> bytes:
     """One framed message."""
     data = marshal.dumps(obj)  # type: ignore[arg-type]  # (checked by marshal: ValueError)

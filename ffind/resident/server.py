@@ -647,12 +647,17 @@ def run(root: str, path: str, idle: float | None = None) -> int:
     if env is None or not protocol.private_dir(os.path.dirname(path)):
         return 1  # (a socket only in a folder no one else may enter)
     key = protocol.socket_key(root, env)
-    lock = os.open(protocol.lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    lock_path = protocol.lock_path(path)
+    lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    held = False
     try:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return 1  # another server has it
+        if not protocol.same_file(lock, lock_path):
+            return 1  # (removed since it was opened, by a server that stopped: start again)
+        held = True
         server = Server(os.path.realpath(root), path, key,
                         idle_seconds() if idle is None else idle)
         try:
@@ -663,6 +668,9 @@ def run(root: str, path: str, idle: float | None = None) -> int:
         server.serve()
         return 0
     finally:
+        if held:  # (removed while still held: a server starting now checks ``same_file``)
+            with contextlib.suppress(OSError):
+                os.unlink(lock_path)
         os.close(lock)
 
 
