@@ -333,13 +333,15 @@ def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | Non
     done = 0
     for ms in cached:
         near = None if ms is None else ms.nearest_computed()
-        if near is not None and id(near) not in keep and near.compacted:
+        if near is None or id(near) in keep:
+            continue
+        if near.compacted:
             near.compact()  # (lets its greedy ends go, if it kept them)
-        elif near is not None and id(near) not in keep:
-            if most is not None and done >= most:
-                break
-            near.compact()
-            done += near.compacted
+            continue
+        if most is not None and done >= most:
+            break
+        near.compact()
+        done += near.compacted
     return done
 
 

@@ -38,6 +38,7 @@ matched.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
@@ -517,6 +518,24 @@ class FileSearcher:
         """Idle (``_idle``), and ``IDLE_DELAY`` past the last state published."""
         return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
 
+    def _settled_on(self, state: _State) -> bool:
+        """Settled (``_settled``), the walk over, and ``state`` the published answer to the
+        current query over every indexed path: what the idle fill and ends work on."""
+        return (self._walk_done and self._settled() and state.epoch == self._epoch
+                and state.query == self._query and self._state_gen == self._gen
+                and state.covered == len(self._index))
+
+    @contextlib.contextmanager
+    def _on_index(self) -> Iterator[None]:
+        """An idle step's work on the index: the condition (held by the match loop) released
+        meanwhile, so ``set_query`` never waits on it, and the index lock held."""
+        self._cond.release()
+        try:
+            with self._ilock:
+                yield
+        finally:
+            self._cond.acquire()
+
     def _fill_step(self) -> bool:
         """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
         answered without it (a shortcut), so that the next key narrows it instead of matching
@@ -525,9 +544,7 @@ class FileSearcher:
         to fill."""
         state = self._state
         ms = state.ms
-        if (ms is None or ms.computed or not self._walk_done or not self._settled()
-                or state.epoch != self._epoch or state.query != self._query
-                or self._state_gen != self._gen or state.covered != len(self._index)):
+        if ms is None or ms.computed or not self._settled_on(state):
             return False
         from ffind.query import parse
 
@@ -538,13 +555,9 @@ class FileSearcher:
             from ffind.engine.matchset import Filler
 
             filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
-        self._cond.release()
-        try:
-            with self._ilock:
-                if state.epoch == self._epoch:
-                    filler.step()
-        finally:
-            self._cond.acquire()
+        with self._on_index():
+            if state.epoch == self._epoch:
+                filler.step()
         if filler.finished and self._filler is filler:
             self._filler = None
         return True
@@ -556,25 +569,19 @@ class FileSearcher:
         (0.4-0.5 times the narrowing it replaces); False when there is nothing to find."""
         state = self._state
         ms = state.ms
-        if (ms is None or not ms.computed or not self._walk_done or not self._settled()
-                or state.epoch != self._epoch or state.query != self._query
-                or self._state_gen != self._gen or state.covered != len(self._index)):
+        if ms is None or not ms.computed or not self._settled_on(state):
             return False
         ender = self._ender
         if ender is not None and ender.ms is ms and ender.finished:
             return False
-        self._cond.release()
-        try:
-            with self._ilock:
-                if state.epoch == self._epoch:
-                    if ender is None or ender.ms is not ms:
-                        from ffind.engine.matchset import Ender
+        with self._on_index():
+            if state.epoch == self._epoch:
+                if ender is None or ender.ms is not ms:
+                    from ffind.engine.matchset import Ender
 
-                        ender = Ender(self._index.find_ends, ms, IDLE_SLICE)
-                        ender.finished = not self._index.wants_ends(ms)
-                    ender.step()
-        finally:
-            self._cond.acquire()
+                    ender = Ender(self._index.find_ends, ms, IDLE_SLICE)
+                    ender.finished = not self._index.wants_ends(ms)
+                ender.step()
         if ender is not None and state is self._state:
             self._ender = ender
         return ender is not None and not (ender.finished and ender.upto == 0)
@@ -590,12 +597,8 @@ class FileSearcher:
             return False
         from ffind.engine.matchset import compact_idle
 
-        self._cond.release()
-        try:
-            with self._ilock:
-                done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
-        finally:
-            self._cond.acquire()
+        with self._on_index():
+            done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
         if not done:
             self._compacted = state.version
         return True
@@ -619,14 +622,10 @@ class FileSearcher:
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
-        self._cond.release()
-        try:
-            with self._ilock:
-                more = next(warmer, False) is None
-                if not more:
-                    self._warmed = len(self._index)
-        finally:
-            self._cond.acquire()
+        with self._on_index():
+            more = next(warmer, False) is None
+            if not more:
+                self._warmed = len(self._index)
         if not more:
             self._warmer = None
         return True
