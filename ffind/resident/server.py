@@ -194,8 +194,7 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
                                      or listing == held.listing):
         return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
-    held.index = held.recall = held.tool = None
-    held.counts.clear()
+    held.index = held.recall = held.tool = None  # (``counts`` go with the index: ``found``)
     return True
 
 
