@@ -8,9 +8,11 @@ import random
 from array import array
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from ffind.engine.prefilter import aligned_rx
-from ffind.engine.store import INIT_BLOCK, PathStore
+from ffind.engine.store import INIT_BLOCK, PathStore, narrow_for
 from ffind.query import fold
 from ffind.scoring.scorer import initials_many
 from ffind.scoring.weights import DEFAULT
@@ -88,6 +90,37 @@ def test_word_starts_from_blocks_loose_ids_and_both() -> None:
     assert st.initials_len() == len(paths)
     assert st.built()["initials"] == len(paths)
     assert st.initials(list(range(len(paths)))) == want
+
+
+@given(st_.lists(st_.text(st_.sampled_from("aZ/_.9é日\x7fk"), min_size=1, max_size=12),
+                 min_size=1, max_size=40),
+       st_.text(st_.sampled_from("az/_.9é日\x7fk"), min_size=1, max_size=4))
+@settings(max_examples=150, deadline=None)
+def test_word_start_blocks_stay_ascii_and_score_an_ascii_term_as_the_exact_ones(
+    paths: list[str], term: str
+) -> None:
+    """A character beyond ASCII is ``NARROW`` in the blocks (one byte a character): asked with
+    no term, or with one ``narrow_for`` refuses, the word starts are the exact ones; with an
+    ASCII term without ``NARROW``, their longest common subsequence with it is the same."""
+    from rapidfuzz.distance import LCSseq
+
+    store = _store(paths)
+    want = [v if v.isascii() else fold(v) for v in initials_many(paths)]
+    store.build_initials(len(paths) // 2)  # (the rest loose, computed on demand)
+    ids = list(range(len(paths)))
+    assert store.initials(ids) == want
+    assert store.initials_block(0)[:len(want)] == want[:store.initials_len()]
+    got = store.initials(ids, term)
+    block = store.initials_block(0, term)
+    if not narrow_for(term):
+        assert got == want and block == want[:store.initials_len()]
+    assert [LCSseq.similarity(term, v) for v in got] == [
+        LCSseq.similarity(term, v) for v in want]
+    assert [LCSseq.similarity(term, v) for v in block] == [
+        LCSseq.similarity(term, v) for v in want[:len(block)]]
+    store.build_initials(len(paths))
+    assert all(b.isascii() for b in store._iblocks)
+    assert store.initials(ids) == want
 
 
 def test_warm_ends_when_no_penalty_table_is_needed() -> None:

@@ -15,7 +15,7 @@ rankings (``early_bounds``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -40,6 +40,9 @@ UNKNOWN = -(1 << 31)
 
 EARLY_NUMPY_FROM = 2048
 """From how many ids ``Bounder.early_total`` runs in numpy (when the index uses it)."""
+MARKS_AT_ONCE = 65536
+"""How many ids ``Bounder._marks`` gives the marks of at a time: the bounds from them hold
+some 60 bytes an id in temporaries (``test u`` at a million paths: 611k ids)."""
 MARKS_KEPT = 4
 """How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
 about 0.9 MiB a term for a million paths)."""
@@ -203,10 +206,10 @@ class Bounder:
         one = (m == 1 and texts is st.folded and c == t.folded and bit_of(c) is not None
                and int(a.max()) < st.masks_len())
         if one:
-            _, _, whole_m = st.letter_masks(np)
-            bit = np.uint64(1) << np.uint64(bit_of(c))
+            bit = bit_of(c)
+            assert bit is not None
             near = (self._member(st.parent_first.get(c, ()), a, len(base_a), np)
-                    | ((whole_m[a] & bit) != 0))
+                    | self._member(st.one_char_folders(bit, np), a, len(base_a), np))
             cand = np.flatnonzero(near & alnum & (b > 0)).tolist()
         else:
             pst = st.pstart
@@ -463,13 +466,14 @@ class Bounder:
         beat the per-candidate ones (``JOINED_FROM``, ``JOINED_SHARE``)."""
         return len(ids) >= JOINED_FROM and len(ids) * JOINED_SHARE >= len(self.store.paths)
 
-    def _marks(self, fq: str, ids: Sequence[int], np: Any) -> _Marks | None:
+    def _marks(self, fq: str, ids: Sequence[int], np: Any) -> Iterator[_Marks] | None:
         """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
-        folded paths' buffer (``folded_buffer``); None when there is none.  Folding keeps
-        one code point for one (``ffind.query.fold``), so ``base`` and ``pstart`` are
-        positions in the folded path too, and with no ``/`` in the term an occurrence never
-        spans the ``/`` before a name or a folder: "inside the folders" is an occurrence that
-        starts before ``base``, and so on.
+        folded paths' buffer (``folded_buffer``), ``MARKS_AT_ONCE`` ids at a time (in order);
+        None when there is no buffer.  Folding keeps one code point for one
+        (``ffind.query.fold``), so ``base`` and ``pstart`` are positions in the folded path
+        too, and with no ``/`` in the term an occurrence never spans the ``/`` before a name
+        or a folder: "inside the folders" is an occurrence that starts before ``base``, and so
+        on.
 
         The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
         as the last one (``test``) is bounded again as an earlier one at the next key
@@ -490,25 +494,31 @@ class Bounder:
         self._kept_marks[fq] = kept  # (last: the most recent)
         while len(self._kept_marks) > MARKS_KEPT:
             del self._kept_marks[next(iter(self._kept_marks))]
-        found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, at]
-        return _Marks(
-            at=at, base=base_a[at].astype(np.int64), pstart=pst_a[at].astype(np.int64),
-            found=found, in_dirs=in_dirs, in_name=in_name, name_start=name_start,
-            parent=parent, in_parent=in_parent, whole_dir=whole_dir)
+
+        def parts() -> Iterator[_Marks]:
+            for s in range(0, len(at), MARKS_AT_ONCE):
+                a = at[s:s + MARKS_AT_ONCE]
+                found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, a]
+                yield _Marks(
+                    at=a, base=base_a[a].astype(np.int64), pstart=pst_a[a].astype(np.int64),
+                    found=found, in_dirs=in_dirs, in_name=in_name, name_start=name_start,
+                    parent=parent, in_parent=in_parent, whole_dir=whole_dir)
+
+        return parts()
 
     @staticmethod
     def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
         """``_marks``' seven marks for every path the buffer covers, as a (7, paths) bool
         array, in ``_Marks``' order from ``found``."""
-        t, r, before, after = buf.find(fq)
-        tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
         slash = ord("/")
         every = np.zeros((7, buf.covered), dtype=bool)
-        for row, sel in enumerate((
-                slice(None), r < tb, r >= tb, r == tb, r == tp,
-                (r >= tp) & (r < tb - 1) & (tp >= 0),
-                ((r == 0) | (before == slash)) & (after == slash))):
-            every[row, t[sel]] = True
+        for t, r, before, after in buf.find_parts(fq):  # (a slice's occurrences at a time)
+            tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
+            for row, sel in enumerate((
+                    slice(None), r < tb, r >= tb, r == tb, r == tp,
+                    (r >= tp) & (r < tb - 1) & (tp >= 0),
+                    ((r == 0) | (before == slash)) & (after == slash))):
+                every[row, t[sel]] = True
         return every
 
     def _last_joined(
@@ -516,35 +526,52 @@ class Bounder:
     ) -> tuple[Any, Any] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
         ``/``), from its occurrences (``_marks``); None when there is no buffer."""
-        k = self._marks(fq, ids if at is None else at, np)
-        if k is None:
+        marks = self._marks(fq, ids if at is None else at, np)
+        if marks is None:
             return None
         w = self.weights
         m = len(fq)
         tiers = self.b.tiers(m)
-        v = np.where(k.name_start, tiers.top, np.where(k.in_name, tiers.in_name, tiers.in_path))
-        extras = (k.parent * (w.parent_prefix_for(m)
-                              + w.whole_parent * (k.base - 1 - k.pstart == m))
-                  + k.whole_dir * w.whole_dir)
-        v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
-        loose = ~k.found | (k.in_dirs & ~k.in_name)
-        out = np.asarray(total, dtype=np.int64) + v + self.b.name_bonus(m) * loose
+        bonus = self.b.name_bonus(m)
+        out = np.array(total, dtype=np.int64)  # (a copy)
+        loose = np.empty(len(out), dtype=bool)
+        s = 0
+        for k in marks:  # (the temporaries of a part at a time)
+            e = s + len(k.at)
+            v = np.where(k.name_start, tiers.top,
+                         np.where(k.in_name, tiers.in_name, tiers.in_path))
+            extras = (k.parent * (w.parent_prefix_for(m)
+                                  + w.whole_parent * (k.base - 1 - k.pstart == m))
+                      + k.whole_dir * w.whole_dir)
+            v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
+            lo = ~k.found | (k.in_dirs & ~k.in_name)
+            loose[s:e] = lo
+            out[s:e] += v + bonus * lo
+            s = e
         return out, loose
 
     def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
         """``_early_term`` from the term's occurrences (``_marks``), as an int64 array; None
         when there is no buffer."""
-        k = self._marks(fq, new, np)
-        if k is None:
+        marks = self._marks(fq, new, np)
+        if marks is None:
             return None
         m = len(fq)
         tiers = self.b.tiers(m)
         bonus = self.b.name_bonus(m)
-        room = (k.pstart >= 0) & (k.base - 1 - k.pstart >= m)
-        top = k.name_start | (room & k.parent)
-        inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
-        v = np.where(top, tiers.top, np.where(inside, tiers.in_name, tiers.in_path + bonus))
-        return np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs, tiers.rest + bonus)
+        out = np.empty(len(new), dtype=np.int64)
+        s = 0
+        for k in marks:  # (the temporaries of a part at a time)
+            e = s + len(k.at)
+            room = (k.pstart >= 0) & (k.base - 1 - k.pstart >= m)
+            top = k.name_start | (room & k.parent)
+            inside = k.in_name | ((k.pstart >= 0) & k.in_parent)
+            v = np.where(top, tiers.top,
+                         np.where(inside, tiers.in_name, tiers.in_path + bonus))
+            out[s:e] = np.where(k.found, v + self.b.dir_extras_max(m) * k.in_dirs,
+                                tiers.rest + bonus)
+            s = e
+        return out
 
     def _one_char(
         self, c: str, ids: list[int], total: list[int], np: Any, at: Any = None
@@ -558,9 +585,11 @@ class Bounder:
         a = np.array(ids, dtype=np.int64) if at is None else at
         if int(a.max()) >= st.masks_len():
             return None
-        dirs_m, name_m, whole_m = st.letter_masks(np)
+        dirs_m, name_m = st.letter_masks(np)
         base_a, pst_a = st.offsets(np)
-        bit = np.uint64(1) << np.uint64(bit_of(c))
+        j = bit_of(c)
+        assert j is not None
+        bit = np.uint64(1) << np.uint64(j)
         n_all = len(base_a)
         in_dirs = (dirs_m[a] & bit) != 0
         in_name = (name_m[a] & bit) != 0
@@ -571,7 +600,7 @@ class Bounder:
         v = np.where(name_starts, tiers.top,
                      np.where(in_name | ~in_dirs, tiers.in_name, tiers.in_path))
         v += parent * (w.parent_prefix_for(1) + w.whole_parent * (b - 1 - ps == 1))
-        v += (in_dirs & ((whole_m[a] & bit) != 0)) * w.whole_dir
+        v += (in_dirs & self._member(st.one_char_folders(j, np), a, n_all, np)) * w.whole_dir
         flagged = in_dirs & ~name_starts & ~in_name
         out = np.array(total, dtype=np.int64) + v + self.b.name_bonus(1) * flagged
         return out, flagged
@@ -684,7 +713,7 @@ class Bounder:
         out = list(bounds)
         scat = [j for j, c in enumerate(chunks) if c]
         if scat:
-            inits = self.store.initials([ids[j] for j in scat])
+            inits = self.store.initials([ids[j] for j in scat], fq)
             on = [0] * len(scat)
             for _, v, j in process.extract_iter(fq, inits, scorer=LCSseq.similarity,
                                                 score_cutoff=1):
@@ -761,11 +790,11 @@ class Bounder:
                 rest.append(order[lo:hi])
                 continue
             k = int(blk[lo])
-            v = process.cdist([fq], st.initials_block(k), scorer=LCSseq.similarity,
+            v = process.cdist([fq], st.initials_block(k, fq), scorer=LCSseq.similarity,
                               dtype=np.int64)[0]
             out[order[lo:hi]] = v[s_ids[lo:hi] - (k << INIT_SHIFT)]
         if rest:
             at = np.concatenate(rest)
-            out[at] = process.cdist([fq], st.initials(ids[at].tolist()),
+            out[at] = process.cdist([fq], st.initials(ids[at].tolist(), fq),
                                     scorer=LCSseq.similarity, dtype=np.int64)[0]
         return out

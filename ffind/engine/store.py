@@ -10,6 +10,7 @@ masks; ``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -31,6 +32,11 @@ NAMES_KEPT_UPTO = 262144
 most): slicing them out where needed (``tighten_name`` over every optimistic candidate, the
 typo pass over the names of about the term's length) costs a slow key at 110k paths 5-10 ms;
 past this size the memory matters more."""
+NARROW = "\x7f"
+"""What stands in the blocks of word starts for a character beyond ASCII (the exact strings
+are kept beside them, ``PathStore.initials``): an ASCII term without it has the same longest
+common subsequence with either."""
+_BEYOND_ASCII = re.compile("[^\x00-\x7f]")
 DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
@@ -70,11 +76,14 @@ class PathStore:
         self._iblocks: list[str] = []
         self._iends = array("I")
         self._iloose: dict[int, str] = {}
+        # the word starts holding a character beyond ASCII, by id: in the blocks each such
+        # character is ``NARROW`` (a block stays one byte a character; ``initials``)
+        self._iwide: dict[int, str] = {}
         self._pen: dict[bool, array[int]] = {False: array("i"), True: array("i")}
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
-        self._mask_parts: list[tuple[Any, Any, Any]] = []
+        self._mask_parts: list[tuple[Any, ...]] = []  # (dirs, name, ids, one-char folders)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -218,9 +227,22 @@ class PathStore:
         """The paths as the term ``t`` compares with them (its case and accent rules)."""
         return self.texts(not t.case_sensitive, not t.accent_sensitive)
 
-    def initials(self, ids: Sequence[int]) -> list[str]:
+    def initials(self, ids: Sequence[int], term: str | None = None) -> list[str]:
         """Per id, the folded characters that can earn a word-start bonus (computed once: a
-        block of ids at a time by ``build_initials``, else one by one)."""
+        block of ids at a time by ``build_initials``, else one by one).  With ``term`` (one
+        that ``narrow_for`` accepts): strings whose longest common subsequence with ``term``
+        is that of the word starts, the few that hold characters beyond ASCII left with
+        ``NARROW`` in their place (``build_initials``)."""
+        out = self._initials(ids)
+        wide = self._iwide
+        if wide and not narrow_for(term):
+            done = len(self._iends)
+            for j, i in enumerate(ids):
+                if i < done and i in wide:
+                    out[j] = wide[i]
+        return out
+
+    def _initials(self, ids: Sequence[int]) -> list[str]:
         done = len(self._iends)
         loose = self._iloose
         if ids and max(ids) >= done:  # (once ``warm`` has built every block, none is)
@@ -247,13 +269,19 @@ class PathStore:
             lo = hi
         return out
 
-    def initials_block(self, k: int) -> list[str]:
+    def initials_block(self, k: int, term: str | None = None) -> list[str]:
         """The word starts of block ``k``'s ids that ``build_initials`` has computed
-        (``k << INIT_SHIFT`` on), in id order: the block's string split once."""
+        (``k << INIT_SHIFT`` on), in id order: the block's string split once; ``term`` as
+        ``initials``."""
         if k >= len(self._iblocks):
             return []
         words = self._iblocks[k].split("\0")
         words.pop()  # (after the last NUL)
+        if self._iwide and not narrow_for(term):
+            k0 = k << INIT_SHIFT
+            for i, v in self._iwide.items():
+                if k0 <= i < k0 + len(words):
+                    words[i - k0] = v
         return words
 
     def _add_loose(self, ids: list[int]) -> None:
@@ -287,6 +315,12 @@ class PathStore:
                 ends.append(off)
                 off += 1
             text = "\0".join(vals) + "\0"
+            if not text.isascii():  # (one such character would make the block 2-4 bytes one)
+                for j, (i, v) in enumerate(zip(range(s, e), vals, strict=True)):
+                    if not v.isascii():
+                        self._iwide[i] = v
+                        vals[j] = _BEYOND_ASCII.sub(NARROW, v)
+                text = "\0".join(vals) + "\0"
             if k < len(blocks):
                 blocks[k] += text
             else:
@@ -391,26 +425,42 @@ class PathStore:
         return self._offsets
 
     def build_masks(self, np: Any, upto: int) -> None:
-        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time)."""
+        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time).
+        The one-character folders' masks are kept for the few paths that have such a folder
+        (their ids and masks: 37k of a million paths, 0.3 MiB instead of 7.6)."""
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
         have = self.masks_len()
         if have < upto:
-            self._mask_parts.append(masks(self.folded[have:upto], self.base[have:upto], np))
+            dirs, name, whole = masks(self.folded[have:upto], self.base[have:upto], np)
+            some = np.flatnonzero(whole)
+            self._mask_parts.append((dirs, name, (some + have).astype(np.int32), whole[some]))
 
-    def letter_masks(self, np: Any) -> tuple[Any, Any, Any]:
-        """``ffind.engine.letters.masks`` of the paths ``build_masks`` covered, as three
-        arrays (the slices joined once)."""
+    def letter_masks(self, np: Any) -> tuple[Any, Any]:
+        """``ffind.engine.letters.masks``' folders and file name masks of the paths
+        ``build_masks`` covered, as two arrays (the slices joined once)."""
         parts = self._mask_parts
         if not parts:
             self.build_masks(np, 0)
             empty = np.zeros(0, dtype=np.uint64)
-            return empty, empty, empty
+            return empty, empty
+        self._join_masks(np)
+        return parts[0][0], parts[0][1]
+
+    def one_char_folders(self, bit: int, np: Any) -> Any:
+        """The ids (ascending, int32) among those ``build_masks`` covered that have a folder
+        of one character whose bit (``ffind.engine.letters.bit_of``) is ``bit``."""
+        if not self._mask_parts:
+            return np.zeros(0, dtype=np.int32)
+        self._join_masks(np)
+        _, _, ids, whole = self._mask_parts[0]
+        return ids[(whole & (np.uint64(1) << np.uint64(bit))) != 0]
+
+    def _join_masks(self, np: Any) -> None:
+        parts = self._mask_parts
         if len(parts) > 1:
-            d, nm, w = (np.concatenate([p[k] for p in parts]) for k in range(3))
-            parts[:] = [(d, nm, w)]
-        return parts[0]
+            parts[:] = [tuple(np.concatenate([p[k] for p in parts]) for k in range(4))]
 
     def masks_len(self) -> int:
         """How many paths the letter masks cover so far."""
@@ -432,6 +482,13 @@ class PathStore:
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def narrow_for(term: str | None) -> bool:
+    """Whether the word starts with ``NARROW`` in place of each character beyond ASCII serve
+    ``term`` as the exact ones would (``PathStore.initials``): an ASCII term without ``NARROW``
+    matches neither that character nor ``NARROW``."""
+    return term is not None and term.isascii() and NARROW not in term
 
 
 def narrow(np: Any, arr: Any) -> Any:

@@ -102,4 +102,4 @@ class WorkAhead:
         seen += sum(1 for j in range(start, end) if folded[j].find(key, base[j]) >= 0)
         self._seen[key] = seen
         if seen < limit:
-            store.initials(list(range(start, end)))
+            store.initials(list(range(start, end)), key)
