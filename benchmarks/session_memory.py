@@ -30,6 +30,16 @@ def rss() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
 
 
+def now() -> str:
+    """The current RSS (Linux: ``/proc/self/statm``), as text; empty elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return ""
+    return f" (now {mib(pages * resource.getpagesize()).strip()})"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -45,19 +55,19 @@ def main() -> int:
         walked = rss()
         n = fs.snapshot().scanned_file_count
         print(f"{n} paths, walk {time.perf_counter() - t:.1f} s; peak RSS {mib(start)} at the"
-              f" start, {mib(walked)} after the walk")
+              f" start, {mib(walked)} after the walk{now()}")
         if args.warm:
             with fs._ilock:
                 for _ in fs._index.warm():
                     pass
-            print(f"  after Index.warm: peak RSS {mib(rss())}")
+            print(f"  after Index.warm: peak RSS {mib(rss())}{now()}")
         for word in [w for w in args.words.split(",") if w]:
             for i in range(1, len(word) + 1):
                 if word[i - 1] != " ":
                     fs.set_query(word[:i])
                     fs.wait()
                     fs.results(20)
-            print(f"  after typing {word!r}: peak RSS {mib(rss())}")
+            print(f"  after typing {word!r}: peak RSS {mib(rss())}{now()}")
         seen: set[int] = set()
         with fs._ilock:  # (the session's idle ``warm`` grows the tables meanwhile)
             index = fs._index

@@ -190,3 +190,19 @@ def test_numpy_tables_are_int16_until_a_value_needs_more(long_at: int | None) ->
         assert st.lengths(whole, np).tolist() == st.name_lengths(whole, ids)
     if long_at is not None:  # the base and the path lengths widened, the rest fits still
         assert [str(a.dtype) for a in tables()] == ["int32", "int16", "int32", "int16", "int16"]
+
+
+@pytest.mark.parametrize("len_name", [0, 2])
+def test_penalties_of_some_ids_are_those_of_every_id_taken_there(len_name: int) -> None:
+    np = pytest.importorskip("numpy")
+    import dataclasses
+
+    st = PathStore(dataclasses.replace(DEFAULT, len_name=len_name))
+    st.extend(PATHS)
+    at = np.array([3, 0, 9, 9, len(PATHS) - 1], dtype=np.int64)
+    for hidden_ok in (False, True):
+        every = st.penalties_array(hidden_ok, np)
+        assert every.tolist() == [st.penalty(i, hidden_ok) for i in range(len(PATHS))]
+        got = st.penalties_array(hidden_ok, np, at)
+        assert got.dtype == np.int64 and got.tolist() == every[at].tolist()
+    assert st.penalties_array(False, np).tolist() != [0] * len(PATHS)  # (".env" is hidden)

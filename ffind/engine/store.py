@@ -361,17 +361,21 @@ class PathStore:
             return pen[ids.start:ids.stop]
         return [pen[i] for i in ids]
 
-    def penalties_array(self, hidden_ok: bool, np: Any) -> Any:
+    def penalties_array(self, hidden_ok: bool, np: Any, at: Any = None) -> Any:
         """``penalty`` of every id as an int64 array (a copy: the table grows with the
-        store, which a numpy view of it would forbid)."""
+        store, which a numpy view of it would forbid); with ``at`` (an array of ids), of
+        those ids only (no array of every id made on the way)."""
         n = len(self.paths)
         if not n:
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(0 if at is None else len(at), dtype=np.int64)
         got = self.penalties(range(n - 1, n), hidden_ok)  # (fills the table up to n)
         pen = self._pen[hidden_ok]
         if len(pen) < n:  # (no table: every penalty is 0)
-            return np.zeros(n, dtype=np.int64) + got[0]
-        return np.frombuffer(pen, dtype=f"i{pen.itemsize}", count=n).astype(np.int64)
+            return np.full(n if at is None else len(at), got[0], dtype=np.int64)
+        view = np.frombuffer(pen, dtype=f"i{pen.itemsize}", count=n)
+        out = view.astype(np.int64) if at is None else view[at].astype(np.int64)
+        del view  # (the table grows later: no view of it may outlive this)
+        return out
 
     def penalties_len(self) -> int:
         """How many paths (from 0) ``penalties`` covers so far."""
