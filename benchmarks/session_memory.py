@@ -6,8 +6,9 @@ the ``Index`` tables and of the cached ``MatchSet`` id lists.
 Walks TREE with a ``FileSearcher`` (limit 20), types the words one key at a time (as
 ``keys_bench.py`` does; with ``--warm``, after ``Index.warm`` has built every table it builds
 ahead, as a session left idle after its walk would), then prints the peak RSS at each stage
-and the deep size (``index_footprint.deep``) of the index's tables (its ``PathStore``'s
-attributes) and of the session's cached MatchSets.
+(on Linux with the current RSS beside it: what the next stage adds to) and the deep size
+(``index_footprint.deep``) of the index's tables (its ``PathStore``'s attributes) and of the
+session's cached MatchSets.
 """
 
 from __future__ import annotations

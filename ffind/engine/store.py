@@ -3,10 +3,11 @@ needs, kept compact (issue 17: a session at 1M paths): the folded form shares th
 string when folding changes nothing; the first-letter tables and penalties are
 ``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
 kept, nor file names and stems past ``NAMES_KEPT_UPTO`` paths (sliced, or reversed, where they
-are needed); the word starts are kept a block of ids to one string.  Some tables are built
-on ``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on
-first use and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter
-masks; ``ffind.engine.warmup`` builds them ahead)."""
+are needed); the word starts are kept a block of ids to one string, one byte a character
+(``NARROW``); the one-character folders' letter masks only for the paths that have one.  Some
+tables are built on ``extend`` (folded forms, offsets, first-letter tables, names and stems),
+the others on first use and then extended as paths arrive (``penalties``, ``lengths``,
+``initials``, letter masks; ``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
@@ -229,10 +230,10 @@ class PathStore:
 
     def initials(self, ids: Sequence[int], term: str | None = None) -> list[str]:
         """Per id, the folded characters that can earn a word-start bonus (computed once: a
-        block of ids at a time by ``build_initials``, else one by one).  With ``term`` (one
-        that ``narrow_for`` accepts): strings whose longest common subsequence with ``term``
-        is that of the word starts, the few that hold characters beyond ASCII left with
-        ``NARROW`` in their place (``build_initials``)."""
+        block of ids at a time by ``build_initials``, else one by one).  With a ``term`` that
+        ``narrow_for`` accepts: strings whose longest common subsequence with ``term`` is
+        that of the word starts (the few that hold characters beyond ASCII are left with
+        ``NARROW`` in their place, as the blocks keep them); otherwise the exact strings."""
         out = self._initials(ids)
         wide = self._iwide
         if wide and not narrow_for(term):
