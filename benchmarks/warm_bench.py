@@ -11,7 +11,8 @@ interleaved run by run, of:
 - warm:  ``ffind --no-server -l 20 Q`` with a snapshot (made by one call first, then past
   the racy window), searched by the process itself
 - server: ``ffind -l 20 Q`` answered by the root's resident server (started by one call
-  first, and asked once before the timed runs); its resident memory (``VmRSS``) after
+  first, and asked once before the timed runs); its resident memory (``VmRSS``), the
+  inotify watches and fanotify marks it holds (``ffind.fs.watch``, ``ffind.fs.fanwatch``) after
 - peer:  ``fdfind -t f | fzf --filter Q | head -20`` (skipped when either is missing)
 
 and the ratios cold/peer, warm/peer, server/peer (``--modes``: only these of the four,
@@ -115,6 +116,28 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
+def held_watches(pid: int) -> tuple[int, int]:
+    """The inotify watches and the fanotify marks ``pid`` holds (``/proc/PID/fdinfo``)."""
+    watches = marks = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0, 0
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link not in ("anon_inode:inotify", "anon_inode:[fanotify]"):
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        watches += sum(line.startswith(b"inotify wd:") for line in lines)
+        marks += sum(line.startswith((b"fanotify ino:", b"fanotify mnt_id:", b"fanotify sdev:"))
+                     for line in lines)
+    return watches, marks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -198,7 +221,8 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
         fastest = min(r[0] for r in got["server"])
         parts.append(f"server {served * 1000:.0f} ms (min {fastest * 1000:.0f} ms; client CPU "
                      f"{served_cpu * 1000:.0f} ms; "
-                     + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
+                     + (f"server {rss_mib(pid):.0f} MiB, %d inotify watches, %d fanotify marks"
+                        % held_watches(pid) if pid else "NO SERVER") + ")")
     line = f"{tree}: " + ", ".join(parts)
     if "fd|fzf" in med:
         peer, peer_rss, peer_cpu = med["fd|fzf"]

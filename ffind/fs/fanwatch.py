@@ -73,6 +73,9 @@ MASK = (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ATTRIB | F
 MARK_SHARE = 0.5
 """The share of its user's free marks (``max_user_marks`` less those in use) a
 ``FanWatcher`` takes at most."""
+MARK_LINES = (b"fanotify ino:", b"fanotify mnt_id:", b"fanotify sdev:")
+"""How a mark's line starts in ``/proc/<pid>/fdinfo/<fd>`` (an inode's, a mount's, a file
+system's; the first line, ``fanotify flags:``, is the group's)."""
 _META = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
 _INFO = struct.Struct("=BBH")  # struct fanotify_event_info_header
 _HANDLE = struct.Struct("=Ii")  # struct file_handle: handle_bytes, handle_type
@@ -285,10 +288,10 @@ class FanWatcher:
                 continue
             if mask & FAN_ATTRIB:
                 attrib.add(prefix)
+            if mask & FAN_MOVE_SELF:
+                moved.add(prefix)
             if mask & FAN_DELETE_SELF:  # (the kernel removed the mark)
                 gone.append(prefix)
-            elif mask & FAN_MOVE_SELF:
-                moved.add(prefix)
         for prefix in gone:
             self._forget(prefix)
         self.remove_below(moved)
@@ -322,7 +325,7 @@ def _libc() -> Any:
 def used_marks(uid: int | None = None) -> int:
     """The fanotify marks held by the processes of ``uid`` (by default this one's) that this
     process may see (``/proc/<pid>/fdinfo``: a line per mark)."""
-    return used_in_fdinfo("anon_inode:[fanotify]", b"fanotify ", uid)
+    return used_in_fdinfo("anon_inode:[fanotify]", MARK_LINES, uid)
 
 
 def free_marks() -> int:

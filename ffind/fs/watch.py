@@ -297,7 +297,7 @@ def _proc_int(path: str) -> int | None:
         return None
 
 
-def used_in_fdinfo(link: str, token: bytes, uid: int | None = None) -> int:
+def used_in_fdinfo(link: str, token: bytes | tuple[bytes, ...], uid: int | None = None) -> int:
     """How many lines starting with ``token`` the ``/proc/<pid>/fdinfo`` files of the
     descriptors whose link reads ``link`` hold, in the processes of ``uid`` (by default this
     one's) that this process may see: the watches (marks) of inotify (fanotify) held."""
