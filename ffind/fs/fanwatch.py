@@ -64,6 +64,7 @@ FAN_EVENT_INFO_TYPE_DFID_NAME = 2
 FAN_EVENT_INFO_TYPE_DFID = 3
 METADATA_VERSION = 3
 AT_EMPTY_PATH = 0x1000
+AT_HANDLE_FID = 0x200
 MAX_HANDLE_SZ = 128
 
 INIT = FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID | FAN_REPORT_NAME | FAN_NONBLOCK | FAN_CLOEXEC
@@ -140,6 +141,9 @@ class FanWatcher:
         """When a list: every prefix dropped from the books is appended (for ``Pair``)."""
         self._handle = ctypes.create_string_buffer(_HANDLE.size + MAX_HANDLE_SZ)
         self._mount = ctypes.c_int()
+        self._flags = AT_EMPTY_PATH | AT_HANDLE_FID
+        """``AT_HANDLE_FID`` (Linux 6.5): the handle encoded as fanotify encodes it; before
+        6.5 (``EINVAL``), without (the same encoding there: a file system's own)."""
 
     def _init(self) -> int:
         fd = int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC))
@@ -160,8 +164,13 @@ class FanWatcher:
         buf = self._handle
         _HANDLE.pack_into(buf, 0, MAX_HANDLE_SZ, 0)
         if self._libc.name_to_handle_at(fd, b"", buf, ctypes.byref(self._mount),
-                                        AT_EMPTY_PATH) != 0:
-            return None
+                                        self._flags) != 0:
+            import errno
+
+            if ctypes.get_errno() != errno.EINVAL or self._flags == AT_EMPTY_PATH:
+                return None
+            self._flags = AT_EMPTY_PATH
+            return self._handle_of(fd)
         count = _HANDLE.unpack_from(buf, 0)[0]
         return bytes(buf.raw[4:_HANDLE.size + count])
 
@@ -348,6 +357,11 @@ class Pair:
         self.wd_of: dict[str, int | bytes] = {}
         first.forgotten = []
         second.forgotten = []
+
+    @property
+    def fd(self) -> int:
+        """-1 once either is closed."""
+        return min(self.first.fd, self.second.fd)
 
     @property
     def budget(self) -> int:
