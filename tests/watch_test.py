@@ -269,6 +269,12 @@ def test_folders_below_a_renamed_one_are_checked(resident: Resident) -> None:
     assert got == cold(root, resident.options)
     assert "d0/sub/only1.py" in got
     assert {"d0/sub/", "d1/sub/"} <= set(resident.only)
+    after_racy_window()
+    resident.request()  # (their watches added again, to the folders now at those paths)
+    (root / "d0" / "sub" / "later.py").write_text("x")
+    got = resident.request()
+    assert got == cold(root, resident.options)
+    assert "d0/sub/later.py" in got
 
 
 def test_the_watch_limit_checks_the_unwatched_folders(tmp_path: Path) -> None:
