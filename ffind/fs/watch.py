@@ -49,10 +49,13 @@ Why the hint is exact:
 Limits: a watch costs kernel memory (~110 bytes, and it pins its folder's inode) and
 ``/proc/sys/fs/inotify/max_user_watches`` is per user and shared with editors, so a
 ``Watcher`` takes at most ``WATCH_SHARE`` (half) of the watches its user has free when it
-starts (counted in ``/proc/*/fdinfo``); the folders beyond are ``stat``-checked.  No watcher
+starts (counted in ``/proc/*/fdinfo``); the folders beyond are marked with fanotify, a
+separate per-user budget, within its own share (``ffind.fs.fanwatch``: a ``Pair`` of the two
+is the hint's watcher), and the folders beyond both are ``stat``-checked.  No watcher
 (``Hint.start`` is None, the full ``stat`` pass as before) off Linux, when
 ``inotify_init1`` fails, on a file system whose times cannot be trusted
-(``ffind.fs.warm.trusted_fs``) or with ``follow_links`` (never cached).
+(``ffind.fs.warm.trusted_fs``), with ``follow_links`` (never cached), or with
+``FFIND_NO_WATCH`` set (``NO_WATCH``).
 """
 
 from __future__ import annotations
