@@ -5,6 +5,7 @@ fanotify: tests/watch_test.py, every property and directed case with it.)"""
 
 from __future__ import annotations
 
+import os
 import struct
 import sys
 from collections.abc import Iterator
@@ -231,3 +232,9 @@ def test_free_marks_is_a_share_of_the_limit_less_those_used(
         w.close()
     monkeypatch.setattr(fanwatch, "_proc_int", lambda path: None)
     assert fanwatch.free_marks() == 0
+
+
+def test_a_read_that_fails_is_lost_events(fw: FanWatcher) -> None:
+    os.close(fw.fd)
+    fw.fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY)  # (a read gives EISDIR)
+    assert fw.drain().overflow

@@ -260,12 +260,16 @@ class FanWatcher:
         self.fd = self._init()
 
     def read(self) -> bytes:
-        """Everything queued, without waiting."""
+        """Everything queued, without waiting (a read that fails: lost events)."""
         parts = []
         while True:
             try:
                 part = os.read(self.fd, _READ)
             except BlockingIOError:
+                break
+            except OSError:
+                parts.append(_META.pack(_META.size, METADATA_VERSION, 0, _META.size,
+                                        FAN_Q_OVERFLOW, -1, 0))
                 break
             if not part:
                 break
