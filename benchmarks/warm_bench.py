@@ -11,7 +11,10 @@ interleaved run by run, of:
 - warm:  ``ffind --no-server -l 20 Q`` with a snapshot (made by one call first, then past
   the racy window), searched by the process itself
 - server: ``ffind -l 20 Q`` answered by the root's resident server (started by one call
-  first, and asked once before the timed runs); its resident memory (``VmRSS``) after
+  first, and asked once before the timed runs); its resident memory (``VmRSS``), the
+  inotify watches and fanotify marks it holds (``ffind.fs.watch``, ``ffind.fs.fanwatch``) after,
+  and the median CPU it spent per request (its own and its split child's: less noisy than
+  the wall time on a busy machine)
 - peer:  ``fdfind -t f | fzf --filter Q | head -20`` (skipped when either is missing)
 
 and the ratios cold/peer, warm/peer, server/peer (``--modes``: only these of the four,
@@ -115,6 +118,41 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
+def cpu_of(pid: int | None) -> float:
+    """The CPU seconds ``pid`` and its reaped children spent so far (``/proc/PID/stat``:
+    utime, stime, cutime, cstime; 10 ms steps), or 0."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def held_watches(pid: int) -> tuple[int, int]:
+    """The inotify watches and the fanotify marks ``pid`` holds (``/proc/PID/fdinfo``)."""
+    watches = marks = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0, 0
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link not in ("anon_inode:inotify", "anon_inode:[fanotify]"):
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        watches += sum(line.startswith(b"inotify wd:") for line in lines)
+        marks += sum(line.startswith((b"fanotify ino:", b"fanotify mnt_id:", b"fanotify sdev:"))
+                     for line in lines)
+    return watches, marks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -182,9 +220,13 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
     if fd and fzf and "peer" in which:
         modes["fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
     got: dict[str, list[tuple[float, int, float]]] = {name: [] for name in modes}
+    server_cpu: list[float] = []  # (the server's own, and its split child's, per request)
     for _ in range(runs):
         for name, cmd in modes.items():
+            before = cpu_of(pid) if name == "server" else 0.0
             got[name].append(timed_rss(cmd, tree, env, 1))
+            if name == "server":
+                server_cpu.append(cpu_of(pid) - before)
     med = {name: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
                   statistics.median(r[2] for r in rows)) for name, rows in got.items()}
     parts = []
@@ -197,8 +239,10 @@ def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str
         served, _, served_cpu = med["server"]
         fastest = min(r[0] for r in got["server"])
         parts.append(f"server {served * 1000:.0f} ms (min {fastest * 1000:.0f} ms; client CPU "
-                     f"{served_cpu * 1000:.0f} ms; "
-                     + (f"server {rss_mib(pid):.0f} MiB" if pid else "NO SERVER") + ")")
+                     f"{served_cpu * 1000:.0f} ms; the server's CPU "
+                     f"{statistics.median(server_cpu or [0]) * 1000:.0f} ms; "
+                     + (f"server {rss_mib(pid):.0f} MiB, %d inotify watches, %d fanotify marks"
+                        % held_watches(pid) if pid else "NO SERVER") + ")")
     line = f"{tree}: " + ", ".join(parts)
     if "fd|fzf" in med:
         peer, peer_rss, peer_cpu = med["fd|fzf"]

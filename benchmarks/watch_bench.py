@@ -1,13 +1,17 @@
 """Validating a warm listing: the ``stat`` of every folder against the inotify hint
 (``ffind.fs.watch``), as a process that keeps the listing between requests does it.
 
-    python benchmarks/watch_bench.py TREE [TREE...] [--runs N] [--budget N] [--touch]
+    python benchmarks/watch_bench.py TREE [TREE...] [--runs N] [--budget N] [--marks N]
+        [--touch]
 
 For each tree (its snapshot made first by a cold walk into a temporary cache folder):
 
 - ``arm``: the hint's first validation (every watch added, then every folder checked), and
   how many folders are watched (at most half of the user's free inotify watches, or
-  ``--budget``) and how many are ``stat``-ed on every request (the others);
+  ``--budget``), how many marked by fanotify beyond them (at most half of the user's free
+  marks, or ``--marks``; 0: inotify alone, ``ffind.fs.fanwatch``), how many are ``stat``-ed
+  on every request (the others), and the kernel memory the marks took (``Slab`` and
+  ``SUnreclaim`` in ``/proc/meminfo``, before and after: the whole machine's);
 - ``unchanged``: median of ``--runs`` validations of the unchanged listing, the ``stat``
   pass of every folder (``Refresh.warm(snap)``, as without a hint) and with the hint
   (``Refresh.warm(snap, only)``), interleaved, and the folders each checked;
@@ -84,7 +88,22 @@ def kernel_marks() -> str:
     return ""
 
 
-def bench(root: str, runs: int, budget: int | None, touch: bool) -> None:
+def meminfo() -> dict[str, int]:
+    """``Slab`` and ``SUnreclaim`` of ``/proc/meminfo`` (KiB)."""
+    got: dict[str, int] = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name in ("Slab", "SUnreclaim"):
+                    got[name] = int(rest.split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return got
+
+
+def bench(root: str, runs: int, budget: int | None, touch: bool,
+          marks: int | None = None) -> None:
     options = SearchOptions()
     with tempfile.TemporaryDirectory() as cache:
         store = SnapshotStore(cache)
@@ -99,14 +118,21 @@ def bench(root: str, runs: int, budget: int | None, touch: bool) -> None:
         time.sleep(refresh.RACY_NS / 1e9)  # (past the racy window: folders trusted)
         secs, run, _ = validate(root, options, store, snap, None)  # (racy ones read once)
         snap = run.listing or snap
-        hint = Hint.start(root, options, budget)
+        before = meminfo()
+        hint = Hint.start(root, options, budget, marks=marks)
         assert hint is not None, "no inotify here"
         secs, run, _ = validate(root, options, store, snap, hint)
         snap = run.listing or snap
+        after = meminfo()
         watched = len(hint.watcher.wd_of)
+        second = getattr(hint.watcher, "second", None)
+        marked = 0 if second is None else len(second.wd_of)
         print(f"  arm: {secs * 1000:.0f} ms (every watch added, every folder checked); "
-              f"{watched:,} folders watched (budget {hint.watcher.budget:,}), "
-              f"{len(snap.prefixes) - watched:,} stat-ed every time. {kernel_marks()}")
+              f"{watched - marked:,} folders watched by inotify, {marked:,} by fanotify "
+              f"(budgets {hint.watcher.budget:,} together), "
+              f"{len(snap.prefixes) - watched:,} stat-ed every time. {kernel_marks()}; "
+              + ", ".join(f"{k} {(after[k] - before[k]) / 1024:+.1f} MiB"
+                          for k in after if k in before))
         full, hinted, own = [], [], []
         checked_full = checked_hint = 0
         for _ in range(runs):
@@ -172,11 +198,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--budget", type=int, default=None,
                         help="watches at most (default: half of the user's free watches)")
+    parser.add_argument("--marks", type=int, default=None,
+                        help="fanotify marks at most beyond the watches (default: half of the "
+                        "user's free marks; 0: inotify alone)")
     parser.add_argument("--touch", action="store_true",
                         help="also create (then remove) one file in each tree")
     args = parser.parse_args()
     for tree in args.trees:
-        bench(tree, args.runs, args.budget, args.touch)
+        bench(tree, args.runs, args.budget, args.touch, args.marks)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,11 @@ def man_page() -> str:
         ".TP",
         "\\fBNO_COLOR\\fR",
         roff("When set to a non-empty value, --color auto does not colour (https://no-color.org)."),
+        ".TP",
+        "\\fBFFIND_NO_WATCH\\fR",
+        roff("When set (not empty, not 0), the resident server watches no folder (neither "
+             "inotify nor fanotify): every request checks the time of every folder of the "
+             "listing (docs/cache.md)."),
     ]
     out += _integration()
     out.append(".SH EXAMPLES")

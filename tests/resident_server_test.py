@@ -439,11 +439,12 @@ def short_racy(short_racy: None, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @contextlib.contextmanager
-def _threaded_server(root: Path, budget: int | None = None) -> Iterator[server.Server]:
+def _threaded_server(root: Path, budget: int | None = None,
+                     marks: int | None = None) -> Iterator[server.Server]:
     found = client.where(str(root), create=True)
     assert found is not None
     srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60,
-                        watch_budget=budget)
+                        watch_budget=budget, mark_budget=marks)
     srv.bind()
     thread = threading.Thread(target=srv.serve)
     thread.start()
@@ -484,25 +485,27 @@ def _armed(srv: server.Server, timeout: float = 10.0) -> None:
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "15")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(changes=steps, which=st.integers(0, len(OPTIONS) - 1),
-       budget=st.sampled_from([None, None, 0, 1]), split=st.booleans())
+       budget=st.sampled_from([None, None, 0, 1]), marks=st.sampled_from([None, 0, 2]),
+       split=st.booleans())
 def test_the_servers_answers_equal_a_cold_search_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, resident: Path, git_home: Path, short_racy: None,
     changes: list[tuple[str, int, int, int, bool]], which: int, budget: int | None,
-    split: bool,
+    marks: int | None, split: bool,
 ) -> None:
     """With the inotify hint narrowing the server's validation (``budget``: the watches it
-    may hold; 0 and 1 leave (nearly) every folder to the ``stat`` pass); ``split``: every
-    ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``), as at 1M files."""
+    may hold; ``marks``: the fanotify marks beyond them, 0: none; 0 and 1 watches with 0
+    marks leave (nearly) every folder to the ``stat`` pass); ``split``: every ``stat`` pass
+    split with a forked child (``refresh.SPLIT_MIN``), as at 1M files."""
     with pytest.MonkeyPatch.context() as mp:
         if split:
             mp.setattr(refresh, "SPLIT_MIN", 1)
             mp.setattr(refresh, "cpus", lambda: 2)
-        _replay_server(tmp_path_factory, git_home, changes, which, budget)
+        _replay_server(tmp_path_factory, git_home, changes, which, budget, marks)
 
 
 def _replay_server(tmp_path_factory: pytest.TempPathFactory, git_home: Path,
                    changes: list[tuple[str, int, int, int, bool]], which: int,
-                   budget: int | None) -> None:
+                   budget: int | None, marks: int | None) -> None:
     base = tmp_path_factory.mktemp("prop")
     root = git_repo(base / "repo")
     options = OPTIONS[which]
@@ -510,7 +513,7 @@ def _replay_server(tmp_path_factory: pytest.TempPathFactory, git_home: Path,
                  ("file", 6, 3, 0, False), ("file", 7, 4, 0, False), ("file", 8, 3, 0, False)]:
         apply(root, git_home, step)
     try:
-        with _threaded_server(root, budget) as srv:
+        with _threaded_server(root, budget, marks) as srv:
             _same(root, options, srv)
             settle()  # (the inputs above the root past the racy window: no more cold walks)
             _armed(srv)
@@ -559,6 +562,24 @@ def test_the_hint_narrows_the_validation_and_is_closed(
         assert held.hint is not None
         watcher = held.hint.watcher
     assert watcher.fd == -1  # (the server exited)
+
+
+def test_no_watch_means_no_hint(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``FFIND_NO_WATCH=1``: neither inotify nor fanotify; every folder checked each time."""
+    monkeypatch.setenv("FFIND_NO_WATCH", "1")
+    root = _tree(tmp_path)
+    options = SearchOptions()
+    with _threaded_server(root) as srv:
+        ffind.search("main", root, options, cache=True)
+        _armed(srv)
+        (held,) = srv.held.values()
+        assert held.hinted and held.hint is None
+        (root / "src" / "new_main.py").write_text("x")
+        got = ffind.search("main", root, options, cache=True)
+        assert srv.answered == 2 and srv.checked == -1 and srv.narrowed == 0
+        assert got == ffind.search("main", root, options)
 
 
 def test_a_hint_that_fails_while_idle_is_let_go(

@@ -30,6 +30,7 @@ from warm_test import (
 from warm_test import settle as after_racy_window
 
 from ffind.fs import warm, watch
+from ffind.fs.fanwatch import _META, FAN_Q_OVERFLOW, Pair
 from ffind.fs.watch import (
     IN_CREATE,
     IN_IGNORED,
@@ -49,6 +50,12 @@ from ffind.state.cache import CachedListing, SnapshotStore
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux"),
               pytest.mark.usefixtures("git_home", "short_racy")]
 
+MARKS = st.sampled_from([0, None, None, 3])
+"""fanotify's marks in the property tests: none, its share, a few."""
+BACKENDS = {"inotify": (None, 0), "fanotify": (0, None), "both": (4, None)}
+"""(inotify's budget, fanotify's) of the directed cases' hints: inotify alone, fanotify
+alone, the top four folders by inotify and the rest by fanotify."""
+
 
 def _raw(path: str) -> tuple[int, list[tuple[str, bool, bool]]] | None:
     """What a folder's listing can depend on, as the kernel sees it: its mode and its
@@ -67,9 +74,9 @@ class Resident:
     request, validated with the hint's folders only (``refreshed``), the hint settled."""
 
     def __init__(self, root: Path, options: SearchOptions, store: SnapshotStore,
-                 budget: int | None = None) -> None:
+                 budget: int | None = None, marks: int | None = 0) -> None:
         self.root, self.options, self.store = str(root), options, store
-        hint = Hint.start(self.root, options, budget)
+        hint = Hint.start(self.root, options, budget, marks=marks)
         assert hint is not None
         self.hint: Hint = hint
         self.listing: CachedListing | None = None
@@ -115,22 +122,24 @@ class Resident:
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=steps, which=st.integers(0, len(OPTIONS) - 1),
-       budget=st.sampled_from([None, None, 0, 1, 3]), split=st.booleans())
+       budget=st.sampled_from([None, None, 0, 1, 3]), marks=MARKS, split=st.booleans())
 def test_the_listing_validated_with_the_hint_equals_cold_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path,
-    steps: list[Step], which: int, budget: int | None, split: bool,
+    steps: list[Step], which: int, budget: int | None, marks: int | None, split: bool,
 ) -> None:
     """Between requests: create, delete, rename files and folders (within the racy window
     or after it), ignore files edited at any depth, info/exclude and the global excludes
     file, folders made symbolic links or unreadable, nested repositories, tags; after each,
     the listing validated with the hint equals a cold walk, and every watched folder whose
-    entries changed was drained (``Resident.request``).  ``budget``: watches at most;
-    ``split``: every ``stat`` pass split with a forked child (``refresh.SPLIT_MIN``)."""
+    entries changed was drained (``Resident.request``).  ``budget``: watches at most,
+    ``marks``: fanotify marks for the folders beyond (0: inotify alone; with a ``budget`` of
+    0, fanotify alone); ``split``: every ``stat`` pass split with a forked child
+    (``refresh.SPLIT_MIN``)."""
     with pytest.MonkeyPatch.context() as mp:
         if split:
             split_every_pass(mp)
         _replay_groups(tmp_path_factory.mktemp("prop"), git_home, [[s] for s in steps],
-                       which, budget)
+                       which, budget, marks)
 
 
 def _apply(root: Path, home: Path, step: Step) -> None:
@@ -162,18 +171,18 @@ groups = st.lists(st.lists(st.tuples(st.sampled_from(["rename", "swap", "swap", 
 @settings(max_examples=int(os.environ.get("WARM_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(groups=groups, which=st.integers(0, len(OPTIONS) - 1),
-       budget=st.sampled_from([None, None, 2]))
+       budget=st.sampled_from([None, None, 0, 2]), marks=MARKS)
 def test_several_changes_between_two_requests(
     tmp_path_factory: pytest.TempPathFactory, git_home: Path,
-    groups: list[list[Step]], which: int, budget: int | None,
+    groups: list[list[Step]], which: int, budget: int | None, marks: int | None,
 ) -> None:
     """Several changes between two requests, renames above all: a folder renamed and another
-    renamed to its name, whose sub-folders keep their names (and watches)."""
-    _replay_groups(tmp_path_factory.mktemp("prop"), git_home, groups, which, budget)
+    renamed to its name, whose sub-folders keep their names (and watches or marks)."""
+    _replay_groups(tmp_path_factory.mktemp("prop"), git_home, groups, which, budget, marks)
 
 
 def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
-                   budget: int | None) -> None:
+                   budget: int | None, marks: int | None) -> None:
     """``warm_test._replay`` with a ``Resident``, validating after each group of steps."""
     root = git_repo(base / "repo")
     store = SnapshotStore(str(base / "cache"))
@@ -182,7 +191,7 @@ def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
               "b/a/c/two.py", "b/b/three.py", "target/y.txt", ".h/x.py"]:
         (root / p).parent.mkdir(parents=True, exist_ok=True)
         (root / p).write_text("x")
-    r = Resident(root, options, store, budget)
+    r = Resident(root, options, store, budget, marks)
     try:
         assert r.request() == cold(root, options)
         after_racy_window()
@@ -198,10 +207,14 @@ def _replay_groups(base: Path, home: Path, groups: list[list[Step]], which: int,
 # ---- directed cases --------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def resident(tmp_path: Path) -> Iterator[Resident]:
+@pytest.fixture(params=sorted(BACKENDS))
+def resident(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Resident]:
     root = _tree(tmp_path / "repo")
-    r = Resident(root, SearchOptions(threads=1), SnapshotStore(str(tmp_path / "cache")))
+    budget, marks = BACKENDS[request.param]
+    r = Resident(root, SearchOptions(threads=1), SnapshotStore(str(tmp_path / "cache")),
+                 budget, marks)
+    if request.param != "inotify":
+        assert isinstance(r.hint.watcher, Pair)
     r.request()  # the cold walk that writes the snapshot
     r.request()  # the first validation: every folder, watched before it
     after_racy_window()
@@ -256,6 +269,12 @@ def test_folders_below_a_renamed_one_are_checked(resident: Resident) -> None:
     assert got == cold(root, resident.options)
     assert "d0/sub/only1.py" in got
     assert {"d0/sub/", "d1/sub/"} <= set(resident.only)
+    after_racy_window()
+    resident.request()  # (their watches added again, to the folders now at those paths)
+    (root / "d0" / "sub" / "later.py").write_text("x")
+    got = resident.request()
+    assert got == cold(root, resident.options)
+    assert "d0/sub/later.py" in got
 
 
 def test_the_watch_limit_checks_the_unwatched_folders(tmp_path: Path) -> None:
@@ -312,7 +331,12 @@ def test_an_overflow_means_every_folder_is_checked(resident: Resident) -> None:
     root = Path(resident.root)
     (root / "d4" / "sub" / "lost.py").write_text("x")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(resident.hint.watcher, "read", lambda: _event(-1, IN_Q_OVERFLOW))
+        watcher = resident.hint.watcher
+        if isinstance(watcher, Pair):  # (fanotify's queue lost events)
+            lost = _META.pack(_META.size, 3, 0, _META.size, FAN_Q_OVERFLOW, -1, 0)
+            mp.setattr(watcher.second, "read", lambda: lost)
+        else:
+            mp.setattr(watcher, "read", lambda: _event(-1, IN_Q_OVERFLOW))
         got = resident.request()
     assert resident.hint.last is None
     assert got == cold(root, resident.options)

@@ -49,10 +49,13 @@ Why the hint is exact:
 Limits: a watch costs kernel memory (~110 bytes, and it pins its folder's inode) and
 ``/proc/sys/fs/inotify/max_user_watches`` is per user and shared with editors, so a
 ``Watcher`` takes at most ``WATCH_SHARE`` (half) of the watches its user has free when it
-starts (counted in ``/proc/*/fdinfo``); the folders beyond are ``stat``-checked.  No watcher
+starts (counted in ``/proc/*/fdinfo``); the folders beyond are marked with fanotify, a
+separate per-user budget, within its own share (``ffind.fs.fanwatch``: a ``Pair`` of the two
+is the hint's watcher), and the folders beyond both are ``stat``-checked.  No watcher
 (``Hint.start`` is None, the full ``stat`` pass as before) off Linux, when
 ``inotify_init1`` fails, on a file system whose times cannot be trusted
-(``ffind.fs.warm.trusted_fs``) or with ``follow_links`` (never cached).
+(``ffind.fs.warm.trusted_fs``), with ``follow_links`` (never cached), or with
+``FFIND_NO_WATCH`` set (``NO_WATCH``).
 """
 
 from __future__ import annotations
@@ -60,13 +63,14 @@ from __future__ import annotations
 import os
 import struct
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing
 
 if TYPE_CHECKING:
+    from ffind.fs.fanwatch import Pair
     from ffind.fs.refresh import Refresh
 
 IN_ATTRIB = 0x4
@@ -89,6 +93,9 @@ IN_CLOEXEC = os.O_CLOEXEC
 MASK = (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF
         | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 """What a folder is watched for (``IN_DONT_FOLLOW`` added for every folder but the root)."""
+NO_WATCH = "FFIND_NO_WATCH"
+"""Set (not empty, not 0): no hint at all, neither inotify nor fanotify; every validation
+``stat``s every folder (``docs/cache.md``)."""
 WATCH_SHARE = 0.5
 """The share of its user's free watches (``max_user_watches`` less those in use) a
 ``Watcher`` takes at most."""
@@ -143,6 +150,9 @@ class Watcher:
         tried until one is removed."""
         self.removed = 0
         """How many watches were removed so far (a ``Hint`` sees the set shrink by it)."""
+        self.forgotten: list[str] | None = None
+        """When a list: every prefix dropped from the books is appended (for
+        ``ffind.fs.fanwatch.Pair``)."""
 
     def _init(self) -> int:
         fd = int(self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
@@ -194,6 +204,8 @@ class Watcher:
             del self.prefix_of[wd]
             self.full = False
             self.removed += 1
+            if self.forgotten is not None:
+                self.forgotten.append(prefix)
         return wd
 
     def remove_below(self, prefixes: Iterable[str]) -> None:
@@ -209,6 +221,8 @@ class Watcher:
         """Stop watching anything: a new inotify instance (the old one's queue is gone)."""
         os.close(self.fd)
         self.removed += len(self.wd_of)
+        if self.forgotten is not None:
+            self.forgotten.extend(self.wd_of)
         self.wd_of.clear()
         self.prefix_of.clear()
         self.full = False
@@ -286,9 +300,10 @@ def _proc_int(path: str) -> int | None:
         return None
 
 
-def used_watches(uid: int | None = None) -> int:
-    """The inotify watches held by the processes of ``uid`` (by default this one's) that
-    this process may see (``/proc/<pid>/fdinfo``)."""
+def used_in_fdinfo(link: str, token: bytes | tuple[bytes, ...], uid: int | None = None) -> int:
+    """How many lines starting with ``token`` the ``/proc/<pid>/fdinfo`` files of the
+    descriptors whose link reads ``link`` hold, in the processes of ``uid`` (by default this
+    one's) that this process may see: the watches (marks) of inotify (fanotify) held."""
     uid = os.getuid() if uid is None else uid
     used = 0
     try:
@@ -305,13 +320,19 @@ def used_watches(uid: int | None = None) -> int:
             continue
         for fd in fds:
             try:
-                if os.readlink(f"{base}/fd/{fd}") != "anon_inode:inotify":
+                if os.readlink(f"{base}/fd/{fd}") != link:
                     continue
                 with open(f"{base}/fdinfo/{fd}", "rb") as f:
-                    used += f.read().count(b"inotify wd:")
+                    used += sum(line.startswith(token) for line in f.read().splitlines())
             except OSError:
                 continue
     return used
+
+
+def used_watches(uid: int | None = None) -> int:
+    """The inotify watches held by the processes of ``uid`` (by default this one's) that
+    this process may see (``/proc/<pid>/fdinfo``)."""
+    return used_in_fdinfo("anon_inode:inotify", b"inotify wd:", uid)
 
 
 def free_watches() -> int:
@@ -388,7 +409,7 @@ class Hint:
         hint.settle(run.listing)    # the next request: hint.only(run.listing)
     """
 
-    def __init__(self, watcher: Watcher, mounts: Mounts | None = None) -> None:
+    def __init__(self, watcher: Watcher | Pair, mounts: Mounts | None = None) -> None:
         self.watcher = watcher
         self.mounts = mounts if mounts is not None else Mounts()
         self.pending: set[str] = set()
@@ -414,19 +435,37 @@ class Hint:
 
     @classmethod
     def start(cls, root: str, options: SearchOptions, budget: int | None = None,
-              per_request: int | None = None) -> Hint | None:
+              per_request: int | None = None, marks: int | None = None,
+              environ: Mapping[str, str] | None = None) -> Hint | None:
         """A hint for the listing of ``root`` with ``options``, or None (not Linux, no
-        inotify, an untrusted file system, ``follow_links``): check every folder."""
-        if not sys.platform.startswith("linux") or options.follow_links:
+        inotify, an untrusted file system, ``follow_links``, ``NO_WATCH`` set): check every
+        folder.  ``budget``: the inotify watches it may hold, ``marks`` the fanotify marks
+        for the folders beyond (None: their shares of what is free; 0: inotify alone, as
+        where fanotify cannot be had, ``ffind.fs.fanwatch``)."""
+        env = os.environ if environ is None else environ
+        if (not sys.platform.startswith("linux") or options.follow_links
+                or env.get(NO_WATCH, "") not in ("", "0")):
             return None
         from ffind.fs.warm import trusted_fs
 
         if not trusted_fs(root):
             return None
         try:
-            watcher = Watcher(os.path.abspath(root), budget)
+            first = Watcher(os.path.abspath(root), budget)
         except (OSError, AttributeError):
             return None
+        watcher: Watcher | Pair = first
+        if marks != 0:
+            from ffind.fs.fanwatch import FanWatcher, Pair
+
+            try:
+                second = FanWatcher(first.root, marks)
+            except (OSError, AttributeError):  # (EPERM, EINVAL before 5.13, EMFILE: inotify)
+                pass
+            else:
+                watcher = Pair(first, second) if second.budget > 0 else first
+                if watcher is first:
+                    second.close()
         hint = cls(watcher)
         hint.per_request = per_request
         return hint

@@ -9,8 +9,10 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
    ``ffind.fs.warm``'s own refresh over the snapshot held in memory); nothing is copied from
    the warm path, the server only keeps its snapshot in memory instead of reading the file.
    Once a listing is held, an inotify hint (``ffind.fs.watch.Hint``, one per listing key,
-   its watches added while idle, after a reply) narrows the ``stat`` pass to the folders
-   that may have changed (every folder when the hint cannot tell, and the unwatched ones);
+   its watches added while idle, after a reply; fanotify marks for the folders beyond
+   inotify's share, ``ffind.fs.fanwatch``; neither with ``FFIND_NO_WATCH``) narrows the
+   ``stat`` pass to the folders that may have changed (every folder when the hint cannot
+   tell, and the unwatched ones);
 2. when the listing differs from the one indexed, the index is rebuilt (whole: an update in
    place is left to do);
 3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
@@ -202,11 +204,15 @@ class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
     def __init__(self, root: str, path: str, key: str, idle: float,
-                 watch_budget: int | None = None) -> None:
+                 watch_budget: int | None = None, mark_budget: int | None = None) -> None:
         self.root, self.path, self.key, self.idle = root, path, key, idle
         self.watch_budget = watch_budget
         """The inotify watches each listing's hint may hold (None: its share of the user's
         free watches, ``ffind.fs.watch.WATCH_SHARE``)."""
+        self.mark_budget = mark_budget
+        """The fanotify marks each listing's hint may hold for the folders beyond its
+        watches (None: its share of the user's free marks, ``ffind.fs.fanwatch.MARK_SHARE``;
+        0: inotify alone)."""
         self.held: OrderedDict[str, Held] = OrderedDict()
         self.answered = 0
         self.rebuilt = 0
@@ -317,7 +323,7 @@ class Server:
             from ffind.fs.watch import Hint
 
             held.hint = Hint.start(held.root, held.options, self.watch_budget,
-                                   per_request=REQUEST_WATCHES)
+                                   per_request=REQUEST_WATCHES, marks=self.mark_budget)
             held.hinted = True
         hint = held.hint
         if hint is None or held.snap is None:

@@ -1,0 +1,443 @@
+"""fanotify inode marks as a second watch budget for the inotify hint (``ffind.fs.watch``).
+
+inotify's watches are one per-user budget (``max_user_watches``), of which the hint takes at
+most half of what is free; at 1M files that leaves most folders ``stat``-checked.  fanotify's
+inode marks are a separate per-user budget (``/proc/sys/fs/fanotify/max_user_marks``), open
+to unprivileged users since Linux 5.13 with a group reporting file handles
+(``FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME``: no event descriptors, no mount or file-system
+marks, a bounded queue).  ``FanWatcher`` has ``Watcher``'s interface, and ``Pair`` joins the
+two: the folders beyond inotify's share are marked here, within this budget's share
+(``MARK_SHARE`` of the marks the user has free, counted as inotify's in ``/proc/*/fdinfo``).
+
+Each folder is marked, on a descriptor opened on it (``O_DIRECTORY``, ``O_NOFOLLOW`` but for
+the root), for ``FAN_CREATE``, ``FAN_DELETE``, ``FAN_MOVED_FROM``, ``FAN_MOVED_TO`` and
+``FAN_ATTRIB`` on its entries (``FAN_EVENT_ON_CHILD``, ``FAN_ONDIR``: sub-folders too) and
+itself, ``FAN_DELETE_SELF`` and ``FAN_MOVE_SELF``: inotify's mask.  An event names the
+folder by its file handle (``name_to_handle_at`` on the same descriptor, taken when the
+mark is added: the handle and the mark are of one inode) and the entry by its name ("."
+for the folder itself).  The hint's exactness argument holds as for inotify (events queued
+before the change's system call returns; a mark added only below a watched or marked
+folder, before the check it is trusted after; a lost event, ``FAN_Q_OVERFLOW``, an event of
+an unknown format: every folder checked).  Two differences, handled here:
+
+- The queue merges events of one object: a mask may hold several events (``FAN_ATTRIB``
+  with ``FAN_MOVE_SELF`` and ``FAN_DELETE_SELF``); each bit is taken.  A sub-folder's
+  ``FAN_ATTRIB`` may come with its parent's handle and its name: the sub-folder is then
+  taken as changed itself (every folder below it checked), as when it comes with its own.
+- A mark is removed by naming its folder, not by a number: a folder no longer at its path
+  (renamed) keeps its mark in the kernel until it is deleted (``FAN_DELETE_SELF``) or marked
+  again under its new path.  Such marks (``ghosts``) count against the budget, and their
+  events are ignored (no folder in the books has their handle).
+
+Two folders with one handle (a bind mount, two file systems): neither is marked in the books
+(both ``stat``-checked).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ffind.fs.watch import Drained, Watcher, _proc_int, below, used_in_fdinfo
+
+FAN_CLOEXEC = 0x1
+FAN_NONBLOCK = 0x2
+FAN_CLASS_NOTIF = 0x0
+FAN_REPORT_DIR_FID = 0x400
+FAN_REPORT_NAME = 0x800
+FAN_MARK_ADD = 0x1
+FAN_MARK_REMOVE = 0x2
+FAN_ATTRIB = 0x4
+FAN_MOVED_FROM = 0x40
+FAN_MOVED_TO = 0x80
+FAN_CREATE = 0x100
+FAN_DELETE = 0x200
+FAN_DELETE_SELF = 0x400
+FAN_MOVE_SELF = 0x800
+FAN_Q_OVERFLOW = 0x4000
+FAN_EVENT_ON_CHILD = 0x08000000
+FAN_ONDIR = 0x40000000
+FAN_EVENT_INFO_TYPE_FID = 1
+FAN_EVENT_INFO_TYPE_DFID_NAME = 2
+FAN_EVENT_INFO_TYPE_DFID = 3
+METADATA_VERSION = 3
+AT_EMPTY_PATH = 0x1000
+AT_HANDLE_FID = 0x200
+MAX_HANDLE_SZ = 128
+
+INIT = FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID | FAN_REPORT_NAME | FAN_NONBLOCK | FAN_CLOEXEC
+MASK = (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ATTRIB | FAN_DELETE_SELF
+        | FAN_MOVE_SELF | FAN_EVENT_ON_CHILD | FAN_ONDIR)
+"""What a folder is marked for (``ffind.fs.watch.MASK``'s events)."""
+MARK_SHARE = 0.5
+"""The share of its user's free marks (``max_user_marks`` less those in use) a
+``FanWatcher`` takes at most."""
+MARK_LINES = (b"fanotify ino:", b"fanotify mnt_id:", b"fanotify sdev:")
+"""How a mark's line starts in ``/proc/<pid>/fdinfo/<fd>`` (an inode's, a mount's, a file
+system's; the first line, ``fanotify flags:``, is the group's)."""
+_META = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
+_INFO = struct.Struct("=BBH")  # struct fanotify_event_info_header
+_HANDLE = struct.Struct("=Ii")  # struct file_handle: handle_bytes, handle_type
+_FSID = 8  # (__kernel_fsid_t, after the info header)
+_READ = 1 << 16
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def parse(buffer: bytes) -> Iterator[tuple[int, bytes | None, str]]:
+    """The events in ``buffer`` (what a read of a fanotify descriptor gives): (mask, handle,
+    name), the handle (its type and bytes) of the folder the event names and the entry's
+    name ("." or '' for the folder itself); handle None: an event without one (an overflow,
+    or a format not asked for)."""
+    at, end = 0, len(buffer)
+    while at + _META.size <= end:
+        length, version, _, meta, mask, _fd, _pid = _META.unpack_from(buffer, at)
+        if version != METADATA_VERSION or length < _META.size:
+            yield FAN_Q_OVERFLOW, None, ""  # (a format not understood: lost)
+            return
+        handle: bytes | None = None
+        name = ""
+        info, stop = at + meta, min(at + length, end)
+        while info + _INFO.size <= stop:
+            kind, _, size = _INFO.unpack_from(buffer, info)
+            if size < _INFO.size:
+                break
+            if kind in (FAN_EVENT_INFO_TYPE_DFID_NAME, FAN_EVENT_INFO_TYPE_DFID,
+                        FAN_EVENT_INFO_TYPE_FID) and handle is None:
+                head = info + _INFO.size + _FSID
+                count, _type = _HANDLE.unpack_from(buffer, head)
+                handle = bytes(buffer[head + 4:head + _HANDLE.size + count])
+                if kind == FAN_EVENT_INFO_TYPE_DFID_NAME:
+                    raw = buffer[head + _HANDLE.size + count:info + size]
+                    name = os.fsdecode(raw.split(b"\0", 1)[0])
+            info += size
+        yield mask, handle, name
+        at += length
+
+
+class FanWatcher:
+    """A fanotify group marking folders of one root, each by its prefix (path from the root +
+    ``/``, '' for the root), with ``Watcher``'s interface: ``wd_of`` maps a prefix to its
+    folder's handle.  ``budget``: how many marks it may hold, ghosts included (None: its
+    share of what is free, ``free_marks``).  Raises ``OSError`` where fanotify cannot be had
+    this way (before Linux 5.13 unprivileged, 5.9 at all; no room for another group)."""
+
+    def __init__(self, root: str, budget: int | None = None, libc: Any = None) -> None:
+        import ctypes
+
+        self.root = root
+        self._libc = libc if libc is not None else _libc()
+        self.fd = self._init()
+        self.budget = budget if budget is not None else int(free_marks() * MARK_SHARE)
+        self.wd_of: dict[str, bytes] = {}
+        self.prefix_of: dict[bytes, str] = {}
+        self.ghosts: set[bytes] = set()
+        """Handles of folders marked in the kernel but no longer in the books (their path
+        changed before their mark could be removed): they count against the budget."""
+        self.full = False
+        self.removed = 0
+        self.forgotten: list[str] | None = None
+        """When a list: every prefix dropped from the books is appended (for ``Pair``)."""
+        self._handle = ctypes.create_string_buffer(_HANDLE.size + MAX_HANDLE_SZ)
+        self._mount = ctypes.c_int()
+        self._flags = AT_EMPTY_PATH | AT_HANDLE_FID
+        """``AT_HANDLE_FID`` (Linux 6.5): the handle encoded as fanotify encodes it; before
+        6.5 (``EINVAL``), without (the same encoding there: a file system's own)."""
+
+    def _init(self) -> int:
+        fd = int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC))
+        if fd < 0:
+            import ctypes
+
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err))
+        return fd
+
+    def path_of(self, prefix: str) -> str:
+        return os.path.join(self.root, prefix[:-1]) if prefix else self.root
+
+    def _handle_of(self, fd: int) -> bytes | None:
+        """The file handle (type and bytes) of the folder open on ``fd``."""
+        import ctypes
+
+        buf = self._handle
+        _HANDLE.pack_into(buf, 0, MAX_HANDLE_SZ, 0)
+        if self._libc.name_to_handle_at(fd, b"", buf, ctypes.byref(self._mount),
+                                        self._flags) != 0:
+            import errno
+
+            if ctypes.get_errno() != errno.EINVAL or self._flags == AT_EMPTY_PATH:
+                return None
+            self._flags = AT_EMPTY_PATH
+            return self._handle_of(fd)
+        count = _HANDLE.unpack_from(buf, 0)[0]
+        return bytes(buf.raw[4:_HANDLE.size + count])
+
+    def _open(self, prefix: str) -> int | None:
+        try:
+            return os.open(self.path_of(prefix), _DIR | (os.O_NOFOLLOW if prefix else 0))
+        except (OSError, ValueError):
+            return None
+
+    def add(self, prefix: str) -> bool:
+        """Mark the folder ``prefix``; False when it cannot be (budget, limit, gone, not a
+        folder, no permission, no file handle)."""
+        if prefix in self.wd_of:
+            return True
+        if self.full or len(self.wd_of) + len(self.ghosts) >= self.budget:
+            return False
+        fd = self._open(prefix)
+        if fd is None:
+            return False
+        try:
+            handle = self._handle_of(fd)
+            if handle is None:
+                return False
+            if self._libc.fanotify_mark(self.fd, FAN_MARK_ADD, MASK, fd, None) != 0:
+                import ctypes
+                import errno
+
+                if ctypes.get_errno() == errno.ENOSPC:
+                    self.full = True
+                return False
+        finally:
+            os.close(fd)
+        self.ghosts.discard(handle)  # (a folder renamed, marked again under its new path)
+        other = self.prefix_of.get(handle)
+        if other is not None:  # one folder under two prefixes (a bind mount): mark neither
+            self.remove_below([other])
+            return False
+        self.wd_of[prefix] = handle
+        self.prefix_of[handle] = prefix
+        return True
+
+    def remove(self, prefix: str) -> None:
+        """Stop marking the folder ``prefix``: its mark removed if the folder is still at its
+        path, else left as a ghost (its events ignored)."""
+        handle = self._forget(prefix)
+        if handle is None:
+            return
+        fd = self._open(prefix)
+        if fd is not None:
+            try:
+                if (self._handle_of(fd) == handle and self._libc.fanotify_mark(
+                        self.fd, FAN_MARK_REMOVE, MASK, fd, None) == 0):
+                    return
+            finally:
+                os.close(fd)
+        self.ghosts.add(handle)
+
+    def _forget(self, prefix: str) -> bytes | None:
+        handle = self.wd_of.pop(prefix, None)
+        if handle is not None:
+            del self.prefix_of[handle]
+            self.full = False
+            self.removed += 1
+            if self.forgotten is not None:
+                self.forgotten.append(prefix)
+        return handle
+
+    def remove_below(self, prefixes: Iterable[str]) -> None:
+        """Stop marking the folders ``prefixes`` and every one below them."""
+        tops = set(prefixes)
+        if "" in tops:
+            self.reset()
+        elif tops:
+            for prefix in below(self.wd_of, tops):
+                self.remove(prefix)
+
+    def reset(self) -> None:
+        """Mark nothing: a new group (the old one's marks and queue are gone with it)."""
+        os.close(self.fd)
+        self.removed += len(self.wd_of)
+        if self.forgotten is not None:
+            self.forgotten.extend(self.wd_of)
+        self.wd_of.clear()
+        self.prefix_of.clear()
+        self.ghosts.clear()
+        self.full = False
+        self.fd = self._init()
+
+    def read(self) -> bytes:
+        """Everything queued, without waiting (a read that fails: lost events)."""
+        parts = []
+        while True:
+            try:
+                part = os.read(self.fd, _READ)
+            except BlockingIOError:
+                break
+            except OSError:
+                parts.append(_META.pack(_META.size, METADATA_VERSION, 0, _META.size,
+                                        FAN_Q_OVERFLOW, -1, 0))
+                break
+            if not part:
+                break
+            parts.append(part)
+        return b"".join(parts)
+
+    def drain(self, buffer: bytes | None = None) -> Drained:
+        """The folders that may have changed since the last drain (``buffer``: events to
+        take instead of the queue's, for tests), as ``Watcher.drain``."""
+        out = Drained()
+        prefix_of, marked, moved, attrib = self.prefix_of, out.marked, out.moved, out.attrib
+        gone: list[str] = []
+        for mask, handle, name in parse(self.read() if buffer is None else buffer):
+            if mask & FAN_Q_OVERFLOW or handle is None:
+                out.overflow = True
+                continue
+            prefix = prefix_of.get(handle)
+            if prefix is None:  # (a ghost, or a mark removed since)
+                if mask & FAN_DELETE_SELF and name in ("", "."):
+                    self.ghosts.discard(handle)
+                continue
+            marked.add(prefix)
+            if name and name != ".":
+                if mask & FAN_ONDIR:
+                    if mask & (FAN_MOVED_FROM | FAN_MOVED_TO):
+                        moved.add(f"{prefix}{name}/")
+                    if mask & FAN_ATTRIB:
+                        attrib.add(f"{prefix}{name}/")
+                continue
+            if mask & FAN_ATTRIB:
+                attrib.add(prefix)
+            if mask & FAN_MOVE_SELF:
+                moved.add(prefix)
+            if mask & FAN_DELETE_SELF:  # (the kernel removed the mark)
+                gone.append(prefix)
+        for prefix in gone:
+            self._forget(prefix)
+        self.remove_below(moved)
+        return out
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        self.wd_of.clear()
+        self.prefix_of.clear()
+        self.ghosts.clear()
+
+
+def _libc() -> Any:
+    """The C library, with fanotify's two functions and ``name_to_handle_at`` typed."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
+    libc.fanotify_init.restype = ctypes.c_int
+    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int,
+                                   ctypes.c_char_p]
+    libc.fanotify_mark.restype = ctypes.c_int
+    libc.name_to_handle_at.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
+                                       ctypes.c_void_p, ctypes.c_int]
+    libc.name_to_handle_at.restype = ctypes.c_int
+    return libc
+
+
+def used_marks(uid: int | None = None) -> int:
+    """The fanotify marks held by the processes of ``uid`` (by default this one's) that this
+    process may see (``/proc/<pid>/fdinfo``: a line per mark)."""
+    return used_in_fdinfo("anon_inode:[fanotify]", MARK_LINES, uid)
+
+
+def free_marks() -> int:
+    """The marks this user may still add: ``max_user_marks`` less ``used_marks`` (0 when the
+    limit cannot be read: no marks)."""
+    limit = _proc_int("/proc/sys/fs/fanotify/max_user_marks")
+    if limit is None:
+        return 0
+    return max(0, limit - used_marks())
+
+
+class Pair:
+    """An inotify ``Watcher`` and a ``FanWatcher`` as one, for ``Hint``: a folder is watched
+    by inotify while its share lasts, else marked by fanotify.  ``wd_of``: every folder
+    watched or marked."""
+
+    def __init__(self, first: Watcher, second: FanWatcher) -> None:
+        self.root = first.root
+        self.first, self.second = first, second
+        self.wd_of: dict[str, int | bytes] = {}
+        first.forgotten = []
+        second.forgotten = []
+
+    @property
+    def fd(self) -> int:
+        """-1 once either is closed."""
+        return min(self.first.fd, self.second.fd)
+
+    @property
+    def budget(self) -> int:
+        return self.first.budget + self.second.budget
+
+    @property
+    def removed(self) -> int:
+        return self.first.removed + self.second.removed
+
+    @property
+    def full(self) -> bool:
+        return self._room(self.first) is None and self._room(self.second) is None
+
+    @staticmethod
+    def _room(w: Watcher | FanWatcher) -> Watcher | FanWatcher | None:
+        taken = len(w.wd_of) + len(getattr(w, "ghosts", ()))
+        return None if w.full or taken >= w.budget else w
+
+    def path_of(self, prefix: str) -> str:
+        return self.first.path_of(prefix)
+
+    def _sync(self) -> None:
+        """Drop from ``wd_of`` what either one dropped from its books."""
+        for w in (self.first, self.second):
+            if w.forgotten:
+                for prefix in w.forgotten:
+                    self.wd_of.pop(prefix, None)
+                w.forgotten.clear()
+
+    def add(self, prefix: str) -> bool:
+        if prefix in self.wd_of:
+            return True
+        w = self._room(self.first) or self._room(self.second)
+        if w is None:
+            return False
+        ok = w.add(prefix)
+        self._sync()
+        if ok:
+            self.wd_of[prefix] = w.wd_of[prefix]
+        return ok
+
+    def remove(self, prefix: str) -> None:
+        self.first.remove(prefix)
+        self.second.remove(prefix)
+        self._sync()
+
+    def remove_below(self, prefixes: Iterable[str]) -> None:
+        self.first.remove_below(prefixes)
+        self.second.remove_below(prefixes)
+        self._sync()
+
+    def reset(self) -> None:
+        self.first.reset()
+        self.second.reset()
+        self._sync()
+        self.wd_of.clear()
+
+    def drain(self) -> Drained:
+        """Both queues drained (every change completed before is in one of them); a folder
+        renamed in one stops being watched below it in both."""
+        out = self.first.drain()
+        more = self.second.drain()
+        self.first.remove_below(more.moved)  # (each removed its own already)
+        self.second.remove_below(out.moved)
+        self._sync()
+        out.marked |= more.marked
+        out.moved |= more.moved
+        out.attrib |= more.attrib
+        out.overflow = out.overflow or more.overflow
+        return out
+
+    def close(self) -> None:
+        self.first.close()
+        self.second.close()
+        self.wd_of.clear()
