@@ -109,6 +109,10 @@ def main() -> int:
     ap.add_argument("--over", type=float, default=30.0, help="show the stages of keys over this")
     ap.add_argument("--fill", action="store_true",
                     help="compute each key's set after it (the session's idle work)")
+    ap.add_argument("--cold", action="store_true",
+                    help="do not warm the index first: one ``warm`` step before each key "
+                         "instead, as the session does between keys typed back to back "
+                         "right after its walk")
     ap.add_argument("--json", help="write the least CPU ms per key here")
     args = ap.parse_args()
     with open(args.paths, encoding="utf-8", errors="surrogateescape") as f:
@@ -124,12 +128,12 @@ def main() -> int:
         ix.numpy_ready()
         steps = []
         warm = ix.warm()
-        while True:
+        while not args.cold:
             c = time.process_time()
             if next(warm, True) is True:
                 break
             steps.append((time.process_time() - c) * 1000)
-        if r == 0:  # (what a key may wait for: one step)
+        if r == 0 and steps:  # (what a key may wait for: one step)
             print(f"warm: {len(steps)} steps, CPU {sum(steps):.0f} ms in all, median"
                   f" {statistics.median(steps):.1f}, max {max(steps):.1f} ms")
         for w in words:
@@ -138,6 +142,8 @@ def main() -> int:
                 q = w[:i]
                 if q.endswith(" "):
                     continue
+                if args.cold:
+                    next(warm, None)
                 acc.clear()
                 c = time.process_time()
                 ms = ix.run(q, within=prev if prev is not None and prev.can_narrow(q) else None)
