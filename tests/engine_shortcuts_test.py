@@ -7,10 +7,12 @@ from __future__ import annotations
 from array import array
 from functools import cache
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ffind.engine import shortcuts
 from ffind.engine.index import Index
 from ffind.engine.ranker import rank
 from ffind.engine.shortcuts import KEPT, Prefixed, shortcut
@@ -109,3 +111,44 @@ def test_keys_typed_answer_as_a_fresh_index(keys: list[str], k: int, data: st.Da
         fast = shortcut(ix, ms, k, False)
         if fast is not None:
             assert fast == rank(ix, ms, k, False), (q, k)
+
+
+EXTRA = ["s/p", "sx/py/tz.rs", "Straße/pa.md", "strasse/pb.md", "a/s/p", "p", "s/p/t/q.txt",
+         "S/P/T.md", "sp/s/pt", "İs/pi.rs"]
+"""Paths beside the corpus: folders and names that start alike, and folded forms of another
+length (``ß``, ``İ``), whose offsets are off (``PathStore.aligned`` tests those anyway)."""
+
+
+@st.composite
+def slash_term(draw: st.DrawFn) -> str:
+    """A term with ``/`` from a path's last components (each cut to 0-3 characters)."""
+    path = draw(st.sampled_from(corpus() + EXTRA)).lower()
+    comps = path.split("/")
+    if len(comps) < 2:
+        return "s/p"
+    tail = comps[-draw(st.integers(2, min(3, len(comps)))):]
+    return "/".join(c[: draw(st.integers(0, min(3, len(c))))] for c in tail) or "/"
+
+
+@settings(max_examples=150, deadline=None)
+@given(slash_term(), st.integers(1, 25), st.booleans())
+def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
+    q: str, k: int, odd: bool
+) -> None:
+    """The names of the last part's table narrowed to the folders the part before starts
+    (every table, whatever its size): ``PathStore.aligned`` keeps the same ids, in order, and
+    the shortcut answers as the full ranking (with and without paths whose folded form is
+    of another length)."""
+    paths = corpus() + (EXTRA if odd else EXTRA[:2])
+    ix = Index(paths, numpy=True)
+    ix.numpy_ready()
+    with patch.object(shortcuts, "NARROW_FROM", 0):
+        bucket = ix.bounder.aligned_bucket(q)
+        if bucket is not None:
+            narrowed = shortcuts._parent_narrowed(ix, q, bucket)
+            assert ix.store.aligned(q, narrowed) == ix.store.aligned(q, list(bucket)), q
+        ms = ix.run(q)
+        fast = shortcut(ix, ms, k, False)
+        if fast is not None:
+            assert fast == rank(ix, ms, k, False), (q, k)
+        assert ix.match(q, limit=k) == Index(paths).match(q, limit=k), (q, k)
