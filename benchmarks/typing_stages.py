@@ -1,7 +1,7 @@
 """Where each slow key of a typed query goes, as the session types it: CPU ms per stage.
 
     python benchmarks/typing_stages.py PATHS_FILE [--words W,W] [--rounds 3] [--over 30]
-        [--fill] [--json OUT]
+        [--fill] [--cold] [--json OUT]
 
 PATHS_FILE holds one path per line.  Each round builds a fresh ``Index`` (numpy on; nothing
 kept from the round before: the index keeps some answers between keys, which a second round
@@ -17,6 +17,9 @@ its set is computed when the key did not (a shortcut answered), as the session d
 time (``matchset.Filler``, untimed but its CPU totalled), so the next key narrows it.
 Then, as the session does too, where a computed set's new one-character last term's greedy
 ends are (``matchset.Ender``, also counted as idle).
+``--cold``: the index is not warmed first; one ``warm`` step runs before each key instead,
+as the session's idle loop does between keys typed back to back right after its walk (what
+``keys_bench.py`` measures: at 1M paths its keys find the tables of ``warm`` unbuilt).
 ``profile_keys.py`` is the same for one fresh ``Index.match`` per prefix, under cProfile.
 """
 
