@@ -113,7 +113,7 @@ def test_keys_typed_answer_as_a_fresh_index(keys: list[str], k: int, data: st.Da
             assert fast == rank(ix, ms, k, False), (q, k)
 
 
-EXTRA = ["s/p", "sx/py/tz.rs", "Straße/pa.md", "strasse/pb.md", "a/s/p", "p", "s/p/t/q.txt",
+EXTRA = ["s/p", "sx/py/tz.rs", "sr/c.txt", "src/a.rs", "x/src/b.rs", "srcs/c.rs", "Straße/pa.md", "strasse/pb.md", "a/s/p", "p", "s/p/t/q.txt",
          "S/P/T.md", "sp/s/pt", "İs/pi.rs"]
 """Paths beside the corpus: folders and names that start alike, and folded forms of another
 length (``ß``, ``İ``), whose offsets are off (``PathStore.aligned`` tests those anyway)."""
@@ -126,6 +126,8 @@ def slash_term(draw: st.DrawFn) -> str:
     comps = path.split("/")
     if len(comps) < 2:
         return "s/p"
+    if draw(st.integers(0, 3)) == 0:  # ``a/``: a folder's first characters
+        return comps[-2][: draw(st.integers(1, max(1, min(4, len(comps[-2])))))] + "/"
     tail = comps[-draw(st.integers(2, min(3, len(comps)))):]
     return "/".join(c[: draw(st.integers(0, min(3, len(c))))] for c in tail) or "/"
 
@@ -147,6 +149,7 @@ def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
         if bucket is not None:
             narrowed = shortcuts._parent_narrowed(ix, q, bucket)
             assert ix.store.aligned(q, narrowed) == ix.store.aligned(q, list(bucket)), q
+            assert shortcuts._aligned_ids(ix, q, bucket) == ix.store.aligned(q, list(bucket))
         ms = ix.run(q)
         fast = shortcut(ix, ms, k, False)
         if fast is not None:
