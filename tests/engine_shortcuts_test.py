@@ -116,8 +116,8 @@ def test_keys_typed_answer_as_a_fresh_index(keys: list[str], k: int, data: st.Da
 EXTRA = ["s/p", "sx/py/tz.rs", "sr/c.txt", "src/a.rs", "x/src/b.rs", "srcs/c.rs",
          "Straße/pa.md", "strasse/pb.md", "a/s/p", "p", "s/p/t/q.txt",
          "S/P/T.md", "sp/s/pt", "İs/pi.rs"]
-"""Paths beside the corpus: folders and names that start alike, and folded forms of another
-length (``ß``, ``İ``), whose offsets are off (``PathStore.aligned`` tests those anyway)."""
+"""Paths beside the corpus: folders and names that start alike, capitals and characters that
+fold (``ß``, ``İ``)."""
 
 
 @st.composite
