@@ -1,7 +1,7 @@
 """Where each slow key of a typed query goes, as the session types it: CPU ms per stage.
 
     python benchmarks/typing_stages.py PATHS_FILE [--words W,W] [--rounds 3] [--over 30]
-        [--fill] [--json OUT]
+        [--fill] [--cold] [--json OUT]
 
 PATHS_FILE holds one path per line.  Each round builds a fresh ``Index`` (numpy on; nothing
 kept from the round before: the index keeps some answers between keys, which a second round
@@ -17,6 +17,9 @@ its set is computed when the key did not (a shortcut answered), as the session d
 time (``matchset.Filler``, untimed but its CPU totalled), so the next key narrows it.
 Then, as the session does too, where a computed set's new one-character last term's greedy
 ends are (``matchset.Ender``, also counted as idle).
+``--cold``: the index is not warmed first; one ``warm`` step runs before each key instead,
+as the session's idle loop does between keys typed back to back right after its walk (what
+``keys_bench.py`` measures: at 1M paths its keys find the tables of ``warm`` unbuilt).
 ``profile_keys.py`` is the same for one fresh ``Index.match`` per prefix, under cProfile.
 """
 
@@ -109,6 +112,10 @@ def main() -> int:
     ap.add_argument("--over", type=float, default=30.0, help="show the stages of keys over this")
     ap.add_argument("--fill", action="store_true",
                     help="compute each key's set after it (the session's idle work)")
+    ap.add_argument("--cold", action="store_true",
+                    help="do not warm the index first: one ``warm`` step before each key "
+                         "instead, as the session does between keys typed back to back "
+                         "right after its walk")
     ap.add_argument("--json", help="write the least CPU ms per key here")
     args = ap.parse_args()
     with open(args.paths, encoding="utf-8", errors="surrogateescape") as f:
@@ -124,12 +131,12 @@ def main() -> int:
         ix.numpy_ready()
         steps = []
         warm = ix.warm()
-        while True:
+        while not args.cold:
             c = time.process_time()
             if next(warm, True) is True:
                 break
             steps.append((time.process_time() - c) * 1000)
-        if r == 0:  # (what a key may wait for: one step)
+        if r == 0 and steps:  # (what a key may wait for: one step)
             print(f"warm: {len(steps)} steps, CPU {sum(steps):.0f} ms in all, median"
                   f" {statistics.median(steps):.1f}, max {max(steps):.1f} ms")
         for w in words:
@@ -138,6 +145,8 @@ def main() -> int:
                 q = w[:i]
                 if q.endswith(" "):
                     continue
+                if args.cold:
+                    next(warm, None)
                 acc.clear()
                 c = time.process_time()
                 ms = ix.run(q, within=prev if prev is not None and prev.can_narrow(q) else None)

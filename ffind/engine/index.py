@@ -46,7 +46,7 @@ from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select
 from ffind.engine.ranker import rank
 from ffind.engine.recall import Recall, VisitSource, rank_with_memory
-from ffind.engine.shortcuts import shortcut
+from ffind.engine.shortcuts import Prefixed, shortcut
 from ffind.engine.store import PathStore
 from ffind.engine.typos import find_typos, refine
 from ffind.engine.warmup import WorkAhead
@@ -124,6 +124,7 @@ class Index:
         self._ahead = WorkAhead(self.store, self.numpy, self.bounder)
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
+        self.prefixed = Prefixed()  # the one-term shortcut's prefixed ids, key to key
         self.extend(paths)
 
     def __len__(self) -> int:
