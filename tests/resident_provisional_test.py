@@ -5,6 +5,7 @@ ask stays validated.  (Beside ``resident_server_test.py``, whose fixtures it use
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from resident_server_test import _armed, _threaded_server, _tree, resident
 
 import ffind
 from ffind.options import SearchOptions
-from ffind.resident import client, protocol
+from ffind.resident import client, protocol, server
 
 __all__ = ["resident"]  # (the fixture, used by name)
 
@@ -112,3 +113,44 @@ def test_a_query_counted_over_the_same_index_has_its_count_with_its_rows(
         other = ask("io")
         assert len(rows) == 1, "another query: counted anew"
         assert other.total == ffind.search("io", root, OPTIONS).total_match_count
+
+
+def test_a_new_querys_count_comes_from_the_count_table_built_while_idle(
+        resident: Path, tmp_path: Path) -> None:
+    """Once the server has built its index's count table while idle
+    (``ffind.engine.counting``), a new query's count is the table's, equal to a search's; a
+    new index drops it (the count as before) until the next is built."""
+    root = _tree(tmp_path)
+    with _threaded_server(root, budget=0) as srv:
+        srv.table_from = 0  # (every index gets one: the tree is small)
+
+        def ask(query: str) -> int:
+            got = client.ask(query, str(root), OPTIONS, memory=False, count=True,
+                             provisional=True)
+            assert got is not None
+            return got.total
+
+        def tabled() -> server.Held:
+            end = time.monotonic() + 10
+            while True:
+                helds = [h for h in srv.held.values() if h.index is not None]
+                if helds and srv.untabled() is None and helds[0].table is not None:
+                    return helds[0]
+                assert time.monotonic() < end, "no count table was built"
+                time.sleep(0.01)
+
+        ask("main")
+        held = tabled()
+        table = held.table
+        assert table is not None and table.ready and table.store is held.index.store
+        counted: list[str] = []
+        real = table.count
+        table.count = lambda q: counted.append(q) or real(q)  # type: ignore[method-assign]
+        for query in ["io", "mian", "src !io", "READ", "^src"]:
+            assert ask(query) == ffind.search(query, root, OPTIONS).total_match_count, query
+        assert counted == ["io", "mian", "src !io", "READ", "^src"]
+        (root / "src" / "io_new.py").write_text("x")
+        got = ffind.search("io", root, OPTIONS, cache=True)  # (validated: a new index)
+        assert got.total_match_count == ffind.search("io", root, OPTIONS).total_match_count
+        assert ask("util") == ffind.search("util", root, OPTIONS).total_match_count
+        assert tabled().table is not table, "the new index's own table"
