@@ -5,7 +5,10 @@ ask stays validated.  (Beside ``resident_server_test.py``, whose fixtures it use
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,31 @@ def test_a_new_querys_count_comes_from_the_count_table_built_while_idle(
         assert got.total_match_count == ffind.search("io", root, OPTIONS).total_match_count
         assert ask("util") == ffind.search("util", root, OPTIONS).total_match_count
         assert tabled().table is not table, "the new index's own table"
+
+
+def test_a_count_table_that_fails_to_build_is_let_go(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in the table's build (not the tree's doing): the server counts as before and
+    builds no more tables."""
+    from ffind.engine import counting
+
+    def broken(self: counting.CountTable, step: int = 1) -> Iterator[None]:
+        yield
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(counting.CountTable, "build", broken)
+    root = os.path.realpath(_tree(tmp_path))
+    srv = server.Server(root, os.path.join(root, "unused.sock"), "", 60)
+    srv.table_from = 0
+    try:
+        srv.found(root, root, "main", OPTIONS, False, True)
+        while (held := srv.untabled()) is not None:
+            srv.tabulate(held)
+        assert srv.table_from == sys.maxsize
+        assert all(h.table is None for h in srv.held.values())
+        tally = srv.found(root, root, "io", OPTIONS, False, False, validate=False,
+                          later=True)[5]
+        assert tally is not None
+        assert tally() == ffind.search("io", root, OPTIONS).total_match_count
+    finally:
+        srv.close()

@@ -182,9 +182,10 @@ class CountTable:
         if m * (m + 1) // 2 * max(len(self._comps), 1) > MAX_PAIRS:
             return None
         width = m + 1
+        small = np.uint8 if m < 255 else np.int32  # (a byte a folder and a name: less to read)
         # adv[c, s]: the longest prefix of key[s:] that component c holds as a subsequence
         # (each substring key[s:s + l] held or not; for one s, held up to some l, not after)
-        adv = np.zeros((len(self._comps), width), dtype=np.int32)
+        adv = np.zeros((len(self._comps), width), dtype=small)
         if self._comps:
             subs = [key[s:s + n] for s in range(m) for n in range(1, m - s + 1)]
             lens = np.fromiter(map(len, subs), np.int32, len(subs))
@@ -194,15 +195,15 @@ class CountTable:
             adv[:, :m] = np.add.reduceat(held.astype(np.int32), starts, axis=0).T
         step = adv.ravel()
         comp, parent = a["comp"], a["parent"]
-        p = np.zeros(len(parent), dtype=np.int32)
+        p = np.zeros(len(parent), dtype=small)
         for lv in a["levels"]:  # (parents first: one folder depth at a time)
             pp = p[parent[lv]]
             p[lv] = pp + step[comp[lv] * width + pp]
         # need[n]: where the longest suffix of key that name n holds starts
         suffixes = [key[s:] for s in range(m)]
         got = process.cdist(suffixes, self._names, scorer=LCSseq.similarity, dtype=np.int32)
-        need = m - np.count_nonzero(
-            got == np.arange(m, 0, -1, dtype=np.int32)[:, None], axis=0).astype(np.int32)
+        need = (m - np.count_nonzero(
+            got == np.arange(m, 0, -1, dtype=np.int32)[:, None], axis=0)).astype(small)
         return p[a["dir_of"]] >= need[a["name_of"]]
 
     def typos(self, key: str, np: Any) -> Any:
