@@ -113,7 +113,7 @@ class CountTable:
         comps.clear()
         dirs.clear()
         d = np.frombuffer(self._depth, dtype=np.int32)
-        order = np.argsort(d, kind="stable")
+        order = np.argsort(d, kind="stable").astype(np.int32)
         cuts = np.flatnonzero(np.diff(d[order])) + 1
         stems = [nm[:k] if (k := nm.rfind(".")) > 0 else nm for nm in self._names]
         self._arrays = {
