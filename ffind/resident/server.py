@@ -17,7 +17,8 @@ and answers searches over a Unix socket (``ffind.resident.protocol``).  Per requ
    ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
    answer is sent: the matches (score, path, indices, typo), the total count, whether the
    listing was complete, the warnings.  The count of a query is remembered per index
-   (``Held.counts``);
+   (``Held.counts``); a new query over a large index is counted over its count table
+   (``ffind.engine.counting``, built while idle: ``Server.tabulate``);
 4. a refreshed snapshot is written to the cache folder after the answer (a cold process
    benefits from it too).
 
