@@ -102,9 +102,9 @@ class CountTable:
             ids = [get(f[:b]) for f, b in zip(fs, bs, strict=True)]
             for k, v in enumerate(ids):
                 if v is None:  # (new in this slice; its other paths find it registered)
-                    d = fs[k][:bs[k]]
-                    v = get(d)
-                    ids[k] = folder(d) if v is None else v
+                    part = fs[k][:bs[k]]
+                    v = get(part)
+                    ids[k] = folder(part) if v is None else v
             self._dir_of.extend(ids)  # type: ignore[arg-type]  # (no None left)
             put = names.setdefault
             self._name_of.extend([put(f[b:], len(names)) for f, b in zip(fs, bs, strict=True)])
