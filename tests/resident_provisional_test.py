@@ -151,7 +151,9 @@ def test_a_new_querys_count_comes_from_the_count_table_built_while_idle(
         table.count = lambda q: counted.append(q) or real(q)  # type: ignore[method-assign]
         for query in ["io", "mian", "src !io", "READ", "^src"]:
             assert ask(query) == ffind.search(query, root, OPTIONS).total_match_count, query
-        assert counted == ["io", "mian", "src !io", "READ", "^src"]
+        # (a lone term of 4+ characters: the table, which saves the typo pass; the others,
+        # whose sets the ranking computed over this small tree, have ``len`` at once)
+        assert {"mian", "READ"} <= set(counted)
         (root / "src" / "io_new.py").write_text("x")
         got = ffind.search("io", root, OPTIONS, cache=True)  # (validated: a new index)
         assert got.total_match_count == ffind.search("io", root, OPTIONS).total_match_count

@@ -605,14 +605,19 @@ class Server:
 
 
 def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``) and remembers it in ``held.counts``
-    while its index is held's."""
+    """What computes ``matchset``'s count (``len``, or ``held.table``'s count, the same) and
+    remembers it in ``held.counts`` while its index is held's."""
+    from ffind.engine.prefilter import typo_term
+    from ffind.query import parse
+
     index = held.index
     table = held.table
 
     def tally() -> int:
         n = None
-        if table is not None and index is not None and table.store is index.store:
+        if (table is not None and index is not None and table.store is index.store
+                and not (matchset.computed and typo_term(parse(query)) is None)):
+            # (a set the ranking computed, without a typo pass to run: ``len`` at once)
             n = table.count(query)
         if n is None:
             n = len(matchset)
