@@ -106,8 +106,16 @@ class CountTable:
                     v = get(part)
                     ids[k] = folder(part) if v is None else v
             self._dir_of.extend(ids)  # type: ignore[arg-type]  # (no None left)
-            put = names.setdefault
-            self._name_of.extend([put(f[b:], len(names)) for f, b in zip(fs, bs, strict=True)])
+            find = names.get  # (most names are met before: a lookup, then the new ones)
+            nids = [find(f[b:]) for f, b in zip(fs, bs, strict=True)]
+            for k, v in enumerate(nids):
+                if v is None:
+                    nm = fs[k][bs[k]:]
+                    v = find(nm)
+                    if v is None:
+                        v = names[nm] = len(names)
+                    nids[k] = v
+            self._name_of.extend(nids)  # type: ignore[arg-type]
             yield
         self._names = list(names)
         self._comps = list(comps)
