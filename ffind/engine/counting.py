@@ -152,19 +152,22 @@ class CountTable:
             return None
         import numpy as np
 
+        typo = typo_term(q)
+        near = self.typo_names(typo.folded, np) if typo is not None else None
+        # plain: the superset is every match, the typo matches are refined by nothing, so a
+        # path whose name is one edit away counts whatever its folders (its need is 0; a typo
+        # term is the query's only positive term)
+        plain = (not q.negative and len(fuzzy) == len(q.positive)
+                 and not any(t.case_sensitive or t.accent_sensitive for t in q.positive))
         ok = None
         for t in fuzzy:
-            hold = self.holds(t.folded, np)
+            hold = self.holds(t.folded, np, near if plain else None)
             if hold is None:
                 return None
             ok = hold if ok is None else ok & hold
         assert ok is not None
-        typo = typo_term(q)
-        near = self.typos(typo.folded, np) if typo is not None else None
-        plain = (not q.negative and len(fuzzy) == len(q.positive)
-                 and not any(t.case_sensitive or t.accent_sensitive for t in q.positive))
-        if plain:  # (the superset is every match, the typo matches refined by nothing)
-            return int(np.count_nonzero(ok if near is None else ok | near))
+        if plain:
+            return int(np.count_nonzero(ok))
         store = self.store
         superset: list[int] = np.flatnonzero(ok).tolist()
         for t in q.positive:
@@ -175,14 +178,16 @@ class CountTable:
         ids = loose if not strict and strict is not loose and loose else strict
         n = len(ids)
         if near is not None:
-            typos = refine(store, np.flatnonzero(near).tolist(), q.insensitive(), np)
+            typos = refine(store, np.flatnonzero(near[self._arrays["name_of"]]).tolist(),
+                           q.insensitive(), np)
             if typos:
                 n += len(set(typos).difference(ids))
         return n
 
-    def holds(self, key: str, np: Any) -> Any | None:
+    def holds(self, key: str, np: Any, also: Any = None) -> Any | None:
         """Per path, whether ``key`` (folded) is a subsequence of its folded form (a bool
-        array), or None when ``key`` is too long for the substring ``cdist``."""
+        array), or None when ``key`` is too long for the substring ``cdist``; with ``also``
+        (a bool per name), every path of those names too."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -215,11 +220,14 @@ class CountTable:
         got = process.cdist(suffixes, self._names, scorer=LCSseq.similarity, dtype=np.int32)
         need = (m - np.count_nonzero(
             got == np.arange(m, 0, -1, dtype=np.int32)[:, None], axis=0)).astype(small)
+        if also is not None:
+            need[also] = 0
         return p[a["dir_of"]] >= need[a["name_of"]]
 
-    def typos(self, key: str, np: Any) -> Any:
-        """Per path, whether its file name (``key`` with a ``.``) or stem is one edit from
-        ``key`` (``typos.find_typos`` over every path, before its ``refine``)."""
+    def typo_names(self, key: str, np: Any) -> Any:
+        """Per name, whether it (``key`` with a ``.``) or its stem is one edit from ``key``
+        (a bool array: ``typos.find_typos`` over the paths of those names, before its
+        ``refine``)."""
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 
@@ -238,4 +246,4 @@ class CountTable:
             d = process.cdist([key], texts, scorer=OSA.distance, score_cutoff=1,
                               dtype=np.int32)
             hit[np.asarray(near, dtype=np.int64)[d[0] == 1]] = True
-        return hit[a["name_of"]]
+        return hit
