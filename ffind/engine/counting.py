@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 from ffind.engine.prefilter import select, typo_term
@@ -123,20 +124,25 @@ class CountTable:
         names.clear()
         comps.clear()
         dirs.clear()
+        # the folders renumbered by depth (the empty folder part first, alone at depth 0):
+        # each depth's folders one run of ids, their parents all in the runs before
         d = np.frombuffer(self._depth, dtype=np.int32)
         order = np.argsort(d, kind="stable").astype(np.int32)
-        cuts = np.flatnonzero(np.diff(d[order])) + 1
+        new = np.empty(len(order), dtype=np.int32)
+        new[order] = np.arange(len(order), dtype=np.int32)
+        cuts = [*(np.flatnonzero(np.diff(d[order])) + 1).tolist(), len(order)]
         stems = [nm[:k] if (k := nm.rfind(".")) > 0 else nm for nm in self._names]
         self._arrays = {
-            "dir_of": np.frombuffer(self._dir_of, dtype=np.int32),
+            "dir_of": new[np.frombuffer(self._dir_of, dtype=np.int32)],
             "name_of": np.frombuffer(self._name_of, dtype=np.int32),
-            "parent": np.frombuffer(self._parent, dtype=np.int32),
-            "comp": np.frombuffer(self._comp, dtype=np.int32),
-            "levels": [lv for lv in np.split(order, cuts) if d[lv[0]] > 0],
+            "parent": new[np.frombuffer(self._parent, dtype=np.int32)[order]],
+            "comp": np.frombuffer(self._comp, dtype=np.int32)[order],
+            "levels": list(pairwise(cuts)),
             "name_len": np.fromiter(map(len, self._names), np.int32, len(self._names)),
             "stem_len": np.fromiter(map(len, stems), np.int32, len(stems)),
         }
-        self._depth = array("i")
+        self._dir_of, self._parent, self._comp, self._depth = (
+            array("i"), array("i"), array("i"), array("i"))
         self.done = True
 
     # --- counting
@@ -212,9 +218,9 @@ class CountTable:
         step = adv.ravel()
         comp, parent = a["comp"], a["parent"]
         p = np.zeros(len(parent), dtype=small)
-        for lv in a["levels"]:  # (parents first: one folder depth at a time)
-            pp = p[parent[lv]]
-            p[lv] = pp + step[comp[lv] * width + pp]
+        for lo, hi in a["levels"]:  # (parents first: one folder depth at a time)
+            pp = p[parent[lo:hi]]
+            p[lo:hi] = pp + step[comp[lo:hi] * width + pp]
         # need[n]: where the longest suffix of key that name n holds starts
         suffixes = [key[s:] for s in range(m)]
         got = process.cdist(suffixes, self._names, scorer=LCSseq.similarity, dtype=np.int32)
