@@ -16,9 +16,11 @@ folders the validation ``stat``-checked (-1: every one).  The snapshot goes to a
 
 ``--count`` (issue 14, the picker's first complete frame): then ``--runs`` provisional
 requests with their count (``found(validate=False, later=True)``, the picker's limit of 24
-rows with indices), the rows' time and the count's after them, alternately counted anew (the
-server's remembered counts cleared first) and remembered (``Held.counts``); medians, and the
-server's memory (``/proc/self/smaps_rollup``: the resident set and ``Pss``).
+rows with indices), the rows' time and the count's after them, alternately counted anew
+without the count table (``ffind.engine.counting``, what the server builds while idle once
+an index holds ``TABLE_FROM`` paths: here built first, its time and memory shown), anew with
+it (the server's remembered counts cleared first) and remembered (``Held.counts``); medians,
+and the server's memory (``/proc/self/smaps_rollup``: the resident set and ``Pss``).
 """
 
 from __future__ import annotations
@@ -110,12 +112,25 @@ def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
     options = SearchOptions(limit=24, compute_indices=True)  # (the picker's first screenful)
     held = srv._held(root, options)
     srv.found(root, root, query, options, False, True)  # (this key's listing and index)
-    times: dict[str, tuple[list[float], list[float]]] = {"anew": ([], []),
-                                                          "remembered": ([], [])}
+    before = _memory(os.getpid()).get("Rss", 0)
+    srv.table_from = 0
+    start = time.perf_counter()
+    steps = 0
+    while srv.untabled() is held:  # (the server's idle work)
+        srv.tabulate(held)
+        steps += 1
+    took = time.perf_counter() - start
+    grew = (_memory(os.getpid()).get("Rss", 0) - before) / 1024
+    print(f"  the count table: {took * 1000:.0f} ms in {steps} steps, resident set "
+          f"{grew:+.0f} MiB")
+    table = held.table
+    times: dict[str, tuple[list[float], list[float]]] = {
+        "anew, no table": ([], []), "anew": ([], []), "remembered": ([], [])}
     total = -1
     for _ in range(runs):
         for mode in times:
-            if mode == "anew":
+            held.table = None if mode == "anew, no table" else table
+            if mode != "remembered":
                 held.counts.clear()
             start = time.perf_counter()
             tally = srv.found(root, root, query, options, False, False, validate=False,
@@ -131,7 +146,7 @@ def counted(srv: server.Server, root: str, query: str, runs: int) -> None:
     print(f"  provisional {query!r}, {total} matches (median of {runs}, load "
           f"{os.getloadavg()[0]:.1f}):")
     for mode, (rows_ms, count_ms) in times.items():
-        print(f"    {mode:10s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
+        print(f"    {mode:14s}: rows {statistics.median(rows_ms):4.0f} ms, the count after "
               f"them {statistics.median(count_ms):4.0f} ms   (counts: "
               f"{' '.join(f'{x:.0f}' for x in count_ms)})")
     mem = _memory(os.getpid())

@@ -5,6 +5,10 @@ ask stays validated.  (Beside ``resident_server_test.py``, whose fixtures it use
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,7 @@ from resident_server_test import _armed, _threaded_server, _tree, resident
 
 import ffind
 from ffind.options import SearchOptions
-from ffind.resident import client, protocol
+from ffind.resident import client, protocol, server
 
 __all__ = ["resident"]  # (the fixture, used by name)
 
@@ -112,3 +116,74 @@ def test_a_query_counted_over_the_same_index_has_its_count_with_its_rows(
         other = ask("io")
         assert len(rows) == 1, "another query: counted anew"
         assert other.total == ffind.search("io", root, OPTIONS).total_match_count
+
+
+def test_a_new_querys_count_comes_from_the_count_table_built_while_idle(
+        resident: Path, tmp_path: Path) -> None:
+    """Once the server has built its index's count table while idle
+    (``ffind.engine.counting``), a new query's count is the table's, equal to a search's; a
+    new index drops it (the count as before) until the next is built."""
+    root = _tree(tmp_path)
+    with _threaded_server(root, budget=0) as srv:
+        srv.table_from = 0  # (every index gets one: the tree is small)
+
+        def ask(query: str) -> int:
+            got = client.ask(query, str(root), OPTIONS, memory=False, count=True,
+                             provisional=True)
+            assert got is not None
+            return got.total
+
+        def tabled() -> server.Held:
+            end = time.monotonic() + 10
+            while True:
+                helds = [h for h in srv.held.values() if h.index is not None]
+                if helds and srv.untabled() is None and helds[0].table is not None:
+                    return helds[0]
+                assert time.monotonic() < end, "no count table was built"
+                time.sleep(0.01)
+
+        ask("main")
+        held = tabled()
+        table = held.table
+        assert table is not None and table.ready and table.store is held.index.store
+        counted: list[str] = []
+        real = table.count
+        table.count = lambda q: counted.append(q) or real(q)  # type: ignore[method-assign]
+        for query in ["io", "mian", "src !io", "READ", "^src"]:
+            assert ask(query) == ffind.search(query, root, OPTIONS).total_match_count, query
+        # (a lone term of 4+ characters: the table, which saves the typo pass; the others,
+        # whose sets the ranking computed over this small tree, have ``len`` at once)
+        assert {"mian", "READ"} <= set(counted)
+        (root / "src" / "io_new.py").write_text("x")
+        got = ffind.search("io", root, OPTIONS, cache=True)  # (validated: a new index)
+        assert got.total_match_count == ffind.search("io", root, OPTIONS).total_match_count
+        assert ask("util") == ffind.search("util", root, OPTIONS).total_match_count
+        assert tabled().table is not table, "the new index's own table"
+
+
+def test_a_count_table_that_fails_to_build_is_let_go(
+        resident: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in the table's build (not the tree's doing): the server counts as before and
+    builds no more tables."""
+    from ffind.engine import counting
+
+    def broken(self: counting.CountTable, step: int = 1) -> Iterator[None]:
+        yield
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(counting.CountTable, "build", broken)
+    root = os.path.realpath(_tree(tmp_path))
+    srv = server.Server(root, os.path.join(root, "unused.sock"), "", 60)
+    srv.table_from = 0
+    try:
+        srv.found(root, root, "main", OPTIONS, False, True)
+        while (held := srv.untabled()) is not None:
+            srv.tabulate(held)
+        assert srv.table_from == sys.maxsize
+        assert all(h.table is None for h in srv.held.values())
+        tally = srv.found(root, root, "io", OPTIONS, False, False, validate=False,
+                          later=True)[5]
+        assert tally is not None
+        assert tally() == ffind.search("io", root, OPTIONS).total_match_count
+    finally:
+        srv.close()
