@@ -83,9 +83,10 @@ AHEAD_PROBE = 0.003
 """Seconds ``walk_ahead`` reads folders in the process before it forks its child: a tree read
 within that (a few hundred folders) costs no fork."""
 AHEAD_FIRST = 0.1
-"""Seconds the forked child of ``walk_ahead`` reads folders before it hands the rest back (to
-the workers, or to the process when no CPU is idle then): a tree of ~15k files is read
-within that, in parallel with the caller's own work, without the workers' cost."""
+"""Seconds of its own CPU time the forked child of ``walk_ahead`` reads folders for before it
+hands the rest back (to the workers, or to the process when no CPU is idle then): a tree of
+~15k files is read within that, in parallel with the caller's own work, without the
+workers' cost."""
 _P, _W, _E, _D = 80, 87, 69, 68  # the child's messages (``pool.fork_stream``)
 
 Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
@@ -392,16 +393,19 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
 def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
                 cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
                 budget: float | None = None, hand_over: Callable[[], bool] | None = None,
+                clock: Callable[[], float] = time.monotonic,
                 ) -> Generator[list[str], None, list[Item]]:
-    """``_walk_inline`` from the folders ``stack`` (the last read first)."""
+    """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
+    measured with ``clock``."""
     out: list[str] = []
     limit = pool.FIRST_BATCH
-    start = last = time.monotonic()
+    last = time.monotonic()
+    start = clock()
     scan = walker.scan
     while stack:
         if cancel is not None and cancel.is_set():
             return []
-        if budget is not None and time.monotonic() - start >= budget:
+        if budget is not None and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
             budget = None
@@ -598,7 +602,9 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
-    batches = _walk_stack(walker, stack, set(), None, warn, budget=budget)
+    # (its own CPU time: on a busy machine the child may wait for a CPU a long while)
+    batches = _walk_stack(walker, stack, set(), None, warn, budget=budget,
+                          clock=time.process_time)
     while True:
         try:
             batch = next(batches)
