@@ -11,7 +11,9 @@ the process and the children it waited for) of:
   state, started by a first call), warm (``--no-server``: the process searches itself, from a
   snapshot past the racy window), warm without the memory (``FFIND_NO_MEMORY=1``: no SQLite,
   no ``git status``), cold (``--no-cache``), cold without the memory;
-- ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it.
+- ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it;
+- how often a CPU was idle before a run (a cold call walks on the second CPU only then:
+  ``ffind.fs.walk.walk_ahead``), and the load average.
 
 Give ``--ffind`` twice (e.g. the ``ffind`` of a venv with main installed, and of one with a
 branch) to compare two builds side by side.  Then, for each ``--ffind``, the imports of a
@@ -64,18 +66,33 @@ def run_once(cmd: list[str] | str, cwd: str, env: dict[str, str]) -> tuple[float
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
+def cpu_was_idle() -> bool | None:
+    """Whether a CPU is idle now (fewer tasks running than CPUs, this one included: what
+    ``ffind.fs.pool.cpu_idle`` asks before a walk forks); None where that cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            running = int(f.read(256).split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return running < len(os.sched_getaffinity(0))
+
+
 def interleaved(cmds: dict[str, list[str] | str], cwd: str, env: dict[str, str], runs: int,
-                ) -> dict[str, tuple[float, float]]:
+                idle: list[bool] | None = None) -> dict[str, tuple[float, float]]:
     """Median (wall, CPU) ms of each command, run in turn ``runs`` times (after one round of
-    warm-up)."""
+    warm-up); ``idle`` receives, before each run, whether a CPU was idle (``cpu_was_idle``:
+    a cold walk uses the second CPU only then)."""
     walls: dict[str, list[float]] = {k: [] for k in cmds}
     cpus: dict[str, list[float]] = {k: [] for k in cmds}
     for r in range(runs + 1):
         for name, cmd in cmds.items():
+            was_idle = cpu_was_idle()
             wall, cpu = run_once(cmd, cwd, env)
             if r:
                 walls[name].append(wall)
                 cpus[name].append(cpu)
+                if idle is not None and was_idle is not None:
+                    idle.append(was_idle)
     return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in cmds}
 
 
@@ -165,9 +182,13 @@ def main() -> None:
                                                  "--no-cache", "-l", "20", q]
             if fd and fzf:
                 cmds["fd | fzf"] = f"{fd} -t f | {fzf} --filter {shlex.quote(q)} | head -20"
-            got = interleaved(cmds, tree, env, args.runs)
+            idle: list[bool] = []
+            got = interleaved(cmds, tree, env, args.runs, idle)
             peer = got.get("fd | fzf", (0.0, 0.0))[0]
             print(f"\n{tree}")
+            if idle:
+                print(f"  a CPU idle before {100 * sum(idle) / len(idle):.0f}% of the runs "
+                      f"(load {os.getloadavg()[0]:.1f})")
             for name, (wall, cpu) in got.items():
                 ratio = f"  {wall / peer:.2f}x fd|fzf" if peer and name != "fd | fzf" else ""
                 print(f"  {name:<28} {wall:6.0f} / {cpu:4.0f}{ratio}")
