@@ -27,7 +27,9 @@ only ``_child_main``:
   of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match),
   or, for ``pickle``, ``signal``, ``fcntl`` and ``warnings`` (~1.5 ms that a walk read in the
   process alone never needs), by the parent just before it forks (``_fork_blocked``): the
-  child's ``import`` statements then only find them in ``sys.modules`` and run no code;
+  child's ``import`` statements then only find them in ``sys.modules`` and run no code (the
+  one exception: the child of ``fork_stream``, forked from a process with one thread, imports
+  ``pickle`` itself when it needs it);
 - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
 - it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
