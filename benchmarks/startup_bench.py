@@ -11,7 +11,13 @@ the process and the children it waited for) of:
   state, started by a first call), warm (``--no-server``: the process searches itself, from a
   snapshot past the racy window), warm without the memory (``FFIND_NO_MEMORY=1``: no SQLite,
   no ``git status``), cold (``--no-cache``), cold without the memory;
-- ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it.
+- ``fdfind -t f | fzf --filter Q | head -20`` and the ratios to it;
+- how often a CPU was idle before a run (a cold call walks on the second CPU only then:
+  ``ffind.fs.walk.walk_ahead``), and the load average.
+
+``--quiet SECONDS`` (a shared machine): each round waits up to SECONDS for a moment when no
+other task runs, and is run again (up to 20 times) if more than one other was running as one
+of its commands started.
 
 Give ``--ffind`` twice (e.g. the ``ffind`` of a venv with main installed, and of one with a
 branch) to compare two builds side by side.  Then, for each ``--ffind``, the imports of a
@@ -64,18 +70,62 @@ def run_once(cmd: list[str] | str, cwd: str, env: dict[str, str]) -> tuple[float
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
+def cpu_was_idle() -> bool | None:
+    """Whether a CPU is idle now (fewer tasks running than CPUs, this one included: what
+    ``ffind.fs.pool.cpu_idle`` asks before a walk forks); None where that cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            running = int(f.read(256).split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return running < len(os.sched_getaffinity(0))
+
+
+def running_tasks() -> int | None:
+    """How many tasks are running on the machine now (this one included; Linux)."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read(256).split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def interleaved(cmds: dict[str, list[str] | str], cwd: str, env: dict[str, str], runs: int,
+                idle: list[bool] | None = None, quiet: float = 0.0,
                 ) -> dict[str, tuple[float, float]]:
     """Median (wall, CPU) ms of each command, run in turn ``runs`` times (after one round of
-    warm-up)."""
+    warm-up); ``idle`` receives, before each run, whether a CPU was idle (``cpu_was_idle``:
+    a cold walk uses the second CPU only then).  ``quiet`` (seconds): each round waits up to
+    that long for a moment when no other task runs, and a round during which more than one
+    other task was running at a command's start is run again, up to 20 times (on a shared
+    machine: the figures of its quiet moments, as far as there are any)."""
     walls: dict[str, list[float]] = {k: [] for k in cmds}
     cpus: dict[str, list[float]] = {k: [] for k in cmds}
-    for r in range(runs + 1):
+    r = tries = 0
+    while r < runs + 1:
+        tries += 1
+        calm = True
+        if quiet:
+            deadline = time.monotonic() + quiet
+            while (running_tasks() or 0) > 1 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            calm = (running_tasks() or 0) <= 1
+        got = []
         for name, cmd in cmds.items():
-            wall, cpu = run_once(cmd, cwd, env)
-            if r:
+            was_idle = cpu_was_idle()
+            if quiet and calm and (running_tasks() or 0) > 2:
+                calm = False
+            got.append((name, run_once(cmd, cwd, env), was_idle))
+        if quiet and not calm and tries < 20:
+            continue  # (disturbed: again, up to 20 times)
+        tries = 0
+        if r:
+            for name, (wall, cpu), was_idle in got:
                 walls[name].append(wall)
                 cpus[name].append(cpu)
+                if idle is not None and was_idle is not None:
+                    idle.append(was_idle)
+        r += 1
     return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in cmds}
 
 
@@ -130,6 +180,8 @@ def main() -> None:
     parser.add_argument("--query", default="main")
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--ffind", action="append", help="the command (repeatable)")
+    parser.add_argument("--quiet", type=float, default=0.0, metavar="SECONDS",
+                        help="wait up to SECONDS before each round for a quiet moment")
     args = parser.parse_args()
     builds = [shlex.split(c) for c in (args.ffind or ["ffind"])]
     cache = tempfile.mkdtemp(prefix="startup-bench-cache-")
@@ -165,9 +217,13 @@ def main() -> None:
                                                  "--no-cache", "-l", "20", q]
             if fd and fzf:
                 cmds["fd | fzf"] = f"{fd} -t f | {fzf} --filter {shlex.quote(q)} | head -20"
-            got = interleaved(cmds, tree, env, args.runs)
+            idle: list[bool] = []
+            got = interleaved(cmds, tree, env, args.runs, idle, args.quiet)
             peer = got.get("fd | fzf", (0.0, 0.0))[0]
             print(f"\n{tree}")
+            if idle:
+                print(f"  a CPU idle before {100 * sum(idle) / len(idle):.0f}% of the runs "
+                      f"(load {os.getloadavg()[0]:.1f})")
             for name, (wall, cpu) in got.items():
                 ratio = f"  {wall / peer:.2f}x fd|fzf" if peer and name != "fd | fzf" else ""
                 print(f"  {name:<28} {wall:6.0f} / {cpu:4.0f}{ratio}")

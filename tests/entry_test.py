@@ -203,3 +203,28 @@ def test_the_server_clients_modules_import_no_contextlib_importlib_nor_warnings(
                             "ffind.frontends.output", "ffind.frontends.exits")
     assert "ffind.frontends.exits" in modules
     assert not modules & {"contextlib", "importlib", "warnings", "typing"}
+
+
+_AHEAD = """
+import sys
+import ffind.fs.pool, ffind.fs.walk
+ffind.fs.walk.AHEAD_PROBE = 0.0  # the child at once, whatever the tree and the load
+ffind.fs.pool.cpu_idle = lambda *args: True
+from ffind.frontends.entry import main
+rc = main(sys.argv[1:])
+print(rc, " ".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_walk_read_by_the_forked_child_imports_no_pickle_here(tmp_path: Path) -> None:
+    # the child of walk_ahead imports pickle itself, only to hand folders back (a big tree)
+    root = tmp_path / "plain"
+    (root / "src").mkdir(parents=True)
+    (root / "src/query.py").write_text("")
+    proc = subprocess.run([sys.executable, "-c", _AHEAD, "--no-cache", "-l", "5", "q"],
+                          cwd=root, capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "src/query.py\n"
+    rc, _, modules = proc.stderr.strip().rpartition("\n")[2].partition(" ")
+    assert rc == "0"
+    assert "signal" in modules.split(), "a child was forked"
+    assert not set(modules.split()) & {"pickle", "_pickle"}

@@ -1115,3 +1115,148 @@ def test_a_recording_walk_records_the_same_in_workers_and_inline(
 
     assert records(2) == records(1)
     assert any(s.startswith("/D") for s in records(1))
+
+
+# ---------------------------------------------------------------------------------------------
+# walk_ahead: the one-shot search's walk, started in a forked child before the search's imports
+
+
+def _ahead(root: Path, monkeypatch: pytest.MonkeyPatch, *, probe: float, first: float,
+           idle: bool = True, keep: object = None, **options: object) -> list[str]:
+    walk_module = sys.modules["ffind.fs.walk"]
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", probe)
+    monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: idle)
+    ahead = walk_module.walk_ahead(root, SearchOptions(**options),  # type: ignore[arg-type]
+                                   keep=lambda: keep)
+    try:
+        return [p for batch in ahead for p in batch]
+    finally:
+        ahead.close()
+
+
+@pytest.mark.parametrize(("probe", "first", "idle"), [
+    (60.0, 60.0, True),  # read within the probe: no child
+    (0.0, 60.0, True),  # the child reads it all
+    (0.0, 0.0, True),  # the child hands every folder back: the workers read them
+    (0.0, 0.0, False),  # ... or this process, when no CPU is idle
+    (0.0, 60.0, False),  # no CPU idle at the start: no child
+])
+@pytest.mark.parametrize("types", [("f",), ("f", "d")])
+def test_walk_ahead_lists_what_walk_batches_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, probe: float, first: float,
+        idle: bool, types: tuple[str, ...]) -> None:
+    root = _big_tree(tmp_path)
+    one = list(walk(root, SearchOptions(threads=1, types=types)))
+    got = _ahead(root, monkeypatch, probe=probe, first=first, idle=idle, threads=2,
+                 types=types)
+    assert sorted(got) == sorted(one)
+    if first:  # read depth first by one process: the order of threads=1
+        assert got == one
+
+    def keep(paths: list[str]) -> list[str]:
+        return [p for p in paths if "1" in p]
+
+    kept = _ahead(root, monkeypatch, probe=probe, first=first, idle=idle, keep=keep,
+                  threads=2, types=types)
+    assert sorted(kept) == sorted(keep(one))
+
+
+def test_walk_ahead_forks_nothing_for_a_tree_read_within_the_probe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make(tmp_path, "a.txt", *(f"d{i}/e/f{i}.txt" for i in range(30)))
+
+    def fork() -> int:
+        raise AssertionError("a child was started")
+
+    monkeypatch.setattr(os, "fork", fork)
+    got = _ahead(tmp_path, monkeypatch, probe=60.0, first=60.0, threads=2)
+    assert sorted(got) == sorted(files(tmp_path, threads=1))
+
+
+def test_walk_ahead_child_reports_warnings_in_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make(tmp_path, "locked/x.txt", "ok.txt", "other/y.txt")
+    _failing_scandir(monkeypatch, "locked", PermissionError(13, "Permission denied"))
+    walk_module = sys.modules["ffind.fs.walk"]
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    warnings: list[str] = []
+    ahead = walk_module.walk_ahead(tmp_path, SearchOptions(threads=2),
+                                   on_warning=warnings.append)
+    assert ahead._child is not None, "read by the child"
+    assert warnings == [], "the child's warnings come with its batches"
+    got = {p for batch in ahead for p in batch}
+    ahead.close()
+    assert got == {"ok.txt", "other/y.txt"}
+    assert len(warnings) == 1 and "locked" in warnings[0] and "Permission denied" in warnings[0]
+
+
+def test_walk_ahead_closed_before_or_while_iterating_leaves_no_child(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _big_tree(tmp_path)
+    walk_module = sys.modules["ffind.fs.walk"]
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    _slow_scan(monkeypatch, 0.001)
+    before = _children()
+    ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
+    assert _children() - before, "a child walks"
+    ahead.close()
+    assert _children() == before
+    ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
+    next(iter(ahead))
+    ahead.close()
+    assert _children() == before
+
+
+def test_walk_ahead_failing_child_is_a_one_line_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = _big_tree(tmp_path)
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, item: tuple[str, str, int, object, object], *args: object) -> None:
+        if item[1] == "huge/":
+            raise RuntimeError("boom\nsecond line")
+        real_scan(self, item, *args)
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+    before = _children()
+    with pytest.raises(FfindError, match=r"^a walk worker process failed: "
+                                         r"RuntimeError: boom second line$"):
+        _ahead(root, monkeypatch, probe=0.0, first=60.0, threads=2)
+    assert _children() == before
+    assert capfd.readouterr().err == ""  # the child never writes a traceback
+
+
+def test_walk_ahead_killed_child_is_a_one_line_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = _big_tree(tmp_path)
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    _slow_scan(monkeypatch, 0.01)
+    before = _children()
+    ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
+    assert ahead._child is not None
+    os.kill(ahead._child[0], signal.SIGKILL)
+    with pytest.raises(FfindError, match=r"^a walk worker process ended unexpectedly "
+                                         r"\(killed by SIGKILL\)$"):
+        list(ahead)
+    ahead.close()
+    assert _children() == before
+
+
+def test_walk_ahead_max_depth_zero_lists_nothing(tmp_path: Path) -> None:
+    from ffind.fs.walk import walk_ahead
+
+    make(tmp_path, "a.txt")
+    ahead = walk_ahead(tmp_path, SearchOptions(threads=2, max_depth=0))
+    assert list(ahead) == []
+    ahead.close()

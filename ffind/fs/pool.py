@@ -27,7 +27,9 @@ only ``_child_main``:
   of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match),
   or, for ``pickle``, ``signal``, ``fcntl`` and ``warnings`` (~1.5 ms that a walk read in the
   process alone never needs), by the parent just before it forks (``_fork_blocked``): the
-  child's ``import`` statements then only find them in ``sys.modules`` and run no code;
+  child's ``import`` statements then only find them in ``sys.modules`` and run no code (the
+  one exception: the child of ``fork_stream``, forked from a process with one thread, imports
+  ``pickle`` itself when it needs it);
 - it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
   buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
 - it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
@@ -466,12 +468,15 @@ def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | N
     return _fork_blocked(lambda: _child_main(walker, task_r, res_w, want, keep, parent, arm))
 
 
-def _fork_blocked(child: Callable[[], None]) -> int:
+def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> int:
     """``os.fork()`` with every signal blocked (the child unblocks what it handles, see the
     module docstring); the child runs ``child``, which never returns; the parent gets the
-    pid.  Raises OSError as ``os.fork``."""
+    pid.  ``preload_pickle=False``: ``pickle`` is left to the child to import if it needs it
+    (only from a process with one thread, see ``fork_stream``).  Raises OSError as
+    ``os.fork``."""
     # what a child uses, imported here, before the fork (the module docstring)
-    import pickle  # noqa: F401
+    if preload_pickle:
+        import pickle  # noqa: F401
     import signal
     import warnings
 
@@ -613,6 +618,54 @@ def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
         return None
     write.close()
     return pid, read.fileno()
+
+
+def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pipe] | None:
+    """Run ``fn(send)`` in a forked child, as a walk's worker is run (every signal blocked,
+    only its pipe kept, the standard descriptors on /dev/null, the cyclic GC off,
+    ``os._exit``: the module docstring), and return ``(pid, pipe)``: each ``send(message)``
+    of the child arrives as one ``pipe.recv_bytes()`` (a bigger pipe, so that the child runs
+    ahead of a parent busy with its imports), then ``b"D"`` when ``fn`` returned, or ``b"X"``
+    and one line when it raised; then end of file.  The caller reads the pipe, closes it and
+    reaps ``pid`` (killing it first if it stops early).  ``fn`` must be a bounded piece of
+    work (the child is not tied to its parent's life: it ends when its work does, or at a
+    broken pipe) that imports nothing but ``pickle``: imported here first when this process
+    has other threads (one of them might hold a lock the import needs), else left to the
+    child (~1.3 ms that a child which never pickles does not cost its parent; the import
+    lock is made anew in a forked child).  None where there is no fork, or when it fails."""
+    if not _fork_available():
+        return None
+    try:
+        read, write = _Pipe.pair()
+    except OSError:
+        return None
+    _set_pipe_size(write)
+    try:
+        pid = _fork_blocked(lambda: _stream_main(fn, read, write),
+                            preload_pickle=threading.active_count() > 1)
+    except OSError:  # fork: EAGAIN, ENOMEM
+        read.close()
+        write.close()
+        return None
+    write.close()
+    return pid, read
+
+
+def _stream_main(fn: Callable[[Callable[[bytes], None]], None], read: _Pipe,
+                 write: _Pipe) -> None:
+    """The child of ``fork_stream``.  Never returns."""
+    code = 0
+    try:
+        gc.disable()
+        read.close()
+        _isolate([write])
+        fn(write.send_bytes)
+        write.send_bytes(b"D")
+    except BaseException as exc:  # reported to the parent, never printed here
+        code = 1
+        _report_failure(write, exc)
+    finally:
+        os._exit(code)
 
 
 def _call_main(fn: Callable[[], bytes], read: _Pipe, write: _Pipe) -> None:

@@ -44,6 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterator
 
+from ffind.errors import FfindError
 from ffind.fs import pool
 from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
 from ffind.fs.ignore.scope import Ignores, Scope
@@ -52,7 +53,8 @@ from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions
 
-__all__ = ["DEFAULT_EXCLUDES", "VCS_DIRS", "Cancel", "Keep", "Warn", "walk", "walk_batches"]
+__all__ = ["DEFAULT_EXCLUDES", "VCS_DIRS", "Cancel", "Keep", "Warn", "walk", "walk_ahead",
+           "walk_batches"]
 
 DEFAULT_EXCLUDES: tuple[str, ...] = ("node_modules", "target", "__pycache__")
 """Folders skipped by name at any depth unless ``respect_ignore=False``: package managers' and
@@ -76,6 +78,16 @@ INLINE_FIRST = 0.02
 it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
 2-core machine), a bigger one hands them the folders left to read, if a CPU is idle then
 (``pool.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
+
+AHEAD_PROBE = 0.003
+"""Seconds ``walk_ahead`` reads folders in the process before it forks its child: a tree read
+within that (a few hundred folders) costs no fork."""
+AHEAD_FIRST = 0.1
+"""Seconds of its own CPU time the forked child of ``walk_ahead`` reads folders for before it
+hands the rest back (to the workers, or to the process when no CPU is idle then): a tree of
+~15k files is read within that, in parallel with the caller's own work, without the
+workers' cost."""
+_P, _W, _E, _D = 80, 87, 69, 68  # the child's messages (``pool.fork_stream``)
 
 Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
@@ -374,16 +386,26 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
     """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
     once it is spent and return the folders left to read (else []), unless ``hand_over``
     then says no (the walk goes on here to the end)."""
-    stack = [item]
     seen = {item[4]} if walker.follow and item[4] is not None else set()
+    return (yield from _walk_stack(walker, [item], seen, cancel, warn, keep, budget, hand_over))
+
+
+def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
+                cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
+                budget: float | None = None, hand_over: Callable[[], bool] | None = None,
+                clock: Callable[[], float] = time.monotonic,
+                ) -> Generator[list[str], None, list[Item]]:
+    """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
+    measured with ``clock``."""
     out: list[str] = []
     limit = pool.FIRST_BATCH
-    start = last = time.monotonic()
+    last = time.monotonic()
+    start = clock()
     scan = walker.scan
     while stack:
         if cancel is not None and cancel.is_set():
             return []
-        if budget is not None and time.monotonic() - start >= budget:
+        if budget is not None and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
             budget = None
@@ -418,6 +440,204 @@ def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                                    hand_over=pool.cpu_idle if INLINE_FIRST else None)
     if rest:
         yield from pool.run(walker, rest, n, cancel, warn, keep)
+
+
+class Ahead:
+    """The batches of a walk started before its consumer is ready (``walk_ahead``):
+    iterate once, then ``close`` (also when the iteration was never started)."""
+
+    def __init__(self, walker: _Walker, item: Item, threads: int, cancel: Cancel | None,
+                 warn: Warn | None, keep: Callable[[], Keep | None]) -> None:
+        self._walker = walker
+        self._threads = threads
+        self._cancel = cancel
+        self._warn = warn
+        self._keep = keep
+        self._head: list[str] = []
+        self._stack: list[Item] = [item] if threads else []
+        self._inline = threads == 1 or walker.follow or not INLINE_FIRST
+        self._child: tuple[int, pool._Pipe] | None = None
+        self._reaped = True
+        self._batches: Iterator[list[str]] | None = None
+        if self._inline or not self._stack:
+            return
+        # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
+        head = _walk_stack(walker, self._stack, set(), cancel, warn, budget=AHEAD_PROBE)
+        while True:
+            try:
+                self._head.extend(next(head))
+            except StopIteration as end:
+                self._stack = end.value
+                break
+        if not self._stack or not pool.cpu_idle():
+            return
+        stack, budget = self._stack, AHEAD_FIRST
+
+        def child(send: Callable[[bytes], None]) -> None:
+            _ahead_child(walker, stack, budget, send)
+
+        self._child = pool.fork_stream(child)
+        if self._child is not None:
+            self._reaped = False
+            self._stack = []
+            import signal  # (imported by the fork; kept for a kill while the interpreter
+            # exits, when nothing can be imported any more)
+
+            self._sigkill = signal.SIGKILL
+
+    def __iter__(self) -> Iterator[list[str]]:
+        if self._batches is None:
+            self._batches = self._run()
+        return self._batches
+
+    def _run(self) -> Iterator[list[str]]:
+        if not self._stack and not self._head and self._child is None:
+            return  # (nothing to read: max_depth < 1, or an empty tree)
+        keep = self._keep()
+        walker, cancel, warn = self._walker, self._cancel, self._warn
+        if self._inline and self._stack:  # (one thread, or links followed: walk_batches)
+            item = self._stack[0]
+            if self._threads == 1:
+                yield from _walk_inline(walker, item, cancel, warn, keep)
+            else:
+                yield from _walk_parallel(walker, item, self._threads, cancel, warn, keep)
+            return
+        head = self._head if keep is None or not self._head else keep(self._head)
+        self._head = []
+        if head:
+            yield head
+        rest = self._stack
+        # (a tree the child did not read within its time is large: the workers at once)
+        budget = INLINE_FIRST
+        if self._child is not None:
+            rest = yield from self._from_child(keep)
+            budget = 0.0
+        if rest:  # the rest here, and in the workers if the tree proves large
+            rest = yield from _walk_stack(walker, rest, set(), cancel, warn, keep,
+                                          budget=budget,
+                                          hand_over=pool.cpu_idle if INLINE_FIRST else None)
+        if rest:
+            yield from pool.run(walker, rest, self._threads, cancel, warn, keep)
+
+    def _from_child(self, keep: Keep | None) -> Generator[list[str], None, list[Item]]:
+        """The child's batches (filtered here with ``keep``) and warnings, in order; the
+        folders it left to read."""
+        assert self._child is not None
+        cancel, warn = self._cancel, self._warn
+        conn = self._child[1]
+        rest: list[Item] = []
+        while True:
+            if cancel is not None and cancel.is_set():
+                return []
+            try:
+                msg = conn.recv_bytes()
+            except EOFError:
+                raise FfindError(self._died()) from None
+            tag = msg[0]
+            if tag == _P:
+                batch = msg[1:].decode("utf-8", "surrogateescape").split("\0")
+                if keep is not None:
+                    batch = keep(batch)
+                if batch:
+                    yield batch
+            elif tag == _E:
+                if warn is not None:
+                    warn(msg[1:].decode("utf-8", "surrogateescape"))
+            elif tag == _W:
+                import pickle  # (the child needed it: the tree is big)
+
+                rest = pickle.loads(msg[1:])
+            elif tag == _D:
+                self._reap(kill=False)
+                return rest
+            else:  # X: it failed (one line)
+                text = msg[1:].decode("utf-8", "replace")
+                raise FfindError(f"a walk worker process failed: {text}")
+
+    def _died(self) -> str:
+        """Why the child's pipe ended before its end: one line."""
+        code = self._reap(kill=False)
+        if code is None:
+            how = "exit status unknown"
+        elif code < 0:
+            import signal  # (imported by the fork)
+
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        return f"a walk worker process ended unexpectedly ({how})"
+
+    def _reap(self, *, kill: bool) -> int | None:
+        """Close the pipe and reap the child (killed first with ``kill``); its exit code."""
+        if self._child is None or self._reaped:
+            return None
+        pid, conn = self._child
+        self._reaped = True
+        conn.close()
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, self._sigkill)
+        try:
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        except ChildProcessError:  # (reaped elsewhere: SIGCHLD ignored)
+            return None
+
+    def close(self) -> None:
+        """Stop the walk: the child is ended and reaped, the workers too."""
+        batches, self._batches = self._batches, iter(())
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
+        self._reap(kill=True)
+
+
+def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
+                 send: Callable[[bytes], None]) -> None:
+    """(In the forked child of ``walk_ahead``) walk from ``stack`` for ``budget`` seconds,
+    sending each batch (``P`` and the paths, NUL-joined) and warning (``E``) in order, then
+    the folders left to read, if any (``W``, pickled)."""
+    def warn(message: str) -> None:
+        send(b"E" + message.encode("utf-8", "surrogateescape"))
+
+    # (its own CPU time: on a busy machine the child may wait for a CPU a long while)
+    batches = _walk_stack(walker, stack, set(), None, warn, budget=budget,
+                          clock=time.process_time)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration as end:
+            rest: list[Item] = end.value
+            break
+        send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+    if rest:
+        import pickle  # (by the parent before the fork if it had other threads: fork_stream)
+
+        send(b"W" + pickle.dumps(rest, pickle.HIGHEST_PROTOCOL))
+
+
+def walk_ahead(
+    root: str | os.PathLike[str], options: SearchOptions | None = None, *,
+    cancel: Cancel | None = None, on_warning: Warn | None = None,
+    keep: Callable[[], Keep | None] = lambda: None,
+) -> Ahead:
+    """``walk_batches``, started now: with ``threads >= 2`` (and a CPU idle), a forked child
+    reads the folders depth first (the order of ``threads=1``) for up to ``AHEAD_FIRST``
+    seconds while the caller goes on (a one-shot search imports its engine and builds its
+    prefilter meanwhile), and hands what is left to the workers, or to this process when no
+    CPU is idle then, as ``walk_batches`` does.  ``keep`` makes the filter of the batches
+    (called once, when the iteration starts; applied here to the child's batches, in the
+    workers after).  Raises ``FfindError`` as ``walk_batches``; the caller closes the
+    answer (``Ahead.close``)."""
+    options = options or SearchOptions()
+    walker, item = _prepare(os.fspath(root), options, on_warning)
+    if options.max_depth is not None and options.max_depth < 1:
+        threads = 0  # (nothing to read; no note about the threads either, as walk_batches)
+    else:
+        threads = _workers(options.threads, on_warning)
+    return Ahead(walker, item, threads, cancel, on_warning, keep)
 
 
 def prepare_recorded(root: str, options: SearchOptions, warn: Warn | None,

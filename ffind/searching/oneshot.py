@@ -288,28 +288,31 @@ def _walk_one(
         if found is not None:
             return found
     # (a query of negations only lists in path order: no memory, no git status)
-    recall = (None if memory is None or (query and not ranked(query))
-              else _Recalling(memory, root, cache))
+    remembers = not (memory is None or (query and not ranked(query)))
     if cache:
+        recall = _Recalling(memory, root, cache) if remembers and memory is not None else None
         try:
             return _match_warm(query, root, options, cancel, on_warning, eager_count, recall)
         finally:
             if recall is not None:
                 recall.stop()
-    from ffind.fs.walk import walk_batches
+    from ffind.fs.walk import walk_ahead
 
-    # the workers drop what the query cannot match
-    batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning,
-                           keep=_prefilter(query))
+    # The walk starts first (a forked child reads the folders while this process starts
+    # ``git status`` and imports the engine: ``walk_ahead``); the query's prefilter drops
+    # what it cannot match (in the workers, for a tree too big for the child alone).
+    batches = walk_ahead(root, options, cancel=cancel, on_warning=on_warning,
+                         keep=lambda: _prefilter(query))
+    recall = None
     try:
+        if remembers and memory is not None:
+            recall = _Recalling(memory, root, cache)
         return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
         cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind
         raise
     finally:
-        close = getattr(batches, "close", None)
-        if close is not None:
-            close()
+        batches.close()
         if recall is not None:
             recall.stop()
 
