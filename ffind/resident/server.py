@@ -72,7 +72,8 @@ REQUEST_WATCHES = 1024
 TABLE_FROM = 200_000
 """From how many paths an index gets a count table while the server is idle
 (``ffind.engine.counting``: a new query's count at 1M paths in ~12 ms instead of ~180-280;
-~1.2 s of idle work and +8-20 MiB at 1M).  Below it the usual count is fast enough (~15 ms at 110k)."""
+~1.2 s of idle work and +8-20 MiB at 1M).  Below it the usual count is fast enough (~15 ms
+at 110k)."""
 
 
 def idle_seconds(environ: dict[str, str] | None = None) -> float:
