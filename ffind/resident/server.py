@@ -285,8 +285,10 @@ class Server:
         last = time.monotonic()
         try:
             while not self.stopping:
-                work = self.unarmed()
-                table = self.untabled() if work is None else None
+                # (the count table first: ~1.2 s at 1M paths, against several seconds for
+                # the watches and marks; the picker's counts wait for it, not for them)
+                table = self.untabled()
+                work = self.unarmed() if table is None else None
                 try:
                     ready = select.select([self.listener], [], [],
                                           0 if work is not None or table is not None
