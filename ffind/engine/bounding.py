@@ -318,7 +318,7 @@ class Bounder:
         in_path = tiers.in_path + bonus
         # nowhere: ``rest`` (read as ``in_path`` by the rules when that is the term's most)
         none = in_path if tiers.rest + bonus == most else tiers.rest + bonus
-        tbn = []
+        tbn: list[int] = []
         put = tbn.append
         for i in new:
             f = folded[i]
