@@ -203,13 +203,16 @@ NAME_PATHS = st.lists(
        st.booleans())
 @example(["_x/_b", "_/_b", "a/_/.a", "_/_x/_", "a/a.b"], "_", False, DEFAULT, True)
 @example(["ab/a", "a/a.b", ".a/a", "a/ab/a", "b/A.x"], "a", False, DEFAULT, True)
+@example(["ab/ab", "ab/x/abc", "xab/ab/ab.c", "x/ab/ab", "abc/ab", "x/abx/ab"], "ab", False,
+         DEFAULT, False)
 def test_prefix_scores_in_numpy_are_the_plain_ones(
     paths: list[str], key: str, hidden_ok: bool, w: Weights, warm: bool
 ) -> None:
     """``Bounder.prefix_scored`` in numpy (``PREFIX_NUMPY_FROM`` 0) gives the per-path closed
     form: hidden paths, names that start on a symbol or an accent, capitals (a case-sensitive
-    term), a dot after the term, a folder that is the term or starts with it; with the letter
-    masks built (``warm``) or not."""
+    term), a dot after the term, a folder that is the term or starts with it (the folder
+    extras read inline from the term's searches, not through ``folder_extras``, but for a
+    one-character term with the masks); with the letter masks built (``warm``) or not."""
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 

@@ -210,17 +210,31 @@ class Bounder:
             assert bit is not None
             near = (self._member(st.parent_first.get(c, ()), a, len(base_a), np)
                     | self._member(st.one_char_folders(bit, np), a, len(base_a), np))
-            cand = np.flatnonzero(near & alnum & (b > 0)).tolist()
-        else:
+            for j in np.flatnonzero(near & alnum & (b > 0)).tolist():
+                i = ids[j]
+                out[j] += folder_extras(key, texts[i], base[i], w)
+        else:  # (``folder_extras`` inline: the median keys at 1M call it for 14-30k names)
             pst = st.pstart
             mid = "/" + key + "/"
             mid1 = mid[1:]
-            cand = [j for j in np.flatnonzero(alnum & (b > 0)).tolist()
-                    if (f := texts[ids[j]]).startswith(key, pst[ids[j]]) or mid in f
-                    or f.startswith(mid1)]
-        for j in cand:
-            i = ids[j]
-            out[j] += folder_extras(key, texts[i], base[i], w)
+            whole_dir, whole_parent = w.whole_dir, w.whole_parent
+            pp = w.parent_prefix_for(m)
+            no_sep = "/" not in key
+            for j in np.flatnonzero(alnum & (b > 0)).tolist():
+                i = ids[j]
+                f = texts[i]
+                at0 = f.startswith(mid1)
+                inside = mid in f
+                if not (inside or at0 or f.startswith(key, pst[i])):
+                    continue
+                bi = base[i]
+                # ``mid in "/" + f[:bi]``: at its start, or inside ``f[:bi]``
+                e = (whole_dir if (at0 and bi > m) or (inside and f.find(mid, 0, bi) >= 0)
+                     else 0)
+                parent = f.rfind("/", 0, bi - 1) + 1
+                if no_sep and bi - 1 - parent >= m and f.startswith(key, parent):
+                    e += pp + (whole_parent if bi - 1 - parent == m else 0)
+                out[j] += e
         return list(zip(out, ids, strict=True))
 
     def early_total(self, q: Query, ids: list[int], hidden_ok: bool, at: Any = None) -> Any:
