@@ -203,13 +203,16 @@ NAME_PATHS = st.lists(
        st.booleans())
 @example(["_x/_b", "_/_b", "a/_/.a", "_/_x/_", "a/a.b"], "_", False, DEFAULT, True)
 @example(["ab/a", "a/a.b", ".a/a", "a/ab/a", "b/A.x"], "a", False, DEFAULT, True)
+@example(["ab/ab", "ab/x/abc", "xab/ab/ab.c", "x/ab/ab", "abc/ab", "x/abx/ab"], "ab", False,
+         DEFAULT, False)
 def test_prefix_scores_in_numpy_are_the_plain_ones(
     paths: list[str], key: str, hidden_ok: bool, w: Weights, warm: bool
 ) -> None:
     """``Bounder.prefix_scored`` in numpy (``PREFIX_NUMPY_FROM`` 0) gives the per-path closed
     form: hidden paths, names that start on a symbol or an accent, capitals (a case-sensitive
-    term), a dot after the term, a folder that is the term or starts with it; with the letter
-    masks built (``warm``) or not."""
+    term), a dot after the term, a folder that is the term or starts with it (the folder
+    extras read inline from the term's searches, not through ``folder_extras``, but for a
+    one-character term with the masks); with the letter masks built (``warm``) or not."""
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
@@ -361,3 +364,55 @@ def test_has_from_the_last_terms_holders_is_the_buffers(
             assert buf is not None
             want = [t in f for f in ix.store.folded]
             assert ix.bounder.has(t, buf, np).tolist() == want, t
+
+
+def early_term_reference(ix: Index, fq: str, ids: list[int], most: int) -> list[int]:
+    """``Bounder._early_term`` as the rules read, a search per question (the code it was)."""
+    st_, b_ = ix.store, ix.bounder.b
+    m = len(fq)
+    tiers = b_.tiers(m)
+    extra = b_.dir_extras_max(m)
+    bonus = b_.name_bonus(m)
+    tbn = [most if fq in st_.folded[i] else tiers.rest + bonus for i in ids]
+    for j in [j for j, v in enumerate(tbn) if v == most]:
+        i = ids[j]
+        f, b, ps = st_.folded[i], st_.base[i], st_.pstart[i]
+        if f.startswith(fq, b) or (ps >= 0 and b - 1 - ps >= m and f.startswith(fq, ps)):
+            v = tiers.top
+        elif f.find(fq, b) >= 0 or (ps >= 0 and f.find(fq, ps, b - 1) >= 0):
+            v = tiers.in_name
+        else:
+            v = tiers.in_path + bonus
+        tbn[j] = v + (extra if f.find(fq, 0, b) >= 0 else 0)
+    return tbn
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "e", "xa", "b"]),
+                        st.text("ab._-?éßA", min_size=1, max_size=4)),
+       st.sampled_from([DEFAULT, Weights(whole_dir=30, parent_prefix=5, parent_step=3,
+                                         whole_parent=7),
+                        Weights(match=0, bonus_name=0, name_prefix=0, whole_name=0,
+                                whole_dir=0, parent_prefix=0, parent_step=0, whole_parent=0,
+                                contig_name=0, contig_path=0)]), st.data())
+@example(["ab/ab", "xab/x/ab", "ab/b", "b/ab", "x/abab/y", "x/ab/y", "a/xab/ab", "ab",
+          "x/ab"], "ab", DEFAULT, None)
+def test_early_term_is_the_rules_one_search_at_a_time(
+    paths: list[str], term: str, w: Weights, data: st.DataObject | None
+) -> None:
+    """``Bounder._early_term`` (the rules read from the first occurrence, a name search and,
+    when the first occurrence is before the file's folder, a search in it) gives what a
+    search per rule gives: at the name's start, at the file's folder's start with room for
+    the term or without, inside either, only in the other folders, and the folder extras
+    (``x/abab/y``: the first occurrence at the folder's start; ``a/xab/ab``: in the folder
+    and at the name's start; all-zero weights: a path without the term bounded as the most
+    a term can score)."""
+    ix = Index(paths, weights=w, numpy=False)
+    fq = parse(term).positive[-1].folded if parse(term).positive else ""
+    if not fq or "/" in fq:
+        return
+    n = len(paths)
+    ids = (list(range(n)) if data is None
+           else data.draw(st.lists(st.integers(0, n - 1), max_size=2 * n)))
+    most = ix.bounder._most(fq)
+    assert ix.bounder._early_term(fq, ids, most) == early_term_reference(ix, fq, ids, most)
