@@ -40,7 +40,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ffind.fs.watch import Drained, Watcher, _proc_int, below, used_in_fdinfo
+from ffind.fs.watch import Books, Drained, Watcher, _proc_int, used_in_fdinfo
 
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -116,7 +116,7 @@ def parse(buffer: bytes) -> Iterator[tuple[int, bytes | None, str]]:
         at += length
 
 
-class FanWatcher:
+class FanWatcher(Books):
     """A fanotify group marking folders of one root, each by its prefix (path from the root +
     ``/``, '' for the root), with ``Watcher``'s interface: ``wd_of`` maps a prefix to its
     folder's handle.  ``budget``: how many marks it may hold, ghosts included (None: its
@@ -228,35 +228,11 @@ class FanWatcher:
                 os.close(fd)
         self.ghosts.add(handle)
 
-    def _forget(self, prefix: str) -> bytes | None:
-        handle = self.wd_of.pop(prefix, None)
-        if handle is not None:
-            del self.prefix_of[handle]
-            self.full = False
-            self.removed += 1
-            if self.forgotten is not None:
-                self.forgotten.append(prefix)
-        return handle
-
-    def remove_below(self, prefixes: Iterable[str]) -> None:
-        """Stop marking the folders ``prefixes`` and every one below them."""
-        tops = set(prefixes)
-        if "" in tops:
-            self.reset()
-        elif tops:
-            for prefix in below(self.wd_of, tops):
-                self.remove(prefix)
-
     def reset(self) -> None:
         """Mark nothing: a new group (the old one's marks and queue are gone with it)."""
         os.close(self.fd)
-        self.removed += len(self.wd_of)
-        if self.forgotten is not None:
-            self.forgotten.extend(self.wd_of)
-        self.wd_of.clear()
-        self.prefix_of.clear()
+        self._clear()
         self.ghosts.clear()
-        self.full = False
         self.fd = self._init()
 
     def read(self) -> bytes:

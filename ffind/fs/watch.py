@@ -133,7 +133,62 @@ def parse(buffer: bytes) -> Iterator[tuple[int, int, str]]:
         yield wd, mask, os.fsdecode(raw)
 
 
-class Watcher:
+class Books:
+    """The books a watcher keeps, shared by inotify's ``Watcher`` and fanotify's
+    ``ffind.fs.fanwatch.FanWatcher``: which folder (its prefix: path from the root + ``/``,
+    '' for the root) holds which watch (``wd_of``, an inotify wd or a fanotify folder handle)
+    and back (``prefix_of``).  A subclass sets the attributes and gives ``remove`` (drop a
+    watch from the kernel too) and ``reset``."""
+
+    wd_of: dict[str, Any]
+    prefix_of: dict[Any, str]
+    full: bool
+    """True once the kernel refused a watch for want of room (``ENOSPC``): no more are tried
+    until one is removed."""
+    removed: int
+    """How many watches were removed so far (a ``Hint`` sees the set shrink by it)."""
+    forgotten: list[str] | None
+    """When a list: every prefix dropped from the books is appended (for
+    ``ffind.fs.fanwatch.Pair``)."""
+
+    def remove(self, prefix: str) -> None:
+        raise NotImplementedError
+
+    def _forget(self, prefix: str) -> Any:
+        """Drop the watch of ``prefix`` from the books (not from the kernel): its wd or
+        handle, or None when it was not watched."""
+        wd = self.wd_of.pop(prefix, None)
+        if wd is not None:
+            del self.prefix_of[wd]
+            self.full = False
+            self.removed += 1
+            if self.forgotten is not None:
+                self.forgotten.append(prefix)
+        return wd
+
+    def remove_below(self, prefixes: Iterable[str]) -> None:
+        """Stop watching the folders ``prefixes`` and every one below them."""
+        tops = set(prefixes)
+        if "" in tops:
+            self.reset()
+        elif tops:
+            for prefix in below(self.wd_of, tops):
+                self.remove(prefix)
+
+    def reset(self) -> None:
+        raise NotImplementedError
+
+    def _clear(self) -> None:
+        """Empty the books (for ``reset``: the kernel's side goes with the descriptor)."""
+        self.removed += len(self.wd_of)
+        if self.forgotten is not None:
+            self.forgotten.extend(self.wd_of)
+        self.wd_of.clear()
+        self.prefix_of.clear()
+        self.full = False
+
+
+class Watcher(Books):
     """An inotify instance watching folders of one root, each by its prefix (path from the
     root + ``/``, '' for the root).  ``budget``: how many watches it may hold (None: its
     share of what is free, ``free_watches``)."""
@@ -146,13 +201,8 @@ class Watcher:
         self.wd_of: dict[str, int] = {}
         self.prefix_of: dict[int, str] = {}
         self.full = False
-        """True once the kernel refused a watch for want of room (``ENOSPC``): no more are
-        tried until one is removed."""
         self.removed = 0
-        """How many watches were removed so far (a ``Hint`` sees the set shrink by it)."""
         self.forgotten: list[str] | None = None
-        """When a list: every prefix dropped from the books is appended (for
-        ``ffind.fs.fanwatch.Pair``)."""
 
     def _init(self) -> int:
         fd = int(self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
@@ -196,36 +246,10 @@ class Watcher:
         if wd is not None:
             self._libc.inotify_rm_watch(self.fd, wd)
 
-    def _forget(self, prefix: str) -> int | None:
-        """Drop the watch of ``prefix`` from the books (not from the kernel): its wd, or None
-        when it was not watched."""
-        wd = self.wd_of.pop(prefix, None)
-        if wd is not None:
-            del self.prefix_of[wd]
-            self.full = False
-            self.removed += 1
-            if self.forgotten is not None:
-                self.forgotten.append(prefix)
-        return wd
-
-    def remove_below(self, prefixes: Iterable[str]) -> None:
-        """Stop watching the folders ``prefixes`` and every one below them."""
-        tops = set(prefixes)
-        if "" in tops:
-            self.reset()
-        elif tops:
-            for prefix in below(self.wd_of, tops):
-                self.remove(prefix)
-
     def reset(self) -> None:
         """Stop watching anything: a new inotify instance (the old one's queue is gone)."""
         os.close(self.fd)
-        self.removed += len(self.wd_of)
-        if self.forgotten is not None:
-            self.forgotten.extend(self.wd_of)
-        self.wd_of.clear()
-        self.prefix_of.clear()
-        self.full = False
+        self._clear()
         self.fd = self._init()
 
     def read(self) -> bytes:
