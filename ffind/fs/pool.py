@@ -414,18 +414,8 @@ class Workers:
         proc = self.procs[i]
         proc.join(2.0)  # the pipe closes a moment before the process can be reaped
         code = proc.exitcode
-        if code is None:
-            how = "still running" if proc.is_alive() else "exit status unknown"
-        elif code < 0:
-            import signal
-
-            try:
-                how = f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"killed by signal {-code}"
-        else:
-            how = f"exit code {code}"
-        return f"a walk worker process ended unexpectedly ({how})"
+        return ended(code, "still running" if code is None and proc.is_alive()
+                     else "exit status unknown")
 
     def start(self, walker: Walker, n: int, want: Any, keep: Keep | None,
               mp: Any = None) -> None:
@@ -618,6 +608,23 @@ def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
         return None
     write.close()
     return pid, read.fileno()
+
+
+def ended(code: int | None, unknown: str = "exit status unknown") -> str:
+    """Why a walk worker process (a pool's, or ``walk_ahead``'s child) ended before its work
+    was done, in one line, from its exit code (None: ``unknown``)."""
+    if code is None:
+        how = unknown
+    elif code < 0:
+        import signal  # (imported by the parent before any fork)
+
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit code {code}"
+    return f"a walk worker process ended unexpectedly ({how})"
 
 
 def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pipe] | None:

@@ -556,19 +556,7 @@ class Ahead:
 
     def _died(self) -> str:
         """Why the child's pipe ended before its end: one line."""
-        code = self._reap(kill=False)
-        if code is None:
-            how = "exit status unknown"
-        elif code < 0:
-            import signal  # (imported by the fork)
-
-            try:
-                how = f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"killed by signal {-code}"
-        else:
-            how = f"exit code {code}"
-        return f"a walk worker process ended unexpectedly ({how})"
+        return pool.ended(self._reap(kill=False))
 
     def _reap(self, *, kill: bool) -> int | None:
         """Close the pipe and reap the child (killed first with ``kill``); its exit code."""
