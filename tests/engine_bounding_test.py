@@ -230,6 +230,39 @@ def test_prefix_scores_in_numpy_are_the_plain_ones(
         assert with_np.match(key, limit=5) == plain.match(key, limit=5)
 
 
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(NAME_PATHS, NAME_PATHS, st.sampled_from(["abx", "a.b", "ab.", "éx", "ßa", "_b", "Ab",
+                                                "aa.b"]),
+       st.sampled_from([1, 2, 16000]), st.booleans())
+@example(["a.b/ab.x", "x/a.b", "ab", "x/.ab"], ["ab.c/abx.y", "abxz"], "abx", 1, False)
+def test_prefix_scores_key_after_key_are_the_plain_ones(
+    paths: list[str], more: list[str], word: str, cap: int, hidden_ok: bool
+) -> None:
+    """``prefix_scored`` in numpy over keys typed a character at a time, the index extended
+    between two keys: what the store kept of the names (``PathStore.name_heads``: a letter or
+    digit first, where the first dot is, ``DOT_CAP`` drawn small so that the capped offsets
+    and the dots before the key's end are read path by path) gives the per-path closed form."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding, store
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "PREFIX_NUMPY_FROM", 0)
+        mp.setattr(bounding, "DOT_CAP", cap)
+        mp.setattr(store, "DOT_CAP", cap)
+        with_np, plain = twins(paths, DEFAULT, False)
+        for k in range(1, len(word) + 1):
+            if k == 2:
+                with_np.extend(more)
+                plain.extend(more)
+            t = parse(word[:k]).terms[0]
+            st_ = plain.store
+            texts = st_.term_texts(t)
+            ids = [i for i in range(len(st_.paths)) if texts[i].startswith(t.key, st_.base[i])]
+            if ids:  # (numpy's from ``PREFIX_NUMPY_FROM`` ids, never none)
+                assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
+                    plain.bounder.prefix_scored(t, ids, hidden_ok)), word[:k]
+
+
 @cache
 def _blocks_index() -> Index:
     """An index of two blocks of word starts and a half (``store.INIT_BLOCK`` ids each),

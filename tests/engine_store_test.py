@@ -206,3 +206,37 @@ def test_penalties_of_some_ids_are_those_of_every_id_taken_there(len_name: int) 
         got = st.penalties_array(hidden_ok, np, at)
         assert got.dtype == np.int64 and got.tolist() == every[at].tolist()
     assert st.penalties_array(False, np).tolist() != [0] * len(PATHS)  # (".env" is hidden)
+
+
+def _a_name(p: str) -> bool:
+    """A path with a file name (not ending with ``/``)."""
+    return not p.endswith("/")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st_.lists(st_.text("ab./_éA-", min_size=1, max_size=12).filter(_a_name), min_size=1,
+                 max_size=30),
+       st_.lists(st_.text("ab./_", min_size=1, max_size=12).filter(_a_name), max_size=10),
+       st_.sampled_from([1, 3, 16000]), st_.randoms(use_true_random=False))
+def test_name_heads_are_read_from_the_paths(
+    paths: list[str], more: list[str], cap: int, rng: random.Random
+) -> None:
+    """``name_heads``: per id asked (in any order, again, after the store grew), whether the
+    path's file name starts with a letter or digit and where its first dot is (-1 none,
+    ``DOT_CAP`` that far or farther), as read from the path itself."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import store
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "DOT_CAP", cap)
+        st = _store(paths)
+        for batch in range(4):
+            if batch == 2:
+                st.extend(more)
+            ids = [rng.randrange(len(st.paths)) for _ in range(rng.randrange(1, 20))]
+            alnum, dot = st.name_heads(np.array(ids, dtype=np.int64), np)
+            for i, a, d in zip(ids, alnum.tolist(), dot.tolist(), strict=True):
+                p, b = st.paths[i], st.base[i]
+                assert a == p[b].isalnum()
+                at = p.find(".", b)
+                assert d == (-1 if at < 0 else min(at - b, cap)), (p, cap)

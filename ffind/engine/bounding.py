@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
-from itertools import repeat
 from typing import Any
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.exact import kept
 from ffind.engine.letters import bit_of
 from ffind.engine.occur import FoldedBuffer, findable
-from ffind.engine.store import INIT_SHIFT, PathStore
+from ffind.engine.store import DOT_CAP, INIT_SHIFT, PathStore
 from ffind.query import Query, Term
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import folder_extras, name_prefix_score
@@ -177,14 +176,11 @@ class Bounder:
         m = len(key)
         texts = st.term_texts(t)
         base, paths = st.base, st.paths
-        n = len(ids)
         a = np.array(ids, dtype=np.int64)
         base_a = st.offsets(np)[0]
         b = base_a[a].astype(np.int64)
         plen = st.path_lengths(np)[a].astype(np.int64)
-        ps = list(map(paths.__getitem__, ids))
-        alnum = np.fromiter(map(str.isalnum, map(str.__getitem__, ps, map(base.__getitem__, ids))),
-                            dtype=bool, count=n)
+        alnum, dot = st.name_heads(a, np)
         s = self.b.name_prefix_score(m) - np.minimum(plen - b, w.len_name_cap) * w.len_name
         if not hidden_ok and st.any_hidden:
             hid = np.frombuffer(st.hidden, dtype=np.uint8)
@@ -192,9 +188,14 @@ class Bounder:
             del hid  # (the store's bytearray grows later: no view of it may outlive this)
         end = b + m
         whole = end == plen
-        if "." not in key:
-            whole |= np.fromiter(map(str.startswith, ps, repeat("."), end.tolist()),
-                                 dtype=bool, count=n)
+        if "." not in key:  # (``p[end] == "."``: where the name's first dot is ``m``, or ...)
+            whole |= (dot == m) & (dot < DOT_CAP)
+            # ... where a dot comes before it (the folded name starts with the key: no dot
+            # there but from folding), read path by path
+            odd = np.flatnonzero(((dot >= 0) & (dot < m)) | ((dot >= DOT_CAP) & (m >= DOT_CAP)))
+            for j in odd.tolist():
+                if paths[ids[j]].startswith(".", int(end[j])):
+                    whole[j] = True
         s += w.whole_name * whole
         out = s.tolist()
         for j in np.flatnonzero(~alnum).tolist():  # (rare: the full closed form)

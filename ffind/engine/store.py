@@ -42,6 +42,11 @@ DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
 
+DOT_CAP = 16000
+"""``PathStore.name_heads`` keeps where a file name's first ``.`` is up to this offset (two
+bytes a path); past it, ``DOT_CAP``."""
+
+
 class PathStore:
     """Paths plus what matching needs: folded forms, file-name offsets, first-letter tables.
 
@@ -85,6 +90,7 @@ class PathStore:
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
         self._mask_parts: list[tuple[Any, ...]] = []  # (dirs, name, ids, one-char folders)
+        self._heads: Any = None  # (``name_heads``: int16 by id, -1 not read yet)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -411,6 +417,32 @@ class PathStore:
             arr = more if arr is None else np.concatenate([arr, more])
             self._plen = arr
         return arr
+
+    def name_heads(self, a: Any, np: Any) -> tuple[Any, Any]:
+        """Per id of ``a`` (an int64 array): whether the path's file name starts with a letter
+        or digit, and the offset in the name of its first ``.`` (-1 for none; ``DOT_CAP`` for
+        that far or farther), as numpy arrays; read from the path (not its folded form) once
+        an id and kept (int16 by id, -1 until read: the one-term shortcut's keys, typed a
+        character at a time, ask about the ids of the key before)."""
+        n = len(self.paths)
+        heads = self._heads
+        if heads is None or len(heads) < n:
+            more = np.full(n - (0 if heads is None else len(heads)), -1, dtype=np.int16)
+            heads = more if heads is None else np.concatenate([heads, more])
+            self._heads = heads
+        h = heads[a]
+        new = np.flatnonzero(h < 0)
+        if len(new):
+            at = a[new]
+            u = at.tolist()
+            ps = list(map(self.paths.__getitem__, u))
+            bs = list(map(self.base.__getitem__, u))
+            alnum = np.fromiter(map(str.isalnum, map(str.__getitem__, ps, bs)), dtype=np.int16,
+                                count=len(u))
+            dot = np.fromiter(map(str.find, ps, repeat("."), bs), dtype=np.int64, count=len(u))
+            dot = np.where(dot < 0, -1, np.minimum(dot - np.array(bs, dtype=np.int64), DOT_CAP))
+            h[new] = heads[at] = alnum + 2 * (dot + 1)
+        return (h & 1) != 0, (h >> 1) - 1
 
     def offsets(self, np: Any, upto: int | None = None) -> tuple[Any, Any]:
         """``base`` and ``pstart`` as numpy arrays by id (cached; int16 or int32, see
