@@ -235,13 +235,17 @@ def test_prefix_scores_in_numpy_are_the_plain_ones(
                                                 "aa.b"]),
        st.sampled_from([1, 2, 16000]), st.booleans())
 @example(["a.b/ab.x", "x/a.b", "ab", "x/.ab"], ["ab.c/abx.y", "abxz"], "abx", 1, False)
+@example(["ab/abx", "ab/abx.y", "ab/ab/abx", "ab/b/abx", "ab/b/abz", "x/abx", "x/ab"],
+         ["ab/abx2", "abx/ab/abx", "abx/ab/abx.c", "abx/abx"], "abx", 16000, False)
 def test_prefix_scores_key_after_key_are_the_plain_ones(
     paths: list[str], more: list[str], word: str, cap: int, hidden_ok: bool
 ) -> None:
     """``prefix_scored`` in numpy over keys typed a character at a time, the index extended
     between two keys: what the store kept of the names (``PathStore.name_heads``: a letter or
     digit first, where the first dot is, ``DOT_CAP`` drawn small so that the capped offsets
-    and the dots before the key's end are read path by path) gives the per-path closed form."""
+    and the dots before the key's end are read path by path) and the folder extras taken from
+    the name before in the same folder (a folder, then one inside it, then one beside it)
+    give the per-path closed form."""
     pytest.importorskip("numpy")
     from ffind.engine import bounding, store
 

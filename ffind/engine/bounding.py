@@ -221,14 +221,23 @@ class Bounder:
             whole_dir, whole_parent = w.whole_dir, w.whole_parent
             pp = w.parent_prefix_for(m)
             no_sep = "/" not in key
+            # the extras are those of the folder ``f[:bi]`` (the folded texts' ``pstart`` is
+            # the ``parent`` below): a name in the folder of the name before takes its extras
+            share = texts is st.folded
+            pb, pf, pe = -1, "", 0
             for j in np.flatnonzero(alnum & (b > 0)).tolist():
                 i = ids[j]
                 f = texts[i]
+                bi = base[i]
+                if bi == pb and f.startswith(pf):
+                    out[j] += pe
+                    continue
+                if share:
+                    pb, pf, pe = bi, f[:bi], 0
                 at0 = f.startswith(mid1)
                 inside = mid in f
                 if not (inside or at0 or f.startswith(key, pst[i])):
                     continue
-                bi = base[i]
                 # ``mid in "/" + f[:bi]``: at its start, or inside ``f[:bi]``
                 e = (whole_dir if (at0 and bi > m) or (inside and f.find(mid, 0, bi) >= 0)
                      else 0)
@@ -236,6 +245,8 @@ class Bounder:
                 if no_sep and bi - 1 - parent >= m and f.startswith(key, parent):
                     e += pp + (whole_parent if bi - 1 - parent == m else 0)
                 out[j] += e
+                if share:
+                    pe = e
         return list(zip(out, ids, strict=True))
 
     def early_total(self, q: Query, ids: list[int], hidden_ok: bool, at: Any = None) -> Any:
