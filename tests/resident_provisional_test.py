@@ -213,3 +213,27 @@ def test_the_count_table_is_built_before_the_watches(
             assert time.monotonic() < end, "no watch was added while idle"
             time.sleep(0.01)
     assert tabled_first[0], "the watches came before the count table"
+
+
+def test_a_provisional_count_is_remembered_when_the_client_has_gone(
+        resident: Path, tmp_path: Path) -> None:
+    """A picker that quits before the server's answer (its session was faster) leaves the
+    rows undeliverable: the server still counts the query and remembers it, so the next
+    picker opened on it has its count at once."""
+    import socket
+
+    from ffind import __version__
+
+    root = os.path.realpath(_tree(tmp_path))
+    srv = server.Server(root, os.path.join(root, "unused.sock"), "key", 60)
+    srv.found(root, root, "main", OPTIONS, False, True)  # (an index held)
+    ours, theirs = socket.socketpair()
+    ours.sendall(protocol.encode({
+        "op": protocol.PROVISIONAL, "key": "key", "root": root, "cwd": root, "query": "io",
+        "options": client.options_dict(OPTIONS), "memory": False, "count": True,
+        "v": __version__}))
+    ours.close()  # (gone before the answer: its rows cannot be sent)
+    with theirs:
+        srv.handle(theirs)
+    counted = [h.counts.get("io") for h in srv.held.values() if h.index is not None]
+    assert counted == [ffind.search("io", root, OPTIONS).total_match_count]

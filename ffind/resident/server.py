@@ -421,9 +421,17 @@ class Server:
         rest = reply.pop("rest", None)
         with contextlib.suppress(OSError, ValueError):
             conn.settimeout(60.0)
-            conn.sendall(protocol.encode(reply))
-            if rest is not None:  # (a provisional answer's count: a second message)
-                conn.sendall(protocol.encode(rest()))
+            second = None
+            try:
+                conn.sendall(protocol.encode(reply))
+            finally:
+                # A provisional answer's count, its second message: counted (and remembered,
+                # ``Held.counts``) even when the client has gone, so that the next picker
+                # opened on the query has it at once.
+                if rest is not None:
+                    second = rest()
+            if second is not None:
+                conn.sendall(protocol.encode(second))
         if after is not None:
             after()
 
