@@ -104,9 +104,16 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
                        f"{shlex.quote(query)} {'0' if print0 else 'n'}")
         cmd = (f"cd {shlex.quote(str(tree))} && unset NO_COLOR && {{ {command}; }} "
                f"> {shlex.quote(str(out))}; echo $? > {shlex.quote(str(rc))}; sleep 60")
-        subprocess.run([*tmux, "new-session", "-d", "-s", "picker", "-x", "80", "-y", "24",
-                        cmd], check=True)
-        return Pane(tmux, out, rc)
+        # (a retry: right after a test killed its last session, the tmux server is exiting
+        # and may refuse a new session for a moment)
+        deadline = time.monotonic() + 10
+        while True:
+            made = subprocess.run([*tmux, "new-session", "-d", "-s", "picker", "-x", "80",
+                                   "-y", "24", cmd], capture_output=True, text=True)
+            if made.returncode == 0:
+                return Pane(tmux, out, rc)
+            assert time.monotonic() < deadline, f"tmux new-session failed: {made.stderr}"
+            time.sleep(0.1)
 
     yield launch
     subprocess.run([*tmux, "kill-server"], capture_output=True)
