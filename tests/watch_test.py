@@ -465,3 +465,15 @@ def test_a_folders_mode_changed_checks_every_folder_below(resident: Resident) ->
         assert "d1/" in resident.hint.drained.attrib
     finally:
         (root / "d1").chmod(0o755)
+
+
+def test_an_inotify_read_that_fails_is_lost_events(tmp_path: Path) -> None:
+    """As fanotify's (``Books.read``): a read of the queue that fails is an overflow, every
+    folder checked, not an error."""
+    watcher = watch.Watcher(str(tmp_path), budget=4)
+    try:
+        os.close(watcher.fd)
+        watcher.fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY)  # (a read gives EISDIR)
+        assert watcher.drain().overflow
+    finally:
+        watcher.close()

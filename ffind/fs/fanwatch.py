@@ -81,7 +81,6 @@ _META = struct.Struct("=IBBHQii")  # struct fanotify_event_metadata
 _INFO = struct.Struct("=BBH")  # struct fanotify_event_info_header
 _HANDLE = struct.Struct("=Ii")  # struct file_handle: handle_bytes, handle_type
 _FSID = 8  # (__kernel_fsid_t, after the info header)
-_READ = 1 << 16
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
@@ -235,22 +234,8 @@ class FanWatcher(Books):
         self.ghosts.clear()
         self.fd = self._init()
 
-    def read(self) -> bytes:
-        """Everything queued, without waiting (a read that fails: lost events)."""
-        parts = []
-        while True:
-            try:
-                part = os.read(self.fd, _READ)
-            except BlockingIOError:
-                break
-            except OSError:
-                parts.append(_META.pack(_META.size, METADATA_VERSION, 0, _META.size,
-                                        FAN_Q_OVERFLOW, -1, 0))
-                break
-            if not part:
-                break
-            parts.append(part)
-        return b"".join(parts)
+    def _lost(self) -> bytes:
+        return _META.pack(_META.size, METADATA_VERSION, 0, _META.size, FAN_Q_OVERFLOW, -1, 0)
 
     def drain(self, buffer: bytes | None = None) -> Drained:
         """The folders that may have changed since the last drain (``buffer``: events to

@@ -178,6 +178,28 @@ class Books:
     def reset(self) -> None:
         raise NotImplementedError
 
+    fd: int
+
+    def _lost(self) -> bytes:
+        """An event saying events were lost (every folder checked), in this queue's format."""
+        raise NotImplementedError
+
+    def read(self) -> bytes:
+        """Everything queued, without waiting (a read that fails: lost events)."""
+        parts = []
+        while True:
+            try:
+                part = os.read(self.fd, _READ)
+            except BlockingIOError:
+                break
+            except OSError:
+                parts.append(self._lost())
+                break
+            if not part:
+                break
+            parts.append(part)
+        return b"".join(parts)
+
     def _clear(self) -> None:
         """Empty the books (for ``reset``: the kernel's side goes with the descriptor)."""
         self.removed += len(self.wd_of)
@@ -252,18 +274,8 @@ class Watcher(Books):
         self._clear()
         self.fd = self._init()
 
-    def read(self) -> bytes:
-        """Everything queued, without waiting."""
-        parts = []
-        while True:
-            try:
-                part = os.read(self.fd, _READ)
-            except BlockingIOError:
-                break
-            if not part:
-                break
-            parts.append(part)
-        return b"".join(parts)
+    def _lost(self) -> bytes:
+        return _HEAD.pack(-1, IN_Q_OVERFLOW, 0, 0)
 
     def drain(self, buffer: bytes | None = None) -> Drained:
         """The folders that may have changed since the last drain (``buffer``: events to
