@@ -594,20 +594,31 @@ def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
     ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` must be a bounded piece of work
     (the child is not tied to its parent's life; it ends when its work does, or at a broken
     pipe) that imports nothing.  None where there is no fork, or when it fails."""
+    forked = _fork_piped(lambda read, write: _call_main(fn, read, write), preload_pickle=True)
+    return None if forked is None else (forked[0], forked[1].fileno())
+
+
+def _fork_piped(child: Callable[[_Pipe, _Pipe], None], *, big: bool = False,
+                preload_pickle: bool = False) -> tuple[int, _Pipe] | None:
+    """Fork ``child(read, write)`` with a new pipe (``big``: enlarged) as ``_fork_blocked``
+    does; the child's pid and the pipe's read end, or None where there is no fork or it
+    fails."""
     if not _fork_available():
         return None
     try:
         read, write = _Pipe.pair()
     except OSError:
         return None
+    if big:
+        _set_pipe_size(write)
     try:
-        pid = _fork_blocked(lambda: _call_main(fn, read, write))
+        pid = _fork_blocked(lambda: child(read, write), preload_pickle=preload_pickle)
     except OSError:  # fork: EAGAIN, ENOMEM
         read.close()
         write.close()
         return None
     write.close()
-    return pid, read.fileno()
+    return pid, read
 
 
 def ended(code: int | None, unknown: str = "exit status unknown") -> str:
@@ -640,22 +651,8 @@ def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pi
     has other threads (one of them might hold a lock the import needs), else left to the
     child (~1.3 ms that a child which never pickles does not cost its parent; the import
     lock is made anew in a forked child).  None where there is no fork, or when it fails."""
-    if not _fork_available():
-        return None
-    try:
-        read, write = _Pipe.pair()
-    except OSError:
-        return None
-    _set_pipe_size(write)
-    try:
-        pid = _fork_blocked(lambda: _stream_main(fn, read, write),
-                            preload_pickle=threading.active_count() > 1)
-    except OSError:  # fork: EAGAIN, ENOMEM
-        read.close()
-        write.close()
-        return None
-    write.close()
-    return pid, read
+    return _fork_piped(lambda read, write: _stream_main(fn, read, write), big=True,
+                       preload_pickle=threading.active_count() > 1)
 
 
 def _stream_main(fn: Callable[[Callable[[bytes], None]], None], read: _Pipe,
