@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ffind.engine.rank import TopK, best, best_positions, by_bound, first_by_ties
+from ffind.engine.rank import TopK, best, best_positions, by_bound, first_by_ties, nth_highest
 
 PATHS = ["b", "a", "cc", "a/b", "d"]
 
@@ -85,3 +85,10 @@ def test_topk_add_many_is_add_each(first: list[int], more: list[int], k: int) ->
     b.add_many(more)
     assert a.floor() == b.floor()
     assert all(a.beats(x) == b.beats(x) for x in range(-7, 8))
+
+
+@given(st.lists(st.integers(-5, 5) | st.integers(-(1 << 40), 1 << 40), min_size=1),
+       st.data())
+def test_nth_highest_is_the_sorted_ones(xs: list[int], data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, len(xs)))
+    assert nth_highest(np.array(xs, dtype=np.int64), n, np) == sorted(xs, reverse=True)[n - 1]

@@ -70,3 +70,4 @@ def test_tightening_stops_at_the_seed_and_the_floor() -> None:
     tighten_from(45, loose, tighten, tight, done, np)
     assert sorted(asked) == [0, 1, 2, 3, 4]
     assert tight.tolist() == [99, 98, 97, 96, 49, 40, 30]
+

@@ -57,6 +57,22 @@ def best(
     return heapq.nsmallest(limit, pool, key=key)
 
 
+SPAN_COUNTED = 65536
+"""Up to what spread of values ``nth_highest`` counts them (``bincount``) instead of
+partitioning them (``argpartition``: 1-2 ms over 60-90k bounds with a few distinct values,
+against 0.1-0.2)."""
+
+
+def nth_highest(x: Any, n: int, np: Any) -> int:
+    """The ``n``-th highest value of the int64 array ``x`` (``1 <= n <= len(x)``)."""
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo <= SPAN_COUNTED:
+        # (how many are at each value, from the highest down, summed until ``n``)
+        above = np.cumsum(np.bincount(x - lo)[::-1])
+        return hi - int(np.searchsorted(above, n))
+    return int(x[np.argpartition(x, len(x) - n)[len(x) - n]])
+
+
 def fewest(lens: Any, n: int) -> Any:
     """A mask of the entries of the numpy array ``lens`` at most its ``n``-th smallest value:
     they hold every one of the ``n`` first by (length, anything)."""
@@ -167,7 +183,7 @@ def best_positions(
         import numpy as np
 
         v = np.asarray(values, dtype=np.int64)
-        cut = v[np.argpartition(v, len(v) - n)[len(v) - n]]
+        cut = nth_highest(v, n, np)
         above = np.flatnonzero(v > cut).tolist()
         where = np.flatnonzero(v == cut)
         need = n - len(above)

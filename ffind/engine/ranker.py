@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from ffind.engine.exact_many import batchable, scorer
 from ffind.engine.prefilter import lone_term, typo_term
-from ffind.engine.rank import BATCH_FROM, BranchAndBound, TopK, best, best_positions, by_bound
+from ffind.engine.rank import (
+    BATCH_FROM,
+    BranchAndBound,
+    TopK,
+    best,
+    best_positions,
+    by_bound,
+    nth_highest,
+)
 from ffind.engine.typos import add_typos, typo_indices
 from ffind.query import Query, Term, parse
 from ffind.scoring.scorer import FileMatch
@@ -308,8 +316,8 @@ def tightened_seed(
     positions whose loose bound reaches the ``n``-th tightened one.
 
     Exact, as tightening never raises a bound (``tighten(at) <= loose[at]``): the positions
-    at or above ``cut``, the ``n``-th highest loose bound, are ``n`` or more; ``s``, the
-    ``n``-th highest of their tightened bounds, is at most the ``n``-th highest tightened
+    at or above the ``n``-th highest loose bound are ``n`` or more; ``s``, the ``n``-th
+    highest of their tightened bounds, is at most the ``n``-th highest tightened
     bound overall, so every position left out (loose, hence tightened, below ``s``) ranks
     below ``n`` others and ``pick`` over the rest chooses the same ``n``: its choice depends
     on the bounds and the paths only, its order (by bound, then position) on the positions'
@@ -322,11 +330,8 @@ def tightened_seed(
         done[:] = True
         tight = tighten(np.arange(len(loose)))
         return tight, done, pick(tight, np.arange(len(loose)))
-    cut = loose[np.argpartition(loose, len(loose) - n)[len(loose) - n]]
-    tighten_from(cut, loose, tighten, tight, done, np)
-    got = tight[done]
-    s = got[np.argpartition(got, len(got) - n)[len(got) - n]]
-    tighten_from(s, loose, tighten, tight, done, np)
+    tighten_from(nth_highest(loose, n, np), loose, tighten, tight, done, np)
+    tighten_from(nth_highest(tight[done], n, np), loose, tighten, tight, done, np)
     at = np.flatnonzero(done)
     chosen: list[int] = at[pick(tight[at], at)].tolist()
     # (by bound, then position, as ``pick`` orders more than ``n`` positions: over ``n``
