@@ -331,6 +331,8 @@ def tightened_seed(
         tight = tighten(np.arange(len(loose)))
         return tight, done, pick(tight, np.arange(len(loose)))
     tighten_from(nth_highest(loose, n, np), loose, tighten, tight, done, np)
+    if done.all():  # (``s/p/t``: every loose bound the same)
+        return tight, done, pick(tight, np.arange(len(loose)))
     tighten_from(nth_highest(tight[done], n, np), loose, tighten, tight, done, np)
     at = np.flatnonzero(done)
     chosen: list[int] = at[pick(tight[at], at)].tolist()
