@@ -3,6 +3,7 @@ exactly what the plain Python bookkeeping gives: the same index with numpy and w
 
 from __future__ import annotations
 
+import random
 from functools import cache
 from pathlib import Path
 
@@ -180,3 +181,36 @@ def test_name_prefixes_from_the_first_letter_table_are_the_plain_ones(q: str) ->
     assert _name_prefixed(with_np, t, list(range(len(with_np)))) == (
         [i for i in range(len(with_np)) if texts[i].startswith(t.key, base[i])],
         [i for i in range(len(with_np)) if not texts[i].startswith(t.key, base[i])])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["sr", "src", "re", "rea", "readme", "co", "cmd", "he", "s", "Sr"]),
+       st.sampled_from(["", "zz", "s", "sr", "src", "re", "readme", "co", "h"]),
+       st.integers(0, 1 << 30))
+def test_name_prefixes_from_the_shortcuts_kept_ids_are_the_plain_ones(
+    q: str, kept: str, seed: int
+) -> None:
+    """``ranker._name_prefixed`` takes the names that start with the term from the one-term
+    shortcut's kept ids when it kept the term or a key it extends (``Prefixed``), else
+    tests the table: the same split, in the same order, over any ids."""
+    from ffind.engine.ranker import _name_prefixed
+    from ffind.engine.shortcuts import Prefixed
+
+    with_np, plain = indexes()
+    n = len(with_np)
+    rnd = random.Random(seed)
+    ids = sorted(rnd.sample(range(n), rnd.randint(NUMPY_FROM, n)))
+    t = parse(q).positive[0]
+    texts, base = plain.store.term_texts(t), plain.store.base
+    want = ([i for i in ids if texts[i].startswith(t.key, base[i])],
+            [i for i in ids if not texts[i].startswith(t.key, base[i])])
+    old = with_np.prefixed
+    with_np.prefixed = Prefixed()
+    try:
+        s = with_np.store
+        if kept:  # (as the one-term shortcut keeps a key it was asked)
+            with_np.prefixed.ids(s.first.get(kept[0], ()), kept, s.folded, s.base, False)
+        assert _name_prefixed(with_np, t, ids) == want
+        assert _name_prefixed(with_np, t, ids) == want  # (the term itself kept now)
+    finally:
+        with_np.prefixed = old

@@ -133,7 +133,9 @@ def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[
     """The ids whose file name starts with the term ``t`` and the others, each in order.
     Only a name whose first folded letter is the term's can: over many ids, with numpy, only
     the ids of that letter's table (``PathStore.first``, a few percent of the paths) are
-    tested, instead of every id."""
+    tested, instead of every id; none when the one-term shortcut has kept the table's ids
+    that start with the term or a shorter key (``Prefixed``: ``sr``, ``src`` 2.7-2.9 -> ~0.5
+    ms at 110k paths)."""
     st = ix.store
     key, texts, base = t.key, st.term_texts(t), st.base
     np = ix.numpy.module()
@@ -148,8 +150,15 @@ def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[
     a = np.asarray(ids, dtype=np.int64)
     mark = np.zeros(n, dtype=bool)
     mark[a] = True
-    b = np.frombuffer(bucket, dtype=f"i{bucket.itemsize}")
-    pre = [i for i in b[mark[b]].tolist() if texts[i].startswith(key, base[i])]
+    # (the one-term shortcut, which gave up just before, kept the table's names that start
+    # with the key: ``Prefixed``)
+    known = ix.prefixed.ids(bucket, key, texts, base, False, kept_only=True)
+    if known is not None:
+        k = np.array(known, dtype=np.int64)
+        pre: list[int] = k[mark[k]].tolist()
+    else:
+        b = np.frombuffer(bucket, dtype=f"i{bucket.itemsize}")
+        pre = [i for i in b[mark[b]].tolist() if texts[i].startswith(key, base[i])]
     if not pre:
         return [], ids
     mark[pre] = False
