@@ -95,15 +95,17 @@ def rank(
     topk = TopK(limit, least)
     pool: list[tuple[int, int]] = []
     lone = lone_term(q)
+    at: Any = None
     if lone is not None:
-        pre, ids = _name_prefixed(ix, lone, ids)
+        pre, ids, at = _name_prefixed(ix, lone, ids)
         pool = ix.bounder.prefix_scored(lone, pre, hidden_ok)
         topk.add_many([s for s, _ in pool])
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
     if walker.lens is not None and len(ids) >= NUMPY_FROM:
         import numpy as np
 
-        at = np.asarray(ids, dtype=np.int64)  # (once: each numpy stage reads it)
+        if at is None:
+            at = np.asarray(ids, dtype=np.int64)  # (once: each numpy stage reads it)
         at.flags.writeable = False
         bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok, at)
         oa, oba, groups = _split_arrays(at, bounds, flagged)
@@ -129,8 +131,11 @@ def rank(
     return results(ix, q, best(pool, ix.paths, limit, walker.lens), typo_ids, ci)
 
 
-def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[int]]:
-    """The ids whose file name starts with the term ``t`` and the others, each in order.
+def _name_prefixed(
+    ix: Index, t: Term, ids: list[int]
+) -> tuple[list[int], list[int], Any]:
+    """The ids whose file name starts with the term ``t`` and the others, each in order, and
+    the others as an int64 array when numpy made one (else None).
     Only a name whose first folded letter is the term's can: over many ids, with numpy, only
     the ids of that letter's table (``PathStore.first``, a few percent of the paths) are
     tested, instead of every id; none when the one-term shortcut has kept the table's ids
@@ -142,10 +147,10 @@ def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[
     if np is None or len(ids) < NUMPY_FROM or texts is not st.folded or not key:
         is_p = [texts[i].startswith(key, base[i]) for i in ids]
         return ([i for i, f in zip(ids, is_p, strict=True) if f],
-                [i for i, f in zip(ids, is_p, strict=True) if not f])
+                [i for i, f in zip(ids, is_p, strict=True) if not f], None)
     bucket = st.first.get(key[0])
     if not bucket:
-        return [], ids
+        return [], ids, None
     n = len(st.paths)
     a = np.asarray(ids, dtype=np.int64)
     mark = np.zeros(n, dtype=bool)
@@ -160,10 +165,11 @@ def _name_prefixed(ix: Index, t: Term, ids: list[int]) -> tuple[list[int], list[
         b = np.frombuffer(bucket, dtype=f"i{bucket.itemsize}")
         pre = [i for i in b[mark[b]].tolist() if texts[i].startswith(key, base[i])]
     if not pre:
-        return [], ids
+        return [], ids, a
     mark[pre] = False
-    rest: list[int] = a[mark[a]].tolist()
-    return pre, rest
+    rest_a = a[mark[a]]
+    rest: list[int] = rest_a.tolist()
+    return pre, rest, rest_a
 
 
 def _split(
