@@ -453,3 +453,38 @@ def test_early_term_is_the_rules_one_search_at_a_time(
            else data.draw(st.lists(st.integers(0, n - 1), max_size=2 * n)))
     most = ix.bounder._most(fq)
     assert ix.bounder._early_term(fq, ids, most) == early_term_reference(ix, fq, ids, most)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text("ab/.é?~\"St", min_size=1, max_size=9), min_size=1, max_size=40),
+       st.text("ab/.é?~\"St", min_size=1, max_size=6))
+def test_name_lcs_upper_is_at_least_the_lcs_with_each_name(
+    paths: list[str], term: str
+) -> None:
+    """``Bounder.name_lcs_upper`` (the names' letter masks) is at least the LCS of the term
+    with each folded file name, so ``tighten_name_upper`` is at least what ``tighten_name``
+    gives: characters repeated in the term, ``/``, characters without a bit of their own
+    (``é``, ``"``), capitals folded."""
+    import numpy as np
+    from rapidfuzz.distance import LCSseq
+
+    with_np, _ = twins(paths)
+    b, st_ = with_np.bounder, with_np.store
+    ids = np.arange(len(paths), dtype=np.int64)
+    q = parse(term)
+    fq = q.positive[-1].folded
+    most = b.name_lcs_upper(fq, ids, np)
+    assert most is not None
+    lcs = [LCSseq.similarity(fq, st_.name(i)) for i in range(len(paths))]
+    assert all(u >= v for u, v in zip(most.tolist(), lcs, strict=True))
+    bounds = np.full(len(paths), 500, dtype=np.int64)
+    assert (b.tighten_name_upper(q, ids, bounds, np)
+            >= b.tighten_name_array(q, ids, bounds, np)).all()
+
+
+def test_name_lcs_upper_counts_a_character_as_often_as_the_term_holds_it() -> None:
+    import numpy as np
+
+    with_np, _ = twins(["x/aab.c", "aa/b", "x/é"])
+    ids = np.arange(3, dtype=np.int64)
+    assert with_np.bounder.name_lcs_upper("aa/bé", ids, np).tolist() == [3 + 1, 1 + 1, 0 + 1]

@@ -739,6 +739,38 @@ class Bounder:
             for s in range(0, len(ids), NAMES_AT_ONCE)])
         return bounds + self.weights.bonus_name * (v - len(fq))
 
+    def tighten_name_upper(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
+        """An upper bound of ``tighten_name_array``'s bounds (int64 ``ids`` and ``bounds``),
+        from the letter masks of the file names (``ffind.engine.letters``) instead of the
+        term's LCS with each name: ``name_lcs_upper``; None while the masks do not cover
+        every id."""
+        fq = q.positive[-1].folded
+        most = self.name_lcs_upper(fq, ids, np)
+        if most is None:
+            return None
+        return bounds + self.weights.bonus_name * (most - len(fq))
+
+    def name_lcs_upper(self, fq: str, ids: Any, np: Any) -> Any:
+        """Per id of ``ids`` (int64), at least the LCS of ``fq`` with the folded file name:
+        each character of ``fq`` as often as it is in ``fq`` when the name holds it (its bit
+        in the name's letter mask), a ``/`` never (no name holds one), a character without a
+        bit of its own always; None while the masks do not cover every id."""
+        st = self.store
+        if not len(ids) or int(ids.max()) >= st.masks_len():
+            return None
+        name_m = st.letter_masks(np)[1][ids]
+        most = np.zeros(len(ids), dtype=np.int64)
+        for c in sorted(set(fq)):
+            if c == "/":
+                continue
+            times = fq.count(c)
+            j = bit_of(c)
+            if j is None:
+                most += times
+            else:
+                most += times * ((name_m & (np.uint64(1) << np.uint64(j))) != 0)
+        return most
+
     def chunks(self, q: Query, ids: list[int]) -> list[int]:
         """Per id, how many chunks the last term must at least be split into there
         (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""

@@ -273,6 +273,10 @@ def _refine_and_visit_arrays(
     bounder, topk = ix.bounder, walker.topk
     lens = walker.lens
     loose = ob
+    # (what the names' letter masks leave of the loose bounds: still at least the tightened)
+    upper = bounder.tighten_name_upper(q, oids, loose, np)
+    if upper is None:
+        upper = loose
 
     def tighten(at: Any) -> Any:  # (positions of ``oids``)
         return bounder.tighten_name_array(q, oids[at], loose[at], np)
@@ -282,8 +286,8 @@ def _refine_and_visit_arrays(
                               lens[oids[at]])
 
     # ``tighten_name`` only where it can matter: the seed's candidates, then the ids whose
-    # loose bound reaches the floor (2-8% of them for ``sr``, ``src``, ``test u``, ``test ut``)
-    ob, done, seed = tightened_seed(loose, ix.seed, tighten, pick, np)
+    # upper bound reaches the floor (2-8% of them for ``sr``, ``src``, ``test u``, ``test ut``)
+    ob, done, seed = tightened_seed(upper, ix.seed, tighten, pick, np)
     if topk.least is not None:
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = oids[seed].tolist()
@@ -297,8 +301,8 @@ def _refine_and_visit_arrays(
     floor = topk.floor()
     left = [i for b, g in left_groups if b >= floor for i in g]
     lb = [b for b, g in left_groups if b >= floor for _ in g]
-    tighten_from(floor, loose, tighten, ob, done, np)
-    mask = done & (ob >= floor)  # (the others' loose bound is below the floor)
+    tighten_from(floor, upper, tighten, ob, done, np)
+    mask = done & (ob >= floor)  # (the others' upper bound is below the floor)
     mask[seed] = False
     ra, rb = bounder.refine(q, oids[mask], ob[mask], floor, np)
     a = np.concatenate([np.array(left, dtype=np.int64), ra])
@@ -308,13 +312,12 @@ def _refine_and_visit_arrays(
 
 
 def tighten_from(
-    least: float, loose: Any, tighten: Callable[[Any], Any], tight: Any, done: Any, np: Any
+    least: float, upper: Any, tighten: Callable[[Any], Any], tight: Any, done: Any, np: Any
 ) -> None:
     """Write into ``tight`` the tightened bound (``tighten(positions)``) of every position
-    not ``done`` yet whose ``loose`` bound is at least ``least``, and mark them ``done``.
-    Tightening never raises a bound, so a position left out is bounded below ``least``
-    either way."""
-    todo = ~done & (loose >= least)
+    not ``done`` yet whose ``upper`` bound (at least its tightened one) is at least
+    ``least``, and mark them ``done``: a position left out is tightened below ``least``."""
+    todo = ~done & (upper >= least)
     at = np.flatnonzero(todo)
     if len(at):
         tight[at] = tighten(at)
@@ -322,33 +325,33 @@ def tighten_from(
 
 
 def tightened_seed(
-    loose: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
+    upper: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
     np: Any,
 ) -> tuple[Any, Any, list[int]]:
     """The ``n`` best positions by tightened bound, as ``pick`` (``best_positions`` over the
     positions ``at``, ascending, given their bounds) gives them over every position, and the
-    bounds (tightened where ``done``, else loose) with ``done``: tightening only the
-    positions whose loose bound reaches the ``n``-th tightened one.
+    bounds (tightened where ``done``, else ``upper``) with ``done``: tightening only the
+    positions whose ``upper`` bound (an int64 array, at least the tightened one) reaches the
+    ``n``-th tightened bound.
 
-    Exact, as tightening never raises a bound (``tighten(at) <= loose[at]``): the positions
-    at or above the ``n``-th highest loose bound are ``n`` or more; ``s``, the ``n``-th
-    highest of their tightened bounds, is at most the ``n``-th highest tightened
-    bound overall, so every position left out (loose, hence tightened, below ``s``) ranks
-    below ``n`` others and ``pick`` over the rest chooses the same ``n``: its choice depends
-    on the bounds and the paths only, its order (by bound, then position) on the positions'
-    order."""
-    tight = loose.copy()
-    done = np.zeros(len(loose), dtype=bool)
+    Exact, as ``tighten(at) <= upper[at]``: the positions at or above the ``n``-th highest
+    upper bound are ``n`` or more; ``s``, the ``n``-th highest of their tightened bounds, is
+    at most the ``n``-th highest tightened bound overall, so every position left out (upper,
+    hence tightened, bound below ``s``) ranks below ``n`` others and ``pick`` over the rest
+    chooses the same ``n``: its choice depends on the bounds and the paths only, its order
+    (by bound, then position) on the positions' order."""
+    tight = upper.copy()
+    done = np.zeros(len(upper), dtype=bool)
     if n <= 0:
         return tight, done, []
-    if len(loose) <= n:  # (``pick`` then gives every position, in order)
+    if len(upper) <= n:  # (``pick`` then gives every position, in order)
         done[:] = True
-        tight = tighten(np.arange(len(loose)))
-        return tight, done, pick(tight, np.arange(len(loose)))
-    tighten_from(nth_highest(loose, n, np), loose, tighten, tight, done, np)
-    if done.all():  # (``s/p/t``: every loose bound the same)
-        return tight, done, pick(tight, np.arange(len(loose)))
-    tighten_from(nth_highest(tight[done], n, np), loose, tighten, tight, done, np)
+        tight = tighten(np.arange(len(upper)))
+        return tight, done, pick(tight, np.arange(len(upper)))
+    tighten_from(nth_highest(upper, n, np), upper, tighten, tight, done, np)
+    if done.all():  # (``s/p/t``: every upper bound the same)
+        return tight, done, pick(tight, np.arange(len(upper)))
+    tighten_from(nth_highest(tight[done], n, np), upper, tighten, tight, done, np)
     at = np.flatnonzero(done)
     chosen: list[int] = at[pick(tight[at], at)].tolist()
     # (by bound, then position, as ``pick`` orders more than ``n`` positions: over ``n``
