@@ -50,8 +50,9 @@ WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme"
 STAGES: list[tuple[Any, list[str]]] = [
     (Index, ["compute", "find_typos"]),
     (Bounder, ["bounds", "early_total", "_last_plain", "_last_joined", "_aligned_bounds",
-               "_one_char", "tighten_name_array", "refine", "starts_lcs", "prefix_scored"]),
-    (ranker, ["_split_arrays", "_refine_and_visit_arrays", "_name_prefixed"]),
+               "_one_char", "tighten_name_array", "tighten_name_upper", "refine", "starts_lcs",
+               "prefix_scored"]),
+    (ranker, ["_split_arrays", "_refine_and_visit_arrays", "_name_prefixed", "tightened_seed"]),
     (index, ["shortcut"]),
     (occur.FoldedBuffer, ["has", "find"]),
     (store.PathStore, ["initials", "names_of"]),
