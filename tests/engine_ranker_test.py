@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,16 +43,16 @@ def test_tightened_where_needed_gives_the_seed_and_floor_of_tightening_all(
     def pick(values: Any, at: Any) -> list[int]:
         return best_positions(values, n, lambda j: paths[int(at[j])], lens[at])
 
-    tight, done, seed = tightened_seed(loose, n, tighten, pick, np)
+    tight = loose.copy()
+    done, seed = tightened_seed(tight, n, tighten, pick, np)
     assert seed == best_positions(eager, n, lambda j: paths[j], lens)
     assert (tight[done] == eager[done]).all()
     assert (tight[~done] == loose[~done]).all()
-    tighten_from(floor, loose, tighten, tight, done, np)
+    tighten_from(floor, tight, tighten, done, np)
     mask = done & (tight >= floor)
     assert (mask == (eager >= floor)).all()
     assert (tight[mask] == eager[mask]).all()
     assert len(asked) == len(set(asked))  # (none tightened twice)
-
 
 def test_tightening_stops_at_the_seed_and_the_floor() -> None:
     loose = np.array([100, 99, 98, 97, 50, 40, 30], dtype=np.int64)
@@ -64,10 +65,30 @@ def test_tightening_stops_at_the_seed_and_the_floor() -> None:
     def pick(values: Any, at: Any) -> list[int]:
         return best_positions(values, 2, lambda j: str(at[j]), None)
 
-    tight, done, seed = tightened_seed(loose, 2, tighten, pick, np)
+    tight = loose.copy()
+    done, seed = tightened_seed(tight, 2, tighten, pick, np)
     assert seed == [0, 1]
     assert sorted(asked) == [0, 1, 2]  # (98 reaches 99 - 1, the second tightened)
-    tighten_from(45, loose, tighten, tight, done, np)
+    tighten_from(45, tight, tighten, done, np)
     assert sorted(asked) == [0, 1, 2, 3, 4]
     assert tight.tolist() == [99, 98, 97, 96, 49, 40, 30]
 
+
+def test_tightened_a_part_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tighten_from`` lists the positions a part at a time: the same, across parts."""
+    from ffind.engine import ranker
+
+    monkeypatch.setattr(ranker, "TIGHTEN_AT_ONCE", 3)
+    loose = np.array([5, 9, 1, 9, 9, 2, 8, 9], dtype=np.int64)
+    asked: list[list[int]] = []
+
+    def tighten(at: Any) -> Any:
+        asked.append(at.tolist())
+        return loose[at] - 1
+
+    tight = loose.copy()
+    done = np.zeros(len(loose), dtype=bool)
+    tighten_from(8, tight, tighten, done, np)
+    assert asked == [[1], [3, 4], [6, 7]]
+    assert tight.tolist() == [5, 8, 1, 8, 8, 2, 7, 8]
+    assert done.tolist() == [False, True, False, True, True, False, True, True]

@@ -742,33 +742,40 @@ class Bounder:
     def tighten_name_upper(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
         """An upper bound of ``tighten_name_array``'s bounds (int64 ``ids`` and ``bounds``),
         from the letter masks of the file names (``ffind.engine.letters``) instead of the
-        term's LCS with each name: ``name_lcs_upper``; None while the masks do not cover
-        every id."""
+        term's LCS with each name: ``name_lcs_upper``; a new int64 array, or None while the
+        masks do not cover every id."""
         fq = q.positive[-1].folded
         most = self.name_lcs_upper(fq, ids, np)
         if most is None:
             return None
-        return bounds + self.weights.bonus_name * (most - len(fq))
+        out = most.astype(np.int64)
+        out -= len(fq)
+        out *= self.weights.bonus_name
+        out += bounds
+        return out
 
     def name_lcs_upper(self, fq: str, ids: Any, np: Any) -> Any:
-        """Per id of ``ids`` (int64), at least the LCS of ``fq`` with the folded file name:
-        each character of ``fq`` as often as it is in ``fq`` when the name holds it (its bit
-        in the name's letter mask), a ``/`` never (no name holds one), a character without a
-        bit of its own always; None while the masks do not cover every id."""
+        """Per id of ``ids`` (int64), at least the LCS of ``fq`` with the folded file name
+        (int16 for a term that short): each character of ``fq`` as often as it is in
+        ``fq`` when the name holds it (its bit in the name's letter mask), a ``/`` never (no
+        name holds one), a character without a bit of its own always; None while the masks
+        do not cover every id."""
         st = self.store
         if not len(ids) or int(ids.max()) >= st.masks_len():
             return None
-        name_m = st.letter_masks(np)[1][ids]
-        most = np.zeros(len(ids), dtype=np.int64)
-        for c in sorted(set(fq)):
-            if c == "/":
-                continue
-            times = fq.count(c)
-            j = bit_of(c)
-            if j is None:
-                most += times
-            else:
-                most += times * ((name_m & (np.uint64(1) << np.uint64(j))) != 0)
+        names = st.letter_masks(np)[1]
+        most = np.zeros(len(ids), dtype=np.int16 if len(fq) < 1 << 14 else np.int64)
+        always = sum(fq.count(c) for c in set(fq) if c != "/" and bit_of(c) is None)
+        bits = [(np.uint64(1) << np.uint64(j), most.dtype.type(fq.count(c)))
+                for c in sorted(set(fq)) if c != "/" and (j := bit_of(c)) is not None]
+        for s in range(0, len(ids), MARKS_AT_ONCE):  # (the masks' temporaries a part at a time)
+            part = names[ids[s:s + MARKS_AT_ONCE]]
+            held = np.empty(len(part), dtype=np.uint64)
+            got = most[s:s + MARKS_AT_ONCE]
+            for bit, times in bits:
+                np.bitwise_and(part, bit, out=held)
+                got += (held != 0) * times
+        most += always
         return most
 
     def chunks(self, q: Query, ids: list[int]) -> list[int]:

@@ -273,10 +273,11 @@ def _refine_and_visit_arrays(
     bounder, topk = ix.bounder, walker.topk
     lens = walker.lens
     loose = ob
-    # (what the names' letter masks leave of the loose bounds: still at least the tightened)
-    upper = bounder.tighten_name_upper(q, oids, loose, np)
-    if upper is None:
-        upper = loose
+    # (what the names' letter masks leave of the loose bounds: still at least the tightened;
+    # tightened in place where it matters)
+    ob = bounder.tighten_name_upper(q, oids, loose, np)
+    if ob is None:
+        ob = loose.copy()
 
     def tighten(at: Any) -> Any:  # (positions of ``oids``)
         return bounder.tighten_name_array(q, oids[at], loose[at], np)
@@ -287,7 +288,7 @@ def _refine_and_visit_arrays(
 
     # ``tighten_name`` only where it can matter: the seed's candidates, then the ids whose
     # upper bound reaches the floor (2-8% of them for ``sr``, ``src``, ``test u``, ``test ut``)
-    ob, done, seed = tightened_seed(upper, ix.seed, tighten, pick, np)
+    done, seed = tightened_seed(ob, ix.seed, tighten, pick, np)
     if topk.least is not None:
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = oids[seed].tolist()
@@ -301,7 +302,7 @@ def _refine_and_visit_arrays(
     floor = topk.floor()
     left = [i for b, g in left_groups if b >= floor for i in g]
     lb = [b for b, g in left_groups if b >= floor for _ in g]
-    tighten_from(floor, upper, tighten, ob, done, np)
+    tighten_from(floor, ob, tighten, done, np)
     mask = done & (ob >= floor)  # (the others' upper bound is below the floor)
     mask[seed] = False
     ra, rb = bounder.refine(q, oids[mask], ob[mask], floor, np)
@@ -311,52 +312,58 @@ def _refine_and_visit_arrays(
     walker.visit(grouped(a[order], b[order]), None)
 
 
-def tighten_from(
-    least: float, upper: Any, tighten: Callable[[Any], Any], tight: Any, done: Any, np: Any
-) -> None:
-    """Write into ``tight`` the tightened bound (``tighten(positions)``) of every position
-    not ``done`` yet whose ``upper`` bound (at least its tightened one) is at least
-    ``least``, and mark them ``done``: a position left out is tightened below ``least``."""
-    todo = ~done & (upper >= least)
-    at = np.flatnonzero(todo)
-    if len(at):
-        tight[at] = tighten(at)
-        done |= todo
+TIGHTEN_AT_ONCE = 65536
+"""Positions ``tighten_from`` lists and tightens at a time (its temporaries: a few bytes a
+position of one part, not of all: ``s/p/t``'s 560k at 1M paths)."""
+
+
+def tighten_from(least: float, bounds: Any, tighten: Callable[[Any], Any], done: Any,
+                 np: Any) -> None:
+    """Tighten (``tighten(positions)``, ascending) every position not ``done`` yet whose
+    bound in ``bounds`` (an upper bound of its tightened one until it is ``done``) is at
+    least ``least``, in place, and mark it ``done``: a position left out is tightened below
+    ``least``."""
+    for s in range(0, len(bounds), TIGHTEN_AT_ONCE):
+        e = s + TIGHTEN_AT_ONCE
+        todo = ~done[s:e] & (bounds[s:e] >= least)
+        at = np.flatnonzero(todo)
+        if len(at):
+            at += s
+            bounds[at] = tighten(at)
+            done[at] = True
 
 
 def tightened_seed(
-    upper: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
+    bounds: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
     np: Any,
-) -> tuple[Any, Any, list[int]]:
+) -> tuple[Any, list[int]]:
     """The ``n`` best positions by tightened bound, as ``pick`` (``best_positions`` over the
-    positions ``at``, ascending, given their bounds) gives them over every position, and the
-    bounds (tightened where ``done``, else ``upper``) with ``done``: tightening only the
-    positions whose ``upper`` bound (an int64 array, at least the tightened one) reaches the
-    ``n``-th tightened bound.
+    positions ``at``, ascending, given their bounds) gives them over every position, tightening
+    (in place in ``bounds``: int64, an upper bound of each position's tightened one) only the
+    positions whose bound reaches the ``n``-th tightened bound; and which are tightened
+    (``done``, a bool array).
 
-    Exact, as ``tighten(at) <= upper[at]``: the positions at or above the ``n``-th highest
+    Exact, as ``tighten(at) <= bounds[at]``: the positions at or above the ``n``-th highest
     upper bound are ``n`` or more; ``s``, the ``n``-th highest of their tightened bounds, is
     at most the ``n``-th highest tightened bound overall, so every position left out (upper,
     hence tightened, bound below ``s``) ranks below ``n`` others and ``pick`` over the rest
     chooses the same ``n``: its choice depends on the bounds and the paths only, its order
     (by bound, then position) on the positions' order."""
-    tight = upper.copy()
-    done = np.zeros(len(upper), dtype=bool)
+    done = np.zeros(len(bounds), dtype=bool)
     if n <= 0:
-        return tight, done, []
-    if len(upper) <= n:  # (``pick`` then gives every position, in order)
-        done[:] = True
-        tight = tighten(np.arange(len(upper)))
-        return tight, done, pick(tight, np.arange(len(upper)))
-    tighten_from(nth_highest(upper, n, np), upper, tighten, tight, done, np)
+        return done, []
+    if len(bounds) <= n:  # (``pick`` then gives every position, in order)
+        tighten_from(float("-inf"), bounds, tighten, done, np)
+        return done, pick(bounds, np.arange(len(bounds)))
+    tighten_from(nth_highest(bounds, n, np), bounds, tighten, done, np)
     if done.all():  # (``s/p/t``: every upper bound the same)
-        return tight, done, pick(tight, np.arange(len(upper)))
-    tighten_from(nth_highest(tight[done], n, np), upper, tighten, tight, done, np)
+        return done, pick(bounds, np.arange(len(bounds)))
+    tighten_from(nth_highest(bounds[done], n, np), bounds, tighten, done, np)
     at = np.flatnonzero(done)
-    chosen: list[int] = at[pick(tight[at], at)].tolist()
+    chosen: list[int] = at[pick(bounds[at], at)].tolist()
     # (by bound, then position, as ``pick`` orders more than ``n`` positions: over ``n``
     # exactly it gives them in order)
-    return tight, done, sorted(chosen, key=lambda j: (-int(tight[j]), j))
+    return done, sorted(chosen, key=lambda j: (-int(bounds[j]), j))
 
 
 def _above(
