@@ -123,3 +123,23 @@ def test_advance_follows_the_greedy_match(texts: list[str], term: str, slice_: i
         assert list(zip(ids.tolist(), ends.tolist(), strict=True)) == [
             (i, e) for i, e in want if e is not None]
         assert ids.dtype == np.int32 and ends.dtype == np.int32
+
+
+@given(TEXTS, st.text("ab/._?é", min_size=1, max_size=5), st.integers(1, 4), st.data())
+def test_starts_with_is_str_startswith(texts: list[str], term: str, slice_: int,
+                                       data: st.DataObject) -> None:
+    """``FoldedBuffer.starts_with`` at any offset of any ascending ids (a term longer than
+    the rest of the path, or than the path, across the slices) is ``str.startswith``."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import occur
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(occur, "SLICE", slice_)
+        buf = FoldedBuffer(np)
+        assert buf.sync(texts)
+    if not findable(term) or not texts:
+        return
+    ids = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1))))
+    at = [data.draw(st.integers(0, len(texts[i]))) for i in ids]
+    got = buf.starts_with(np.array(ids, dtype=np.int64), np.array(at, dtype=np.int64), term)
+    assert got.tolist() == [texts[i].startswith(term, a) for i, a in zip(ids, at, strict=True)]

@@ -156,3 +156,39 @@ def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
         if fast is not None:
             assert fast == rank(ix, ms, k, False), (q, k)
         assert ix.match(q, limit=k) == Index(paths).match(q, limit=k), (q, k)
+
+
+@cache
+def warmed() -> Index:
+    ix = Index(corpus() + EXTRA, numpy=True)
+    assert ix.numpy_ready(30)
+    for _ in ix.warm():
+        pass
+    return ix
+
+
+@settings(max_examples=150, deadline=None)
+@given(typed(), st.integers(1, 25))
+def test_keys_scanned_from_the_buffer_answer_as_the_plain_scan(keys: list[str], k: int) -> None:
+    """``prefix_scan`` (the key's bytes read in the folded paths' buffer at each id's
+    offset) gives ``Prefixed`` the ids the plain ``startswith`` gives, for names and
+    folders, keys typed a character at a time; and the rankings are a fresh index's."""
+    ix = warmed()
+    st_ = ix.store
+    with patch.object(shortcuts, "SCAN_FROM", 1):
+        scans = {kind: shortcuts.prefix_scan(ix, kind) for kind in (False, True)}
+        assert scans[False] is not None and scans[True] is not None
+        kept = Prefixed()
+        for q in keys:
+            for folders, at, tables in ((False, st_.base, st_.first),
+                                        (True, st_.pstart, st_.parent_first)):
+                table = tables.get(q[0], array("i"))
+                got = kept.ids(table, q, st_.folded, at, folders, scan=scans[folders])
+                assert got == [i for i in table if st_.folded[i].startswith(q, at[i])], q
+        old = ix.prefixed
+        ix.prefixed = Prefixed()
+        try:
+            for q in keys:
+                assert ix.match(q, limit=k) == Index(corpus() + EXTRA).match(q, limit=k), q
+        finally:
+            ix.prefixed = old

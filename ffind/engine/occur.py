@@ -116,6 +116,27 @@ class FoldedBuffer:
             after = buf[np.minimum(at + m, len(buf) - 1)]  # (a path ends with NUL)
             yield local + first, pos, before, after
 
+    def starts_with(self, ids: Any, at: Any, term: str) -> Any:
+        """Per id of ``ids`` (int64, ascending, covered), whether its folded path holds
+        ``term`` (``findable``) from position ``at`` (int64, at most the path's length) on:
+        the term's bytes read there, a slice of the buffer at a time.  A path ends with NUL,
+        which the term does not hold, so a read past its end fails at the NUL."""
+        np = self.np
+        out = np.zeros(len(ids), dtype=bool)
+        firsts = [first for first, _, _ in self._parts]
+        cut = np.searchsorted(ids, [*firsts, self.covered]).tolist()
+        for k, (first, buf, starts) in enumerate(self._parts):
+            lo, hi = cut[k], cut[k + 1]
+            if lo == hi:
+                continue
+            p = starts[ids[lo:hi] - first].astype(np.int64) + at[lo:hi]
+            ok = buf[p] == ord(term[0])
+            last = len(buf) - 1  # (a slice ends with NULs)
+            for j in range(1, len(term)):
+                ok &= buf[np.minimum(p + j, last)] == ord(term[j])
+            out[lo:hi] = ok
+        return out
+
     def has(self, term: str) -> Any:
         """Per path covered, whether ``term`` (``findable``) occurs in it (a bool array)."""
         np = self.np

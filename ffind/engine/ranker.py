@@ -157,7 +157,10 @@ def _name_prefixed(
     mark[a] = True
     # (the one-term shortcut, which gave up just before, kept the table's names that start
     # with the key: ``Prefixed``)
-    known = ix.prefixed.ids(bucket, key, texts, base, False, kept_only=True)
+    from ffind.engine.shortcuts import prefix_scan  # (``shortcuts`` imports this module)
+
+    known = ix.prefixed.ids(bucket, key, texts, base, False, kept_only=True,
+                            scan=prefix_scan(ix, False))
     if known is not None:
         k = np.array(known, dtype=np.int64)
         pre: list[int] = k[mark[k]].tolist()
