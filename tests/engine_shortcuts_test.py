@@ -151,6 +151,8 @@ def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
             narrowed = shortcuts._parent_narrowed(ix, q, bucket)
             assert ix.store.aligned(q, narrowed) == ix.store.aligned(q, list(bucket)), q
             assert shortcuts._aligned_ids(ix, q, bucket) == ix.store.aligned(q, list(bucket))
+            # (kept for the whole table's question, the full ranking's bounds')
+            assert ix.store.aligned(q, bucket) == ix.store.aligned(q, list(bucket))
         ms = ix.run(q)
         fast = shortcut(ix, ms, k, False)
         if fast is not None:

@@ -307,9 +307,14 @@ def _aligned_ids(ix: Index, fq: str, bucket: Sequence[int]) -> list[int]:
     st = ix.store
     parts = fq.split("/")
     if len(parts) == 2 and parts[0] and not parts[1] and not st._resized:
-        return ix.prefixed.ids(bucket, parts[0], st.folded, st.pstart, True,
+        hits = ix.prefixed.ids(bucket, parts[0], st.folded, st.pstart, True,
                                scan=prefix_scan(ix, True)) or []
-    return st.aligned(fq, _parent_narrowed(ix, fq, bucket))
+    else:
+        hits = st.aligned(fq, _parent_narrowed(ix, fq, bucket))
+    # (what the full ranking's bounds ask next, over the whole table, when this shortcut
+    # cannot answer: ``Bounder._aligned_bounds``)
+    st.keep_aligned(fq, bucket, hits)
+    return hits
 
 
 def _parent_narrowed(ix: Index, fq: str, bucket: Sequence[int]) -> Sequence[int]:

@@ -218,6 +218,12 @@ class PathStore:
             self._aligned_memo = (fq, len(table), tuple(hits))
         return hits
 
+    def keep_aligned(self, fq: str, table: Sequence[int], hits: list[int]) -> None:
+        """Keep ``hits`` as ``aligned(fq, table)``'s answer (``table``: the first-letter table
+        that ``aligned`` keeps its last answer for), found by a caller from fewer ids
+        (``shortcuts._aligned_ids``: the same ids in the same order)."""
+        self._aligned_memo = (fq, len(table), tuple(hits))
+
     # --- built on first use
 
     def texts(self, lower: bool, strip: bool) -> list[str]:
