@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeAlias, TypeVar
 
-from ffind.engine.accel import _loaded as loaded_numpy
+from ffind.engine.accel import loaded_numpy
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
 
