@@ -19,6 +19,17 @@ for the session's typing and for ``Index.match``, and the pooled backspacing.
 backspacing), outside the timed window: a typist's gap, in which the session does its idle
 work (default 0: keys back to back, as before).  The CPU time of the whole run (every thread)
 is printed too, and the part of it spent in the pauses, so idle work is not hidden.
+
+Each session key also records the wall time of the session's idle work it waited for (the
+steps of ``Index.warm``, the idle fill, ... running on the match thread inside the key's
+window: typed back to back right after the walk, the first keys wait for ``warm``'s steps)
+and how late its answer reached the caller (how long the state had been published when
+``wait`` returned: the caller needs the GIL, which the next idle step holds); both are
+printed, with the keys net of them.  ``--settle`` types only once the session's ``warm`` has
+ended (the keys of a session looked at before typing: the session's own key path).
+``--match-first`` times each word's ``Index.match`` before the session types the word, not
+after: whichever comes second finds the index primed by the other (kept prefixed ids, marks,
+name heads), so each is fairly measured only when first.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from binaries import TREE_HELP
@@ -45,21 +57,56 @@ def p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
+IDLE_STEPS = ("_fill_step", "_ends_step", "_compact_step", "_warm_up_step")
+"""The session's idle steps (``FileSearcher._match_loop``), each True when it did work."""
+
+
+def watch_idle(fs: FileSearcher) -> list[tuple[float, float]]:
+    """From now on, the ``(start, end)`` (``perf_counter``) of each idle step of ``fs`` that
+    did work (the instance's methods wrapped: the match thread looks them up on each turn)."""
+    spans: list[tuple[float, float]] = []
+
+    def wrap(step: Callable[[], bool]) -> Callable[[], bool]:
+        def timed() -> bool:
+            t = time.perf_counter()
+            did = step()
+            if did:
+                spans.append((t, time.perf_counter()))
+            return did
+        return timed
+
+    for name in IDLE_STEPS:
+        setattr(fs, name, wrap(getattr(fs, name)))
+    return spans
+
+
+def waited(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
+    """Milliseconds of ``spans`` inside ``[t0, t1]``."""
+    return sum(max(0.0, min(b, t1) - max(a, t0)) for a, b in spans) * 1000
+
+
 def keystroke(fs: FileSearcher, query: str, pause: float = 0.0,
-              idle: list[float] | None = None) -> tuple[float, float]:
+              idle: list[float] | None = None,
+              spans: list[tuple[float, float]] | None = None,
+              ) -> tuple[float, float, float, float]:
     """Wall and CPU milliseconds (CPU: every thread of this process, so the figure a loaded
-    machine does not inflate), after ``pause`` seconds of sleep (untimed; the CPU the
-    process spends meanwhile, its idle work, is added to ``idle[0]``, in ms)."""
+    machine does not inflate), the wall ms of the idle steps (``spans``) inside the key's
+    window, and how long the key's answer had been published when ``wait`` returned (0 when
+    it published none: a query seen before), after ``pause`` seconds of sleep (untimed; the
+    CPU the process spends meanwhile, its idle work, is added to ``idle[0]``, in ms)."""
     if pause:
         c = time.process_time()
         time.sleep(pause)
         if idle is not None:
             idle[0] += (time.process_time() - c) * 1000
     t, c = time.perf_counter(), time.process_time()
+    published = fs._published
     fs.set_query(query)
     fs.wait()
+    late = time.monotonic() - fs._published if fs._published != published else 0.0
     fs.results(20)
-    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+    t1, c1 = time.perf_counter(), time.process_time()
+    return (t1 - t) * 1000, (c1 - c) * 1000, waited(spans or [], t, t1), late * 1000
 
 
 def row(label: str, xs: list[float]) -> str:
@@ -120,11 +167,18 @@ def main() -> int:
     ap.add_argument("--words", default=",".join(WORDS), help="comma-separated queries")
     ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
                     help="sleep MS ms before each session key, untimed (a typist's gap)")
+    ap.add_argument("--settle", action="store_true",
+                    help="type only once the session's warm-up (Index.warm) has ended")
+    ap.add_argument("--match-first", action="store_true",
+                    help="time each word's Index.match before the session types it (default:"
+                    " after; the second finds the index primed by the first)")
     ap.add_argument("--json", help="write every timing here")
     args = ap.parse_args()
     pause = args.pause / 1000
     words = [w for w in args.words.split(",") if w]
-    Timings = dict[str, list[tuple[str, float, float]]]  # query -> (prefix, wall, cpu)
+    # query -> (prefix, wall, cpu[, wall of the idle steps the key waited for, ms its answer
+    # was published before ``wait`` returned])
+    Timings = dict[str, list[tuple[str, float, float] | tuple[str, float, float, float, float]]]
     typing: Timings = {w: [] for w in words}
     back: Timings = {w: [] for w in words}
     direct: Timings = {w: [] for w in words}
@@ -135,22 +189,30 @@ def main() -> int:
         walked = rss_mib()
         n = fs.snapshot().scanned_file_count
         index = fs._index
+        spans = watch_idle(fs)
+        if args.settle:
+            while fs._warmed != len(index):
+                time.sleep(0.01)
         idle = [0.0]  # CPU ms spent in the pauses (the session's idle work)
         c_run = time.process_time()
         for _ in range(args.repeat):
             for word in words:
                 fs._cache.clear()
                 prefixes = [word[:i] for i in range(1, len(word) + 1) if word[i - 1] != " "]
-                for q in prefixes:
-                    typing[word].append((q, *keystroke(fs, q, pause, idle)))
+                if not args.match_first:
+                    for q in prefixes:
+                        typing[word].append((q, *keystroke(fs, q, pause, idle, spans)))
                 for q in prefixes:
                     t, c = time.perf_counter(), time.process_time()
                     with fs._ilock:  # (the session's idle ``warm`` steps take it too)
                         index.match(q, limit=20)
                     direct[word].append((q, (time.perf_counter() - t) * 1000,
                                          (time.process_time() - c) * 1000))
+                if args.match_first:
+                    for q in prefixes:
+                        typing[word].append((q, *keystroke(fs, q, pause, idle, spans)))
                 for q in reversed(prefixes[:-1]):
-                    back[word].append((q, *keystroke(fs, q, pause, idle)))
+                    back[word].append((q, *keystroke(fs, q, pause, idle, spans)))
                 fs.set_query("")
                 fs.wait()
         run_cpu = (time.process_time() - c_run) * 1000
@@ -158,9 +220,18 @@ def main() -> int:
         match_cpu = sum(x[2] for w in words for x in direct[w])
     print(f"tree {args.tree}: {n} paths, walk+index {walk_ms:.0f} ms; peak RSS {walked:.0f} MiB"
           f" after the walk, {rss_mib():.0f} MiB at the end")
-    print(f"pause {args.pause:g} ms; CPU of the run after the walk (every thread) {run_cpu:.0f} ms:"
+    print(f"pause {args.pause:g} ms{'; typed once warm had ended' if args.settle else ''};"
+          f" CPU of the run after the walk (every thread) {run_cpu:.0f} ms:"
           f" session keys {keys_cpu:.0f}, in the pauses (idle work) {idle[0]:.0f},"
           f" Index.match {match_cpu:.0f}, the rest {run_cpu - keys_cpu - idle[0] - match_cpu:.0f}")
+    for title, table in (("typing", typing), ("backspacing", back)):
+        rows = [x for w in words for x in table[w]]
+        wait = [x[3] for x in rows if len(x) > 3]
+        print(f"session {title}: the idle steps waited for, wall ms: {sum(wait):.0f} in all,"
+              f" in {sum(1 for x in wait if x >= 0.05)} of {len(rows)} keys; the answer"
+              f" published before wait() returned: {stats([x[4] for x in rows if len(x) > 4])};"
+              f" the keys net of both (wall):"
+              f" {stats([x[1] - x[3] - x[4] for x in rows if len(x) > 4])}")
     for title, table in (("session, typing", typing), ("session, backspacing", back),
                          ("Index.match(q, limit=20)", direct)):
         for col, what in ((1, "wall"), (2, "CPU")):
@@ -171,7 +242,7 @@ def main() -> int:
     print("\nslowest typed keys, worst of the repeats: session wall / CPU, Index.match wall / CPU")
     worst: dict[str, list[float]] = {}
     for w in words:
-        for (q, a, b), (_, c, d) in zip(typing[w], direct[w], strict=True):
+        for (q, a, b, *_), (_, c, d) in zip(typing[w], direct[w], strict=True):
             old = worst.get(q, [0.0] * 4)
             worst[q] = [max(x, y) for x, y in zip(old, (a, b, c, d), strict=True)]
     for q, v in sorted(worst.items(), key=lambda kv: -kv[1][1])[:15]:

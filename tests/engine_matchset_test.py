@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 
+import pytest
 from hypo_paths import SETTINGS, paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -146,6 +147,22 @@ def test_to_array_with_numpy_and_without(n: int, seed: int) -> None:
     assert "numpy" in sys.modules
     rnd = random.Random(seed)
     ids = [rnd.randrange(2**31) for _ in range(n)]
+    got = to_array(ids)
+    assert got.typecode == "i" and got.tolist() == ids
+
+
+def test_to_array_while_numpy_is_still_being_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy half imported (another thread's import under way: in ``sys.modules``, its spec
+    initialising, ``fromiter`` not yet defined): ``array`` makes it, as without numpy."""
+    import importlib.machinery
+    import sys
+    import types
+
+    half = types.ModuleType("numpy")
+    half.__spec__ = importlib.machinery.ModuleSpec("numpy", None)
+    half.__spec__._initializing = True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "numpy", half)
+    ids = list(range(0, 3 * 9000, 3))
     got = to_array(ids)
     assert got.typecode == "i" and got.tolist() == ids
 

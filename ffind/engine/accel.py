@@ -27,7 +27,7 @@ def _load_numpy() -> None:
         import numpy  # noqa: F401
 
 
-def _loaded() -> Any:
+def loaded_numpy() -> Any:
     """numpy when its import has finished (another index's thread may still be importing it:
     the module is then in ``sys.modules`` half made, its spec marked as initialising)."""
     np = sys.modules.get("numpy")
@@ -55,8 +55,8 @@ class NumpyUse:
             return None
         loader = self._loader
         if loader is not None:
-            return None if loader.is_alive() else _loaded()
-        np = _loaded()
+            return None if loader.is_alive() else loaded_numpy()
+        np = loaded_numpy()
         if np is not None or not (self.wanted or self.earned):
             return np
         with self._lock:

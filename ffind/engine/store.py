@@ -12,7 +12,6 @@ the others on first use and then extended as paths arrive (``penalties``, ``leng
 from __future__ import annotations
 
 import re
-import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from itertools import repeat
 from operator import sub
 from typing import Any
 
+from ffind.engine.accel import loaded_numpy
 from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials_many
@@ -304,7 +304,7 @@ class PathStore:
         # objects per character of it (~1 KiB a path; 55 MiB for 57k paths at once)
         for s in range(0, len(ids), INIT_BLOCK):
             part = ids[s:s + INIT_BLOCK]
-            for i, v in zip(part, initials_many([paths[i] for i in part], _numpy_loaded()),
+            for i, v in zip(part, initials_many([paths[i] for i in part], loaded_numpy()),
                             strict=True):
                 loose[i] = v if v.isascii() else fold(v)
 
@@ -322,7 +322,7 @@ class PathStore:
                 vals = [loose.pop(i) for i in range(s, e)]
             else:
                 vals = [v if v.isascii() else fold(v)
-                        for v in initials_many(self.paths[s:e], _numpy_loaded())]
+                        for v in initials_many(self.paths[s:e], loaded_numpy())]
             k = s >> INIT_SHIFT
             off = ends[s - 1] + 1 if s & _INIT_MASK else 0
             for v in vals:  # each word-start string ends with a NUL, which no path holds
@@ -551,13 +551,3 @@ def _stem_len(f: str, b: int) -> int:
     dot = f.rfind(".", b)
     return dot - b if dot > b else max(len(f) - b, 0)
 
-
-def _numpy_loaded() -> Any:
-    """numpy once its import has finished (an index that uses it imports it in the
-    background, ``ffind.engine.accel``; until then the module is in ``sys.modules`` half
-    made), else None: the word starts then come from ``initials_many``'s numpy pass (5-6
-    times its regex's speed), never at the cost of numpy's import."""
-    np = sys.modules.get("numpy")
-    if np is None or getattr(getattr(np, "__spec__", None), "_initializing", False):
-        return None
-    return np
