@@ -102,14 +102,14 @@ TERMS = st.one_of(st.sampled_from(["ab", "ba", "a", "b.", "aba", "ss", "?a", "e"
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(PATHS, st.lists(TERMS, min_size=1, max_size=3), st.booleans())
+@given(PATHS, st.lists(TERMS, min_size=1, max_size=3), st.booleans(), st.integers(1, 6))
 def test_bounds_from_the_buffer_are_the_plain_ones(
-    paths: list[str], terms: list[str], hidden_ok: bool
+    paths: list[str], terms: list[str], hidden_ok: bool, part: int
 ) -> None:
     """The bounds of a last term and of the terms before it from the folded paths' buffer
     (forced for any number of candidates here), with non-ASCII letters (accents, ``ß``, a
     combining accent: one byte each in the buffer), ``?`` and capitals, equal the per-path
-    ones."""
+    ones; the marks' arithmetic a part of ``part`` ids (or holders) at a time."""
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
@@ -120,6 +120,7 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     with pytest.MonkeyPatch.context() as mp:
         always_joined(mp)
         mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays too)
+        mp.setattr(bounding, "MARKS_AT_ONCE", part)
         with_np, plain = twins(paths)  # (the buffer is used once ``warm`` has built it)
         assert with_np.bounder.folded_buffer() is not None
         ids = list(range(len(paths)))

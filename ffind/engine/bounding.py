@@ -536,22 +536,11 @@ class Bounder:
         The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
         as the last one (``test``) is bounded again as an earlier one at the next key
         (``test u``), and its occurrences are not searched for again."""
-        buf = self.folded_buffer()
-        if buf is None:
+        got = self._every_marks(fq, np)
+        if got is None:
             return None
-        st = self.store
+        every, base_a, pst_a = got
         at = np.asarray(ids, dtype=np.int64)
-        base_a, pst_a = st.offsets(np)
-        n_all = buf.covered
-        kept = self._kept_marks.pop(fq, None)
-        if kept is not None and kept[0] == n_all:
-            every = np.unpackbits(kept[1], axis=1, count=n_all).view(bool)
-        else:
-            every = self._every_mark(fq, buf, base_a, pst_a, np)
-            kept = (n_all, np.packbits(every, axis=1))
-        self._kept_marks[fq] = kept  # (last: the most recent)
-        while len(self._kept_marks) > MARKS_KEPT:
-            del self._kept_marks[next(iter(self._kept_marks))]
 
         def parts() -> Iterator[_Marks]:
             for s in range(0, len(at), MARKS_AT_ONCE):
@@ -563,6 +552,26 @@ class Bounder:
                     parent=parent, in_parent=in_parent, whole_dir=whole_dir)
 
         return parts()
+
+    def _every_marks(self, fq: str, np: Any) -> tuple[Any, Any, Any] | None:
+        """``_marks``' seven marks of every path (``_every_mark``: kept for the last
+        ``MARKS_KEPT`` terms) and the paths' ``base`` and ``pstart`` arrays; None when there
+        is no buffer."""
+        buf = self.folded_buffer()
+        if buf is None:
+            return None
+        base_a, pst_a = self.store.offsets(np)
+        n_all = buf.covered
+        kept = self._kept_marks.pop(fq, None)
+        if kept is not None and kept[0] == n_all:
+            every = np.unpackbits(kept[1], axis=1, count=n_all).view(bool)
+        else:
+            every = self._every_mark(fq, buf, base_a, pst_a, np)
+            kept = (n_all, np.packbits(every, axis=1))
+        self._kept_marks[fq] = kept  # (last: the most recent)
+        while len(self._kept_marks) > MARKS_KEPT:
+            del self._kept_marks[next(iter(self._kept_marks))]
+        return every, base_a, pst_a
 
     @staticmethod
     def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
@@ -583,30 +592,34 @@ class Bounder:
         self, fq: str, ids: list[int], total: list[int], np: Any, at: Any = None
     ) -> tuple[Any, Any] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
-        ``/``), from its occurrences (``_marks``); None when there is no buffer."""
-        marks = self._marks(fq, ids if at is None else at, np)
-        if marks is None:
+        ``/``), from its occurrences (``_every_marks``); None when there is no buffer.  The
+        bound is worked out for the paths that hold the term only (a third of ``sr``'s
+        candidates), then read for the candidates: the others are nowhere as it is."""
+        got = self._every_marks(fq, np)
+        if got is None:
             return None
+        every, base_a, pst_a = got
+        found, in_dirs, in_name, name_start, parent, _, whole_dir = every
         w = self.weights
         m = len(fq)
         tiers = self.b.tiers(m)
         bonus = self.b.name_bonus(m)
-        out = np.array(total, dtype=np.int64)  # (a copy)
-        loose = np.empty(len(out), dtype=bool)
-        s = 0
-        for k in marks:  # (the temporaries of a part at a time)
-            e = s + len(k.at)
-            v = np.where(k.name_start, tiers.top,
-                         np.where(k.in_name, tiers.in_name, tiers.in_path))
-            extras = (k.parent * (w.parent_prefix_for(m)
-                                  + w.whole_parent * (k.base - 1 - k.pstart == m))
-                      + k.whole_dir * w.whole_dir)
-            v = np.where(k.found, np.where(k.in_dirs, v + extras, v), tiers.rest)
-            lo = ~k.found | (k.in_dirs & ~k.in_name)
-            loose[s:e] = lo
-            out[s:e] += v + bonus * lo
-            s = e
-        return out, loose
+        per = np.full(len(found), tiers.rest + bonus, dtype=np.int32)  # (nowhere: loose)
+        loose = np.ones(len(found), dtype=bool)
+        holders = np.flatnonzero(found)
+        for s in range(0, len(holders), MARKS_AT_ONCE):  # (the temporaries a part at a time)
+            f = holders[s:s + MARKS_AT_ONCE]
+            b, ps = base_a[f].astype(np.int64), pst_a[f].astype(np.int64)
+            v = np.where(name_start[f], tiers.top,
+                         np.where(in_name[f], tiers.in_name, tiers.in_path))
+            dirs = in_dirs[f]
+            extras = (parent[f] * (w.parent_prefix_for(m) + w.whole_parent * (b - 1 - ps == m))
+                      + whole_dir[f] * w.whole_dir)
+            lo = dirs & ~in_name[f]
+            per[f] = np.where(dirs, v + extras, v) + bonus * lo
+            loose[f] = lo
+        a = np.asarray(ids if at is None else at, dtype=np.int64)
+        return np.asarray(total, dtype=np.int64) + per[a], loose[a]
 
     def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
         """``_early_term`` from the term's occurrences (``_marks``), as an int64 array; None
