@@ -27,6 +27,9 @@ cases = st.integers(0, 60).flatmap(lambda n: st.tuples(
 def test_tightened_where_needed_gives_the_seed_and_floor_of_tightening_all(
     case: tuple[list[int], list[int], list[str], int, int],
 ) -> None:
+    """``tightened_seed`` then ``tighten_from`` at the floor give the seed ``best_positions``
+    picks over every tightened bound, and every tightened bound at or above the floor;
+    untightened positions keep their upper bound."""
     loose_l, cut_off, paths, n, floor = case
     loose = np.array(loose_l, dtype=np.int64)
     eager = loose - np.array(cut_off, dtype=np.int64)
@@ -53,6 +56,7 @@ def test_tightened_where_needed_gives_the_seed_and_floor_of_tightening_all(
     assert (mask == (eager >= floor)).all()
     assert (tight[mask] == eager[mask]).all()
     assert len(asked) == len(set(asked))  # (none tightened twice)
+
 
 def test_tightening_stops_at_the_seed_and_the_floor() -> None:
     loose = np.array([100, 99, 98, 97, 50, 40, 30], dtype=np.int64)
