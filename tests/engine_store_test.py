@@ -240,3 +240,26 @@ def test_name_heads_are_read_from_the_paths(
                 assert a == p[b].isalnum()
                 at = p.find(".", b)
                 assert d == (-1 if at < 0 else min(at - b, cap)), (p, cap)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(st_.text(st_.sampled_from("aZ/_..9éßÉ\u0301ﬁ\udcffİ\n"), min_size=1,
+                          max_size=12), min_size=0, max_size=40),
+       st_.lists(st_.integers(0, 45), max_size=4))
+def test_lengths_in_arrays_equal_the_per_path_lengths(paths: list[str], cuts: list[int]) -> None:
+    """``lengths`` (built in whole-array arithmetic, up to each cut and then to the end)
+    equals the per-path ``name_lengths``, value for value and in its narrowed dtype: paths
+    whose folded form is longer or shorter than the path (``ß``, a combining accent), dots
+    first, last or none in the name, empty names."""
+    import numpy as np
+
+    from ffind.engine.store import narrow
+
+    st = _store(paths)
+    for whole in (False, True):
+        for c in sorted(cuts):
+            st.lengths(whole, np, c)
+        got = st.lengths(whole, np)
+        want = st.name_lengths(whole, range(len(paths)))
+        assert got.tolist() == want
+        assert got.dtype == narrow(np, np.array(want, dtype=np.int32)).dtype

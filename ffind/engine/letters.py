@@ -45,20 +45,30 @@ def masks(folded: list[str], base: Sequence[int], np: Any) -> tuple[Any, Any, An
     return dirs, name, whole
 
 
+def ascii_bytes(texts: list[str], np: Any) -> Any:
+    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character:
+    any character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'.
+    The rare path beyond ASCII is narrowed alone (a joined text holding one such character
+    would be 2-4 bytes a character, slower to join and to encode)."""
+    if not all(map(str.isascii, texts)):
+        texts = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii")
+                 for t in texts]
+    return np.frombuffer(("\n".join(texts) + "\n").encode("ascii"), dtype=np.uint8)
+
+
 def _slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
     k = len(texts)
-    joined = "\n".join(texts) + "\n"
-    if joined.isascii():
-        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).astype(np.int64)
-    else:
-        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"),  # undecodable names
-                              dtype=np.uint32).astype(np.int64)
-    table = _table(np)
-    other = np.uint64(1) << np.uint64(OTHER)
-    bits = np.where(codes < 128, table[np.minimum(codes, 127)], other)
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=k)
+    # (``?`` has no bit of its own either: it shares ``OTHER`` with the characters beyond ASCII)
+    raw = ascii_bytes(texts, np)
+    bits = _table(np)[raw]
+    nl = raw == ord("\n")
+    ends = np.flatnonzero(nl)
     starts = np.zeros(k, dtype=np.int64)
-    np.cumsum(lens[:-1] + 1, out=starts[1:])
+    if len(ends) == k:  # (no path holds a newline)
+        starts[1:] = ends[:-1] + 1
+    else:
+        lens = np.fromiter(map(len, texts), dtype=np.int64, count=k)
+        np.cumsum(lens[:-1] + 1, out=starts[1:])
     b = np.array(bases, dtype=np.int64)
     # OR over [start, start + b) (the folders) and [start + b, next start) (the name and the
     # separator, which has no bit); an empty folder part gives reduceat one element: zeroed
@@ -69,12 +79,16 @@ def _slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, A
     dirs = np.where(b > 0, ors[0::2], np.uint64(0)).astype(np.uint64)
     name = ors[1::2].astype(np.uint64)
     # one-character folders: a character between a slash (or the path's start) and a slash
-    slash = codes == ord("/")
-    start = np.zeros(len(codes), dtype=bool)
-    start[starts] = True
-    before = np.concatenate(([False], slash[:-1])) | start
-    after = np.concatenate((slash[1:], [False]))
-    one = np.flatnonzero(before & after & ~slash & (codes != ord("\n")))
+    slash = raw == ord("/")
+    before = np.empty(len(raw), dtype=bool)
+    before[0] = False
+    before[1:] = slash[:-1]
+    before[starts] = True
+    after = np.empty(len(raw), dtype=bool)
+    after[-1] = False
+    after[:-1] = slash[1:]
+    before &= after  # (a slash or a newline there has no bit: it adds nothing)
+    one = np.flatnonzero(before)
     whole = np.zeros(k, dtype=np.uint64)
     if len(one):
         owner = np.searchsorted(starts, one, side="right") - 1

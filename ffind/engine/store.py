@@ -406,11 +406,23 @@ class PathStore:
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
-            more = narrow(np, np.array(self.name_lengths(whole, range(have, n)),
-                                       dtype=np.int32))
+            more = narrow(np, self._lengths_of(whole, have, n, np))
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
+
+    def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
+        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic
+        over the lengths of the folded paths and, for the stems, where each file name's last
+        ``.`` is (``str.rfind`` mapped in C): no Python-level step a path."""
+        folded, bases = self.folded[lo:hi], self.base[lo:hi]
+        k = hi - lo
+        b = np.array(bases, dtype=np.int32)
+        name = np.maximum(np.fromiter(map(len, folded), dtype=np.int32, count=k) - b, 0)
+        if whole:
+            return name
+        dot = np.fromiter(map(str.rfind, folded, repeat("."), bases), dtype=np.int32, count=k)
+        return np.where(dot > b, dot - b, name)
 
     def path_lengths(self, np: Any, upto: int | None = None) -> Any:
         """The length of every path, as a numpy array by id (cached; int16 while every path
