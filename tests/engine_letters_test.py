@@ -11,8 +11,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ffind.engine import letters
-from ffind.engine.letters import OTHER, _table, masks
+from ffind.engine.letters import ALPHABET, OTHER, masks
 from tests.hypo_paths import SETTINGS
+
+
+def _table(np: Any) -> Any:
+    t = np.full(128, np.uint64(1) << np.uint64(OTHER), dtype=np.uint64)
+    t[ord("\n")] = 0
+    t[ord("/")] = 0
+    for j, c in enumerate(ALPHABET):
+        t[ord(c)] = np.uint64(1) << np.uint64(j)
+    return t
 
 
 def _old_slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
@@ -85,3 +94,32 @@ def test_masks_of_known_paths() -> None:
     assert int(whole[0]) == 1 << bit("x")
     assert int(dirs[1]) == 1 << OTHER and int(whole[1]) == 1 << OTHER
     assert int(name[1]) == 1 << bit("q")
+
+
+@SETTINGS
+@given(st.lists(_path.map(lambda p: p.replace("\x00", "")), min_size=1, max_size=25),
+       st.integers(1, 7), st.data())
+def test_masks_read_from_the_buffer_equal_the_former_build(
+        texts: list[str], size: int, data: st.DataObject) -> None:
+    """The masks of ids ``lo .. hi`` read from the folded paths' buffer (slices of any size,
+    built up to any id, the rest joined here) equal the reference's, element for element."""
+    from ffind.engine import occur
+    from ffind.engine.occur import FoldedBuffer
+
+    n = len(texts)
+    lo = data.draw(st.integers(0, n))
+    hi = data.draw(st.integers(lo, n))
+    upto = data.draw(st.integers(0, n))
+    bases = [t.rfind("/") + 1 for t in texts]
+    old = occur.SLICE
+    occur.SLICE = size
+    try:
+        buf = FoldedBuffer(np)
+        assert buf.sync(texts, upto)
+    finally:
+        occur.SLICE = old
+    got = masks(texts, bases, np, lo, hi, buf.slices)
+    want = _old_slice(texts[lo:hi], bases[lo:hi], np) if hi > lo else None
+    for k in range(3):
+        assert got[k].dtype == np.uint64
+        assert got[k].tolist() == ([] if want is None else want[k].tolist())

@@ -263,3 +263,33 @@ def test_lengths_in_arrays_equal_the_per_path_lengths(paths: list[str], cuts: li
         want = st.name_lengths(whole, range(len(paths)))
         assert got.tolist() == want
         assert got.dtype == narrow(np, np.array(want, dtype=np.int32)).dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(st_.text(st_.sampled_from("aZ/_..9éßÉ\u0301ﬁ\udcffİ\n"), min_size=1,
+                          max_size=12), min_size=1, max_size=40),
+       st_.integers(1, 7), st_.data())
+def test_lengths_read_from_the_buffer_equal_the_per_path_lengths(
+        paths: list[str], size: int, data: st_.DataObject) -> None:
+    """``lengths`` read from the folded paths' buffer (slices of any size, built up to any
+    id, the rest computed from the strings), grown in steps, equals ``name_lengths``."""
+    import numpy as np
+
+    from ffind.engine import occur
+    from ffind.engine.occur import FoldedBuffer
+
+    st = _store(paths)
+    n = len(paths)
+    old = occur.SLICE
+    occur.SLICE = size
+    try:
+        buf = FoldedBuffer(np)
+        assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
+    finally:
+        occur.SLICE = old
+    cuts = sorted(data.draw(st_.lists(st_.integers(0, n), max_size=3)))
+    for whole in (False, True):
+        for c in cuts:
+            st.lengths(whole, np, c, buf.slices)
+        got = st.lengths(whole, np, None, buf.slices)
+        assert got.tolist() == st.name_lengths(whole, range(n))

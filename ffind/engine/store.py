@@ -20,6 +20,7 @@ from operator import sub
 from typing import Any
 
 from ffind.engine.accel import loaded_numpy
+from ffind.engine.letters import Slices
 from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials_many
@@ -398,23 +399,49 @@ class PathStore:
         return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
                    for ok in (False, True))
 
-    def lengths(self, whole: bool, np: Any, upto: int | None = None) -> Any:
+    def lengths(self, whole: bool, np: Any, upto: int | None = None,
+                slices: Slices | None = None) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached; int16
         while every value fits, see ``narrow``); ``upto``: built up to that id only (``warm``,
-        a slice at a time)."""
+        a slice at a time); ``slices``: the folded paths' buffer, which the lengths are read
+        from where it covers them (``ffind.engine.letters.texts``)."""
         arr = self._lens.get(whole)
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
-            more = narrow(np, self._lengths_of(whole, have, n, np))
+            more = narrow(np, self._lengths_of(whole, have, n, np, slices))
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
 
-    def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
-        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic
-        over the lengths of the folded paths and, for the stems, where each file name's last
-        ``.`` is (``str.rfind`` mapped in C): no Python-level step a path."""
+    def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any,
+                    slices: Slices | None) -> Any:
+        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic:
+        over the paths' bytes where ``slices`` cover them (the lengths from where the paths
+        start, the stems' dots found in the bytes), else over the folded paths' lengths and
+        ``str.rfind`` mapped in C.  No Python-level step a path."""
+        from ffind.engine.letters import texts
+
+        if lo >= hi:
+            return np.zeros(0, dtype=np.int32)
+        parts = []
+        for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices) if slices else ()):
+            b = np.array(self.base[a:z], dtype=np.int64)
+            lens = starts[1:] - starts[:-1] - 1
+            name = np.maximum(lens - b, 0)
+            if not whole:
+                # the last dot before each path's end, if it is after the name's first character
+                dots = np.flatnonzero(raw == ord("."))
+                j = np.searchsorted(dots, starts[1:] - 1) - 1
+                dot = dots[np.maximum(j, 0)] - starts[:-1] if len(dots) else np.full(z - a, -1)
+                name = np.where((j >= 0) & (dot > b), dot - b, name)
+            parts.append(name.astype(np.int32))
+            lo = z
+        if lo < hi:
+            parts.append(self._lengths_here(whole, lo, hi, np))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _lengths_here(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
         folded, bases = self.folded[lo:hi], self.base[lo:hi]
         k = hi - lo
         b = np.array(bases, dtype=np.int32)
@@ -481,16 +508,17 @@ class PathStore:
         assert self._offsets is not None
         return self._offsets
 
-    def build_masks(self, np: Any, upto: int) -> None:
-        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time).
-        The one-character folders' masks are kept for the few paths that have such a folder
-        (their ids and masks: 37k of a million paths, 0.3 MiB instead of 7.6)."""
+    def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
+        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
+        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few
+        paths that have such a folder (their ids and masks: 37k of a million paths, 0.3 MiB
+        instead of 7.6)."""
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
         have = self.masks_len()
         if have < upto:
-            dirs, name, whole = masks(self.folded[have:upto], self.base[have:upto], np)
+            dirs, name, whole = masks(self.folded, self.base, np, have, upto, slices)
             some = np.flatnonzero(whole)
             self._mask_parts.append((dirs, name, (some + have).astype(np.int32), whole[some]))
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.bounding import Bounder
+from ffind.engine.letters import Slices
 from ffind.engine.prefilter import lone_term
 from ffind.engine.store import PathStore
 from ffind.query import parse
@@ -37,8 +38,8 @@ class WorkAhead:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, name and path lengths, offsets and letter masks,
-        the folded paths' buffer, word starts), then, from ``COLLECT_FROM`` paths, one full
+        import when it is wanted, penalties, the folded paths' buffer, name and path lengths,
+        offsets and letter masks (read from the buffer's bytes), word starts), then, from ``COLLECT_FROM`` paths, one full
         garbage collection (unless the caller disabled the collector).  A generator: each
         step takes a few milliseconds, and it ends once every path indexed so far is covered
         (a new one picks up where it ended)."""
@@ -53,6 +54,10 @@ class WorkAhead:
                 store.penalties(range(0), False, upto)
                 store.penalties(range(0), True, upto)
                 yield
+            elif numpy.module() is not None and self.bounder.buffer_len() < n:
+                # first: the lengths and the letter masks are read from its bytes
+                self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
+                yield
             elif numpy.module() is not None and (store.path_lengths_len() < n or any(
                     store.lengths_len(whole) < n for whole in (False, True))):
                 # ``LENGTHS_STEP`` paths at a time (numpy arrays grow by copying, so not 4,096:
@@ -61,18 +66,16 @@ class WorkAhead:
                 np = numpy.module()
                 upto = min(n, LENGTHS_STEP + min(store.path_lengths_len(), *(
                     store.lengths_len(whole) for whole in (False, True))))
-                store.lengths(False, np, upto)
-                store.lengths(True, np, upto)
+                slices = self._slices()
+                store.lengths(False, np, upto, slices)
+                store.lengths(True, np, upto, slices)
                 store.path_lengths(np, upto)
                 store.offsets(np, upto)
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
-                store.build_masks(numpy.module(), store.masks_len() + step)
+                store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
                     store.letter_masks(numpy.module())
-                yield
-            elif numpy.module() is not None and self.bounder.buffer_len() < n:
-                self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
                 yield
             elif store.initials_len() < n:
                 store.build_initials(store.initials_len() + step)
@@ -83,6 +86,12 @@ class WorkAhead:
                 yield
             else:
                 return
+
+    def _slices(self) -> Slices | None:
+        """The folded paths' buffer's slices, once it covers every path (else None: the
+        tables are then built from the folded paths, ``ffind.engine.letters.texts``)."""
+        buf = self.bounder.folded_buffer()
+        return None if buf is None else buf.slices
 
     def prepare(self, query: str, start: int, limit: int | None) -> None:
         """Work ahead, for a ranking of ``query`` that is to follow, on the ids from ``start``.
