@@ -15,8 +15,8 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from itertools import repeat
-from operator import sub
+from itertools import accumulate, compress, count, repeat
+from operator import add, not_, sub
 from typing import Any
 
 from ffind.engine.accel import loaded_numpy
@@ -322,21 +322,24 @@ class PathStore:
                     self._add_loose(need)
                 vals = [loose.pop(i) for i in range(s, e)]
             else:
-                vals = [v if v.isascii() else fold(v)
-                        for v in initials_many(self.paths[s:e], loaded_numpy())]
+                vals = initials_many(self.paths[s:e], loaded_numpy())
+                if not all(map(str.isascii, vals)):
+                    vals = [v if v.isascii() else fold(v) for v in vals]
             k = s >> INIT_SHIFT
             off = ends[s - 1] + 1 if s & _INIT_MASK else 0
-            for v in vals:  # each word-start string ends with a NUL, which no path holds
-                off += len(v)
-                ends.append(off)
-                off += 1
             text = "\0".join(vals) + "\0"
             if not text.isascii():  # (one such character would make the block 2-4 bytes one)
-                for j, (i, v) in enumerate(zip(range(s, e), vals, strict=True)):
-                    if not v.isascii():
-                        self._iwide[i] = v
-                        vals[j] = _BEYOND_ASCII.sub(NARROW, v)
+                for j in list(compress(range(len(vals)), map(not_, map(str.isascii, vals)))):
+                    self._iwide[s + j] = vals[j]
+                    vals[j] = _BEYOND_ASCII.sub(NARROW, vals[j])  # (one for one)
                 text = "\0".join(vals) + "\0"
+            # each word-start string ends with a NUL, which no path holds: where they are
+            np = loaded_numpy()
+            if np is not None and ends.itemsize == 4:
+                at = np.flatnonzero(np.frombuffer(text.encode("ascii"), dtype=np.uint8) == 0)
+                ends.frombytes((at + off).astype(np.uint32).tobytes())
+            else:  # (the j-th: the lengths up to it plus j)
+                ends.extend(map(add, accumulate(map(len, vals)), count(off)))
             if k < len(blocks):
                 blocks[k] += text
             else:
