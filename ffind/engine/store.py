@@ -23,7 +23,7 @@ from ffind.engine.accel import loaded_numpy
 from ffind.engine.letters import Slices
 from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
-from ffind.scoring.scorer import initials_many
+from ffind.scoring.scorer import initials, initials_many
 from ffind.scoring.weights import Weights
 
 INIT_SHIFT = 12
@@ -322,9 +322,7 @@ class PathStore:
                     self._add_loose(need)
                 vals = [loose.pop(i) for i in range(s, e)]
             else:
-                vals = initials_many(self.paths[s:e], loaded_numpy())
-                if not all(map(str.isascii, vals)):
-                    vals = [v if v.isascii() else fold(v) for v in vals]
+                vals = _initials_of(self.paths[s:e])
             k = s >> INIT_SHIFT
             off = ends[s - 1] + 1 if s & _INIT_MASK else 0
             text = "\0".join(vals) + "\0"
@@ -570,6 +568,24 @@ class PathStore:
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def _initials_of(paths: list[str]) -> list[str]:
+    """``[initials(p) for p in paths]``, folded where beyond ASCII: the ASCII paths through
+    ``initials_many`` at once, with the rare other one left empty there (an empty path gives
+    nothing and changes nothing around it: NUL separates them) and done alone (a block holding
+    one would otherwise go through ``initials_many``'s per-path lists)."""
+    if all(map(str.isascii, paths)):
+        return initials_many(paths, loaded_numpy())
+    wide = list(compress(range(len(paths)), map(not_, map(str.isascii, paths))))
+    some = paths.copy()
+    for j in wide:
+        some[j] = ""
+    vals = initials_many(some, loaded_numpy())
+    for j in wide:
+        v = initials(paths[j])
+        vals[j] = v if v.isascii() else fold(v)
+    return vals
 
 
 def narrow_for(term: str | None) -> bool:
