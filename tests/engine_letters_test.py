@@ -118,7 +118,9 @@ def test_masks_read_from_the_buffer_equal_the_former_build(
         assert buf.sync(texts, upto)
     finally:
         occur.SLICE = old
-    got = masks(texts, bases, np, lo, hi, buf.slices)
+    as_array = data.draw(st.booleans())  # (``base`` as the store's int16 offsets, or a list)
+    got = masks(texts, np.array(bases, dtype=np.int16) if as_array else bases, np, lo, hi,
+                buf.slices)
     want = _old_slice(texts[lo:hi], bases[lo:hi], np) if hi > lo else None
     for k in range(3):
         assert got[k].dtype == np.uint64

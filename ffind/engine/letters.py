@@ -71,10 +71,11 @@ def texts(folded: Sequence[str], lo: int, hi: int, np: Any,
         yield a, z, raw, starts, ord("\n")
 
 
-def masks(folded: Sequence[str], base: Sequence[int], np: Any, lo: int = 0,
+def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0,
           hi: int | None = None, slices: Slices | None = None) -> tuple[Any, Any, Any]:
     """The three masks (folders, file name, one-character folders) of each path of
-    ``folded`` from ``lo`` to ``hi`` (all of them when None; file names at ``base``),
+    ``folded`` from ``lo`` to ``hi`` (all of them when None; file names at ``base``, a list
+    or an array),
     read from ``slices`` where they cover them (``texts``)."""
     hi = len(folded) if hi is None else hi
     parts = [_masks_of(raw, starts, base[a:z], _table(np, sep), np)
@@ -99,13 +100,13 @@ def ascii_bytes(texts: list[str], np: Any) -> Any:
     return np.frombuffer(("\n".join(texts) + "\n").encode("ascii"), dtype=np.uint8)
 
 
-def _masks_of(raw: Any, bounds: Any, bases: Sequence[int], table: Any,
+def _masks_of(raw: Any, bounds: Any, bases: Any, table: Any,
               np: Any) -> tuple[Any, Any, Any]:
     """The masks of the paths in ``raw`` at ``bounds`` (``texts``), file names at ``bases``."""
     k = len(bounds) - 1
     starts = bounds[:-1]
     bits = table[raw]
-    b = np.array(bases, dtype=np.int64)
+    b = np.asarray(bases, dtype=np.int64)
     # OR over [start, start + b) (the folders) and [start + b, next start) (the name and the
     # separator, which has no bit); an empty folder part gives reduceat one element: zeroed
     idx = np.empty(2 * k, dtype=np.int64)

@@ -426,8 +426,9 @@ class PathStore:
         if lo >= hi:
             return np.zeros(0, dtype=np.int32)
         parts = []
+        bases = self._bases(hi)
         for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices) if slices else ()):
-            b = np.array(self.base[a:z], dtype=np.int64)
+            b = np.asarray(bases[a:z], dtype=np.int64)
             lens = starts[1:] - starts[:-1] - 1
             name = np.maximum(lens - b, 0)
             if not whole:
@@ -509,6 +510,12 @@ class PathStore:
         assert self._offsets is not None
         return self._offsets
 
+    def _bases(self, upto: int) -> Any:
+        """``base`` up to ``upto`` at least: the array of ``offsets`` when it covers them (not
+        the list converted once more), else the list."""
+        off = self._offsets
+        return off[0] if off is not None and len(off[0]) >= upto else self.base
+
     def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
         """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
         ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few
@@ -519,7 +526,7 @@ class PathStore:
         upto = min(upto, len(self.folded), len(self.base))
         have = self.masks_len()
         if have < upto:
-            dirs, name, whole = masks(self.folded, self.base, np, have, upto, slices)
+            dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices)
             some = np.flatnonzero(whole)
             self._mask_parts.append((dirs, name, (some + have).astype(np.int32), whole[some]))
 

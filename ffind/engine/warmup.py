@@ -67,10 +67,10 @@ class WorkAhead:
                 upto = min(n, LENGTHS_STEP + min(store.path_lengths_len(), *(
                     store.lengths_len(whole) for whole in (False, True))))
                 slices = self._slices()
+                store.offsets(np, upto)  # (first: the others read ``base`` from it)
                 store.lengths(False, np, upto, slices)
                 store.lengths(True, np, upto, slices)
                 store.path_lengths(np, upto)
-                store.offsets(np, upto)
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
