@@ -89,7 +89,7 @@ def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0,
     return dirs, name, whole
 
 
-def ascii_bytes(texts: list[str], np: Any) -> Any:
+def ascii_bytes(texts: Sequence[str], np: Any) -> Any:
     """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character:
     any character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'.
     The rare path beyond ASCII is narrowed alone (a joined text holding one such character

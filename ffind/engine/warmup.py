@@ -38,11 +38,11 @@ class WorkAhead:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, the folded paths' buffer, name and path lengths,
-        offsets and letter masks (read from the buffer's bytes), word starts), then, from ``COLLECT_FROM`` paths, one full
-        garbage collection (unless the caller disabled the collector).  A generator: each
-        step takes a few milliseconds, and it ends once every path indexed so far is covered
-        (a new one picks up where it ended)."""
+        import when it is wanted, penalties, the folded paths' buffer, offsets, name and path
+        lengths and letter masks, read from the buffer's bytes, word starts), then, from
+        ``COLLECT_FROM`` paths, one full garbage collection (unless the caller disabled the
+        collector).  A generator: each step takes a few milliseconds, and it ends once every
+        path indexed so far is covered (a new one picks up where it ended)."""
         store, numpy = self.store, self.numpy
         numpy.module()
         yield
