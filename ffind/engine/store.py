@@ -446,7 +446,7 @@ class PathStore:
     def _lengths_here(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
         folded, bases = self.folded[lo:hi], self.base[lo:hi]
         k = hi - lo
-        b = np.array(bases, dtype=np.int32)
+        b = np.asarray(self._bases(hi)[lo:hi], dtype=np.int32)
         name = np.maximum(np.fromiter(map(len, folded), dtype=np.int32, count=k) - b, 0)
         if whole:
             return name

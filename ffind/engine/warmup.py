@@ -38,8 +38,8 @@ class WorkAhead:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, the folded paths' buffer, offsets, name and path
-        lengths and letter masks, read from the buffer's bytes, word starts), then, from
+        import when it is wanted, penalties, offsets, name and path lengths, the folded paths'
+        buffer, letter masks read from its bytes, word starts), then, from
         ``COLLECT_FROM`` paths, one full garbage collection (unless the caller disabled the
         collector).  A generator: each step takes a few milliseconds, and it ends once every
         path indexed so far is covered (a new one picks up where it ended)."""
@@ -54,10 +54,6 @@ class WorkAhead:
                 store.penalties(range(0), False, upto)
                 store.penalties(range(0), True, upto)
                 yield
-            elif numpy.module() is not None and self.bounder.buffer_len() < n:
-                # first: the lengths and the letter masks are read from its bytes
-                self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
-                yield
             elif numpy.module() is not None and (store.path_lengths_len() < n or any(
                     store.lengths_len(whole) < n for whole in (False, True))):
                 # ``LENGTHS_STEP`` paths at a time (numpy arrays grow by copying, so not 4,096:
@@ -71,6 +67,11 @@ class WorkAhead:
                 store.lengths(False, np, upto, slices)
                 store.lengths(True, np, upto, slices)
                 store.path_lengths(np, upto)
+                yield
+            elif numpy.module() is not None and self.bounder.buffer_len() < n:
+                # before the letter masks, which are read from its bytes (after the lengths:
+                # at 1M paths the first keys come before ``warm`` ends, and ask for those)
+                self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
