@@ -75,6 +75,11 @@ class WorkAhead:
                 yield
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
+                # and the same paths' word starts: one step of ~2.5 ms at 110k paths, not two
+                # (keys typed back to back each wait for about one step, whatever its size:
+                # half as many steps, half as many keys wait; docs/speed.md)
+                if store.initials_len() < store.masks_len():
+                    store.build_initials(store.masks_len())
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
                     store.letter_masks(numpy.module())
                 yield
