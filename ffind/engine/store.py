@@ -91,7 +91,13 @@ class PathStore:
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
-        self._mask_parts: list[tuple[Any, ...]] = []  # (dirs, name, ids, one-char folders)
+        # the letter masks: folders' and names' in two arrays with room for every path (one
+        # allocation each, filled a slice at a time: no slices joined, no holes left between
+        # the word starts' blocks built meanwhile), how many they cover, and per slice the
+        # ids with a one-character folder and their masks
+        self._mask_arrays: tuple[Any, Any] | None = None
+        self._masks_n = 0
+        self._mask_parts: list[tuple[Any, Any]] = []
         self._heads: Any = None  # (``name_heads``: int16 by id, -1 not read yet)
 
     def __len__(self) -> int:
@@ -524,22 +530,34 @@ class PathStore:
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
-        have = self.masks_len()
+        have = self._masks_n
         if have < upto:
             dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices)
+            arrays = self._mask_arrays
+            if arrays is None or len(arrays[0]) < upto:  # room for every path indexed so far
+                room = max(upto, len(self.folded))
+                grown = (np.empty(room, dtype=np.uint64), np.empty(room, dtype=np.uint64))
+                if arrays is not None:
+                    grown[0][:have] = arrays[0][:have]
+                    grown[1][:have] = arrays[1][:have]
+                arrays = self._mask_arrays = grown
+            arrays[0][have:upto] = dirs
+            arrays[1][have:upto] = name
+            self._masks_n = upto
             some = np.flatnonzero(whole)
-            self._mask_parts.append((dirs, name, (some + have).astype(np.int32), whole[some]))
+            self._mask_parts.append(((some + have).astype(np.int32), whole[some]))
 
     def letter_masks(self, np: Any) -> tuple[Any, Any]:
         """``ffind.engine.letters.masks``' folders and file name masks of the paths
-        ``build_masks`` covered, as two arrays (the slices joined once)."""
-        parts = self._mask_parts
-        if not parts:
-            self.build_masks(np, 0)
+        ``build_masks`` covered, as two arrays (views: the masks of the paths that follow are
+        written past their end)."""
+        arrays = self._mask_arrays
+        if arrays is None:
             empty = np.zeros(0, dtype=np.uint64)
             return empty, empty
         self._join_masks(np)
-        return parts[0][0], parts[0][1]
+        n = self._masks_n
+        return arrays[0][:n], arrays[1][:n]
 
     def one_char_folders(self, bit: int, np: Any) -> Any:
         """The ids (ascending, int32) among those ``build_masks`` covered that have a folder
@@ -547,17 +565,18 @@ class PathStore:
         if not self._mask_parts:
             return np.zeros(0, dtype=np.int32)
         self._join_masks(np)
-        _, _, ids, whole = self._mask_parts[0]
+        ids, whole = self._mask_parts[0]
         return ids[(whole & (np.uint64(1) << np.uint64(bit))) != 0]
 
     def _join_masks(self, np: Any) -> None:
         parts = self._mask_parts
         if len(parts) > 1:
-            parts[:] = [tuple(np.concatenate([p[k] for p in parts]) for k in range(4))]
+            parts[:] = [(np.concatenate([p[0] for p in parts]),
+                         np.concatenate([p[1] for p in parts]))]
 
     def masks_len(self) -> int:
         """How many paths the letter masks cover so far."""
-        return sum(len(p[0]) for p in self._mask_parts)
+        return self._masks_n
 
     def lengths_len(self, whole: bool) -> int:
         """How many paths ``lengths(whole)`` covers so far."""
