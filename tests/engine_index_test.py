@@ -260,18 +260,20 @@ def test_warm_builds_every_table_in_steps_and_changes_no_result() -> None:
     paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
     warmed, cold = Index(paths), Index(paths)
-    # when numpy is used: the name and path lengths and offsets in one step, then the letter
-    # masks a slice at a time, then the folded paths' buffer (four slices a step)
+    # when numpy is used: the name and path lengths and offsets in one step, then the folded
+    # paths' buffer (four slices a step), then the letter masks a slice at a time, each step
+    # with the same slice's word starts
     arrays = 1 if warmed.numpy_ready(60) else 0
     steps = sum(1 for _ in warmed.warm(step=3))
-    # numpy, three slices of the per-path tables, the arrays and three slices of the masks,
-    # the buffer, three of the word starts
-    assert steps == 7 + 5 * arrays
+    # numpy, three slices of the penalties, then three slices of the word starts (without
+    # numpy) or the arrays, the buffer and three slices of the masks and word starts
+    assert steps == 7 + 2 * arrays
     assert sum(1 for _ in warmed.warm(step=3)) == 1  # all done: only the numpy step
     warmed.extend(["new/file.py"])
     cold.extend(["new/file.py"])
-    # picks up the new path alone
-    assert sum(1 for _ in warmed.warm(step=3)) == 3 + 3 * arrays
+    # picks up the new path alone (numpy, penalties, then its word starts, or the arrays, the
+    # buffer, its masks and word starts)
+    assert sum(1 for _ in warmed.warm(step=3)) == 3 + 2 * arrays
     n = len(paths) + 1
     built = warmed.store.built()
     assert len(warmed.store.pstart) == built["penalties"] == n

@@ -240,3 +240,132 @@ def test_name_heads_are_read_from_the_paths(
                 assert a == p[b].isalnum()
                 at = p.find(".", b)
                 assert d == (-1 if at < 0 else min(at - b, cap)), (p, cap)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(st_.text(st_.sampled_from("aZ/_..9éßÉ\u0301ﬁ\udcffİ\n"), min_size=1,
+                          max_size=12), min_size=0, max_size=40),
+       st_.lists(st_.integers(0, 45), max_size=4))
+def test_lengths_in_arrays_equal_the_per_path_lengths(paths: list[str], cuts: list[int]) -> None:
+    """``lengths`` (built in whole-array arithmetic, up to each cut and then to the end)
+    equals the per-path ``name_lengths``, value for value and in its narrowed dtype: paths
+    whose folded form is longer or shorter than the path (``ß``, a combining accent), dots
+    first, last or none in the name, empty names."""
+    import numpy as np
+
+    from ffind.engine.store import narrow
+
+    st = _store(paths)
+    for whole in (False, True):
+        for c in sorted(cuts):
+            st.lengths(whole, np, c)
+        got = st.lengths(whole, np)
+        want = st.name_lengths(whole, range(len(paths)))
+        assert got.tolist() == want
+        assert got.dtype == narrow(np, np.array(want, dtype=np.int32)).dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(st_.text(st_.sampled_from("aZ/_..9éßÉ\u0301ﬁ\udcffİ\n"), min_size=1,
+                          max_size=12), min_size=1, max_size=40),
+       st_.integers(1, 7), st_.data())
+def test_lengths_read_from_the_buffer_equal_the_per_path_lengths(
+        paths: list[str], size: int, data: st_.DataObject) -> None:
+    """``lengths`` read from the folded paths' buffer (slices of any size, built up to any
+    id, the rest computed from the strings), grown in steps, equals ``name_lengths``."""
+    import numpy as np
+
+    from ffind.engine import occur
+    from ffind.engine.occur import FoldedBuffer
+
+    st = _store(paths)
+    n = len(paths)
+    old = occur.SLICE
+    occur.SLICE = size
+    try:
+        buf = FoldedBuffer(np)
+        assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
+    finally:
+        occur.SLICE = old
+    cuts = sorted(data.draw(st_.lists(st_.integers(0, n), max_size=3)))
+    for whole in (False, True):
+        for c in cuts:
+            st.lengths(whole, np, c, buf.slices)
+        got = st.lengths(whole, np, None, buf.slices)
+        assert got.tolist() == st.name_lengths(whole, range(n))
+
+
+def _old_build_initials(store: PathStore, upto: int) -> None:
+    """``PathStore.build_initials`` as it was (a Python step a path): the reference."""
+    import re
+
+    from ffind.engine.store import _INIT_MASK, INIT_SHIFT, NARROW
+
+    upto = min(upto, len(store.paths))
+    ends, blocks, loose = store._iends, store._iblocks, store._iloose
+    while len(ends) < upto:
+        s = len(ends)
+        e = min((s | _INIT_MASK) + 1, upto)
+        if loose:
+            need = [i for i in range(s, e) if i not in loose]
+            if need:
+                store._add_loose(need)
+            vals = [loose.pop(i) for i in range(s, e)]
+        else:
+            vals = [v if v.isascii() else fold(v) for v in initials_many(store.paths[s:e])]
+        k = s >> INIT_SHIFT
+        off = ends[s - 1] + 1 if s & _INIT_MASK else 0
+        for v in vals:
+            off += len(v)
+            ends.append(off)
+            off += 1
+        text = "\0".join(vals) + "\0"
+        if not text.isascii():
+            for j, (i, v) in enumerate(zip(range(s, e), vals, strict=True)):
+                if not v.isascii():
+                    store._iwide[i] = v
+                    vals[j] = re.sub("[^\x00-\x7f]", NARROW, v)
+            text = "\0".join(vals) + "\0"
+        if k < len(blocks):
+            blocks[k] += text
+        else:
+            blocks.append(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(numpy=st_.booleans(),
+       paths=st_.lists(st_.text(st_.sampled_from("aZ/_.9é日\x7fkB-"), min_size=1, max_size=10),
+                       min_size=1, max_size=60),
+       cuts=st_.lists(st_.integers(0, 60), max_size=4),
+       asked=st_.lists(st_.integers(0, 59), max_size=5))
+def test_word_start_blocks_equal_the_former_build(
+    numpy: bool, paths: list[str], cuts: list[int], asked: list[int]
+) -> None:
+    """The blocks, their ends and the wide word starts built in steps (``cuts``, with some ids
+    computed ahead, loose: ``asked``), with numpy or without, equal the former build's, in
+    blocks of 16 ids."""
+    from ffind.engine import store as store_mod
+
+    saved = {k: getattr(store_mod, k)
+             for k in ("INIT_SHIFT", "INIT_BLOCK", "_INIT_MASK", "loaded_numpy")}
+    store_mod.INIT_SHIFT, store_mod.INIT_BLOCK, store_mod._INIT_MASK = 4, 16, 15
+    if not numpy:
+        store_mod.loaded_numpy = lambda: None
+    try:
+        if numpy:
+            import numpy as np
+
+            assert store_mod.loaded_numpy() is np
+        new, old = _store(paths), _store(paths)
+        ids = sorted({i for i in asked if i < len(paths)})
+        if ids:
+            assert new.initials(ids) == old.initials(ids)
+        for c in [*sorted(cuts), len(paths)]:
+            new.build_initials(c)
+            _old_build_initials(old, c)
+            assert new._iblocks == old._iblocks
+            assert new._iends == old._iends
+            assert new._iwide == old._iwide
+    finally:
+        for k, v in saved.items():
+            setattr(store_mod, k, v)

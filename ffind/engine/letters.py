@@ -2,11 +2,13 @@
 a folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
 ``ALPHABET`` in three uint64 arrays (24 bytes a path).  A one-character term is then bounded
 for a whole candidate set with array arithmetic (``Bounder.bounds``) instead of three string
-searches per path.  Built from the folded paths in slices, so the temporaries stay small."""
+searches per path.  Built from the folded paths in slices, so the temporaries stay small: one
+byte a character, from the slices of the folded paths' buffer (``ffind.engine.occur``) when
+``warm`` has built it, else joined here (``texts``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-. +@#$~,=()[]{}!&'%;^`"
@@ -23,43 +25,88 @@ def bit_of(c: str) -> int | None:
     return None if j < 0 or len(c) != 1 else j
 
 
-def _table(np: Any) -> Any:
-    """The mask of every code point below 128 (``\\n``, the separator, has none)."""
-    t = np.full(128, np.uint64(1) << np.uint64(OTHER), dtype=np.uint64)
+def _table(np: Any, sep: int) -> Any:
+    """The mask of every byte: ``/`` and ``\\n`` have none, nor does ``sep`` (the separator of
+    the paths in the bytes, which no path then holds); a byte beyond ASCII and ``?`` (what a
+    character beyond ASCII or latin-1 becomes in the bytes) share ``OTHER``."""
+    t = np.full(256, np.uint64(1) << np.uint64(OTHER), dtype=np.uint64)
     t[ord("\n")] = 0
     t[ord("/")] = 0
+    t[sep] = 0
     for j, c in enumerate(ALPHABET):
         t[ord(c)] = np.uint64(1) << np.uint64(j)
     return t
 
 
-def masks(folded: list[str], base: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
+Slices = Sequence[tuple[int, Any, Any]]
+"""The slices of the folded paths' buffer (``FoldedBuffer.slices``): the first path's id, the
+bytes (NUL-separated), where each path starts in them and where the last one ends plus one."""
+
+
+def texts(folded: Sequence[str], lo: int, hi: int, np: Any,
+          slices: Slices | None = None) -> Iterator[tuple[int, int, Any, Any, int]]:
+    """The folded paths ``lo .. hi - 1`` as bytes, one byte a character, a piece at a time:
+    ``(a, z, raw, starts, sep)``, paths ``a .. z - 1`` in ``raw`` at ``starts`` (``z - a + 1``
+    entries, the last where the last path ends plus one), each path followed by the byte
+    ``sep``.  From ``slices`` as far as they go (no copy), the rest joined here in slices of
+    ``SLICE`` paths (a character beyond ASCII becomes ``?``, one for one)."""
+    at = lo
+    for first, raw, starts in slices or ():
+        end = first + len(starts) - 1
+        if at >= hi:
+            return
+        if end <= at or first > at:
+            continue
+        z = min(hi, end)
+        s = starts[at - first:z - first + 1]
+        yield at, z, raw[s[0]:s[-1]], s - s[0], 0
+        at = z
+    for a in range(at, hi, SLICE):
+        z = min(hi, a + SLICE)
+        part = folded[a:z]
+        raw = ascii_bytes(part, np)
+        starts = np.zeros(z - a + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, part), dtype=np.int64, count=z - a) + 1,
+                  out=starts[1:])
+        yield a, z, raw, starts, ord("\n")
+
+
+def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0,
+          hi: int | None = None, slices: Slices | None = None) -> tuple[Any, Any, Any]:
     """The three masks (folders, file name, one-character folders) of each path of
-    ``folded`` (file names at ``base``)."""
-    parts = [_slice(folded[s:s + SLICE], base[s:s + SLICE], np)
-             for s in range(0, len(folded), SLICE)]
+    ``folded`` from ``lo`` to ``hi`` (all of them when None; file names at ``base``, a list
+    or an array),
+    read from ``slices`` where they cover them (``texts``)."""
+    hi = len(folded) if hi is None else hi
+    parts = [_masks_of(raw, starts, base[a:z], _table(np, sep), np)
+             for a, z, raw, starts, sep in texts(folded, lo, hi, np, slices)]
     if not parts:
         empty = np.zeros(0, dtype=np.uint64)
         return empty, empty, empty
+    if len(parts) == 1:
+        return parts[0]
     dirs, name, whole = (np.concatenate([p[k] for p in parts]) for k in range(3))
     return dirs, name, whole
 
 
-def _slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, Any]:
-    k = len(texts)
-    joined = "\n".join(texts) + "\n"
-    if joined.isascii():
-        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).astype(np.int64)
-    else:
-        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"),  # undecodable names
-                              dtype=np.uint32).astype(np.int64)
-    table = _table(np)
-    other = np.uint64(1) << np.uint64(OTHER)
-    bits = np.where(codes < 128, table[np.minimum(codes, 127)], other)
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=k)
-    starts = np.zeros(k, dtype=np.int64)
-    np.cumsum(lens[:-1] + 1, out=starts[1:])
-    b = np.array(bases, dtype=np.int64)
+def ascii_bytes(texts: Sequence[str], np: Any) -> Any:
+    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character:
+    any character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'.
+    The rare path beyond ASCII is narrowed alone (a joined text holding one such character
+    would be 2-4 bytes a character, slower to join and to encode)."""
+    if not all(map(str.isascii, texts)):
+        texts = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii")
+                 for t in texts]
+    return np.frombuffer(("\n".join(texts) + "\n").encode("ascii"), dtype=np.uint8)
+
+
+def _masks_of(raw: Any, bounds: Any, bases: Any, table: Any,
+              np: Any) -> tuple[Any, Any, Any]:
+    """The masks of the paths in ``raw`` at ``bounds`` (``texts``), file names at ``bases``."""
+    k = len(bounds) - 1
+    starts = bounds[:-1]
+    bits = table[raw]
+    b = np.asarray(bases, dtype=np.int64)
     # OR over [start, start + b) (the folders) and [start + b, next start) (the name and the
     # separator, which has no bit); an empty folder part gives reduceat one element: zeroed
     idx = np.empty(2 * k, dtype=np.int64)
@@ -69,12 +116,16 @@ def _slice(texts: list[str], bases: Sequence[int], np: Any) -> tuple[Any, Any, A
     dirs = np.where(b > 0, ors[0::2], np.uint64(0)).astype(np.uint64)
     name = ors[1::2].astype(np.uint64)
     # one-character folders: a character between a slash (or the path's start) and a slash
-    slash = codes == ord("/")
-    start = np.zeros(len(codes), dtype=bool)
-    start[starts] = True
-    before = np.concatenate(([False], slash[:-1])) | start
-    after = np.concatenate((slash[1:], [False]))
-    one = np.flatnonzero(before & after & ~slash & (codes != ord("\n")))
+    slash = raw == ord("/")
+    before = np.empty(len(raw), dtype=bool)
+    before[0] = False
+    before[1:] = slash[:-1]
+    before[starts] = True
+    after = np.empty(len(raw), dtype=bool)
+    after[-1] = False
+    after[:-1] = slash[1:]
+    before &= after  # (a slash or a separator there has no bit: it adds nothing)
+    one = np.flatnonzero(before)
     whole = np.zeros(k, dtype=np.uint64)
     if len(one):
         owner = np.searchsorted(starts, one, side="right") - 1

@@ -67,6 +67,13 @@ class FoldedBuffer:
         first, _, starts = self._parts[-1]
         return first + len(starts) - 1
 
+    @property
+    def slices(self) -> list[tuple[int, Any, Any]]:
+        """The slices built, in id order: the first path's id, the bytes, where each path
+        starts and where the last one ends plus one (``ffind.engine.letters.texts`` reads the
+        letter masks and the lengths from them; not to be changed)."""
+        return self._parts
+
     def sync(self, folded: Sequence[str], upto: int | None = None) -> bool:
         """Extend the buffer to the paths of ``folded`` up to ``upto`` (all of them when
         None; the store only appends); False when a path holds a NUL."""

@@ -15,14 +15,15 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from itertools import repeat
-from operator import sub
+from itertools import accumulate, compress, count, repeat
+from operator import add, not_, sub
 from typing import Any
 
 from ffind.engine.accel import loaded_numpy
+from ffind.engine.letters import Slices
 from ffind.engine.prefilter import aligned_rx
 from ffind.query import Term, fold, variant
-from ffind.scoring.scorer import initials_many
+from ffind.scoring.scorer import initials, initials_many
 from ffind.scoring.weights import Weights
 
 INIT_SHIFT = 12
@@ -90,7 +91,13 @@ class PathStore:
         self._lens: dict[bool, Any] = {}
         self._plen: Any = None
         self._offsets: tuple[Any, Any] | None = None
-        self._mask_parts: list[tuple[Any, ...]] = []  # (dirs, name, ids, one-char folders)
+        # the letter masks: folders' and names' in two arrays with room for every path (one
+        # allocation each, filled a slice at a time: no slices joined, no holes left between
+        # the word starts' blocks built meanwhile), how many they cover, and per slice the
+        # ids with a one-character folder and their masks
+        self._mask_arrays: tuple[Any, Any] | None = None
+        self._masks_n = 0
+        self._mask_parts: list[tuple[Any, Any]] = []
         self._heads: Any = None  # (``name_heads``: int16 by id, -1 not read yet)
 
     def __len__(self) -> int:
@@ -321,21 +328,22 @@ class PathStore:
                     self._add_loose(need)
                 vals = [loose.pop(i) for i in range(s, e)]
             else:
-                vals = [v if v.isascii() else fold(v)
-                        for v in initials_many(self.paths[s:e], loaded_numpy())]
+                vals = _initials_of(self.paths[s:e])
             k = s >> INIT_SHIFT
             off = ends[s - 1] + 1 if s & _INIT_MASK else 0
-            for v in vals:  # each word-start string ends with a NUL, which no path holds
-                off += len(v)
-                ends.append(off)
-                off += 1
             text = "\0".join(vals) + "\0"
             if not text.isascii():  # (one such character would make the block 2-4 bytes one)
-                for j, (i, v) in enumerate(zip(range(s, e), vals, strict=True)):
-                    if not v.isascii():
-                        self._iwide[i] = v
-                        vals[j] = _BEYOND_ASCII.sub(NARROW, v)
+                for j in list(compress(range(len(vals)), map(not_, map(str.isascii, vals)))):
+                    self._iwide[s + j] = vals[j]
+                    vals[j] = _BEYOND_ASCII.sub(NARROW, vals[j])  # (one for one)
                 text = "\0".join(vals) + "\0"
+            # each word-start string ends with a NUL, which no path holds: where they are
+            np = loaded_numpy()
+            if np is not None and ends.itemsize == 4:
+                at = np.flatnonzero(np.frombuffer(text.encode("ascii"), dtype=np.uint8) == 0)
+                ends.frombytes((at + off).astype(np.uint32).tobytes())
+            else:  # (the j-th: the lengths up to it plus j)
+                ends.extend(map(add, accumulate(map(len, vals)), count(off)))
             if k < len(blocks):
                 blocks[k] += text
             else:
@@ -398,19 +406,58 @@ class PathStore:
         return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
                    for ok in (False, True))
 
-    def lengths(self, whole: bool, np: Any, upto: int | None = None) -> Any:
+    def lengths(self, whole: bool, np: Any, upto: int | None = None,
+                slices: Slices | None = None) -> Any:
         """The length of every file name (``whole``) or stem, as a numpy array (cached; int16
         while every value fits, see ``narrow``); ``upto``: built up to that id only (``warm``,
-        a slice at a time)."""
+        a slice at a time); ``slices``: the folded paths' buffer, which the lengths are read
+        from where it covers them (``ffind.engine.letters.texts``)."""
         arr = self._lens.get(whole)
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
             have = 0 if arr is None else len(arr)
-            more = narrow(np, np.array(self.name_lengths(whole, range(have, n)),
-                                       dtype=np.int32))
+            more = narrow(np, self._lengths_of(whole, have, n, np, slices))
             arr = more if arr is None else np.concatenate([arr, more])
             self._lens[whole] = arr
         return arr
+
+    def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any,
+                    slices: Slices | None) -> Any:
+        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic:
+        over the paths' bytes where ``slices`` cover them (the lengths from where the paths
+        start, the stems' dots found in the bytes), else over the folded paths' lengths and
+        ``str.rfind`` mapped in C.  No Python-level step a path."""
+        from ffind.engine.letters import texts
+
+        if lo >= hi:
+            return np.zeros(0, dtype=np.int32)
+        parts = []
+        bases = self._bases(hi)
+        for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices) if slices else ()):
+            b = np.asarray(bases[a:z], dtype=np.int64)
+            lens = starts[1:] - starts[:-1] - 1
+            name = np.maximum(lens - b, 0)
+            if not whole:
+                # the last dot before each path's end, if it is after the name's first character
+                dots = np.flatnonzero(raw == ord("."))
+                j = np.searchsorted(dots, starts[1:] - 1) - 1
+                dot = dots[np.maximum(j, 0)] - starts[:-1] if len(dots) else np.full(z - a, -1)
+                name = np.where((j >= 0) & (dot > b), dot - b, name)
+            parts.append(name.astype(np.int32))
+            lo = z
+        if lo < hi:
+            parts.append(self._lengths_here(whole, lo, hi, np))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _lengths_here(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
+        folded, bases = self.folded[lo:hi], self.base[lo:hi]
+        k = hi - lo
+        b = np.asarray(self._bases(hi)[lo:hi], dtype=np.int32)
+        name = np.maximum(np.fromiter(map(len, folded), dtype=np.int32, count=k) - b, 0)
+        if whole:
+            return name
+        dot = np.fromiter(map(str.rfind, folded, repeat("."), bases), dtype=np.int32, count=k)
+        return np.where(dot > b, dot - b, name)
 
     def path_lengths(self, np: Any, upto: int | None = None) -> Any:
         """The length of every path, as a numpy array by id (cached; int16 while every path
@@ -469,29 +516,48 @@ class PathStore:
         assert self._offsets is not None
         return self._offsets
 
-    def build_masks(self, np: Any, upto: int) -> None:
-        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time).
-        The one-character folders' masks are kept for the few paths that have such a folder
-        (their ids and masks: 37k of a million paths, 0.3 MiB instead of 7.6)."""
+    def _bases(self, upto: int) -> Any:
+        """``base`` up to ``upto`` at least: the array of ``offsets`` when it covers them (not
+        the list converted once more), else the list."""
+        off = self._offsets
+        return off[0] if off is not None and len(off[0]) >= upto else self.base
+
+    def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
+        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
+        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few
+        paths that have such a folder (their ids and masks: 37k of a million paths, 0.3 MiB
+        instead of 7.6)."""
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
-        have = self.masks_len()
+        have = self._masks_n
         if have < upto:
-            dirs, name, whole = masks(self.folded[have:upto], self.base[have:upto], np)
+            dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices)
+            arrays = self._mask_arrays
+            if arrays is None or len(arrays[0]) < upto:  # room for every path indexed so far
+                room = max(upto, len(self.folded))
+                grown = (np.empty(room, dtype=np.uint64), np.empty(room, dtype=np.uint64))
+                if arrays is not None:
+                    grown[0][:have] = arrays[0][:have]
+                    grown[1][:have] = arrays[1][:have]
+                arrays = self._mask_arrays = grown
+            arrays[0][have:upto] = dirs
+            arrays[1][have:upto] = name
+            self._masks_n = upto
             some = np.flatnonzero(whole)
-            self._mask_parts.append((dirs, name, (some + have).astype(np.int32), whole[some]))
+            self._mask_parts.append(((some + have).astype(np.int32), whole[some]))
 
     def letter_masks(self, np: Any) -> tuple[Any, Any]:
         """``ffind.engine.letters.masks``' folders and file name masks of the paths
-        ``build_masks`` covered, as two arrays (the slices joined once)."""
-        parts = self._mask_parts
-        if not parts:
-            self.build_masks(np, 0)
+        ``build_masks`` covered, as two arrays (views: the masks of the paths that follow are
+        written past their end)."""
+        arrays = self._mask_arrays
+        if arrays is None:
             empty = np.zeros(0, dtype=np.uint64)
             return empty, empty
         self._join_masks(np)
-        return parts[0][0], parts[0][1]
+        n = self._masks_n
+        return arrays[0][:n], arrays[1][:n]
 
     def one_char_folders(self, bit: int, np: Any) -> Any:
         """The ids (ascending, int32) among those ``build_masks`` covered that have a folder
@@ -499,17 +565,18 @@ class PathStore:
         if not self._mask_parts:
             return np.zeros(0, dtype=np.int32)
         self._join_masks(np)
-        _, _, ids, whole = self._mask_parts[0]
+        ids, whole = self._mask_parts[0]
         return ids[(whole & (np.uint64(1) << np.uint64(bit))) != 0]
 
     def _join_masks(self, np: Any) -> None:
         parts = self._mask_parts
         if len(parts) > 1:
-            parts[:] = [tuple(np.concatenate([p[k] for p in parts]) for k in range(4))]
+            parts[:] = [(np.concatenate([p[0] for p in parts]),
+                         np.concatenate([p[1] for p in parts]))]
 
     def masks_len(self) -> int:
         """How many paths the letter masks cover so far."""
-        return sum(len(p[0]) for p in self._mask_parts)
+        return self._masks_n
 
     def lengths_len(self, whole: bool) -> int:
         """How many paths ``lengths(whole)`` covers so far."""
@@ -527,6 +594,24 @@ class PathStore:
             "lengths": min((len(a) for a in self._lens.values()), default=0)
             if len(self._lens) == 2 else 0,
         }
+
+
+def _initials_of(paths: list[str]) -> list[str]:
+    """``[initials(p) for p in paths]``, folded where beyond ASCII: the ASCII paths through
+    ``initials_many`` at once, with the rare other one left empty there (an empty path gives
+    nothing and changes nothing around it: NUL separates them) and done alone (a block holding
+    one would otherwise go through ``initials_many``'s per-path lists)."""
+    if all(map(str.isascii, paths)):
+        return initials_many(paths, loaded_numpy())
+    wide = list(compress(range(len(paths)), map(not_, map(str.isascii, paths))))
+    some = paths.copy()
+    for j in wide:
+        some[j] = ""
+    vals = initials_many(some, loaded_numpy())
+    for j in wide:
+        v = initials(paths[j])
+        vals[j] = v if v.isascii() else fold(v)
+    return vals
 
 
 def narrow_for(term: str | None) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.bounding import Bounder
+from ffind.engine.letters import Slices
 from ffind.engine.prefilter import lone_term
 from ffind.engine.store import PathStore
 from ffind.query import parse
@@ -37,11 +38,11 @@ class WorkAhead:
 
     def warm(self, step: int = 4096) -> Iterator[None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, name and path lengths, offsets and letter masks,
-        the folded paths' buffer, word starts), then, from ``COLLECT_FROM`` paths, one full
-        garbage collection (unless the caller disabled the collector).  A generator: each
-        step takes a few milliseconds, and it ends once every path indexed so far is covered
-        (a new one picks up where it ended)."""
+        import when it is wanted, penalties, offsets, name and path lengths, the folded paths'
+        buffer, letter masks read from its bytes, word starts), then, from
+        ``COLLECT_FROM`` paths, one full garbage collection (unless the caller disabled the
+        collector).  A generator: each step takes a few milliseconds, and it ends once every
+        path indexed so far is covered (a new one picks up where it ended)."""
         store, numpy = self.store, self.numpy
         numpy.module()
         yield
@@ -61,18 +62,26 @@ class WorkAhead:
                 np = numpy.module()
                 upto = min(n, LENGTHS_STEP + min(store.path_lengths_len(), *(
                     store.lengths_len(whole) for whole in (False, True))))
-                store.lengths(False, np, upto)
-                store.lengths(True, np, upto)
+                slices = self._slices()
+                store.offsets(np, upto)  # (first: the others read ``base`` from it)
+                store.lengths(False, np, upto, slices)
+                store.lengths(True, np, upto, slices)
                 store.path_lengths(np, upto)
-                store.offsets(np, upto)
-                yield
-            elif numpy.module() is not None and store.masks_len() < n:
-                store.build_masks(numpy.module(), store.masks_len() + step)
-                if store.masks_len() >= n:  # (the slices joined now, not in a first key)
-                    store.letter_masks(numpy.module())
                 yield
             elif numpy.module() is not None and self.bounder.buffer_len() < n:
+                # before the letter masks, which are read from its bytes (after the lengths:
+                # at 1M paths the first keys come before ``warm`` ends, and ask for those)
                 self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
+                yield
+            elif numpy.module() is not None and store.masks_len() < n:
+                store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
+                # and the same paths' word starts: one step of ~2.5 ms at 110k paths, not two
+                # (keys typed back to back each wait for about one step, whatever its size:
+                # half as many steps, half as many keys wait; docs/speed.md)
+                if store.initials_len() < store.masks_len():
+                    store.build_initials(store.masks_len())
+                if store.masks_len() >= n:  # (the slices joined now, not in a first key)
+                    store.letter_masks(numpy.module())
                 yield
             elif store.initials_len() < n:
                 store.build_initials(store.initials_len() + step)
@@ -83,6 +92,12 @@ class WorkAhead:
                 yield
             else:
                 return
+
+    def _slices(self) -> Slices | None:
+        """The folded paths' buffer's slices, once it covers every path (else None: the
+        tables are then built from the folded paths, ``ffind.engine.letters.texts``)."""
+        buf = self.bounder.folded_buffer()
+        return None if buf is None else buf.slices
 
     def prepare(self, query: str, start: int, limit: int | None) -> None:
         """Work ahead, for a ranking of ``query`` that is to follow, on the ids from ``start``.
