@@ -122,22 +122,18 @@ class FanWatcher(Books):
     share of what is free, ``free_marks``).  Raises ``OSError`` where fanotify cannot be had
     this way (before Linux 5.13 unprivileged, 5.9 at all; no room for another group)."""
 
+    wd_of: dict[str, bytes]
+    prefix_of: dict[bytes, str]
+
     def __init__(self, root: str, budget: int | None = None, libc: Any = None) -> None:
         import ctypes
 
-        self.root = root
         self._libc = libc if libc is not None else _libc()
-        self.fd = self._init()
-        self.budget = budget if budget is not None else int(free_marks() * MARK_SHARE)
-        self.wd_of: dict[str, bytes] = {}
-        self.prefix_of: dict[bytes, str] = {}
+        super().__init__(root, self._init(), budget if budget is not None
+                         else int(free_marks() * MARK_SHARE))
         self.ghosts: set[bytes] = set()
         """Handles of folders marked in the kernel but no longer in the books (their path
         changed before their mark could be removed): they count against the budget."""
-        self.full = False
-        self.removed = 0
-        self.forgotten: list[str] | None = None
-        """When a list: every prefix dropped from the books is appended (for ``Pair``)."""
         self._handle = ctypes.create_string_buffer(_HANDLE.size + MAX_HANDLE_SZ)
         self._mount = ctypes.c_int()
         self._flags = AT_EMPTY_PATH | AT_HANDLE_FID

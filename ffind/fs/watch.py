@@ -151,6 +151,16 @@ class Books:
     """When a list: every prefix dropped from the books is appended (for
     ``ffind.fs.fanwatch.Pair``)."""
 
+    def __init__(self, root: str, fd: int, budget: int) -> None:
+        self.root = root
+        self.fd = fd
+        self.budget = budget
+        self.wd_of = {}
+        self.prefix_of = {}
+        self.full = False
+        self.removed = 0
+        self.forgotten = None
+
     def remove(self, prefix: str) -> None:
         raise NotImplementedError
 
@@ -215,16 +225,13 @@ class Watcher(Books):
     root + ``/``, '' for the root).  ``budget``: how many watches it may hold (None: its
     share of what is free, ``free_watches``)."""
 
+    wd_of: dict[str, int]
+    prefix_of: dict[int, str]
+
     def __init__(self, root: str, budget: int | None = None, libc: Any = None) -> None:
-        self.root = root
         self._libc = libc if libc is not None else _libc()
-        self.fd = self._init()
-        self.budget = budget if budget is not None else int(free_watches() * WATCH_SHARE)
-        self.wd_of: dict[str, int] = {}
-        self.prefix_of: dict[int, str] = {}
-        self.full = False
-        self.removed = 0
-        self.forgotten: list[str] | None = None
+        super().__init__(root, self._init(), budget if budget is not None
+                         else int(free_watches() * WATCH_SHARE))
 
     def _init(self) -> int:
         fd = int(self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
