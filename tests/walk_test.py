@@ -778,9 +778,9 @@ def test_a_killed_worker_is_a_one_line_error(tmp_path: Path,
         "a walk worker process ended unexpectedly (killed by SIGKILL)")
 
 
-def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
-) -> None:
+def _failing_in_huge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, set[int]]:
+    """A big tree whose folder ``huge/`` raises (a two-line message) when a walker reads it,
+    and the child processes before the walk."""
     walk_module = sys.modules["ffind.fs.walk"]
     root = _big_tree(tmp_path)
     real_scan = walk_module._Walker.scan
@@ -791,7 +791,13 @@ def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
         real_scan(self, item, *args)
 
     monkeypatch.setattr(walk_module._Walker, "scan", scan)
-    before = _children()
+    return root, _children()
+
+
+def test_a_failing_worker_is_a_one_line_error_and_prints_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:
+    root, before = _failing_in_huge(tmp_path, monkeypatch)
     with pytest.raises(FfindError, match=r"^a walk worker process failed: "
                                          r"RuntimeError: boom second line$"):
         list(walk(root, SearchOptions(threads=2)))
@@ -1216,17 +1222,7 @@ def test_walk_ahead_closed_before_or_while_iterating_leaves_no_child(
 def test_walk_ahead_failing_child_is_a_one_line_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
 ) -> None:
-    walk_module = sys.modules["ffind.fs.walk"]
-    root = _big_tree(tmp_path)
-    real_scan = walk_module._Walker.scan
-
-    def scan(self: object, item: tuple[str, str, int, object, object], *args: object) -> None:
-        if item[1] == "huge/":
-            raise RuntimeError("boom\nsecond line")
-        real_scan(self, item, *args)
-
-    monkeypatch.setattr(walk_module._Walker, "scan", scan)
-    before = _children()
+    root, before = _failing_in_huge(tmp_path, monkeypatch)
     with pytest.raises(FfindError, match=r"^a walk worker process failed: "
                                          r"RuntimeError: boom second line$"):
         _ahead(root, monkeypatch, probe=0.0, first=60.0, threads=2)
