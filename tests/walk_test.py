@@ -1128,8 +1128,13 @@ def test_a_recording_walk_records_the_same_in_workers_and_inline(
 
 
 def _ahead(root: Path, monkeypatch: pytest.MonkeyPatch, *, probe: float, first: float,
-           idle: bool = True, keep: object = None, **options: object) -> list[str]:
+           idle: bool = True, keep: object = None, share: bool = False,
+           **options: object) -> list[str]:
+    """``walk_ahead``'s paths; without ``share`` this process never asks the child for a
+    share of its folders (the order of ``threads=1`` when the child reads them all)."""
     walk_module = sys.modules["ffind.fs.walk"]
+    if not share:
+        monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", probe)
     monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
@@ -1167,6 +1172,47 @@ def test_walk_ahead_lists_what_walk_batches_lists(
     kept = _ahead(root, monkeypatch, probe=probe, first=first, idle=idle, keep=keep,
                   threads=2, types=types)
     assert sorted(kept) == sorted(keep(one))
+
+
+@pytest.mark.parametrize("first", [60.0, 0.05])
+def test_walk_ahead_child_shares_its_folders_with_this_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
+    # this process asks (SIGUSR1) once it is ready, and again after each share it has read:
+    # the same paths, some read here (``pid:``), the rest by the child; with a short budget
+    # the child hands the rest back (its share's leftovers too, to the workers)
+    root = _big_tree(tmp_path)
+    one = list(walk(root, SearchOptions(threads=1)))
+    _slow_scan(monkeypatch, 0.002, mark_pid=True)
+    got = _ahead(root, monkeypatch, probe=0.0, first=first, share=True, threads=2)
+    readers = {p for p in got if p.startswith("pid:")}
+    assert sorted(p for p in got if not p.startswith("pid:")) == sorted(one)
+    assert f"pid:{os.getpid()}" in readers, "this process read a share"
+    assert len(readers) >= 2, "the child read the rest"
+
+    def keep(paths: list[str]) -> list[str]:
+        return [p for p in paths if "1" in p or p.startswith("pid:")]
+
+    kept = _ahead(root, monkeypatch, probe=0.0, first=first, share=True, keep=keep,
+                  threads=2)
+    assert sorted(p for p in kept if not p.startswith("pid:")) == sorted(keep(one))
+
+
+def test_walk_ahead_share_asked_after_the_child_ended_is_harmless(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a tree the child reads before it is asked: the signal finds it done (or gone)
+    make(tmp_path, "a.txt", *(f"d{i}/f{i}.txt" for i in range(5)))
+    walk_module = sys.modules["ffind.fs.walk"]
+    real_run = walk_module.Ahead._run
+
+    def late(self: object) -> object:
+        time.sleep(0.3)
+        return real_run(self)
+
+    monkeypatch.setattr(walk_module.Ahead, "_run", late)
+    before = _children()
+    got = _ahead(tmp_path, monkeypatch, probe=0.0, first=60.0, share=True, threads=2)
+    assert sorted(got) == sorted(files(tmp_path, threads=1))
+    assert _children() == before
 
 
 def test_walk_ahead_forks_nothing_for_a_tree_read_within_the_probe(
