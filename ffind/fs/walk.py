@@ -505,12 +505,6 @@ class Ahead:
     def _run(self) -> Iterator[list[str]]:
         if not self._stack and not self._head and self._child is None:
             return  # (nothing to read: max_depth < 1, or an empty tree)
-        if self._child is not None:
-            # This process is about to be idle but for matching what comes (once the filter
-            # is made: ``keep``, with its imports): the child gives it the newer half of the
-            # folders it has left to read (``S``, ``_ahead_child``), and again each time this
-            # process has read them.
-            self._share(self._child[0])
         keep = self._keep()
         cancel, warn = self._cancel, self._warn
         walker = self._walker
@@ -550,9 +544,21 @@ class Ahead:
         pid, conn = self._child
         rest: list[Item] = []
         mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
+        import select  # (a built-in module)
+
+        # Whenever this process has nothing left to match (the pipe is empty), it asks the
+        # child for a share of the folders it has left to read (``_ahead_child``: ``S``, the
+        # newer half), reads it, and asks again when idle again; a child that reads faster
+        # than this process matches is never asked (a small tree).
+        asked = False
+        waiting = select.poll()  # (not select: a descriptor may be above FD_SETSIZE)
+        waiting.register(conn.fileno(), select.POLLIN)
         while True:
             if cancel is not None and cancel.is_set():
                 return []
+            if not asked and not waiting.poll(0):
+                self._share(pid)
+                asked = True
             try:
                 msg = conn.recv_bytes()
             except EOFError:
@@ -576,10 +582,10 @@ class Ahead:
                 assert self._walker is not None
                 left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
                                               budget=AHEAD_FIRST)
-                if left:  # (a big tree: what is left goes to the workers, after the child's)
-                    mine.extend(left)
-                else:
-                    self._share(pid)
+                # (a big tree: what is left goes to the workers, after the child's; no more
+                # shares then)
+                mine.extend(left)
+                asked = bool(left)
             elif tag == _W:
                 import pickle  # (the child needed it: the tree is big)
 
