@@ -1302,3 +1302,75 @@ def test_walk_ahead_max_depth_zero_lists_nothing(tmp_path: Path) -> None:
     ahead = walk_ahead(tmp_path, SearchOptions(threads=2, max_depth=0))
     assert list(ahead) == []
     ahead.close()
+
+
+def _burn_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Each folder read costs ``seconds`` of CPU time (the budgets of ``walk_ahead``'s child
+    are CPU time)."""
+    walk_module = sys.modules["ffind.fs.walk"]
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, *args: object) -> None:
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+        real_scan(self, *args)
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+
+
+@pytest.mark.parametrize("first", [60.0, 0.005])
+def test_started_walk_lists_what_walk_batches_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
+    # the walk the console script forks before its imports (``early_child``), taken over
+    # with ``started_walk``: its shares (two big folders: one each), and with a short budget
+    # the folders handed back (with the walker: this process never prepared one), after a
+    # share, and what is left of this process's share
+    from ffind.fs import pool
+    from ffind.fs.walk import early_child, started_walk
+
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = tmp_path
+    make(root, *(f"{top}/d{i}/f{i}.txt" for top in "ab" for i in range(60)))
+    options = SearchOptions(threads=2)
+    one = list(walk(root, SearchOptions(threads=1)))
+    monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)  # (the rest: here)
+    _burn_scan(monkeypatch, 0.0003)
+    before = _children()
+    tags: list[str] = []
+    real_recv = pool._Pipe.recv_bytes
+
+    def recv(self: pool._Pipe) -> bytes:
+        message = real_recv(self)
+        tags.append(chr(message[0]))
+        return message
+
+    monkeypatch.setattr(pool._Pipe, "recv_bytes", recv)
+    for keep in (None, lambda paths: [p for p in paths if "1" in p]):
+        child = pool.fork_stream(lambda send: early_child(str(root), options, send))
+        assert child is not None
+        ahead = started_walk(child[0], child[1].fileno(), options, keep=lambda: keep)
+        got = [p for batch in ahead for p in batch]
+        ahead.close()
+        assert sorted(got) == sorted(one if keep is None else keep(one))
+    assert _children() == before
+    assert "S" in tags
+    if first < 1:
+        assert "W" in tags
+
+
+def test_started_walk_gives_the_root_error_of_the_child(tmp_path: Path) -> None:
+    from ffind.fs import pool
+    from ffind.fs.walk import early_child, started_walk
+
+    options = SearchOptions(threads=2, exclude=("[",))
+    child = pool.fork_stream(lambda send: early_child(str(tmp_path), options, send))
+    assert child is not None
+    ahead = started_walk(child[0], child[1].fileno(), options)
+    with pytest.raises(FfindError) as info:
+        list(ahead)
+    ahead.close()
+    with pytest.raises(FfindError) as same:
+        list(walk(tmp_path, options))
+    assert str(info.value) == str(same.value)

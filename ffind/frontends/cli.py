@@ -512,7 +512,8 @@ def _main(args: list[str], exit_fast: bool = False, started: Started | None = No
         if args == ["--version"]:  # (``cli.main`` called directly: answered without click)
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
-        inv = _parse(args)
+        # (the console script parsed it already when it started the walk: ``early``)
+        inv = _parse(args) if started is None else started.invocation
         if isinstance(inv, int):
             return inv
         return run(inv, exit_fast=exit_fast, started=started)

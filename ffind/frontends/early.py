@@ -28,19 +28,22 @@ import sys
 
 TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
+    from ffind.frontends.cli import Invocation
     from ffind.options import SearchOptions
 
 
 class Started:
     """A walk's child forked by :func:`start`: its pid, its pipe's read end, what it walks."""
 
-    __slots__ = ("_done", "fd", "options", "pid", "root")
+    __slots__ = ("_done", "fd", "invocation", "options", "pid", "root")
 
-    def __init__(self, pid: int, fd: int, root: str, options: SearchOptions) -> None:
+    def __init__(self, pid: int, fd: int, invocation: Invocation) -> None:
         self.pid = pid
         self.fd = fd
-        self.root = root
-        self.options = options
+        self.invocation = invocation
+        """The command line, parsed (``cli.invocation``: the command's own parse)."""
+        self.root = invocation.root
+        self.options = invocation.options
         self._done = False
 
     def take(self, root: str, options: SearchOptions) -> tuple[int, int] | None:
@@ -96,10 +99,10 @@ def start(args: list[str]) -> Started | None:
             or not 2 <= options.threads <= max_workers()
             or (options.max_depth is not None and options.max_depth < 1) or not cpu_idle()):
         return None
-    return _fork(inv.root, options)
+    return _fork(inv)
 
 
-def _fork(root: str, options: SearchOptions) -> Started | None:
+def _fork(inv: Invocation) -> Started | None:
     """Fork the child (every signal blocked around the fork, as ``pool._fork_blocked``: the
     child is born with them blocked; the parent handles Ctrl-C and ends it)."""
     import signal
@@ -116,7 +119,7 @@ def _fork(root: str, options: SearchOptions) -> Started | None:
     try:
         pid = os.fork()
         if pid == 0:
-            _child(root, options, read, write)  # never returns
+            _child(inv.root, inv.options, read, write)  # never returns
     except OSError:  # fork: EAGAIN, ENOMEM
         os.close(read)
         os.close(write)
@@ -124,7 +127,7 @@ def _fork(root: str, options: SearchOptions) -> Started | None:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
     os.close(write)
-    return Started(pid, read, root, options)
+    return Started(pid, read, inv)
 
 
 def _child(root: str, options: SearchOptions, read: int, write: int) -> None:

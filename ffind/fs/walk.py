@@ -46,12 +46,20 @@ from collections.abc import Callable, Generator, Iterator
 
 from ffind.errors import FfindError
 from ffind.fs import pool
-from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
-from ffind.fs.ignore.scope import Ignores, Scope
 from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from ffind.fs.ignore.patterns import Rules
+    from ffind.fs.ignore.scope import Ignores, Scope
+# The ignore rules (``ffind.fs.ignore.patterns``, ``scope``: ~1 ms) are imported where a walk
+# is prepared (``_prepare``): a cold search whose walk the console script forked
+# (``ffind.frontends.early``) reads the child's paths without them.
+GITIGNORE_FILE = ".gitignore"  # (``patterns.GITIGNORE_FILE``, ``IGNORE_FILE``)
+IGNORE_FILE = ".ignore"
 
 __all__ = ["DEFAULT_EXCLUDES", "VCS_DIRS", "Cancel", "Keep", "Warn", "walk", "walk_ahead",
            "walk_batches"]
@@ -89,7 +97,7 @@ hands the rest back (to the workers, or to the process when no CPU is idle then)
 workers' cost."""
 _P, _W, _E, _D, _F, _S = 80, 87, 69, 68, 70, 83  # the child's messages (``pool.fork_stream``)
 
-Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
+Item = tuple[str, str, int, "Scope", "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
 ignore scope of its parent, its (device, inode) when following links)."""
 
@@ -310,6 +318,9 @@ def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record
              inputs: list[str] | None = None) -> tuple[_Walker, Item]:
     """Check the root, compile --exclude, and gather the ignore files above the root
     (their paths added to ``inputs``)."""
+    from ffind.fs.ignore.patterns import compile_globs
+    from ffind.fs.ignore.scope import Ignores, Scope
+
     check_root(root)
     exclude = compile_globs(options.exclude) if options.exclude else None
     if options.respect_ignore:
@@ -464,6 +475,7 @@ class Ahead:
         self._child: tuple[int, pool._Pipe] | None = None
         self._reaped = True
         self._batches: Iterator[list[str]] | None = None
+        self._started = started is not None
         if started is not None:  # (the console script's child: ``started_walk``)
             import signal  # (imported before that fork)
 
@@ -589,7 +601,7 @@ class Ahead:
             elif tag == _W:
                 import pickle  # (the child needed it: the tree is big)
 
-                if self._walker is None:  # (``started_walk``: the walker comes first)
+                if self._started:  # (``started_walk``: the walker comes with them)
                     self._walker, rest = pickle.loads(msg[1:])
                 else:
                     rest = pickle.loads(msg[1:])
