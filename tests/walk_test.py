@@ -1350,7 +1350,8 @@ def test_started_walk_lists_what_walk_batches_lists(
     for keep in (None, lambda paths: [p for p in paths if "1" in p]):
         child = pool.fork_stream(lambda send: early_child(str(root), options, send))
         assert child is not None
-        ahead = started_walk(child[0], child[1].fileno(), options, keep=lambda: keep)
+        ahead = started_walk(child[0], child[1].fileno(), options,
+                             keep=lambda keep=keep: keep)  # type: ignore[misc]
         got = [p for batch in ahead for p in batch]
         ahead.close()
         assert sorted(got) == sorted(one if keep is None else keep(one))
@@ -1374,3 +1375,31 @@ def test_started_walk_gives_the_root_error_of_the_child(tmp_path: Path) -> None:
     with pytest.raises(FfindError) as same:
         list(walk(tmp_path, options))
     assert str(info.value) == str(same.value)
+
+
+def test_walk_ahead_joins_the_batches_waiting_in_the_pipe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a child that read the whole tree before this process reads: one batch (each costs a
+    # search a match of its own), the same paths in the same order
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = _big_tree(tmp_path)
+    one = list(walk(root, SearchOptions(threads=1)))
+    monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
+    assert ahead._child is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not _ended(ahead._child[0]):
+        time.sleep(0.01)  # (the child has sent everything: it ended)
+    batches = list(ahead)
+    ahead.close()
+    assert len(batches) == 1
+    assert batches[0] == one
+
+
+def _ended(pid: int) -> bool:
+    """Whether the child ``pid`` has ended (not reaped: a zombie)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rpartition(")")[2].split()[0] == "Z"
