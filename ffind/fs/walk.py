@@ -760,10 +760,13 @@ def walk_ahead(
     reads the folders depth first (the order of ``threads=1``) for up to ``AHEAD_FIRST``
     seconds while the caller goes on (a one-shot search imports its engine and builds its
     prefilter meanwhile), and hands what is left to the workers, or to this process when no
-    CPU is idle then, as ``walk_batches`` does.  ``keep`` makes the filter of the batches
-    (called once, when the iteration starts; applied here to the child's batches, in the
-    workers after).  Raises ``FfindError`` as ``walk_batches``; the caller closes the
-    answer (``Ahead.close``)."""
+    CPU is idle then, as ``walk_batches`` does.  Whenever this process has matched all the
+    child sent (the pipe is empty) it asks for a share of the folders the child has left and
+    reads them itself (``_ahead_child``; the order is then no longer ``threads=1``'s), and
+    the child's batches waiting in the pipe are joined into one.  ``keep`` makes the filter
+    of the batches (called once, when the iteration starts; applied here to the child's
+    batches, in the workers after).  Raises ``FfindError`` as ``walk_batches``; the caller
+    closes the answer (``Ahead.close``)."""
     options = options or SearchOptions()
     walker, item = _prepare(os.fspath(root), options, on_warning)
     if options.max_depth is not None and options.max_depth < 1:
