@@ -26,6 +26,8 @@ import contextlib
 import os
 import sys
 
+from ffind.fs.load import signals
+
 TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
     from ffind.frontends.cli import Invocation
@@ -62,10 +64,8 @@ class Started:
         if self._done:
             return
         self._done = True
-        import signal
-
         with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
+            os.kill(self.pid, signals().SIGKILL)
         os.close(self.fd)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
@@ -105,8 +105,7 @@ def start(args: list[str]) -> Started | None:
 def _fork(inv: Invocation) -> Started | None:
     """Fork the child (every signal blocked around the fork, as ``pool._fork_blocked``: the
     child is born with them blocked; the parent handles Ctrl-C and ends it)."""
-    import signal
-
+    signal = signals()
     try:
         read, write = os.pipe()
     except OSError:

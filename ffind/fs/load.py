@@ -1,11 +1,15 @@
 """How many CPUs a walk may use and whether one is idle now: what the walk asks before it
 forks (``ffind.fs.pool``, ``ffind.fs.walk``), and the console script before it starts the
 walk of a cold search (``ffind.frontends.early``), before its other imports: this module
-imports nothing but ``os``."""
+imports nothing but ``os``.  Also the signals that fork uses (``signals``)."""
 
 from __future__ import annotations
 
 import os
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from types import ModuleType
 
 LOADAVG = "/proc/loadavg"
 
@@ -35,3 +39,17 @@ def cpu_idle(loadavg: str = LOADAVG) -> bool:
     except (OSError, ValueError, IndexError):
         return True
     return running < cpus()
+
+
+def signals() -> ModuleType:
+    """The signal functions and numbers for the console script's fork of a cold search's walk
+    (``pthread_sigmask``, ``SIGKILL``, ``SIGUSR1``): ``_signal``, the built-in module under
+    ``signal``, whose import (~0.4 ms: its enums) a search outside a repository otherwise
+    never needs; ``signal`` where there is no ``_signal``."""
+    import sys
+
+    try:
+        import _signal  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # (not CPython)
+        import signal as _signal
+    return sys.modules[_signal.__name__]

@@ -477,8 +477,9 @@ class Ahead:
         self._batches: Iterator[list[str]] | None = None
         self._started = started is not None
         if started is not None:  # (the console script's child: ``started_walk``)
-            import signal  # (imported before that fork)
+            from ffind.fs.load import signals
 
+            signal = signals()
             self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
             self._child = started[0], pool._Pipe(started[1])
             self._reaped = False
