@@ -686,7 +686,9 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
 
     wanted = [False]
     try:
-        import signal  # (imported by the parent before the fork)
+        from ffind.fs.load import signals
+
+        signal = signals()  # (no enums to make: the console script's child imports it)
 
         def asked(signum: int, frame: object) -> None:
             wanted[0] = True
