@@ -414,13 +414,17 @@ def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
     last = time.monotonic()
     start = clock()
     scan = walker.scan
+    read = 0
     while stack:
         if cancel is not None and cancel.is_set():
             return []
-        if budget is not None and clock() - start >= budget:
+        # (the budget is looked at before the first folder and every 16th: a CPU clock
+        # asked before every folder was ~5% of a walk's CPU)
+        if budget is not None and not read & 15 and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
             budget = None
+        read += 1
         if wanted is not None and wanted[0] and len(stack) > 1:
             break
         scan(stack.pop(), out, stack, warn, seen)
