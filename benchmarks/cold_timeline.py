@@ -12,9 +12,11 @@ walk started (``walk_ahead``) and its batches, ``git status`` asked, the ranking
 output formatted).  With ``--runs N``: N fresh processes of each of ``--child on`` and
 ``--child off`` interleaved, and the medians of their wall time, their own CPU time and
 their children's (the walk's child, ``git status`` when it was reaped).  ``--child on`` and
-``off`` patch ``ffind.fs.pool.cpu_idle`` to say a CPU is idle, or none is (so ``on`` forks
-the walk's child on a busy machine too, and ``off`` forks no child and no worker); ``auto``
-leaves it.
+``off`` patch ``ffind.fs.pool.cpu_idle`` and ``ffind.fs.load.cpu_idle`` (what the console
+script asks before it forks the walk, ``ffind.frontends.early``) to say a CPU is idle, or
+none is (so ``on`` forks the walk's child on a busy machine too, and ``off`` forks no child
+and no worker); ``auto`` leaves them.  (This script imports the walk's modules before the
+call: the console script's child does not find them imported.)
 """
 
 from __future__ import annotations

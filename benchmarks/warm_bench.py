@@ -25,13 +25,10 @@ are stopped at the end).
 
 ``--ffind`` given twice or more (e.g. the ``ffind`` of a venv with main installed, and of one
 with a branch): each build's modes run in the same rounds, interleaved, against the same
-``fd | fzf`` runs; one line per build (without the server mode: one server per root).  ``--quiet SECONDS`` (a shared machine): each command
-waits up to SECONDS for a moment when no other task runs (``/proc/loadavg``), and a run that
-started while another task ran is not counted (how many were not is printed).
-
-``--touch TREE`` (a tree you may write to): create one file in one folder of it (removed
-after), then run a cached listing through the library and print which folders it read again
-(the counter of ``ffind.fs.warm.WarmStats``): only that folder.
+``fd | fzf`` runs; one line per build (without the server mode: one server per root).
+``--quiet SECONDS`` (a shared machine): each command waits up to SECONDS for a moment when
+no other task runs (``/proc/loadavg``), and a run that started while another task ran is
+not counted (how many were not is printed).
 """
 
 from __future__ import annotations
