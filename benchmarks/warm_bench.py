@@ -238,8 +238,7 @@ def bench_tree(tree: str, builds: list[list[str]], env: dict[str, str], query_te
             time.sleep(2.2)  # the snapshot is past the racy window
             subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
         pid = None
-        if "server" in which:
-            subprocess.run([*ffind, "--clear-cache"], env=env, check=False)  # (another build's)
+        if "server" in which and len(builds) == 1:  # (one server of the root at a time)
             subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
             for _ in range(200):  # (the search started the server in the background)
                 pid = server_pid(tree, env)
