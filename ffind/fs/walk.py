@@ -405,12 +405,14 @@ def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
                 cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
                 budget: float | None = None, hand_over: Callable[[], bool] | None = None,
                 clock: Callable[[], float] = time.monotonic, wanted: list[bool] | None = None,
+                first: int = pool.FIRST_BATCH,
                 ) -> Generator[list[str], None, list[Item]]:
     """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
     measured with ``clock``; ``wanted[0]`` true: stop as if the budget were spent, once there
-    are two folders or more to share (``_ahead_child``)."""
+    are two folders or more to share (``_ahead_child``); ``first``: the size of the first
+    batch (small, so that the first paths arrive at once; the batches double from there)."""
     out: list[str] = []
-    limit = pool.FIRST_BATCH
+    limit = first
     last = time.monotonic()
     start = clock()
     scan = walker.scan
@@ -610,8 +612,10 @@ class Ahead:
                 if self._walker is None:  # (``started_walk``: the walker comes with them)
                     self._walker = walker
                 assert self._walker is not None
+                # (in batches as big as the child's biggest: this process matches them itself,
+                # and a batch's match has a fixed cost)
                 left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
-                                              budget=AHEAD_FIRST)
+                                              budget=AHEAD_FIRST, first=pool.MAX_BATCH)
                 # (a big tree: what is left goes to the workers, after the child's; no more
                 # shares then)
                 mine.extend(left)
