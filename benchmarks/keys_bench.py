@@ -90,7 +90,8 @@ def watch_idle(fs: FileSearcher) -> tuple[list[tuple[float, float]], list[tuple[
 
     for name in IDLE_STEPS:
         setattr(fs, name, wrap(getattr(fs, name)))
-    fs._warm_within = wrap_within(fs._warm_within)  # type: ignore[method-assign]
+    if hasattr(fs, "_warm_within"):  # (a checkout before the nineteenth pass has none)
+        fs._warm_within = wrap_within(fs._warm_within)  # type: ignore[method-assign]
     return spans, within
 
 
