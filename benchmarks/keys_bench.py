@@ -25,7 +25,10 @@ steps of ``Index.warm``, the idle fill, ... running on the match thread inside t
 window: typed back to back right after the walk, the first keys wait for ``warm``'s steps)
 and how late its answer reached the caller (how long the state had been published when
 ``wait`` returned: the caller needs the GIL, which the next idle step holds); both are
-printed, with the keys net of them.  ``--settle`` types only once the session's ``warm`` has
+printed, with the keys net of them, and the wall time of the ``warm`` steps a key slower than
+``SLOW_KEY`` took itself before its answer was published (``FileSearcher._warm_within``).
+``--per-key`` lists each typed key's wall ms and those three parts.  ``--settle`` types only
+once the session's ``warm`` has
 ended (the keys of a session looked at before typing: the session's own key path).
 ``--match-first`` times each word's ``Index.match`` before the session types the word, not
 after: whichever comes second finds the index primed by the other (kept prefixed ids, marks,
@@ -61,10 +64,13 @@ IDLE_STEPS = ("_fill_step", "_ends_step", "_compact_step", "_warm_up_step")
 """The session's idle steps (``FileSearcher._match_loop``), each True when it did work."""
 
 
-def watch_idle(fs: FileSearcher) -> list[tuple[float, float]]:
+def watch_idle(fs: FileSearcher) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """From now on, the ``(start, end)`` (``perf_counter``) of each idle step of ``fs`` that
-    did work (the instance's methods wrapped: the match thread looks them up on each turn)."""
+    did work, and of each ``_warm_within`` (the ``warm`` steps a slow key takes before its
+    answer is published: part of the key's own window); the instance's methods wrapped (the
+    match thread looks them up on each turn)."""
     spans: list[tuple[float, float]] = []
+    within: list[tuple[float, float]] = []
 
     def wrap(step: Callable[[], bool]) -> Callable[[], bool]:
         def timed() -> bool:
@@ -75,9 +81,18 @@ def watch_idle(fs: FileSearcher) -> list[tuple[float, float]]:
             return did
         return timed
 
+    def wrap_within(step: Callable[[float, int], None]) -> Callable[[float, int], None]:
+        def timed(started: float, gen: int) -> None:
+            t = time.perf_counter()
+            step(started, gen)
+            within.append((t, time.perf_counter()))
+        return timed
+
     for name in IDLE_STEPS:
         setattr(fs, name, wrap(getattr(fs, name)))
-    return spans
+    if hasattr(fs, "_warm_within"):  # (a checkout before the nineteenth pass has none)
+        fs._warm_within = wrap_within(fs._warm_within)  # type: ignore[method-assign]
+    return spans, within
 
 
 def waited(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
@@ -87,13 +102,15 @@ def waited(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
 
 def keystroke(fs: FileSearcher, query: str, pause: float = 0.0,
               idle: list[float] | None = None,
-              spans: list[tuple[float, float]] | None = None,
-              ) -> tuple[float, float, float, float]:
+              spans: tuple[list[tuple[float, float]], list[tuple[float, float]]] | None = None,
+              ) -> tuple[float, float, float, float, float]:
     """Wall and CPU milliseconds (CPU: every thread of this process, so the figure a loaded
-    machine does not inflate), the wall ms of the idle steps (``spans``) inside the key's
-    window, and how long the key's answer had been published when ``wait`` returned (0 when
-    it published none: a query seen before), after ``pause`` seconds of sleep (untimed; the
-    CPU the process spends meanwhile, its idle work, is added to ``idle[0]``, in ms)."""
+    machine does not inflate), the wall ms of the idle steps (``spans[0]``) inside the key's
+    window, how long the key's answer had been published when ``wait`` returned (0 when
+    it published none: a query seen before), and the wall ms of the ``warm`` steps the key
+    took before its answer was published (``spans[1]``), after ``pause`` seconds of sleep
+    (untimed; the CPU the process spends meanwhile, its idle work, is added to ``idle[0]``,
+    in ms)."""
     if pause:
         c = time.process_time()
         time.sleep(pause)
@@ -106,7 +123,8 @@ def keystroke(fs: FileSearcher, query: str, pause: float = 0.0,
     late = time.monotonic() - fs._published if fs._published != published else 0.0
     fs.results(20)
     t1, c1 = time.perf_counter(), time.process_time()
-    return (t1 - t) * 1000, (c1 - c) * 1000, waited(spans or [], t, t1), late * 1000
+    return ((t1 - t) * 1000, (c1 - c) * 1000, waited(spans[0] if spans else [], t, t1),
+            late * 1000, waited(spans[1] if spans else [], t, t1))
 
 
 def row(label: str, xs: list[float]) -> str:
@@ -172,13 +190,17 @@ def main() -> int:
     ap.add_argument("--match-first", action="store_true",
                     help="time each word's Index.match before the session types it (default:"
                     " after; the second finds the index primed by the first)")
+    ap.add_argument("--per-key", action="store_true",
+                    help="list each typed key: wall ms, the idle steps it waited for, how late"
+                    " its answer was, the warm steps it took itself")
     ap.add_argument("--json", help="write every timing here")
     args = ap.parse_args()
     pause = args.pause / 1000
     words = [w for w in args.words.split(",") if w]
     # query -> (prefix, wall, cpu[, wall of the idle steps the key waited for, ms its answer
-    # was published before ``wait`` returned])
-    Timings = dict[str, list[tuple[str, float, float] | tuple[str, float, float, float, float]]]
+    # was published before ``wait`` returned, wall of the ``warm`` steps it took itself])
+    Timings = dict[str, list[tuple[str, float, float]
+                             | tuple[str, float, float, float, float, float]]]
     typing: Timings = {w: [] for w in words}
     back: Timings = {w: [] for w in words}
     direct: Timings = {w: [] for w in words}
@@ -227,11 +249,14 @@ def main() -> int:
     for title, table in (("typing", typing), ("backspacing", back)):
         rows = [x for w in words for x in table[w]]
         wait = [x[3] for x in rows if len(x) > 3]
+        took = [x[5] for x in rows if len(x) > 5]
         print(f"session {title}: the idle steps waited for, wall ms: {sum(wait):.0f} in all,"
               f" in {sum(1 for x in wait if x >= 0.05)} of {len(rows)} keys; the answer"
               f" published before wait() returned: {stats([x[4] for x in rows if len(x) > 4])};"
               f" the keys net of both (wall):"
-              f" {stats([x[1] - x[3] - x[4] for x in rows if len(x) > 4])}")
+              f" {stats([x[1] - x[3] - x[4] for x in rows if len(x) > 4])}; warm steps taken"
+              f" by slow keys before their answer: {sum(took):.0f} ms in all, in"
+              f" {sum(1 for x in took if x >= 0.05)} keys")
     for title, table in (("session, typing", typing), ("session, backspacing", back),
                          ("Index.match(q, limit=20)", direct)):
         for col, what in ((1, "wall"), (2, "CPU")):
@@ -239,6 +264,15 @@ def main() -> int:
             for w in words:
                 print("  " + row(w, [x[col] for x in table[w]]))
             print("  " + row("ALL", [x[col] for w in words for x in table[w]]))
+    if args.per_key:
+        print("\ntyped keys (every repeat): wall ms = waited for idle steps + late + own"
+              " (of which warm steps taken before its answer)")
+        for w in words:
+            for x in typing[w]:
+                if len(x) > 5:
+                    q, wall, _, wait, late, took = x  # type: ignore[misc]
+                    print(f"  {q!r:18s} {wall:6.1f} = {wait:5.1f} + {late:5.1f}"
+                          f" + {wall - wait - late:6.1f} ({took:5.1f})")
     print("\nslowest typed keys, worst of the repeats: session wall / CPU, Index.match wall / CPU")
     worst: dict[str, list[float]] = {}
     for w in words:

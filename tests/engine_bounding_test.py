@@ -130,6 +130,33 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
         assert with_np.match(q) == plain.match(q)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.lists(TERMS, max_size=2), st.sampled_from("abe.-_/?é"), st.booleans(),
+       st.integers(1, 6), st.integers(0, 3))
+def test_one_character_bounds_a_part_at_a_time_are_the_plain_ones(
+    paths: list[str], terms: list[str], last: str, hidden_ok: bool, part: int, skip: int
+) -> None:
+    """A one-character last term's bounds from the letter masks (forced for any number of
+    candidates), and the earlier terms' in numpy without the buffer, ``part`` ids at a time,
+    equal the per-path ones, over every id or some."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    q = " ".join([*(t.replace(" ", "") for t in terms), last])
+    query = parse(q)
+    if not query.positive or len(query.positive[-1].folded) != 1:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "ONE_CHAR_NUMPY_FROM", 0)
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (the earlier terms' too, per path)
+        mp.setattr(bounding, "MARKS_AT_ONCE", part)
+        with_np, plain = twins(paths)
+        ids = list(range(0, len(paths), skip + 1))
+        got = with_np.bounder.bounds(query, ids, hidden_ok)
+        assert got == plain.bounder.bounds(query, ids, hidden_ok), q
+        assert with_np.match(q) == plain.match(q)
+
+
 @pytest.mark.parametrize("w", [
     Weights(bonus_name=0, whole_dir=30, parent_prefix=5, parent_step=3, whole_parent=0,
             contig_name=40, contig_path=1),

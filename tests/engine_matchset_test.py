@@ -320,3 +320,68 @@ def test_compact_idle_a_set_at_a_time() -> None:
     assert [ms.compacted for ms in sets] == [True, True, True, False]
     assert compact_idle(sets, [hot]) == 0
     assert ix.top(sets[0], None) == ix.match("ma")
+
+
+def _old_merge(a: MatchSet, b: MatchSet) -> tuple[list[int], list[int], list[int], bool]:
+    """The merge before the sets of every id were kept as ranges: the lists concatenated (or
+    sorted), and whether loose is strict."""
+
+    def cat(x: list[int], y: list[int]) -> list[int]:
+        return sorted(x + y) if x and y and x[-1] > y[0] else x + y
+
+    strict = cat(list(a.strict), list(b.strict))
+    loose_is_strict = a.loose is a.strict and b.loose is b.strict
+    loose = strict if loose_is_strict else cat(list(a.loose), list(b.loose))
+    return cat(list(a.superset), list(b.superset)), strict, loose, loose_is_strict
+
+
+@SETTINGS
+@given(paths, st.sampled_from(["", " ", "!x", "a", "B", "!é", "A !b"]), st.integers(0, 8),
+       st.integers(0, 8), st.integers(0, 3), st.integers(0, 6))
+def test_merging_sets_of_every_id_equals_the_lists_merged(
+    cands: list[str], q: str, cut1: int, cut2: int, packed: int, k: int,
+) -> None:
+    """Sets merged as a walk goes on (ranges in order, computed or compacted) give the ids the
+    lists concatenated gave, loose shared with strict as it was; an empty query's sets are
+    kept as ranges (issue 17), whose count, ``ids_seq`` and ranking are the lists'."""
+    ix = Index(cands)
+    n = len(cands)
+    c1, c2 = sorted((min(cut1, n), min(cut2, n)))
+    parts = [ix.run(q, start=s, end=e) for s, e in ((0, c1), (c1, c2), (c2, n))]
+    for j, ms in enumerate(parts):
+        _ = ms.strict
+        if packed >> j & 1:
+            ms.compact()
+    acc = parts[0]
+    for ms in parts[1:]:
+        sup, strict, loose, loose_is_strict = _old_merge(acc, ms)
+        acc = acc.merge(ms)
+        if not q.strip():
+            assert acc.compacted
+            assert list(acc.ids_seq()) == list(acc.ids)
+        count = len(acc)
+        assert list(acc.ids_seq()) == list(acc.ids)
+        assert (list(acc.superset), list(acc.strict), list(acc.loose)) == (sup, strict, loose)
+        assert (acc.loose is acc.strict) == loose_is_strict
+        assert count == len(ix.run(q, end=acc.ranges[-1][1] if acc.ranges else 0))
+    whole = ix.run(q)
+    assert ix.top(acc, k) == ix.top(whole, k)
+    assert len(acc) == len(whole)
+
+
+def test_a_compacted_set_is_counted_and_read_without_its_lists() -> None:
+    ix = Index(["a/b", "a/c", "b/c", "A/d"])
+    ms = ix.run("")
+    assert len(ms.strict) == 4
+    ms.compact()
+    assert ms.compacted
+    assert len(ms) == 4 and list(ms.ids_seq()) == [0, 1, 2, 3]
+    assert ms.compacted  # (neither restored the lists)
+    fb = ix.run("A")
+    _ = fb.strict
+    fb.compact()
+    assert list(fb.ids_seq()) == [3] and len(fb) == 1 and fb.compacted
+    fb2 = ix.run("Q")
+    _ = fb2.strict
+    fb2.compact()
+    assert list(fb2.ids_seq()) == [] and len(fb2) == 0

@@ -160,36 +160,68 @@ def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPat
     assert small.stems_of(ids) == kept.stems_of(ids) == [kept.stem(i) for i in ids]
 
 
+def _narrowest(np: object, values: list[int]) -> str:
+    """The narrowest of uint8, int16 and int32 that holds every value of ``values``."""
+    if all(0 <= v <= 255 for v in values):
+        return "uint8"
+    return "int16" if all(-32768 <= v <= 32767 for v in values) else "int32"
+
+
 @pytest.mark.parametrize("long_at", [None, 0, 3])
-def test_numpy_tables_are_int16_until_a_value_needs_more(long_at: int | None) -> None:
-    """``offsets``, ``lengths`` and ``path_lengths`` (issue 17): int16 while every value fits,
-    int32 once a path of 32,768 characters or more arrives, the same values either way."""
+@pytest.mark.parametrize("longest", [40, 300, 40000])
+def test_numpy_tables_are_at_their_narrowest_until_a_value_needs_more(
+        long_at: int | None, longest: int) -> None:
+    """``offsets``, ``lengths`` and ``path_lengths`` (issue 17): uint8 while every value is
+    0-255, int16 while it fits, int32 once a path of 32,768 characters or more arrives (at
+    the start, or grown into: ``np.concatenate`` widens), the same values either way."""
     np = pytest.importorskip("numpy")
     paths = list(PATHS)
     if long_at == 0:
-        paths.insert(0, "d" * 40000 + "/f.py")
+        paths.insert(0, "d" * longest + "/f.py")
     st = _store(paths)
 
     def tables() -> list[object]:
         return [*st.offsets(np), st.path_lengths(np), st.lengths(True, np),
                 st.lengths(False, np)]
 
-    for arr in tables():
-        fits = int(abs(arr).max()) <= 32767
-        assert arr.dtype == (np.int16 if fits else np.int32)
-        assert fits or long_at == 0
-    if long_at == 3:  # grown: a part that needs int32 widens the table
-        st.extend(["e" * 40000 + "/g.py", "h/i.py"])
-        paths = st.paths
-    n = len(paths)
-    ids = range(n)
-    b, p = st.offsets(np)
-    assert b.tolist() == st.base and p.tolist() == st.pstart
-    assert st.path_lengths(np).tolist() == [len(x) for x in paths]
-    for whole in (True, False):
-        assert st.lengths(whole, np).tolist() == st.name_lengths(whole, ids)
-    if long_at is not None:  # the base and the path lengths widened, the rest fits still
-        assert [str(a.dtype) for a in tables()] == ["int32", "int16", "int32", "int16", "int16"]
+    def want() -> list[list[int]]:
+        ids = range(len(st.paths))
+        return [st.base, st.pstart, [len(x) for x in st.paths], st.name_lengths(True, ids),
+                st.name_lengths(False, ids)]
+
+    for arr, values in zip(tables(), want(), strict=True):
+        assert arr.tolist() == values  # type: ignore[attr-defined]
+        assert str(arr.dtype) == _narrowest(np, values)  # type: ignore[attr-defined]
+    if long_at == 3:  # grown: a part that needs a wider type widens the table
+        st.extend(["e" * longest + "/g.py", "h/i.py"])
+    for arr, values in zip(tables(), want(), strict=True):
+        assert arr.tolist() == values  # type: ignore[attr-defined]
+        assert str(arr.dtype) == _narrowest(np, values)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st_.lists(st_.sampled_from([0, 1, 5, 254, 255, 256, 300, 32767, 32768, 40000]),
+                 min_size=1, max_size=6), st_.lists(st_.integers(1, 8), max_size=3))
+def test_tables_grown_in_parts_hold_every_value_at_their_narrowest(
+        dirs: list[int], cuts: list[int]) -> None:
+    """Built up to each cut and then to the end, the tables hold the per-path values in the
+    narrowest type of the whole (``narrow``: each part narrowed, joined by promotion)."""
+    import numpy as np
+
+    paths = [("d" * k + "/" if k else "") + "n" * (1 + j % 3) + ".py"
+             for j, k in enumerate(dirs)]
+    paths += ["a/b/c.py", "x"]
+    st = _store(paths)
+    for c in sorted(cuts):
+        st.offsets(np, c)
+        st.path_lengths(np, c)
+        st.lengths(True, np, c)
+    ids = range(len(paths))
+    for arr, values in ((st.offsets(np)[0], st.base), (st.offsets(np)[1], st.pstart),
+                        (st.path_lengths(np), [len(p) for p in paths]),
+                        (st.lengths(True, np), st.name_lengths(True, ids))):
+        assert arr.tolist() == values
+        assert str(arr.dtype) == _narrowest(np, values)
 
 
 @pytest.mark.parametrize("len_name", [0, 2])

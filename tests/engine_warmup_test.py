@@ -53,3 +53,20 @@ def test_warm_collects_once_per_doubling_of_a_large_store(
     _warm(ix)
     assert fake.full == 2 * want  # 240 = 2 * 120
     assert ix.match("file1", limit=5) == Index(paths[:240]).match("file1", limit=5)
+
+
+def test_warm_says_when_its_collection_is_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``warm`` yields ``COLLECTING`` (a step doing nothing) just before the step that is its
+    full collection, and None after every other step: a caller with little time (a slow key
+    of the session) can leave the collection for later."""
+    fake = _Collector()
+    monkeypatch.setattr(warmup, "gc", fake)
+    monkeypatch.setattr(warmup, "COLLECT_FROM", 100)
+    ix = Index([f"src/d{i % 7}/file{i}.py" for i in range(120)])
+    seen = [(what, fake.full) for what in ix.warm(step=64)]
+    at = [what for what, _ in seen].index(warmup.COLLECTING)
+    assert seen[at] == (warmup.COLLECTING, 0)  # nothing collected yet
+    assert seen[at + 1:] == [(None, 1)]  # the next step collects, and is the last
+    assert all(what is None for what, _ in seen[:at])
+    ix.extend(["src/late.py"])
+    assert warmup.COLLECTING not in list(ix.warm(step=64))  # 121 < 2 * 120: no collection

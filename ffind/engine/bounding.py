@@ -301,7 +301,11 @@ class Bounder:
             if len(new):
                 wide = self.wide(new) and findable(fq)
                 got = self._early_joined(fq, new, most, np) if wide else None
-                kv[new] = self._early_term(fq, new.tolist(), most) if got is None else got
+                if got is not None:
+                    kv[new] = got
+                for s in range(0, len(new) if got is None else 0, MARKS_AT_ONCE):
+                    part = new[s:s + MARKS_AT_ONCE]  # (a list of ints a part at a time)
+                    kv[part] = self._early_term(fq, part.tolist(), most)
             total += kv[a]
             del kv  # (``known`` may grow later: no view of it may outlive this)
         return total
@@ -654,7 +658,7 @@ class Bounder:
         (built by ``warm``, a slice at a time) do not cover every id yet."""
         st, w = self.store, self.weights
         a = np.array(ids, dtype=np.int64) if at is None else at
-        if int(a.max()) >= st.masks_len():
+        if not len(a) or int(a.max()) >= st.masks_len():
             return None
         dirs_m, name_m = st.letter_masks(np)
         base_a, pst_a = st.offsets(np)
@@ -662,27 +666,46 @@ class Bounder:
         assert j is not None
         bit = np.uint64(1) << np.uint64(j)
         n_all = len(base_a)
-        in_dirs = (dirs_m[a] & bit) != 0
-        in_name = (name_m[a] & bit) != 0
-        name_starts = self._member(st.first.get(c, ()), a, n_all, np)
-        parent = in_dirs & self._member(st.parent_first.get(c, ()), a, n_all, np)
-        b, ps = base_a[a].astype(np.int64), pst_a[a].astype(np.int64)
+        # which paths start their name or folder name with ``c``, or have it as a folder:
+        # a byte a path, once; then the ids ``MARKS_AT_ONCE`` at a time (the temporaries,
+        # some 40 bytes an id, a part at a time: ``test u`` at 1M, 611k ids, 26 -> 9 MiB)
+        starts = self._marks_of(st.first.get(c, ()), n_all, np)
+        parents = self._marks_of(st.parent_first.get(c, ()), n_all, np)
+        alone = self._marks_of(st.one_char_folders(j, np), n_all, np)
         tiers = self.b.tiers(1)
-        v = np.where(name_starts, tiers.top,
-                     np.where(in_name | ~in_dirs, tiers.in_name, tiers.in_path))
-        v += parent * (w.parent_prefix_for(1) + w.whole_parent * (b - 1 - ps == 1))
-        v += (in_dirs & self._member(st.one_char_folders(j, np), a, n_all, np)) * w.whole_dir
-        flagged = in_dirs & ~name_starts & ~in_name
-        out = np.array(total, dtype=np.int64) + v + self.b.name_bonus(1) * flagged
+        prefix, whole_parent = w.parent_prefix_for(1), w.whole_parent
+        bonus = self.b.name_bonus(1)
+        out = np.array(total, dtype=np.int64)
+        flagged = np.empty(len(a), dtype=bool)
+        for s in range(0, len(a), MARKS_AT_ONCE):
+            e = min(s + MARKS_AT_ONCE, len(a))
+            ai = a[s:e]
+            in_dirs = (dirs_m[ai] & bit) != 0
+            in_name = (name_m[ai] & bit) != 0
+            name_starts = starts[ai]
+            parent = in_dirs & parents[ai]
+            b, ps = base_a[ai].astype(np.int64), pst_a[ai].astype(np.int64)
+            v = np.where(name_starts, tiers.top,
+                         np.where(in_name | ~in_dirs, tiers.in_name, tiers.in_path))
+            v += parent * (prefix + whole_parent * (b - 1 - ps == 1))
+            v += (in_dirs & alone[ai]) * w.whole_dir
+            f = in_dirs & ~name_starts & ~in_name
+            flagged[s:e] = f
+            out[s:e] += v + bonus * f
         return out, flagged
 
     @staticmethod
     def _member(table: Sequence[int], a: Any, n: int, np: Any) -> Any:
         """Per id of ``a``: whether it is in ``table`` (ids below ``n``)."""
+        return Bounder._marks_of(table, n, np)[a]
+
+    @staticmethod
+    def _marks_of(table: Sequence[int], n: int, np: Any) -> Any:
+        """Per id below ``n``: whether it is in ``table``."""
         t = np.array(table, dtype=np.int64)
         mark = np.zeros(n, dtype=bool)
         mark[t[t < n]] = True
-        return mark[a]
+        return mark
 
     def _aligned_bounds(
         self, fq: str, ids: list[int], total: list[int], at: Any = None

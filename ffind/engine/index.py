@@ -359,9 +359,10 @@ class Index:
 
     # --- work ahead
 
-    def warm(self, step: int = 4096) -> Iterator[None]:
+    def warm(self, step: int = 4096) -> Iterator[str | None]:
         """Build the tables a ranking builds on first use, ``step`` paths at a time (a
-        generator, for an idle caller; ``ffind.engine.warmup``)."""
+        generator, for an idle caller, yielding ``warmup.COLLECTING`` before its full
+        collection; ``ffind.engine.warmup``)."""
         return self._ahead.warm(step)
 
     def prepare(self, query: str, start: int, limit: int | None) -> None:

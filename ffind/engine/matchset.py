@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar
 
 from ffind.engine.accel import loaded_numpy
@@ -272,6 +272,15 @@ class MatchSet:
         """The exact (non-typo) matches, ascending."""
         return self.loose if self.fallback else self.strict
 
+    def ids_seq(self) -> Sequence[int]:
+        """``ids``, without restoring the lists of a compacted set: its compact form (a
+        ``range`` or an ``array``, never changed) when it is compacted, else the list."""
+        packed = self._packed
+        if packed is not None and self._superset is None:
+            _, strict, loose, _ = packed
+            return loose if not strict and strict is not loose and loose else strict
+        return self.ids
+
     def typos(self) -> list[int]:
         """The typo matches (ids of names one edit away), computed on first use."""
         self._unpack()
@@ -280,6 +289,11 @@ class MatchSet:
         return self._typos
 
     def __len__(self) -> int:
+        if self._count is None and self.compacted and self._packed is not None:
+            _, strict, loose, _ = self._packed
+            if typo_term(parse(self.query)) is None:  # (no typos: counted without the lists)
+                fallback = not strict and strict is not loose and bool(loose)
+                self._count = len(loose if fallback else strict)
         if self._count is None:
             ids = self.ids
             n = len(ids)
@@ -308,6 +322,10 @@ class MatchSet:
         def cat(a: list[int], b: list[int]) -> list[int]:
             return sorted(a + b) if a and b and a[-1] > b[0] else a + b
 
+        runs = _runs(self, other)
+        if runs is not None:  # (every id of both: an empty query's set, kept as ranges)
+            return MatchSet.from_packed(self.index, self.query,
+                                        union(self.ranges, other.ranges), runs)
         self._compute()
         other._compute()
         loose_is_strict = self.loose is self.strict and other.loose is other.strict
@@ -319,6 +337,57 @@ class MatchSet:
             cat(self.superset, other.superset), strict,
             strict if loose_is_strict else cat(self.loose, other.loose), typos,
         )
+
+
+def _run_of(ids: Sequence[int]) -> range | None:
+    """``ids`` (ascending, no id twice) as a ``range`` when they are one run, else None."""
+    if isinstance(ids, range):
+        return ids
+    if not ids:
+        return range(0)
+    if ids[-1] - ids[0] + 1 == len(ids):
+        return range(ids[0], ids[-1] + 1)
+    return None
+
+
+def _runs(a: MatchSet, b: MatchSet) -> Packed | None:
+    """The merge of ``a`` and ``b`` (computed, or made so) in compact form when each of their
+    superset, strict and loose ids is one run and ``b``'s follows ``a``'s (the sets of a
+    query without positive terms, merged as a walk goes on: a million ids in a few ``range``
+    objects, not a list of a million ints, 38 MiB; issue 17), the lists one where they were;
+    else None."""
+    lists = []
+    for ms in (a, b):
+        if not ms.computed:
+            ms._compute()
+        got: tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int] | None]
+        if ms._superset is not None and ms._strict is not None and ms._loose is not None:
+            got = (ms._superset, ms._strict, ms._loose, ms._typos)
+        elif ms._packed is not None:
+            got = ms._packed
+        else:
+            return None
+        if got[3] is not None:
+            return None
+        lists.append(got)
+    (s1, t1, l1, _), (s2, t2, l2, _) = lists
+    if (t1 is s1) != (t2 is s2) or (l1 is t1) != (l2 is t2):
+        return None
+    joined: list[range] = []
+    for x, y in ((s1, s2), (t1, t2), (l1, l2)):
+        rx, ry = _run_of(x), _run_of(y)
+        if rx is None or ry is None:
+            return None
+        if not rx or not ry:
+            joined.append(rx or ry)
+        elif rx.stop != ry.start:
+            return None
+        else:
+            joined.append(range(rx.start, ry.stop))
+    sup = joined[0]
+    strict = sup if t1 is s1 else joined[1]
+    loose = strict if l1 is t1 else joined[2]
+    return sup, strict, loose, None
 
 
 def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],

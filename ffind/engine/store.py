@@ -408,10 +408,10 @@ class PathStore:
 
     def lengths(self, whole: bool, np: Any, upto: int | None = None,
                 slices: Slices | None = None) -> Any:
-        """The length of every file name (``whole``) or stem, as a numpy array (cached; int16
-        while every value fits, see ``narrow``); ``upto``: built up to that id only (``warm``,
-        a slice at a time); ``slices``: the folded paths' buffer, which the lengths are read
-        from where it covers them (``ffind.engine.letters.texts``)."""
+        """The length of every file name (``whole``) or stem, as a numpy array (cached; uint8
+        or int16 while every value fits, see ``narrow``); ``upto``: built up to that id only
+        (``warm``, a slice at a time); ``slices``: the folded paths' buffer, which the lengths
+        are read from where it covers them (``ffind.engine.letters.texts``)."""
         arr = self._lens.get(whole)
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
@@ -460,8 +460,8 @@ class PathStore:
         return np.where(dot > b, dot - b, name)
 
     def path_lengths(self, np: Any, upto: int | None = None) -> Any:
-        """The length of every path, as a numpy array by id (cached; int16 while every path
-        is shorter than 32,768 characters, else int32, see ``narrow``; the selections of
+        """The length of every path, as a numpy array by id (cached; uint8, int16 or int32,
+        see ``narrow``; the selections of
         ``ffind.engine.rank`` cut large groups with it); ``upto`` as ``lengths``."""
         arr = self._plen
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
@@ -500,8 +500,8 @@ class PathStore:
         return (h & 1) != 0, (h >> 1) - 1
 
     def offsets(self, np: Any, upto: int | None = None) -> tuple[Any, Any]:
-        """``base`` and ``pstart`` as numpy arrays by id (cached; int16 or int32, see
-        ``narrow``); ``upto`` as ``lengths``."""
+        """``base`` and ``pstart`` as numpy arrays by id (cached; uint8, int16 or int32, see
+        ``narrow``: ``pstart`` is -1 for a path without a folder); ``upto`` as ``lengths``."""
         n = min(len(self.base), len(self.pstart))
         if upto is not None:
             n = min(n, upto)
@@ -622,13 +622,19 @@ def narrow_for(term: str | None) -> bool:
 
 
 def narrow(np: Any, arr: Any) -> Any:
-    """The int32 array ``arr`` as int16 when every value fits (offsets and lengths in paths
-    shorter than 32,768 characters: half the memory, 2 bytes a path per table; issue 17).
-    Growing a table joins its parts with ``np.concatenate``, which widens to int32 when a
-    part needs it; readers widen (``astype(np.int64)``) before any arithmetic."""
-    if len(arr) and (int(arr.max()) > 32767 or int(arr.min()) < -32768):
-        return arr
-    return arr.astype(np.int16)
+    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds every
+    value (offsets and lengths: one byte a path per table while no path is longer than 255
+    characters, as at the 1M tree's, else two while shorter than 32,768; issue 17).
+    Growing a table joins its parts with ``np.concatenate``, which widens to the type that
+    holds both; readers widen (``astype(np.int64)``) before any arithmetic."""
+    if not len(arr):
+        return arr.astype(np.uint8)
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo >= 0 and hi <= 255:
+        return arr.astype(np.uint8)
+    if lo >= -32768 and hi <= 32767:
+        return arr.astype(np.int16)
+    return arr
 
 
 def _stem_len(f: str, b: int) -> int:

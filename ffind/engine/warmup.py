@@ -15,8 +15,12 @@ from ffind.engine.store import PathStore
 from ffind.query import parse
 
 LENGTHS_STEP = 32_768
-"""Paths per ``warm`` step building the name, stem and path lengths and the offsets as numpy
-arrays (~13 ms at 1M paths)."""
+"""Most paths per ``warm`` step building the name, stem and path lengths and the offsets as
+numpy arrays (~13 ms at 1M paths); a sixteenth of the paths when that is fewer, but not fewer
+than ``LENGTHS_STEP_MIN`` (the arrays grow by copying: at most ~16 copies of each)."""
+LENGTHS_STEP_MIN = 8192
+"""Fewest paths per ``warm`` step of the lengths (~1.8 ms at 110k paths, where a step of
+``LENGTHS_STEP`` took 7 ms that the key typed next waited for; docs/speed.md)."""
 COLLECT_FROM = 65536
 """From how many paths ``warm`` ends with one full garbage collection (then again each time
 the store has doubled since the last one).  The store's per-path lists (``paths``, ``folded``,
@@ -24,6 +28,12 @@ the store has doubled since the last one).  The store's per-path lists (``paths`
 generation they are in: without it, the first keys' allocations set one off over them (a
 first key at 1M paths: ``p`` 319 -> 107 ms, ``m`` 353 -> 137 ms; at 110k ``p`` 24 -> 10;
 the collection itself, in idle time: 75 ms at 1M, 13 ms at 110k; docs/speed.md)."""
+
+
+COLLECTING = "collect"
+"""What ``warm`` yields (instead of None) just before the step that is its full collection (a
+step of ~15 ms at 110k paths, 70 at 1M; the others take a few ms): a caller with little time
+(``FileSearcher``: a slow key's answer not yet published) stops there."""
 
 
 class WorkAhead:
@@ -36,16 +46,17 @@ class WorkAhead:
         self._seen: dict[str, int] = {}  # per term: file names holding it (``prepare``)
         self._collected = 0  # how many paths the store held at ``warm``'s last collection
 
-    def warm(self, step: int = 4096) -> Iterator[None]:
+    def warm(self, step: int = 4096) -> Iterator[str | None]:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
         import when it is wanted, penalties, offsets, name and path lengths, the folded paths'
         buffer, letter masks read from its bytes, word starts), then, from
         ``COLLECT_FROM`` paths, one full garbage collection (unless the caller disabled the
         collector).  A generator: each step takes a few milliseconds, and it ends once every
-        path indexed so far is covered (a new one picks up where it ended)."""
+        path indexed so far is covered (a new one picks up where it ended); it yields None
+        after a step, ``COLLECTING`` (a step doing nothing) before the collection."""
         store, numpy = self.store, self.numpy
         numpy.module()
-        yield
+        yield None
         while True:
             n = len(store)
             have = store.penalties_len()
@@ -53,26 +64,27 @@ class WorkAhead:
                 upto = min(have + step, n)
                 store.penalties(range(0), False, upto)
                 store.penalties(range(0), True, upto)
-                yield
+                yield None
             elif numpy.module() is not None and (store.path_lengths_len() < n or any(
                     store.lengths_len(whole) < n for whole in (False, True))):
                 # ``LENGTHS_STEP`` paths at a time (numpy arrays grow by copying, so not 4,096:
                 # at 1M paths, 31 copies of a 2 MB table), not all at once: 365 ms at 1M
                 # paths, which a key would wait for
                 np = numpy.module()
-                upto = min(n, LENGTHS_STEP + min(store.path_lengths_len(), *(
+                most = max(LENGTHS_STEP_MIN, min(LENGTHS_STEP, n // 16))
+                upto = min(n, most + min(store.path_lengths_len(), *(
                     store.lengths_len(whole) for whole in (False, True))))
                 slices = self._slices()
                 store.offsets(np, upto)  # (first: the others read ``base`` from it)
                 store.lengths(False, np, upto, slices)
                 store.lengths(True, np, upto, slices)
                 store.path_lengths(np, upto)
-                yield
+                yield None
             elif numpy.module() is not None and self.bounder.buffer_len() < n:
                 # before the letter masks, which are read from its bytes (after the lengths:
                 # at 1M paths the first keys come before ``warm`` ends, and ask for those)
                 self.bounder.build_buffer(numpy.module(), self.bounder.buffer_len() + 4 * step)
-                yield
+                yield None
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
                 # and the same paths' word starts: one step of ~2.5 ms at 110k paths, not two
@@ -82,14 +94,15 @@ class WorkAhead:
                     store.build_initials(store.masks_len())
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
                     store.letter_masks(numpy.module())
-                yield
+                yield None
             elif store.initials_len() < n:
                 store.build_initials(store.initials_len() + step)
-                yield
+                yield None
             elif n >= COLLECT_FROM and n >= 2 * self._collected and gc.isenabled():
+                yield COLLECTING  # (the collection is next: a caller may leave it for later)
                 self._collected = n
                 gc.collect()
-                yield
+                yield None
             else:
                 return
 

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ffind.engine.index import Index, MatchSet
     from ffind.engine.recall import Recall, VisitSource
     from ffind.scoring.scorer import FileMatch
@@ -75,13 +77,14 @@ class SessionOrder:
         covered, limit, ids), so while the walk grows only its new paths are looked at."""
         from ffind.scoring.scorer import FileMatch
 
-        ids, paths = ms.ids, index.paths
+        ids, paths = ms.ids_seq(), index.paths  # (a compacted set's kept as it is)
         if limit is None:
             return [FileMatch(0, paths[i], [] if ci else None)
                     for i in sorted(ids, key=paths.__getitem__)]
         kept = self._path_order
+        pool: Sequence[int]
         if kept is not None and kept[0] == query and kept[2] >= limit and kept[1] <= covered:
-            pool = kept[3] + ids[bisect.bisect_left(ids, kept[1]):]
+            pool = [*kept[3], *ids[bisect.bisect_left(ids, kept[1]):]]
             limit_kept = kept[2]
         else:
             pool, limit_kept = ids, limit

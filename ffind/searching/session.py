@@ -28,7 +28,9 @@ Idle time (nothing pending, ``IDLE_DELAY`` after a state is published) first com
 published query's set when its ranking did not (a shortcut answered): ``IDLE_SLICE`` ids at a
 time, so that the next key narrows it (fzf's way) and waits for one slice at most; a set left
 half done is narrowed as far as it goes.  Then the cold cached sets are compacted, then
-``Index.warm`` builds its tables, a step at a time.
+``Index.warm`` builds its tables, a step at a time.  And a key slower than ``SLOW_KEY`` takes
+``warm`` steps before its answer is published (up to ``WARM_WITHIN`` in all), so that keys
+typed back to back right after the walk leave fewer of them to the fast keys.
 
 Consistency: what ``results``/``snapshot`` return is always one published state: the complete
 matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
@@ -77,9 +79,27 @@ REPLACE = -1
 index: the validated listing, when it differs from the snapshot's paths shown first)."""
 IDLE_DELAY = 0.01
 """Seconds after a state is published before its set is computed in idle time (``_fill_step``,
-``_compact_step``; ``warm`` steps do not wait): its reader (``results``, a picker's rows) and a
-fast typist's next key do not share the GIL with it, and keys typed back to back (no gap a
-typist leaves) compute no set they would not have computed."""
+``_compact_step``; ``warm`` steps do not wait, but for its full collection): its reader
+(``results``, a picker's rows) and a fast typist's next key do not share the GIL with it, and
+keys typed back to back (no gap a typist leaves) compute no set they would not have
+computed."""
+SLOW_KEY = 0.004
+"""Seconds of a key's own work from which ``Index.warm`` takes steps before the key's answer is
+published (``_warm_within``): a key already that slow pays for the warm-up, not the faster
+keys that follow it (typed back to back, the key after a published answer waited for the step
+begun meanwhile; docs/speed.md, nineteenth pass)."""
+WARM_WITHIN = 0.02
+"""Seconds a slow key (``SLOW_KEY``) may take in all with the ``warm`` steps it takes before
+its answer is published (at 110k paths, under the keys that make the p95, ~28 ms)."""
+WARM_WITHIN_MOST = 262_144
+"""From how many indexed paths slow keys take no ``warm`` steps (``_warm_within``): at 110k
+paths the warm-up is ~110 ms of CPU, which the first slow keys' margins finish; at 1M it is
+~1.1 s, which they could not, and its largest table (the folded buffer) is read only once it
+covers every path: they would only hold its memory sooner (docs/speed.md, nineteenth pass)."""
+COLLECT_PER_PATH = 1.2e-7
+"""Seconds per indexed path that ``Index.warm``'s full collection is expected to take (9-15 ms
+at 110k paths, 70 at 1M): a slow key takes it only when it fits in ``WARM_WITHIN``, else it is
+left for idle time (``IDLE_DELAY`` after an answer), not for the next key."""
 IDLE_SLICE = 16_384
 """Ids per idle step computing the published query's set (``_fill_step``): what a key that
 comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
@@ -202,8 +222,10 @@ class FileSearcher:
         self._query = ""
         self._gen = 0
         self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
-        self._warmer: Iterator[None] | None = None  # Index.warm(), while it runs
+        self._warmer: Iterator[str | None] | None = None  # Index.warm(), while it runs
         self._warmed = -1  # how many paths Index.warm covered when it last ended
+        self._warm_next: str | None = None  # what its last step yielded (``COLLECTING``)
+        self._warm_took = 0.0  # the seconds its last step took
         self._filler: Filler | None = None  # the published state's set, computed when idle
         self._ender: Ender | None = None  # its last term's greedy ends, found when idle
         self._published = 0.0  # when the last state was published (``time.monotonic``)
@@ -502,6 +524,7 @@ class FileSearcher:
             with self._cond:
                 self._warmer = None
                 self._warmed = -1
+                self._warm_next = None
                 self._filler = None
                 self._ender = None
 
@@ -616,19 +639,61 @@ class FileSearcher:
 
     def _warm_up_step(self) -> bool:
         """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
-        released so ``set_query`` never waits on it); False when there is nothing to warm."""
-        if self._warmed == len(self._index) or not self._idle():
+        released so ``set_query`` never waits on it), its full collection (``COLLECTING``, ~15
+        ms at 110k paths) only once settled (``IDLE_DELAY`` after the last answer, which a key
+        typed back to back would wait for); False when there is nothing to warm."""
+        from ffind.engine.warmup import COLLECTING
+
+        if self._warmed == len(self._index) or not self._idle() or (
+                self._warm_next == COLLECTING and not self._settled()):
             return False
+        self._cond.release()
+        try:
+            self._warm_one()
+        finally:
+            self._cond.acquire()
+        return True
+
+    def _warm_one(self) -> bool:
+        """One step of ``Index.warm`` (the condition not held); False when it had ended."""
         warmer = self._warmer
         if warmer is None:
             warmer = self._warmer = self._index.warm()
-        with self._on_index():
-            more = next(warmer, False) is None
-            if not more:
+        with self._ilock:
+            t = time.monotonic()
+            more = True
+            try:
+                did = next(warmer)
+            except StopIteration:
+                more, did = False, None
                 self._warmed = len(self._index)
+            self._warm_took = time.monotonic() - t
+        self._warm_next = did
         if not more:
             self._warmer = None
-        return True
+        return more
+
+    def _warm_within(self, started: float, gen: int) -> None:
+        """A key whose own work since ``started`` (``time.monotonic``) took ``SLOW_KEY`` or
+        more takes steps of ``Index.warm`` before its answer is published, while it would take
+        no more than ``WARM_WITHIN`` in all (a step is expected to take as long as the one
+        before; its full collection, ``COLLECT_PER_PATH``) and no newer key came: typed back to
+        back, the warm-up is paid by keys that are slow anyway, and the fast keys typed after
+        them wait for fewer steps.  Not from ``WARM_WITHIN_MOST`` paths."""
+        from ffind.engine.warmup import COLLECTING
+
+        if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:
+            return
+        while self._gen == gen:
+            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == COLLECTING
+                    else self._warm_took)
+            if time.monotonic() + took - started >= WARM_WITHIN:
+                return
+            with self._cond:
+                if self._warmed == len(self._index) or not self._idle():
+                    return
+            if not self._warm_one():
+                return
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
         with self._ilock:
@@ -645,6 +710,7 @@ class FileSearcher:
 
     def _bring_up_to_date(self, query: str, gen: int) -> bool:
         """Make the published state match ``query`` over every indexed path; True if changed."""
+        started = time.monotonic()
         with self._cond:
             state = self._state
         n = len(self._index)
@@ -674,6 +740,8 @@ class FileSearcher:
         # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
         self._check(gen)
         self._top(new, None, None)
+        if state.query != query:  # (a key, not the walk's new paths)
+            self._warm_within(started, gen)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
                 raise _Cancelled
