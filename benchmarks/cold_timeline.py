@@ -12,9 +12,11 @@ walk started (``walk_ahead``) and its batches, ``git status`` asked, the ranking
 output formatted).  With ``--runs N``: N fresh processes of each of ``--child on`` and
 ``--child off`` interleaved, and the medians of their wall time, their own CPU time and
 their children's (the walk's child, ``git status`` when it was reaped).  ``--child on`` and
-``off`` patch ``ffind.fs.pool.cpu_idle`` to say a CPU is idle, or none is (so ``on`` forks
-the walk's child on a busy machine too, and ``off`` forks no child and no worker); ``auto``
-leaves it.
+``off`` patch ``ffind.fs.pool.cpu_idle`` and ``ffind.fs.load.cpu_idle`` (what the console
+script asks before it forks the walk, ``ffind.frontends.early``) to say a CPU is idle, or
+none is (so ``on`` forks the walk's child on a busy machine too, and ``off`` forks no child
+and no worker); ``auto`` leaves them.  (This script imports the walk's modules before the
+call: the console script's child does not find them imported.)
 """
 
 from __future__ import annotations
@@ -53,19 +55,31 @@ def timeline(tree: str, query: str, child: str, summary: bool) -> None:
     import gc
 
     gc.disable()  # (as the console script)
+    import ffind.fs.load as load
     import ffind.fs.pool as pool
     import ffind.fs.walk as walk
     import ffind.state.gitstatus as gitstatus
-    from ffind.frontends import cli, entry, exits, output
+    from ffind.frontends import cli, early, entry, exits, output
 
     if child != "auto":
-        pool.cpu_idle = lambda *args: child == "on"  # type: ignore[assignment]
+        load.cpu_idle = pool.cpu_idle = lambda *args: child == "on"  # type: ignore[assignment]
     real_ahead, real_run = walk.walk_ahead, walk.Ahead._run
+    real_started, real_fork = walk.started_walk, early._fork
 
     def ahead(*args: object, **kwargs: object) -> walk.Ahead:
         mark("walk started")
         found = real_ahead(*args, **kwargs)  # type: ignore[arg-type]
         mark("walk: child forked" if found._child is not None else "walk: no child")
+        return found
+
+    def started(*args: object, **kwargs: object) -> walk.Ahead:
+        mark("walk taken over (forked by the console script)")
+        return real_started(*args, **kwargs)  # type: ignore[arg-type]
+
+    def fork(*args: object, **kwargs: object) -> early.Started | None:
+        mark("console script: fork the walk")
+        found = real_fork(*args, **kwargs)  # type: ignore[arg-type]
+        mark("console script: forked" if found is not None else "console script: no fork")
         return found
 
     def run(self: walk.Ahead) -> object:
@@ -78,6 +92,8 @@ def timeline(tree: str, query: str, child: str, summary: bool) -> None:
         mark(f"walk done ({n} batches)")
 
     walk.walk_ahead = ahead  # type: ignore[assignment]
+    walk.started_walk = started  # type: ignore[assignment]
+    early._fork = fork  # type: ignore[assignment]
     walk.Ahead._run = run  # type: ignore[assignment,method-assign]
     real_init, real_changed = gitstatus.GitChanges.__init__, gitstatus.GitChanges.changed
 

@@ -1,7 +1,7 @@
 """The warm index against a cold walk and ``fd | fzf``, side by side, in one run.
 
-    python benchmarks/warm_bench.py TREE [TREE...] [--query Q] [--runs N] [--ffind CMD]
-        [--touch] [--modes server,peer]
+    python benchmarks/warm_bench.py TREE [TREE...] [--query Q] [--runs N] [--ffind CMD]...
+        [--touch] [--modes server,peer] [--quiet SECONDS]
 
 For each tree, the median wall time (with the median CPU time, user + system with the
 children, and the largest peak RSS, from ``wait4``) of ``--runs`` runs, the modes
@@ -23,9 +23,12 @@ e.g. ``server,peer`` at 1M files, where a cold run takes ~10 s).  Also the fixed
 ``XDG_CACHE_HOME``, the servers' sockets to a temporary ``XDG_RUNTIME_DIR`` (the servers
 are stopped at the end).
 
-``--touch TREE`` (a tree you may write to): create one file in one folder of it (removed
-after), then run a cached listing through the library and print which folders it read again
-(the counter of ``ffind.fs.warm.WarmStats``): only that folder.
+``--ffind`` given twice or more (e.g. the ``ffind`` of a venv with main installed, and of one
+with a branch): each build's modes run in the same rounds, interleaved, against the same
+``fd | fzf`` runs; one line per build (without the server mode: one server per root).
+``--quiet SECONDS`` (a shared machine): each command waits up to SECONDS for a moment when
+no other task runs (``/proc/loadavg``), and a run that started while another task ran is
+not counted (how many were not is printed).
 """
 
 from __future__ import annotations
@@ -39,6 +42,27 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+def running_tasks() -> int | None:
+    """The tasks running on the machine now, this one included (``/proc/loadavg``)."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def calm(quiet: float) -> bool:
+    """Wait up to ``quiet`` seconds for a moment when no other task runs; whether it came."""
+    deadline = time.monotonic() + quiet
+    while True:
+        now = running_tasks()
+        if now is None or now <= 1:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.003)
 
 
 def timed_rss(cmd: list[str] | str, cwd: str, env: dict[str, str],
@@ -159,15 +183,19 @@ def main() -> None:
     parser.add_argument("trees", nargs="+")
     parser.add_argument("--query", default="main")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--ffind", default="ffind", help="the command (default: ffind)")
+    parser.add_argument("--ffind", action="append",
+                        help="the command (default: ffind); twice or more: builds side by side")
     parser.add_argument("--touch", metavar="TREE", help="show the re-read folders in TREE")
     parser.add_argument("--modes", default="cold,warm,server,peer",
                         help="the modes to time (default: cold,warm,server,peer)")
+    parser.add_argument("--quiet", type=float, default=0.0, metavar="SECONDS",
+                        help="wait up to SECONDS before each command for a quiet moment")
     args = parser.parse_args()
     modes = set(args.modes.split(","))
     if not modes <= set(MODES):
         parser.error(f"--modes: a comma-separated subset of {','.join(MODES)}")
-    ffind = shlex.split(args.ffind)
+    builds = [shlex.split(cmd) for cmd in args.ffind or ["ffind"]]
+    ffind = builds[0]
     cache = tempfile.mkdtemp(prefix="warm-bench-cache-")
     runtime = tempfile.mkdtemp(prefix="wb-", dir="/tmp")
     env = {**os.environ, "XDG_CACHE_HOME": cache, "XDG_RUNTIME_DIR": runtime}
@@ -179,9 +207,10 @@ def main() -> None:
           " ms")
     try:
         for tree in args.trees:
-            bench_tree(tree, ffind, env, args.query, args.runs, fd, fzf, modes)
+            bench_tree(tree, builds, env, args.query, args.runs, fd, fzf, modes, args.quiet)
     finally:
-        subprocess.run([*ffind, "--clear-cache"], env=env, check=False)  # (stops the servers)
+        for build in builds:  # (stops the servers)
+            subprocess.run([*build, "--clear-cache"], env=env, check=False)
     if args.touch:
         touch_trace(args.touch)
     shutil.rmtree(cache, ignore_errors=True)
@@ -191,67 +220,87 @@ def main() -> None:
 MODES = ("cold", "warm", "server", "peer")
 
 
-def bench_tree(tree: str, ffind: list[str], env: dict[str, str], query_text: str, runs: int,
-               fd: str | None, fzf: str | None, which: set[str] | None = None) -> None:
-    """One tree's line: cold, warm (no server), server, fd|fzf, the ratios.  The modes are
-    interleaved run by run (a shared machine's load changes over a tree's runs)."""
-    q = shlex.quote(query_text)
-    query = [*ffind, "--no-server", "-l", "20", query_text]
-    subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    time.sleep(2.2)  # the snapshot is past the racy window
-    subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    by_server = [*ffind, "-l", "20", query_text]
-    subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
-    pid = None
-    for _ in range(200):  # (the search started the server in the background)
-        pid = server_pid(tree, env)
-        if pid is not None:
-            break
-        time.sleep(0.05)
-    subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+def bench_tree(tree: str, builds: list[list[str]], env: dict[str, str], query_text: str,
+               runs: int, fd: str | None, fzf: str | None, which: set[str] | None = None,
+               quiet: float = 0.0) -> None:
+    """One tree's lines, one per build: cold, warm (no server), server, fd|fzf, the ratios.
+    The modes (and builds) are interleaved run by run (a shared machine's load changes over
+    a tree's runs)."""
     which = set(MODES) if which is None else which
-    modes: dict[str, list[str] | str] = {}
-    if "cold" in which:
-        modes["cold"] = [*ffind, "--no-cache", "-l", "20", query_text]
-    if "warm" in which:
-        modes["warm"] = query
-    if "server" in which:
-        modes["server"] = by_server
+    q = shlex.quote(query_text)
+    modes: dict[tuple[int, str], list[str] | str] = {}
+    pids: dict[int, int | None] = {}
+    for b, ffind in enumerate(builds):
+        query = [*ffind, "--no-server", "-l", "20", query_text]
+        by_server = [*ffind, "-l", "20", query_text]
+        if "warm" in which:
+            subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+            time.sleep(2.2)  # the snapshot is past the racy window
+            subprocess.run(query, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+        pid = None
+        if "server" in which and len(builds) == 1:  # (one server of the root at a time)
+            subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+            for _ in range(200):  # (the search started the server in the background)
+                pid = server_pid(tree, env)
+                if pid is not None:
+                    break
+                time.sleep(0.05)
+            subprocess.run(by_server, cwd=tree, env=env, stdout=subprocess.DEVNULL, check=False)
+        pids[b] = pid
+        if "cold" in which:
+            modes[b, "cold"] = [*ffind, "--no-cache", "-l", "20", query_text]
+        if "warm" in which:
+            modes[b, "warm"] = query
+        if "server" in which and len(builds) == 1:  # (one server of the root at a time)
+            modes[b, "server"] = by_server
     if fd and fzf and "peer" in which:
-        modes["fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
-    got: dict[str, list[tuple[float, int, float]]] = {name: [] for name in modes}
+        modes[-1, "fd|fzf"] = f"{fd} -t f | {fzf} --filter {q} | head -20"
+    got: dict[tuple[int, str], list[tuple[float, int, float]]] = {key: [] for key in modes}
     server_cpu: list[float] = []  # (the server's own, and its split child's, per request)
+    skipped = 0
     for _ in range(runs):
-        for name, cmd in modes.items():
-            before = cpu_of(pid) if name == "server" else 0.0
-            got[name].append(timed_rss(cmd, tree, env, 1))
-            if name == "server":
-                server_cpu.append(cpu_of(pid) - before)
-    med = {name: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
-                  statistics.median(r[2] for r in rows)) for name, rows in got.items()}
-    parts = []
-    for name in ("cold", "warm"):
-        if name in med:
-            took, rss, cpu = med[name]
-            parts.append(f"{name} {took * 1000:.0f} ms (CPU {cpu * 1000:.0f} ms, "
-                         f"{rss // 1024} MiB)")
-    if "server" in med:
-        served, _, served_cpu = med["server"]
-        fastest = min(r[0] for r in got["server"])
-        parts.append(f"server {served * 1000:.0f} ms (min {fastest * 1000:.0f} ms; client CPU "
-                     f"{served_cpu * 1000:.0f} ms; the server's CPU "
-                     f"{statistics.median(server_cpu or [0]) * 1000:.0f} ms; "
-                     + (f"server {rss_mib(pid):.0f} MiB, %d inotify watches, %d fanotify marks"
-                        % held_watches(pid) if pid else "NO SERVER") + ")")
-    line = f"{tree}: " + ", ".join(parts)
-    if "fd|fzf" in med:
-        peer, peer_rss, peer_cpu = med["fd|fzf"]
-        line += (f", fd|fzf {peer * 1000:.0f} ms (min "
-                 f"{min(r[0] for r in got['fd|fzf']) * 1000:.0f} ms, CPU {peer_cpu * 1000:.0f}"
-                 f" ms, {peer_rss // 1024} MiB); " + ", ".join(
-                     f"{name}/peer {med[name][0] / peer:.2f}x"
-                     for name in ("cold", "warm", "server") if name in med))
-    print(line, flush=True)
+        for key, cmd in modes.items():
+            while True:
+                was_calm = calm(quiet) if quiet else True
+                before = cpu_of(pids[key[0]]) if key[1] == "server" else 0.0
+                run = timed_rss(cmd, tree, env, 1)
+                if was_calm or skipped > 20 * runs:
+                    break
+                skipped += 1
+            got[key].append(run)
+            if key[1] == "server":
+                server_cpu.append(cpu_of(pids[key[0]]) - before)
+    med = {key: (statistics.median(r[0] for r in rows), max(r[1] for r in rows),
+                 statistics.median(r[2] for r in rows)) for key, rows in got.items()}
+    if quiet:
+        print(f"  ({skipped} runs not counted: another task was running as they started; "
+              f"load {os.getloadavg()[0]:.1f})")
+    for b, ffind in enumerate(builds):
+        parts = []
+        for name in ("cold", "warm"):
+            if (b, name) in med:
+                took, rss, cpu = med[b, name]
+                parts.append(f"{name} {took * 1000:.0f} ms (CPU {cpu * 1000:.0f} ms, "
+                             f"{rss // 1024} MiB)")
+        if (b, "server") in med:
+            pid = pids[b]
+            served, _, served_cpu = med[b, "server"]
+            fastest = min(r[0] for r in got[b, "server"])
+            parts.append(f"server {served * 1000:.0f} ms (min {fastest * 1000:.0f} ms; client "
+                         f"CPU {served_cpu * 1000:.0f} ms; the server's CPU "
+                         f"{statistics.median(server_cpu or [0]) * 1000:.0f} ms; "
+                         + (f"server {rss_mib(pid):.0f} MiB, %d inotify watches, %d fanotify "
+                            "marks" % held_watches(pid) if pid else "NO SERVER") + ")")
+        who = f" [{shlex.join(ffind)}]" if len(builds) > 1 else ""
+        line = f"{tree}{who}: " + ", ".join(parts)
+        if (-1, "fd|fzf") in med:
+            peer, peer_rss, peer_cpu = med[-1, "fd|fzf"]
+            line += (f", fd|fzf {peer * 1000:.0f} ms (min "
+                     f"{min(r[0] for r in got[-1, 'fd|fzf']) * 1000:.0f} ms, CPU "
+                     f"{peer_cpu * 1000:.0f} ms, {peer_rss // 1024} MiB); " + ", ".join(
+                         f"{name}/peer {med[b, name][0] / peer:.2f}x"
+                         for name in ("cold", "warm", "server") if (b, name) in med))
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -228,3 +228,22 @@ def test_a_walk_read_by_the_forked_child_imports_no_pickle_here(tmp_path: Path) 
     assert rc == "0"
     assert "signal" in modules.split(), "a child was forked"
     assert not set(modules.split()) & {"pickle", "_pickle"}
+
+
+def test_the_walks_modules_import_no_typing() -> None:
+    # the walk's child of a cold search imports them after its fork (ffind.frontends.early):
+    # typing (~2 ms) would be on the critical path of a tree the child reads
+    modules = modules_after("ffind.frontends.early", "ffind.fs.walk", "ffind.fs.pool",
+                            "ffind.fs.ignore.patterns", "ffind.fs.ignore.scope")
+    assert "ffind.fs.ignore.scope" in modules
+    assert not modules & {"typing", "dataclasses", "click"}
+
+
+def test_the_early_walk_and_git_status_import_no_ignore_rules() -> None:
+    # what the process of a cold search imports to read the child's paths and start git
+    # status (the rules are the child's: ffind.frontends.early)
+    modules = modules_after("ffind.frontends.early", "ffind.fs.walk", "ffind.state.gitstatus",
+                            "ffind.fs.load")
+    assert "ffind.fs.walk" in modules
+    assert not modules & {"ffind.fs.ignore.patterns", "ffind.fs.ignore.scope",
+                          "ffind.fs.ignore.wildmatch", "re", "typing"}

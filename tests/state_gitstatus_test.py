@@ -110,12 +110,15 @@ def test_git_status_runs_at_the_lowest_priority(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen = tmp_path / "nice"
-    # field 19 of /proc/PID/stat is the nice value; wait until the caller has set it
+    # fields 19 and 41 of /proc/PID/stat are the nice value and the scheduling policy
+    # (Linux's SCHED_IDLE: 5, set before it runs); wait until the caller has set the nice
     slow_git(tmp_path, monkeypatch,
-             f"sleep 1; cut -d' ' -f19 /proc/$$/stat > {seen}.tmp; mv {seen}.tmp {seen}")
+             f"sleep 1; cut -d' ' -f19,41 /proc/$$/stat > {seen}.tmp; mv {seen}.tmp {seen}")
     git = GitChanges(str(repo), remember="")
     assert git.changed(30, give_up=False) == frozenset()
-    assert seen.read_text().strip() == "19"
+    nice, policy = seen.read_text().split()
+    assert nice == "19"
+    assert policy == str(getattr(os, "SCHED_IDLE", 0))
 
 
 def test_outside_a_repository_nothing_runs_and_nothing_is_remembered(tmp_path: Path) -> None:

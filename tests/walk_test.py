@@ -1128,8 +1128,13 @@ def test_a_recording_walk_records_the_same_in_workers_and_inline(
 
 
 def _ahead(root: Path, monkeypatch: pytest.MonkeyPatch, *, probe: float, first: float,
-           idle: bool = True, keep: object = None, **options: object) -> list[str]:
+           idle: bool = True, keep: object = None, share: bool = False,
+           **options: object) -> list[str]:
+    """``walk_ahead``'s paths; without ``share`` this process never asks the child for a
+    share of its folders (the order of ``threads=1`` when the child reads them all)."""
     walk_module = sys.modules["ffind.fs.walk"]
+    if not share:
+        monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", probe)
     monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
@@ -1167,6 +1172,47 @@ def test_walk_ahead_lists_what_walk_batches_lists(
     kept = _ahead(root, monkeypatch, probe=probe, first=first, idle=idle, keep=keep,
                   threads=2, types=types)
     assert sorted(kept) == sorted(keep(one))
+
+
+@pytest.mark.parametrize("first", [60.0, 0.05])
+def test_walk_ahead_child_shares_its_folders_with_this_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
+    # this process asks (SIGUSR1) once it is ready, and again after each share it has read:
+    # the same paths, some read here (``pid:``), the rest by the child; with a short budget
+    # the child hands the rest back (its share's leftovers too, to the workers)
+    root = _big_tree(tmp_path)
+    one = list(walk(root, SearchOptions(threads=1)))
+    _slow_scan(monkeypatch, 0.002, mark_pid=True)
+    got = _ahead(root, monkeypatch, probe=0.0, first=first, share=True, threads=2)
+    readers = {p for p in got if p.startswith("pid:")}
+    assert sorted(p for p in got if not p.startswith("pid:")) == sorted(one)
+    assert f"pid:{os.getpid()}" in readers, "this process read a share"
+    assert len(readers) >= 2, "the child read the rest"
+
+    def keep(paths: list[str]) -> list[str]:
+        return [p for p in paths if "1" in p or p.startswith("pid:")]
+
+    kept = _ahead(root, monkeypatch, probe=0.0, first=first, share=True, keep=keep,
+                  threads=2)
+    assert sorted(p for p in kept if not p.startswith("pid:")) == sorted(keep(one))
+
+
+def test_walk_ahead_share_asked_after_the_child_ended_is_harmless(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a tree the child reads before it is asked: the signal finds it done (or gone)
+    make(tmp_path, "a.txt", *(f"d{i}/f{i}.txt" for i in range(5)))
+    walk_module = sys.modules["ffind.fs.walk"]
+    real_run = walk_module.Ahead._run
+
+    def late(self: object) -> object:
+        time.sleep(0.3)
+        return real_run(self)
+
+    monkeypatch.setattr(walk_module.Ahead, "_run", late)
+    before = _children()
+    got = _ahead(tmp_path, monkeypatch, probe=0.0, first=60.0, share=True, threads=2)
+    assert sorted(got) == sorted(files(tmp_path, threads=1))
+    assert _children() == before
 
 
 def test_walk_ahead_forks_nothing_for_a_tree_read_within_the_probe(
@@ -1256,3 +1302,104 @@ def test_walk_ahead_max_depth_zero_lists_nothing(tmp_path: Path) -> None:
     ahead = walk_ahead(tmp_path, SearchOptions(threads=2, max_depth=0))
     assert list(ahead) == []
     ahead.close()
+
+
+def _burn_scan(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Each folder read costs ``seconds`` of CPU time (the budgets of ``walk_ahead``'s child
+    are CPU time)."""
+    walk_module = sys.modules["ffind.fs.walk"]
+    real_scan = walk_module._Walker.scan
+
+    def scan(self: object, *args: object) -> None:
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+        real_scan(self, *args)
+
+    monkeypatch.setattr(walk_module._Walker, "scan", scan)
+
+
+@pytest.mark.parametrize("first", [60.0, 0.005])
+def test_started_walk_lists_what_walk_batches_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
+    # the walk the console script forks before its imports (``early_child``), taken over
+    # with ``started_walk``: its shares (two big folders: one each), and with a short budget
+    # the folders handed back (with the walker: this process never prepared one), after a
+    # share, and what is left of this process's share
+    from ffind.fs import pool
+    from ffind.fs.walk import early_child, started_walk
+
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = tmp_path
+    make(root, *(f"{top}/d{i}/f{i}.txt" for top in "ab" for i in range(60)))
+    options = SearchOptions(threads=2)
+    one = list(walk(root, SearchOptions(threads=1)))
+    monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)  # (the rest: here)
+    _burn_scan(monkeypatch, 0.0003)
+    before = _children()
+    tags: list[str] = []
+    real_recv = pool._Pipe.recv_bytes
+
+    def recv(self: pool._Pipe) -> bytes:
+        message = real_recv(self)
+        tags.append(chr(message[0]))
+        return message
+
+    monkeypatch.setattr(pool._Pipe, "recv_bytes", recv)
+    for keep in (None, lambda paths: [p for p in paths if "1" in p]):
+        child = pool.fork_stream(lambda send: early_child(str(root), options, send))
+        assert child is not None
+        ahead = started_walk(child[0], child[1].fileno(), options,
+                             keep=lambda keep=keep: keep)  # type: ignore[misc]
+        got = [p for batch in ahead for p in batch]
+        ahead.close()
+        assert sorted(got) == sorted(one if keep is None else keep(one))
+    assert _children() == before
+    assert "S" in tags
+    if first < 1:
+        assert "W" in tags
+
+
+def test_started_walk_gives_the_root_error_of_the_child(tmp_path: Path) -> None:
+    from ffind.fs import pool
+    from ffind.fs.walk import early_child, started_walk
+
+    options = SearchOptions(threads=2, exclude=("[",))
+    child = pool.fork_stream(lambda send: early_child(str(tmp_path), options, send))
+    assert child is not None
+    ahead = started_walk(child[0], child[1].fileno(), options)
+    with pytest.raises(FfindError) as info:
+        list(ahead)
+    ahead.close()
+    with pytest.raises(FfindError) as same:
+        list(walk(tmp_path, options))
+    assert str(info.value) == str(same.value)
+
+
+def test_walk_ahead_joins_the_batches_waiting_in_the_pipe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a child that read the whole tree before this process reads: one batch (each costs a
+    # search a match of its own), the same paths in the same order
+    walk_module = sys.modules["ffind.fs.walk"]
+    root = _big_tree(tmp_path)
+    one = list(walk(root, SearchOptions(threads=1)))
+    monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
+    monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
+    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
+    assert ahead._child is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not _ended(ahead._child[0]):
+        time.sleep(0.01)  # (the child has sent everything: it ended)
+    batches = list(ahead)
+    ahead.close()
+    assert len(batches) == 1
+    assert batches[0] == one
+
+
+def _ended(pid: int) -> bool:
+    """Whether the child ``pid`` has ended (not reaped: a zombie)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rpartition(")")[2].split()[0] == "Z"

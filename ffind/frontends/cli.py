@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     import click
 
+    from ffind.frontends.early import Started
     from ffind.scoring.scorer import FileMatch
     from ffind.state.memory import Memory
 else:  # the same classes, without importing dataclasses (ffind.frozen)
@@ -254,12 +255,13 @@ def _check_where(inv: Invocation) -> None:
                              "use -C with a folder that does") from None
 
 
-def run(inv: Invocation, *, exit_fast: bool = False) -> int:
+def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = None) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
     ``exit_fast``: end the process with ``os._exit`` as soon as the picker is done or a search
     has written its results (the console script does; ``main(argv)`` called in-process does
-    not).
+    not).  ``started``: the walk the console script started (``ffind.frontends.early``), for
+    the search to take over.
     """
     if inv.shell is not None:
         from ffind.frontends.shell import script
@@ -311,7 +313,7 @@ def run(inv: Invocation, *, exit_fast: bool = False) -> int:
             exit_now(code)
         return code
 
-    return _run(inv, memory, finish)
+    return _run(inv, memory, finish, started)
 
 
 def _visits(action: str, paths: list[str]) -> int:
@@ -321,7 +323,8 @@ def _visits(action: str, paths: list[str]) -> int:
     return visits(action, paths)
 
 
-def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -> int:
+def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
+         started: Started | None = None) -> int:
     if inv.interactive:
         from ffind.frontends.picker import Height, run_picker
 
@@ -346,7 +349,8 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int]) -
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
                          eager_count=inv.json, memory=memory, cache=inv.cache,
-                         server=False)  # (asked first, in ``run``, when it may answer)
+                         server=False,  # (asked first, in ``run``, when it may answer)
+                         started=started)
 
     code = _write_results(inv, options, style, on_tty, results.matches,
                           lambda: results.total_match_count)
@@ -487,13 +491,14 @@ def _parse(args: list[str]) -> Invocation | int:
     return int(rv or 0)  # --help / --version: click printed it
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ffind`` console script and ``python -m ffind``."""
+def main(argv: list[str] | None = None, *, started: Started | None = None) -> int:
+    """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
+    walk the console script started for this command line (``ffind.frontends.early``)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None))
+    return int(_main(args, exit_fast=argv is None, started=started))
 
 
-def _main(args: list[str], exit_fast: bool = False) -> int:
+def _main(args: list[str], exit_fast: bool = False, started: Started | None = None) -> int:
     """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
     (``exits.answered``)."""
     from ffind.frontends.exits import answered
@@ -507,9 +512,10 @@ def _main(args: list[str], exit_fast: bool = False) -> int:
         if args == ["--version"]:  # (``cli.main`` called directly: answered without click)
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
-        inv = _parse(args)
+        # (the console script parsed it already when it started the walk: ``early``)
+        inv = _parse(args) if started is None else started.invocation
         if isinstance(inv, int):
             return inv
-        return run(inv, exit_fast=exit_fast)
+        return run(inv, exit_fast=exit_fast, started=started)
 
     return answered(work)

@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from ffind.frontends.early import Started
+
 VISITS = ("--remember", "--forget")
 
 
@@ -41,9 +45,23 @@ def main(argv: list[str] | None = None) -> int:
             from ffind.frontends.exits import exit_now
 
             exit_now(code)
+    # A cold search's walk starts now, in a forked child, before the command's imports
+    # (``ffind.frontends.early``); the search takes it over, or it is ended here.
+    started = _start_walk(args) if argv is None and "--no-cache" in args else None
     from ffind.frontends.cli import main as command
 
-    return command(argv)
+    if started is None:
+        return command(argv)
+    try:
+        return command(argv, started=started)
+    finally:
+        started.close()
+
+
+def _start_walk(args: list[str]) -> Started | None:
+    from ffind.frontends.early import start
+
+    return start(args)
 
 
 def _no_server(args: list[str]) -> bool:

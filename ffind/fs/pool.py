@@ -66,9 +66,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
 
 from ffind.errors import FfindError
+
+# (re-exported: the walk asks ``pool.cpu_idle``, which tests patch)
+from ffind.fs.load import LOADAVG as LOADAVG
+from ffind.fs.load import cpu_idle as cpu_idle
+from ffind.fs.load import cpus as cpus
+from ffind.fs.load import max_workers as max_workers
 
 # ``pickle``, ``signal``, ``fcntl`` (not on Windows: no fork there) and ``warnings`` are
 # imported where they are used, before any fork (``_fork_blocked``; module docstring).
@@ -81,51 +86,33 @@ FLUSH_AFTER = 0.02  # seconds: send what a worker has after this long, however f
 _PR_SET_PDEATHSIG = 1
 
 
-class Cancel(Protocol):
-    def is_set(self) -> bool: ...
+TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this module
+# after its fork, ``ffind.frontends.early``, and ``typing`` is ~2 ms of it)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    class Cancel(Protocol):
+        def is_set(self) -> bool: ...
+
+    class Walker(Protocol):
+        follow: bool
+
+        def scan(self, item: Any, out: list[str], stack: list[Any], warn: Warn | None,
+                 seen: set[tuple[int, int]]) -> None: ...
+else:  # (only annotations use them)
+    Any = object
+
+    class Cancel:
+        """Anything with ``is_set()`` (a ``typing.Protocol`` for type checkers)."""
+
+    class Walker:
+        """What reads a folder (``walk._Walker``; a ``typing.Protocol`` for type checkers)."""
 
 
 Warn = Callable[[str], None]
 Keep = Callable[[list[str]], list[str]]
 Item = tuple[Any, ...]
 """A folder to read; ``item[4]`` is its (device, inode) when the walk follows links."""
-
-
-class Walker(Protocol):
-    follow: bool
-
-    def scan(self, item: Any, out: list[str], stack: list[Any], warn: Warn | None,
-             seen: set[tuple[int, int]]) -> None: ...
-
-
-def max_workers() -> int:
-    """The most workers a walk starts: 4 per CPU, at most 64."""
-    return min(64, (os.cpu_count() or 1) * 4)
-
-
-def cpus() -> int:
-    """The CPUs this process may run on."""
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return n or 1
-
-
-LOADAVG = "/proc/loadavg"
-
-
-def cpu_idle(loadavg: str = LOADAVG) -> bool:
-    """Whether a CPU this process may use is idle now: fewer tasks are running on the machine
-    (this one included; the fourth field of Linux's ``/proc/loadavg``) than it has CPUs.
-    True where that cannot be read.  One sample, at the moment a walk would start its
-    workers: on a machine whose CPUs are all busy they would only share this process's, for
-    the cost of forking them and of the pipes (measured on a 2-core machine at load ~4, a
-    cold ``ffind -l 20 main`` in a 13k-file checkout: 151 ms with this check against 175 ms
-    without, CPU 139 ms against 149 ms)."""
-    try:
-        with open(loadavg, "rb") as f:
-            running = int(f.read(256).split()[3].split(b"/")[0])
-    except (OSError, ValueError, IndexError):
-        return True
-    return running < cpus()
 
 
 def _encode(paths: list[str]) -> bytes:

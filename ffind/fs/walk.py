@@ -46,12 +46,20 @@ from collections.abc import Callable, Generator, Iterator
 
 from ffind.errors import FfindError
 from ffind.fs import pool
-from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Rules, compile_globs
-from ffind.fs.ignore.scope import Ignores, Scope
 from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from ffind.fs.ignore.patterns import Rules
+    from ffind.fs.ignore.scope import Ignores, Scope
+# The ignore rules (``ffind.fs.ignore.patterns``, ``scope``: ~1 ms) are imported where a walk
+# is prepared (``_prepare``): a cold search whose walk the console script forked
+# (``ffind.frontends.early``) reads the child's paths without them.
+GITIGNORE_FILE = ".gitignore"  # (``patterns.GITIGNORE_FILE``, ``IGNORE_FILE``)
+IGNORE_FILE = ".ignore"
 
 __all__ = ["DEFAULT_EXCLUDES", "VCS_DIRS", "Cancel", "Keep", "Warn", "walk", "walk_ahead",
            "walk_batches"]
@@ -87,9 +95,9 @@ AHEAD_FIRST = 0.1
 hands the rest back (to the workers, or to the process when no CPU is idle then): a tree of
 ~15k files is read within that, in parallel with the caller's own work, without the
 workers' cost."""
-_P, _W, _E, _D = 80, 87, 69, 68  # the child's messages (``pool.fork_stream``)
+_P, _W, _E, _D, _F, _S = 80, 87, 69, 68, 70, 83  # the child's messages (``pool.fork_stream``)
 
-Item = tuple[str, str, int, Scope, "tuple[int, int] | None"]
+Item = tuple[str, str, int, "Scope", "tuple[int, int] | None"]
 """A folder to read: (path on disk, its relative path + '/' or '' for the root, depth,
 ignore scope of its parent, its (device, inode) when following links)."""
 
@@ -310,6 +318,9 @@ def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record
              inputs: list[str] | None = None) -> tuple[_Walker, Item]:
     """Check the root, compile --exclude, and gather the ignore files above the root
     (their paths added to ``inputs``)."""
+    from ffind.fs.ignore.patterns import compile_globs
+    from ffind.fs.ignore.scope import Ignores, Scope
+
     check_root(root)
     exclude = compile_globs(options.exclude) if options.exclude else None
     if options.respect_ignore:
@@ -393,22 +404,31 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
 def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
                 cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
                 budget: float | None = None, hand_over: Callable[[], bool] | None = None,
-                clock: Callable[[], float] = time.monotonic,
+                clock: Callable[[], float] = time.monotonic, wanted: list[bool] | None = None,
+                first: int = pool.FIRST_BATCH,
                 ) -> Generator[list[str], None, list[Item]]:
     """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
-    measured with ``clock``."""
+    measured with ``clock``; ``wanted[0]`` true: stop as if the budget were spent, once there
+    are two folders or more to share (``_ahead_child``); ``first``: the size of the first
+    batch (small, so that the first paths arrive at once; the batches double from there)."""
     out: list[str] = []
-    limit = pool.FIRST_BATCH
+    limit = first
     last = time.monotonic()
     start = clock()
     scan = walker.scan
+    read = 0
     while stack:
         if cancel is not None and cancel.is_set():
             return []
-        if budget is not None and clock() - start >= budget:
+        # (the budget is looked at before the first folder and every 16th: a CPU clock
+        # asked before every folder was ~5% of a walk's CPU)
+        if budget is not None and not read & 15 and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
             budget = None
+        read += 1
+        if wanted is not None and wanted[0] and len(stack) > 1:
+            break
         scan(stack.pop(), out, stack, warn, seen)
         if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
             kept = out if keep is None else keep(out)
@@ -446,20 +466,31 @@ class Ahead:
     """The batches of a walk started before its consumer is ready (``walk_ahead``):
     iterate once, then ``close`` (also when the iteration was never started)."""
 
-    def __init__(self, walker: _Walker, item: Item, threads: int, cancel: Cancel | None,
-                 warn: Warn | None, keep: Callable[[], Keep | None]) -> None:
+    def __init__(self, walker: _Walker | None, item: Item | None, threads: int,
+                 cancel: Cancel | None, warn: Warn | None, keep: Callable[[], Keep | None],
+                 started: tuple[int, int] | None = None) -> None:
         self._walker = walker
         self._threads = threads
         self._cancel = cancel
         self._warn = warn
         self._keep = keep
         self._head: list[str] = []
-        self._stack: list[Item] = [item] if threads else []
-        self._inline = threads == 1 or walker.follow or not INLINE_FIRST
+        self._stack: list[Item] = [item] if threads and item is not None else []
+        self._inline = walker is not None and (threads == 1 or walker.follow
+                                               or not INLINE_FIRST)
         self._child: tuple[int, pool._Pipe] | None = None
         self._reaped = True
         self._batches: Iterator[list[str]] | None = None
-        if self._inline or not self._stack:
+        self._started = started is not None
+        if started is not None:  # (the console script's child: ``started_walk``)
+            from ffind.fs.load import signals
+
+            signal = signals()
+            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
+            self._child = started[0], pool._Pipe(started[1])
+            self._reaped = False
+            return
+        if self._inline or not self._stack or walker is None:
             return
         # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
         head = _walk_stack(walker, self._stack, set(), cancel, warn, budget=AHEAD_PROBE)
@@ -483,7 +514,7 @@ class Ahead:
             import signal  # (imported by the fork; kept for a kill while the interpreter
             # exits, when nothing can be imported any more)
 
-            self._sigkill = signal.SIGKILL
+            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
 
     def __iter__(self) -> Iterator[list[str]]:
         if self._batches is None:
@@ -494,8 +525,10 @@ class Ahead:
         if not self._stack and not self._head and self._child is None:
             return  # (nothing to read: max_depth < 1, or an empty tree)
         keep = self._keep()
-        walker, cancel, warn = self._walker, self._cancel, self._warn
-        if self._inline and self._stack:  # (one thread, or links followed: walk_batches)
+        cancel, warn = self._cancel, self._warn
+        walker = self._walker
+        # (one thread, or links followed: walk_batches)
+        if self._inline and self._stack and walker is not None:
             item = self._stack[0]
             if self._threads == 1:
                 yield from _walk_inline(walker, item, cancel, warn, keep)
@@ -512,10 +545,13 @@ class Ahead:
         if self._child is not None:
             rest = yield from self._from_child(keep)
             budget = 0.0
-        if rest:  # the rest here, and in the workers if the tree proves large
-            rest = yield from _walk_stack(walker, rest, set(), cancel, warn, keep,
-                                          budget=budget,
-                                          hand_over=pool.cpu_idle if INLINE_FIRST else None)
+            walker = self._walker  # (the console script's child sends its walker with rest)
+        if not rest:
+            return
+        assert walker is not None  # (sent with the folders left by the console script's child)
+        # the rest here, and in the workers if the tree proves large
+        rest = yield from _walk_stack(walker, rest, set(), cancel, warn, keep, budget=budget,
+                                      hand_over=pool.cpu_idle if INLINE_FIRST else None)
         if rest:
             yield from pool.run(walker, rest, self._threads, cancel, warn, keep)
 
@@ -524,35 +560,88 @@ class Ahead:
         folders it left to read."""
         assert self._child is not None
         cancel, warn = self._cancel, self._warn
-        conn = self._child[1]
+        pid, conn = self._child
         rest: list[Item] = []
+        mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
+        import select  # (a built-in module)
+
+        # Whenever this process has nothing left to match (the pipe is empty), it asks the
+        # child for a share of the folders it has left to read (``_ahead_child``: ``S``, the
+        # newer half), reads it, and asks again when idle again; a child that reads faster
+        # than this process matches is never asked (a small tree).
+        asked = False
+        held: list[bytes] = []  # (the child's batches not yet yielded, and their size)
+        size = 0
+        waiting = select.poll()  # (not select: a descriptor may be above FD_SETSIZE)
+        waiting.register(conn.fileno(), select.POLLIN)
         while True:
             if cancel is not None and cancel.is_set():
                 return []
+            if not asked and not waiting.poll(0):
+                self._share(pid)
+                asked = True
             try:
                 msg = conn.recv_bytes()
             except EOFError:
                 raise FfindError(self._died()) from None
             tag = msg[0]
             if tag == _P:
-                batch = msg[1:].decode("utf-8", "surrogateescape").split("\0")
+                # Batches already waiting in the pipe are joined into one (the match of a
+                # batch has a fixed cost: ~0.2 ms of a small tree's search each); one batch is
+                # yielded when the pipe is empty, or another message comes.
+                held.append(msg)
+                size += len(msg)
+                if size < _HOLD and waiting.poll(0):
+                    continue
+            if held:
+                batch = _decode(held)
+                held, size = [], 0
                 if keep is not None:
                     batch = keep(batch)
                 if batch:
                     yield batch
-            elif tag == _E:
+            if tag == _P:
+                continue
+            if tag == _E:
                 if warn is not None:
                     warn(msg[1:].decode("utf-8", "surrogateescape"))
+            elif tag == _S:
+                import pickle  # (the child needed it: it shares its folders)
+
+                walker, share = pickle.loads(msg[1:])
+                if self._walker is None:  # (``started_walk``: the walker comes with them)
+                    self._walker = walker
+                assert self._walker is not None
+                # (in batches as big as the child's biggest: this process matches them itself,
+                # and a batch's match has a fixed cost)
+                left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
+                                              budget=AHEAD_FIRST, first=pool.MAX_BATCH)
+                # (a big tree: what is left goes to the workers, after the child's; no more
+                # shares then)
+                mine.extend(left)
+                asked = bool(left)
             elif tag == _W:
                 import pickle  # (the child needed it: the tree is big)
 
-                rest = pickle.loads(msg[1:])
+                if self._started:  # (``started_walk``: the walker comes with them)
+                    self._walker, rest = pickle.loads(msg[1:])
+                else:
+                    rest = pickle.loads(msg[1:])
+            elif tag == _F:  # (``started_walk``: the root or the options, as _prepare says)
+                self._reap(kill=False)
+                raise FfindError(msg[1:].decode("utf-8", "surrogateescape"))
             elif tag == _D:
                 self._reap(kill=False)
-                return rest
+                return rest + mine
             else:  # X: it failed (one line)
                 text = msg[1:].decode("utf-8", "replace")
                 raise FfindError(f"a walk worker process failed: {text}")
+
+    def _share(self, pid: int) -> None:
+        """Ask the child for a share of its folders (``SIGUSR1``: ``_ahead_child``); it may
+        have ended already (reaped only after its last message: the pid is still its own)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, self._sigusr1)
 
     def _died(self) -> str:
         """Why the child's pipe ended before its end: one line."""
@@ -582,28 +671,95 @@ class Ahead:
         self._reap(kill=True)
 
 
+_HOLD = 1 << 20
+"""Bytes of the child's batches ``Ahead`` joins at most into one batch."""
+
+
+def _decode(messages: list[bytes]) -> list[str]:
+    """The paths of the child's ``P`` messages, in order."""
+    data = messages[0][1:] if len(messages) == 1 else b"\0".join(m[1:] for m in messages)
+    return data.decode("utf-8", "surrogateescape").split("\0")
+
+
 def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
-                 send: Callable[[bytes], None]) -> None:
+                 send: Callable[[bytes], None], with_walker: bool = False) -> None:
     """(In the forked child of ``walk_ahead``) walk from ``stack`` for ``budget`` seconds,
     sending each batch (``P`` and the paths, NUL-joined) and warning (``E``) in order, then
-    the folders left to read, if any (``W``, pickled)."""
+    the folders left to read, if any (``W``, pickled; ``with_walker``: with the walker,
+    ``(walker, folders)``).  When the parent asks (``SIGUSR1``: it has nothing else to do),
+    the newer half of the folders left to read goes to it (``S``, pickled ``(walker or None,
+    folders)``) and the walk goes on with the older."""
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
-    # (its own CPU time: on a busy machine the child may wait for a CPU a long while)
-    batches = _walk_stack(walker, stack, set(), None, warn, budget=budget,
-                          clock=time.process_time)
+    wanted = [False]
+    try:
+        from ffind.fs.load import signals
+
+        signal = signals()  # (no enums to make: the console script's child imports it)
+
+        def asked(signum: int, frame: object) -> None:
+            wanted[0] = True
+
+        signal.signal(signal.SIGUSR1, asked)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+    except (ValueError, OSError, AttributeError):  # (no share then)
+        pass
+    clock = time.process_time  # (its own CPU time: on a busy machine it may wait a long while)
+    used = 0.0
     while True:
-        try:
-            batch = next(batches)
-        except StopIteration as end:
-            rest: list[Item] = end.value
-            break
-        send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
-    if rest:
+        begun = clock()
+        batches = _walk_stack(walker, stack, set(), None, warn, budget=budget - used,
+                              clock=clock, wanted=wanted)
+        while True:
+            try:
+                batch = next(batches)
+            except StopIteration as end:
+                rest: list[Item] = end.value
+                break
+            send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+        used += clock() - begun
+        if not rest:
+            return
         import pickle  # (by the parent before the fork if it had other threads: fork_stream)
 
-        send(b"W" + pickle.dumps(rest, pickle.HIGHEST_PROTOCOL))
+        if wanted[0] and len(rest) > 1 and used < budget:
+            wanted[0] = False
+            half = len(rest) // 2
+            stack = rest[:half]  # (it keeps the older, the biggest subtrees not yet entered:
+            # the parent, given the smaller, asks again sooner, and the share evens out)
+            shared = (walker if with_walker else None, rest[half:])
+            send(b"S" + pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
+            continue
+        sent: object = (walker, rest) if with_walker else rest
+        send(b"W" + pickle.dumps(sent, pickle.HIGHEST_PROTOCOL))
+        return
+
+
+def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]) -> None:
+    """(In the child the console script forks before its imports, ``ffind.frontends.early``)
+    what ``walk_ahead``'s probe and child do, from the root: ``_prepare`` (its warnings sent as
+    ``E``, its error as ``F`` and its message), then ``_ahead_child`` from the root, which
+    hands the folders left after ``AHEAD_FIRST`` back with the walker."""
+    def warn(message: str) -> None:
+        send(b"E" + message.encode("utf-8", "surrogateescape"))
+
+    try:
+        walker, item = _prepare(root, options, warn)
+    except FfindError as exc:
+        send(b"F" + str(exc).encode("utf-8", "surrogateescape"))
+        return
+    _ahead_child(walker, [item], AHEAD_FIRST, send, with_walker=True)
+
+
+def started_walk(pid: int, fd: int, options: SearchOptions, *, cancel: Cancel | None = None,
+                 on_warning: Warn | None = None,
+                 keep: Callable[[], Keep | None] = lambda: None) -> Ahead:
+    """``walk_ahead`` of a walk the console script started before its imports: its child
+    ``pid`` (running ``early_child``), whose pipe's read end is ``fd``, for a root and
+    ``options`` the caller checked; ``_prepare``'s errors come with the first batch."""
+    return Ahead(None, None, _workers(options.threads, None), cancel, on_warning, keep,
+                 started=(pid, fd))
 
 
 def walk_ahead(
@@ -615,10 +771,13 @@ def walk_ahead(
     reads the folders depth first (the order of ``threads=1``) for up to ``AHEAD_FIRST``
     seconds while the caller goes on (a one-shot search imports its engine and builds its
     prefilter meanwhile), and hands what is left to the workers, or to this process when no
-    CPU is idle then, as ``walk_batches`` does.  ``keep`` makes the filter of the batches
-    (called once, when the iteration starts; applied here to the child's batches, in the
-    workers after).  Raises ``FfindError`` as ``walk_batches``; the caller closes the
-    answer (``Ahead.close``)."""
+    CPU is idle then, as ``walk_batches`` does.  Whenever this process has matched all the
+    child sent (the pipe is empty) it asks for a share of the folders the child has left and
+    reads them itself (``_ahead_child``; the order is then no longer ``threads=1``'s), and
+    the child's batches waiting in the pipe are joined into one.  ``keep`` makes the filter
+    of the batches (called once, when the iteration starts; applied here to the child's
+    batches, in the workers after).  Raises ``FfindError`` as ``walk_batches``; the caller
+    closes the answer (``Ahead.close``)."""
     options = options or SearchOptions()
     walker, item = _prepare(os.fspath(root), options, on_warning)
     if options.max_depth is not None and options.max_depth < 1:

@@ -32,6 +32,7 @@ from ffind.searching.merge import merge, ranked
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet, Prefilter
     from ffind.engine.recall import Rank, Recall, VisitSource
+    from ffind.frontends.early import Started
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
     from ffind.state.gitstatus import GitChanges
@@ -282,7 +283,11 @@ def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
     memory: VisitSource | None = None, cache: bool = False, server: bool = True,
+    started: Started | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
+    taken = None if started is None or cache else started.take(root, options)
+    if started is not None and taken is None:
+        started.close()  # (not this walk's)
     if cache and server:
         found = _from_server(query, root, options, on_warning, memory)
         if found is not None:
@@ -296,13 +301,18 @@ def _walk_one(
         finally:
             if recall is not None:
                 recall.stop()
-    from ffind.fs.walk import walk_ahead
+    from ffind.fs.walk import started_walk, walk_ahead
 
     # The walk starts first (a forked child reads the folders while this process starts
-    # ``git status`` and imports the engine: ``walk_ahead``); the query's prefilter drops
+    # ``git status`` and imports the engine: ``walk_ahead``), or started before this
+    # process's imports (``started``: the console script's); the query's prefilter drops
     # what it cannot match (in the workers, for a tree too big for the child alone).
-    batches = walk_ahead(root, options, cancel=cancel, on_warning=on_warning,
-                         keep=lambda: _prefilter(query))
+    if taken is not None:
+        batches = started_walk(*taken, options, cancel=cancel, on_warning=on_warning,
+                               keep=lambda: _prefilter(query))
+    else:
+        batches = walk_ahead(root, options, cancel=cancel, on_warning=on_warning,
+                             keep=lambda: _prefilter(query))
     recall = None
     try:
         if remembers and memory is not None:
@@ -384,6 +394,7 @@ def search(
     memory: VisitSource | None = None,
     cache: bool = False,
     server: bool = True,
+    started: Started | None = None,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -409,6 +420,10 @@ def search(
     for a query with typo tolerance when you never read it; until then the results keep the
     index alive).
 
+    ``started``: a walk of the root already started by the console script
+    (``ffind.frontends.early``), taken over when it is of this one root with these listing
+    options and ``cache`` is off; else ended (the caller ends it if this raises first).
+
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
     ``exclude`` glob is invalid; ``TypeError`` when ``query`` is not a str or ``options`` not a
     SearchOptions.
@@ -425,10 +440,13 @@ def search(
         raise FfindError("no folder to search")
     for root in root_list:
         check_root(root)
+    if started is not None and len(root_list) != 1:
+        started.close()
+        started = None
     flag = _Cancel(cancel)
     if len(root_list) == 1:
         top, total, complete = _walk_one(query, root_list[0], options, flag, on_warning,
-                                         eager_count, memory, cache, server)
+                                         eager_count, memory, cache, server, started)
         return FileSearchResults(top, total, complete)
 
     parts: list[list[FileMatch]] = []

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 
-from ffind.fs.ignore.patterns import GITIGNORE_FILE
+GITIGNORE_FILE = ".gitignore"  # (``patterns.GITIGNORE_FILE``: not imported, so that ``git
+# status``'s search for the repository, ``state.gitstatus``, costs no pattern machinery)
 
 
 def find_git_dir(folder: str) -> str | None:

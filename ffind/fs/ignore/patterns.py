@@ -44,7 +44,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from ffind.errors import FfindError
 from ffind.fs.ignore.wildmatch import (
@@ -57,6 +56,11 @@ from ffind.fs.ignore.wildmatch import (
     to_bytes,
     tokenize,
 )
+
+TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
+# its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
+if TYPE_CHECKING:
+    from typing import Any
 
 IGNORE_FILE = ".ignore"
 GITIGNORE_FILE = ".gitignore"

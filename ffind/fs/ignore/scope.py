@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from ffind.fs.ignore.gitconfig import (
     above_root_gitignores,
@@ -26,6 +25,11 @@ from ffind.fs.ignore.gitconfig import (
     find_repo_top,
 )
 from ffind.fs.ignore.patterns import IGNORE_FILE, Leads, Rules, Warn, load_file
+
+TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
+# its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
+if TYPE_CHECKING:
+    from typing import Any
 
 Level = tuple[Rules, str, int, int]
 """One ignore file in scope: its rules, and how to make an entry path relative to its folder:

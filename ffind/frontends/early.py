@@ -1,0 +1,142 @@
+"""The walk of a cold search, started by the console script before its imports.
+
+A one-shot search without the warm index (``ffind --no-cache ...``) walks the tree in a forked
+child while the process imports its engine (``ffind.fs.walk.walk_ahead``, docs/cache.md
+"Fourth pass").  Forked there, the child starts only once the command's modules, the walk's
+and ``git status``'s are imported and a 3 ms probe has read the first folders: ~12 ms after
+the console script starts, when the walk is most of a call's wall time (a tree of a few
+thousand folders).  :func:`start` forks it as soon as the command line is parsed (``fastparse``,
+no click), before those imports: the child imports the walk's modules itself, on the other
+CPU, and walks from the root as ``walk_ahead``'s child would; the search takes it over
+(``ffind.searching.oneshot.search(started=...)``, ``ffind.fs.walk.started_walk``) if it is for
+the same root and listing options, else ends it.
+
+Only where ``walk_ahead`` would fork its child anyway: a plain search with ``--no-cache`` (no
+picker, no ``--stdin``), ``threads`` between 2 and ``load.max_workers()``, links not
+followed, a depth of at least 1, a CPU idle now (``ffind.fs.load.cpu_idle``) and ``os.fork``.
+
+Whoever holds a :class:`Started` ends it: ``take`` hands the child over (the search then
+reaps it) or ends it; ``close`` ends a child nobody took (the console script, on every way
+out: an error, Ctrl-C, a failed import).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from ffind.fs.load import signals
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from ffind.frontends.cli import Invocation
+    from ffind.options import SearchOptions
+
+
+class Started:
+    """A walk's child forked by :func:`start`: its pid, its pipe's read end, what it walks."""
+
+    __slots__ = ("_done", "fd", "invocation", "options", "pid", "root")
+
+    def __init__(self, pid: int, fd: int, invocation: Invocation) -> None:
+        self.pid = pid
+        self.fd = fd
+        self.invocation = invocation
+        """The command line, parsed (``cli.invocation``: the command's own parse)."""
+        self.root = invocation.root
+        self.options = invocation.options
+        self._done = False
+
+    def take(self, root: str, options: SearchOptions) -> tuple[int, int] | None:
+        """(pid, descriptor) for the caller to read and reap, if the child walks ``root``
+        with the listing of ``options``; else None, and the child is ended.  Once."""
+        if self._done:
+            return None
+        if root == self.root and listing(options) == listing(self.options):
+            self._done = True
+            return self.pid, self.fd
+        self.close()
+        return None
+
+    def close(self) -> None:
+        """End and reap the child, unless it was taken (then its taker does)."""
+        if self._done:
+            return
+        self._done = True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signals().SIGKILL)
+        os.close(self.fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def listing(options: SearchOptions) -> tuple[object, ...]:
+    """What of ``options`` the walk depends on (the rest: the ranking's and the output's)."""
+    return (options.hidden, options.respect_ignore, options.exclude, options.follow_links,
+            options.threads, options.types, options.max_depth, options.require_git)
+
+
+def start(args: list[str]) -> Started | None:
+    """Fork the walk of the cold search ``args`` asks for, if it is one (the module
+    docstring); None otherwise, or when the fork fails."""
+    if (sys.platform != "linux" or not hasattr(os, "fork") or "--no-cache" not in args
+            or os.environ.get("_FFIND_COMPLETE")):
+        return None
+    from ffind.frontends.cli import Invocation, invocation
+    from ffind.frontends.fastparse import parse
+    from ffind.fs.load import cpu_idle, max_workers
+
+    quick = parse(args)
+    if quick is None:
+        return None
+    inv = invocation(*quick)
+    if not isinstance(inv, Invocation):
+        return None
+    options = inv.options
+    if (inv.cache or inv.interactive or inv.stdin or inv.shell is not None or inv.remember
+            or inv.forget or inv.clear_cache or options.follow_links
+            or not 2 <= options.threads <= max_workers()
+            or (options.max_depth is not None and options.max_depth < 1) or not cpu_idle()):
+        return None
+    return _fork(inv)
+
+
+def _fork(inv: Invocation) -> Started | None:
+    """Fork the child (every signal blocked around the fork, as ``pool._fork_blocked``: the
+    child is born with them blocked; the parent handles Ctrl-C and ends it)."""
+    signal = signals()
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    import fcntl
+
+    with contextlib.suppress(OSError):  # F_SETPIPE_SZ: the child runs ahead of the imports
+        fcntl.fcntl(write, 1031, 1 << 20)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _child(inv.root, inv.options, read, write)  # never returns
+    except OSError:  # fork: EAGAIN, ENOMEM
+        os.close(read)
+        os.close(write)
+        return None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    os.close(write)
+    return Started(pid, read, inv)
+
+
+def _child(root: str, options: SearchOptions, read: int, write: int) -> None:
+    """The forked child: ``ffind.fs.walk.early_child`` run as ``pool.fork_stream`` runs its
+    function (``pool._stream_main``: only its pipe kept, the cyclic GC off, ``D`` at the end
+    or ``X`` and one line when it fails, ``os._exit``).  Never returns."""
+    try:
+        from ffind.fs import pool, walk
+
+        pool._stream_main(lambda send: walk.early_child(root, options, send),
+                          pool._Pipe(read), pool._Pipe(write))
+    finally:
+        os._exit(1)  # (an import failed: the parent reads end of file and says so)
