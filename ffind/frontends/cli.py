@@ -350,7 +350,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
                          eager_count=inv.json, memory=memory, cache=inv.cache,
                          server=False,  # (asked first, in ``run``, when it may answer)
-                         started=started)
+                         _started=started)
 
     code = _write_results(inv, options, style, on_tty, results.matches,
                           lambda: results.total_match_count)

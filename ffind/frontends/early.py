@@ -8,7 +8,7 @@ the console script starts, when the walk is most of a call's wall time (a tree o
 thousand folders).  :func:`start` forks it as soon as the command line is parsed (``fastparse``,
 no click), before those imports: the child imports the walk's modules itself, on the other
 CPU, and walks from the root as ``walk_ahead``'s child would; the search takes it over
-(``ffind.searching.oneshot.search(started=...)``, ``ffind.fs.walk.started_walk``) if it is for
+(``ffind.searching.oneshot.search(_started=...)``, ``ffind.fs.walk.started_walk``) if it is for
 the same root and listing options, else ends it.
 
 Only where ``walk_ahead`` would fork its child anyway: a plain search with ``--no-cache`` (no

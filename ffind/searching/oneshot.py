@@ -394,7 +394,7 @@ def search(
     memory: VisitSource | None = None,
     cache: bool = False,
     server: bool = True,
-    started: Started | None = None,
+    _started: Started | None = None,
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
@@ -420,9 +420,10 @@ def search(
     for a query with typo tolerance when you never read it; until then the results keep the
     index alive).
 
-    ``started``: a walk of the root already started by the console script
-    (``ffind.frontends.early``), taken over when it is of this one root with these listing
-    options and ``cache`` is off; else ended (the caller ends it if this raises first).
+    ``_started`` (the command's, not the library's): a walk of the root already started by
+    the console script (``ffind.frontends.early``), taken over when it is of this one root
+    with these listing options and ``cache`` is off; else ended (the caller ends it if this
+    raises first).
 
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
     ``exclude`` glob is invalid; ``TypeError`` when ``query`` is not a str or ``options`` not a
@@ -440,6 +441,7 @@ def search(
         raise FfindError("no folder to search")
     for root in root_list:
         check_root(root)
+    started = _started
     if started is not None and len(root_list) != 1:
         started.close()
         started = None
