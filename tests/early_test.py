@@ -197,8 +197,8 @@ def test_take_hands_the_child_over_only_for_its_root_and_listing(tmp_path: Path)
 
 _NO_SPAWN = """
 import ffind.resident.client as client
-def start(root, environ=None, prime=None):
-    print("started", root, prime is not None, file=sys.stderr)
+def start(root, environ=None, prime=None, index=True):
+    print("started", root, prime is not None, index, file=sys.stderr)
 client.start = start
 """
 
@@ -223,13 +223,14 @@ def test_a_first_call_is_answered_as_no_cache_and_starts_a_primed_server(
         tree: Path, server_on: Path, args: list[str]) -> None:
     out, err, code, forked, kids, _ = run(tree, *args, patch=_NO_SPAWN)
     assert forked and kids == 0
-    assert err == "started . True"
+    assert err == f"started . True {args[-1] != ''}"
     cold, cold_err, cold_code, _, _, _ = run(tree, "--no-cache", *args)
     assert (out, code) == (cold, cold_code) and cold_err == ""
     assert not list(Path(os.environ["XDG_CACHE_HOME"]).glob("ffind/*.snapshot"))
     # (with a CPU busy: not forked, still answered as ``--no-cache``, the server primed)
     out, err, code, forked, _, _ = run(tree, *args, idle=False, patch=_NO_SPAWN)
-    assert (out, err, code, forked) == (cold, "started . True", cold_code, False)
+    assert (out, err, code, forked) == (cold, f"started . True {args[-1] != ''}", cold_code,
+                                        False)
 
 
 def test_a_call_with_a_snapshot_is_not_a_first_call(tree: Path, server_on: Path) -> None:
@@ -239,7 +240,7 @@ def test_a_call_with_a_snapshot_is_not_a_first_call(tree: Path, server_on: Path)
     again, err, code, forked, _, _ = run(tree, "q", patch=_NO_SPAWN)
     assert code == 0
     assert (again, forked) == (out, False)
-    assert err == "started . False"  # (today's: the snapshot is there, a server to start)
+    assert err == "started . False True"  # (today's: the snapshot is there, a server to start)
 
 
 @pytest.mark.parametrize("args", [["--no-server", "q"], ["--no-cache", "q"], ["-i", "q"],

@@ -5,6 +5,7 @@ when told, when idle, when its socket goes, and for another version."""
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import shutil
 import signal
@@ -835,6 +836,7 @@ def test_a_first_call_is_answered_cold_and_its_primed_server_writes_the_snapshot
         before.stdout, before.stderr, before.returncode)
     stats = _wait_for_server(root)  # (primed before it serves: the snapshot is written)
     assert stats["answered"] == 0 and stats["keys"] == 1
+    assert stats["rebuilt"] == 1  # (indexed by the prime: the first call had a query)
     options = SearchOptions(hidden=True)
     assert len(_snapshot_files(cache)) == 1
     assert _snapshot(cache, root, options) == _snapshot(tmp_path / "today", root, options)
@@ -843,6 +845,7 @@ def test_a_first_call_is_answered_cold_and_its_primed_server_writes_the_snapshot
         cold.stdout, cold.stderr, cold.returncode)
     stats = _stats(root)
     assert stats is not None and stats["answered"] == 1 and stats["keys"] == 1
+    assert stats["rebuilt"] == 1  # (the prime's index, unchanged)
 
 
 def test_a_first_call_without_the_server_writes_the_snapshot_itself(
@@ -888,14 +891,15 @@ def test_the_prime_holds_the_key_a_request_with_that_command_line_derives(
         inv = invocation(*quick)
         assert isinstance(inv, Invocation)
         text = protocol.encode_prime(str(root), client.options_dict(inv.options))
-        prime_root, fields = protocol.decode_prime(text)
+        prime_root, fields, index = protocol.decode_prime(text)
         options = SearchOptions(**fields)  # type: ignore[arg-type]
         assert options == inv.options
         found = client.where(str(root), create=True)
         assert found is not None
         srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60)
-        held = srv.prime(prime_root, options)
+        held = srv.prime(prime_root, options, index)
         assert held is not None and held.listing is not None
+        assert index and held.index is not None and srv.rebuilt == 1
         assert held.store.pending is None  # (flushed: the snapshot is written)
         assert srv._held(str(root), inv.options) is held  # (a request's key: the same)
         assert srv._held(str(root) + "/.", inv.options) is held
@@ -930,7 +934,8 @@ def test_a_server_primed_for_other_options_answers_a_request_correctly(
 
 
 def test_a_malformed_prime_is_a_usage_error(tmp_path: Path) -> None:
-    for text in ("zz", "00", protocol.encode_prime("x", {}), "e9" + "00" * 4):
+    for text in ("zz", "00", protocol.encode_prime("x", {}), "e9" + "00" * 4,
+                 marshal.dumps({"root": "/x", "options": {}, "index": 1}).hex()):
         with pytest.raises(ValueError):
             protocol.decode_prime(text)
     assert server.main(["--root", str(tmp_path), "--socket", str(tmp_path / "s"),

@@ -465,7 +465,7 @@ def _start_server(inv: Invocation, first: bool = False) -> None:
                 stream.flush()
     from ffind.resident.client import start
 
-    start(inv.root, prime=inv.options if first else None)
+    start(inv.root, prime=inv.options if first else None, index=bool(inv.pattern))
 
 
 def _stderr_isatty() -> bool:

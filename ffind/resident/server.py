@@ -393,7 +393,7 @@ class Server:
             held.table = None
             self.table_from = sys.maxsize
 
-    def prime(self, root: str, options: SearchOptions) -> Held | None:
+    def prime(self, root: str, options: SearchOptions, index: bool = False) -> Held | None:
         """Hold ``root``'s listing with ``options`` before the first request (the server
         started by a folder's first call, ``--prime``): validated exactly as a request's
         (``_held``, ``changed_listing``: with no snapshot yet, the cold walk that records
@@ -401,7 +401,8 @@ class Server:
         Run after the socket is bound and before serving: a client that connects meanwhile
         waits in the backlog, and its request then validates the listing held as ever.  Its
         warnings are not kept (the next request warns); a failure leaves nothing held that
-        a request would not redo (None)."""
+        a request would not redo (None).  ``index``: its ``Index`` is built too, as the
+        first request with a query would build it (the first call had a query)."""
         held = self._held(root, options)
         try:
             changed_listing(root, options, held, _ignore_warning)
@@ -410,6 +411,11 @@ class Server:
             held.listing = held.snap = None
             held.store.pending = None
             return None
+        if index and held.listing is not None and held.index is None:
+            from ffind.engine.index import Index
+
+            held.index = Index(held.listing)
+            self.rebuilt += 1
         return held
 
     def check_ahead(self, held: Held) -> None:
@@ -736,11 +742,11 @@ def _ranked(query: str) -> bool:
 
 
 def run(root: str, path: str, idle: float | None = None,
-        prime: tuple[str, dict[str, Any]] | None = None) -> int:
+        prime: tuple[str, dict[str, Any], bool] | None = None) -> int:
     """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another
     server holds the lock (or the socket cannot be bound).  ``prime``: (root as the client
-    named it, absolute; the ``SearchOptions`` fields) of the listing to hold before serving
-    (``Server.prime``)."""
+    named it, absolute; the ``SearchOptions`` fields; whether to index it) of the listing to
+    hold before serving (``Server.prime``)."""
     import fcntl
 
     env = protocol.answer_env()
@@ -773,7 +779,7 @@ def run(root: str, path: str, idle: float | None = None,
             except (TypeError, ValueError):
                 options = None
             if options is not None:
-                server.prime(prime[0], options)
+                server.prime(prime[0], options, prime[2])
         server.serve()
         return 0
     finally:
