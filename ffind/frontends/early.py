@@ -120,7 +120,7 @@ def first_call(args: list[str]) -> Invocation | None:
     command then starts the root's server primed with its listing, which writes the
     snapshot (``cli._start_server``, docs/cache.md "Sixth pass").  None otherwise (the
     command goes as before: a warm search, or a walk that writes the snapshot itself)."""
-    if os.environ.get("_FFIND_COMPLETE"):
+    if os.environ.get("_FFIND_COMPLETE") or args[:1] == ["mcp"]:
         return None
     from ffind.frontends.cli import Invocation, invocation
     from ffind.frontends.fastparse import parse
