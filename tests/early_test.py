@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,79 @@ def test_take_hands_the_child_over_only_for_its_root_and_listing(tmp_path: Path)
         with pytest.raises(ChildProcessError):  # ended and reaped
             os.waitpid(started.pid, 0)
         started.close()  # (again: nothing)
+
+
+_NO_SPAWN = """
+import ffind.resident.client as client
+def start(root, environ=None, prime=None, index=True):
+    print("started", root, prime is not None, index, file=sys.stderr)
+client.start = start
+"""
+
+
+@pytest.fixture
+def server_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The resident server allowed, with a private socket folder (short: ``AF_UNIX``; none
+    is started: the tests replace ``client.start``)."""
+    import shutil
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="ffe-", dir="/tmp"))
+    monkeypatch.delenv("FFIND_NO_SERVER", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield runtime
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.parametrize("args", [["q"], ["-l", "2", "q"], ["-H", "py"], ["-t", "d", ""],
+                                  ["--json", "ma"]])
+def test_a_first_call_is_answered_as_no_cache_and_starts_a_primed_server(
+        tree: Path, server_on: Path, args: list[str]) -> None:
+    out, err, code, forked, kids, _ = run(tree, *args, patch=_NO_SPAWN)
+    assert forked and kids == 0
+    assert err == f"started . True {args[-1] != ''}"
+    cold, cold_err, cold_code, _, _, _ = run(tree, "--no-cache", *args)
+    assert (out, code) == (cold, cold_code) and cold_err == ""
+    assert not list(Path(os.environ["XDG_CACHE_HOME"]).glob("ffind/*.snapshot"))
+    # (with a CPU busy: not forked, still answered as ``--no-cache``, the server primed)
+    out, err, code, forked, _, _ = run(tree, *args, idle=False, patch=_NO_SPAWN)
+    assert (out, err, code, forked) == (cold, f"started . True {args[-1] != ''}", cold_code,
+                                        False)
+
+
+def test_a_call_with_a_snapshot_is_not_a_first_call(tree: Path, server_on: Path) -> None:
+    out, err, code, forked, _, _ = run(tree, "--no-server", "q")
+    assert not forked and err == ""
+    assert len(list(Path(os.environ["XDG_CACHE_HOME"]).glob("ffind/*.snapshot"))) == 1
+    again, err, code, forked, _, _ = run(tree, "q", patch=_NO_SPAWN)
+    assert code == 0
+    assert (again, forked) == (out, False)
+    assert err == "started . False True"  # (today's: the snapshot is there, a server to start)
+
+
+@pytest.mark.parametrize("args", [["--no-server", "q"], ["--no-cache", "q"], ["-i", "q"],
+                                  ["--stdin", "q"], ["--bash"], ["--clear-cache"], ["mcp"]])
+def test_what_is_not_a_first_call(tree: Path, server_on: Path, args: list[str]) -> None:
+    os.chdir(tree)
+    assert early.first_call(args) is None
+
+
+def test_first_call_needs_the_server_and_no_snapshot(
+        tree: Path, server_on: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ffind.state.snapkey import snapshot_path
+
+    monkeypatch.chdir(tree)
+    inv = early.first_call(["-H", "q"])
+    assert inv is not None and inv.options.hidden and inv.pattern == "q"
+    monkeypatch.setenv("FFIND_NO_SERVER", "1")
+    assert early.first_call(["-H", "q"]) is None
+    monkeypatch.delenv("FFIND_NO_SERVER")
+    os.chmod(server_on, 0o755)
+    os.chmod(server_on / "ffind", 0o755)  # (a socket folder others may enter: not used)
+    assert early.first_call(["-H", "q"]) is None
+    os.chmod(server_on / "ffind", 0o700)
+    path = snapshot_path(".", inv.options)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Path(path).write_bytes(b"")
+    assert early.first_call(["-H", "q"]) is None
+    assert early.first_call(["q"]) is not None  # (another listing key: none for it)

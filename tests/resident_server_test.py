@@ -5,6 +5,7 @@ when told, when idle, when its socket goes, and for another version."""
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import shutil
 import signal
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from warm_test import OPTIONS, _restore, apply, git_repo, settle, steps
 
 import ffind
+from ffind.frozen import replace
 from ffind.fs import refresh
 from ffind.options import SearchOptions
 from ffind.resident import client, protocol, server
@@ -799,3 +801,142 @@ def test_a_warning_through_the_server_is_a_warm_searchs(resident: Path, tmp_path
     stats = _stats(served)
     assert stats is not None and stats["answered"] == 2
 
+
+
+# ---- a folder's first call: answered cold, the server started primed writes the snapshot ------
+
+def _snapshot(cache: Path, root: Path, options: SearchOptions) -> tuple[object, ...]:
+    """The snapshot of ``root`` in the cache folder ``cache``, decoded (all but its start)."""
+    from ffind.fs.warm import listing_key
+
+    snap = SnapshotStore(str(cache / "ffind")).load(listing_key(str(root), options))
+    assert snap is not None
+    return (snap.glob, snap.prefixes, list(snap.sigs), list(snap.counts), snap.extra,
+            snap.paths())
+
+
+def _snapshot_files(cache: Path) -> list[Path]:
+    folder = cache / "ffind"
+    return sorted(folder.glob("*.snapshot")) if folder.is_dir() else []
+
+
+def test_a_first_call_is_answered_cold_and_its_primed_server_writes_the_snapshot(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    time.sleep(2.1)  # (past the racy window: every folder's signature is kept, both ways)
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    today = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "today")}
+    args = ["-H", "-l", "20", "main"]
+    cold = _ffind("--no-cache", *args, cwd=root)
+    before = _ffind("--no-server", *args, cwd=root, env=today)  # (today's: the command writes)
+    assert not list((resident / "ffind").glob("*.sock"))
+    first = _ffind(*args, cwd=root)
+    assert (first.stdout, first.stderr, first.returncode) == (
+        cold.stdout, cold.stderr, cold.returncode) == (
+        before.stdout, before.stderr, before.returncode)
+    stats = _wait_for_server(root)  # (primed before it serves: the snapshot is written)
+    assert stats["answered"] == 0 and stats["keys"] == 1
+    assert stats["rebuilt"] == 1  # (indexed by the prime: the first call had a query)
+    options = SearchOptions(hidden=True)
+    assert len(_snapshot_files(cache)) == 1
+    assert _snapshot(cache, root, options) == _snapshot(tmp_path / "today", root, options)
+    second = _ffind(*args, cwd=root)
+    assert (second.stdout, second.stderr, second.returncode) == (
+        cold.stdout, cold.stderr, cold.returncode)
+    stats = _stats(root)
+    assert stats is not None and stats["answered"] == 1 and stats["keys"] == 1
+    assert stats["rebuilt"] == 1  # (the prime's index, unchanged)
+
+
+def test_a_first_call_without_the_server_writes_the_snapshot_itself(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    cold = _ffind("--no-cache", "main", cwd=root)
+    for args, env in ((["--no-server"], None), ([], {**os.environ, "FFIND_NO_SERVER": "1"})):
+        shutil.rmtree(cache, ignore_errors=True)
+        got = _ffind(*args, "main", cwd=root, env=env)
+        assert (got.stdout, got.returncode) == (cold.stdout, cold.returncode)
+        assert len(_snapshot_files(cache)) == 1, args  # (written by the command, at once)
+        assert _stats(root) is None
+    assert not list((resident / "ffind").glob("*.sock"))
+
+
+def test_a_first_call_with_no_usable_socket_folder_goes_as_before(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    shared = tmp_path / "shared"
+    (shared / "ffind").mkdir(parents=True)
+    os.chmod(shared / "ffind", 0o755)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(shared)}
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    cold = _ffind("--no-cache", "main", cwd=root)
+    got = _ffind("main", cwd=root, env=env)
+    assert (got.stdout, got.returncode) == (cold.stdout, cold.returncode)
+    assert len(_snapshot_files(cache)) == 1  # (written by the command itself)
+    assert not list((shared / "ffind").iterdir())
+
+
+def test_the_prime_holds_the_key_a_request_with_that_command_line_derives(
+        resident: Path, tmp_path: Path) -> None:
+    from ffind.frontends.cli import Invocation, invocation
+    from ffind.frontends.fastparse import parse
+
+    root = _tree(tmp_path)
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    for args in (["-l", "20", "main"], ["-H", "-I", "-e", "*.c", "-t", "d", "-d", "3", ""],
+                 ["--no-require-git", "--compute-indices", "mn"]):
+        quick = parse(args)
+        assert quick is not None
+        inv = invocation(*quick)
+        assert isinstance(inv, Invocation)
+        text = protocol.encode_prime(str(root), client.options_dict(inv.options))
+        prime_root, fields, index = protocol.decode_prime(text)
+        options = SearchOptions(**fields)  # type: ignore[arg-type]
+        assert options == inv.options
+        found = client.where(str(root), create=True)
+        assert found is not None
+        srv = server.Server(os.path.realpath(root), found[0], found[1], idle=60)
+        held = srv.prime(prime_root, options, index)
+        assert held is not None and held.listing is not None
+        assert index and held.index is not None and srv.rebuilt == 1
+        assert held.store.pending is None  # (flushed: the snapshot is written)
+        assert srv._held(str(root), inv.options) is held  # (a request's key: the same)
+        assert srv._held(str(root) + "/.", inv.options) is held
+        assert len(srv.held) == 1 and srv.answered == 0
+        every = ffind.search("", root, replace(inv.options, limit=None))
+        assert sorted(held.listing) == [m.path for m in every.matches]
+    assert len(_snapshot_files(cache)) == 3
+
+
+def test_a_server_primed_for_other_options_answers_a_request_correctly(
+        resident: Path, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    found = client.where(str(root), create=True)
+    assert found is not None
+    text = protocol.encode_prime(str(root), client.options_dict(SearchOptions(hidden=True)))
+    proc = subprocess.Popen([sys.executable, "-m", "ffind.resident.server", "--root",
+                             str(root), "--socket", found[0], "--prime", text])
+    try:
+        stats = _wait_for_server(root)
+        assert stats["keys"] == 1 and stats["answered"] == 0
+        for args in (["-l", "20", "main"], ["-H", "main"], ["-t", "d", ""]):
+            by_server = _ffind(*args, cwd=root)
+            local = _ffind("--no-cache", *args, cwd=root)
+            assert (by_server.stdout, by_server.stderr, by_server.returncode) == (
+                local.stdout, local.stderr, local.returncode), args
+        stats = _stats(root)
+        # (three keys: the prime's, which ``-H`` used, the default's and ``-t d``'s)
+        assert stats is not None and stats["answered"] == 3 and stats["keys"] == 3
+    finally:
+        client.stop_all()
+        proc.wait(timeout=10)
+
+
+def test_a_malformed_prime_is_a_usage_error(tmp_path: Path) -> None:
+    for text in ("zz", "00", protocol.encode_prime("x", {}), "e9" + "00" * 4,
+                 marshal.dumps({"root": "/x", "options": {}, "index": 1}).hex()):
+        with pytest.raises(ValueError):
+            protocol.decode_prime(text)
+    assert server.main(["--root", str(tmp_path), "--socket", str(tmp_path / "s"),
+                        "--prime", "zz"]) == 2

@@ -255,13 +255,16 @@ def _check_where(inv: Invocation) -> None:
                              "use -C with a folder that does") from None
 
 
-def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = None) -> int:
+def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = None,
+        first: bool = False) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
     ``exit_fast``: end the process with ``os._exit`` as soon as the picker is done or a search
     has written its results (the console script does; ``main(argv)`` called in-process does
     not).  ``started``: the walk the console script started (``ffind.frontends.early``), for
-    the search to take over.
+    the search to take over.  ``first``: the folder's first call (``early.first_call``: no
+    snapshot yet): searched as ``--no-cache`` searches, then the root's server is started
+    primed with its listing (it writes the snapshot).
     """
     if inv.shell is not None:
         from ffind.frontends.shell import script
@@ -313,7 +316,7 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
             exit_now(code)
         return code
 
-    return _run(inv, memory, finish, started)
+    return _run(inv, memory, finish, started, first)
 
 
 def _visits(action: str, paths: list[str]) -> int:
@@ -324,7 +327,7 @@ def _visits(action: str, paths: list[str]) -> int:
 
 
 def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
-         started: Started | None = None) -> int:
+         started: Started | None = None, first: bool = False) -> int:
     if inv.interactive:
         from ffind.frontends.picker import Height, run_picker
 
@@ -348,14 +351,15 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
         from ffind.searching.oneshot import search
 
         results = search(inv.pattern, inv.root, options, on_warning=output.warn,
-                         eager_count=inv.json, memory=memory, cache=inv.cache,
+                         eager_count=inv.json, memory=memory,
+                         cache=inv.cache and not first,  # (a first call: as ``--no-cache``)
                          server=False,  # (asked first, in ``run``, when it may answer)
                          _started=started)
 
     code = _write_results(inv, options, style, on_tty, results.matches,
                           lambda: results.total_match_count)
     if not inv.stdin and _server_may_answer(inv):
-        _start_server(inv)
+        _start_server(inv, first)
     # the walk is over and reaped: the console script skips freeing the index and the heap
     return finish(code)
 
@@ -443,21 +447,25 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
     return code
 
 
-def _start_server(inv: Invocation) -> None:
+def _start_server(inv: Invocation, first: bool = False) -> None:
     """After a local search that wrote the warm index's snapshot: start the root's resident
-    server in the background, once the results are out (the command does not wait)."""
-    from ffind.fs.warm import listing_key
-    from ffind.state.cache import SnapshotStore
+    server in the background, once the results are out (the command does not wait).  After
+    a first call (``first``: searched without the warm index), the server is started
+    primed with the command's listing options: it walks and writes the snapshot before it
+    serves (``ffind.resident.server``, ``Server.prime``)."""
+    if not first:
+        from ffind.fs.warm import listing_key
+        from ffind.state.cache import SnapshotStore
 
-    if not os.path.exists(SnapshotStore().path(listing_key(inv.root, inv.options))):
-        return
+        if not os.path.exists(SnapshotStore().path(listing_key(inv.root, inv.options))):
+            return
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
     from ffind.resident.client import start
 
-    start(inv.root)
+    start(inv.root, prime=inv.options if first else None, index=bool(inv.pattern))
 
 
 def _stderr_isatty() -> bool:
@@ -491,14 +499,18 @@ def _parse(args: list[str]) -> Invocation | int:
     return int(rv or 0)  # --help / --version: click printed it
 
 
-def main(argv: list[str] | None = None, *, started: Started | None = None) -> int:
+def main(argv: list[str] | None = None, *, started: Started | None = None,
+         first: Invocation | None = None) -> int:
     """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
-    walk the console script started for this command line (``ffind.frontends.early``)."""
+    walk the console script started for this command line (``ffind.frontends.early``);
+    ``first``: the command line, parsed, when it is the folder's first call
+    (``early.first_call``)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None, started=started))
+    return int(_main(args, exit_fast=argv is None, started=started, first=first))
 
 
-def _main(args: list[str], exit_fast: bool = False, started: Started | None = None) -> int:
+def _main(args: list[str], exit_fast: bool = False, started: Started | None = None,
+          first: Invocation | None = None) -> int:
     """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
     (``exits.answered``)."""
     from ffind.frontends.exits import answered
@@ -513,9 +525,10 @@ def _main(args: list[str], exit_fast: bool = False, started: Started | None = No
             _write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
         # (the console script parsed it already when it started the walk: ``early``)
-        inv = _parse(args) if started is None else started.invocation
+        inv = (first if first is not None else _parse(args) if started is None
+               else started.invocation)
         if isinstance(inv, int):
             return inv
-        return run(inv, exit_fast=exit_fast, started=started)
+        return run(inv, exit_fast=exit_fast, started=started, first=first is not None)
 
     return answered(work)

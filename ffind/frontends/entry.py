@@ -11,6 +11,7 @@ import sys
 
 TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
+    from ffind.frontends.cli import Invocation
     from ffind.frontends.early import Started
 
 VISITS = ("--remember", "--forget")
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
+    first = None
     if argv is None and not _no_server(args):
         # A plain search answered by the folder's resident server (docs/cache.md) costs
         # this process only the socket and the writing: not the command's imports.
@@ -45,17 +47,33 @@ def main(argv: list[str] | None = None) -> int:
             from ffind.frontends.exits import exit_now
 
             exit_now(code)
+        # No server answered: a folder's first call (no snapshot yet) is answered as a cold
+        # search, and the server it starts writes the snapshot (``early.first_call``).
+        first = _first_call(args)
     # A cold search's walk starts now, in a forked child, before the command's imports
     # (``ffind.frontends.early``); the search takes it over, or it is ended here.
-    started = _start_walk(args) if argv is None and "--no-cache" in args else None
+    started = (_start_walk(args) if argv is None and "--no-cache" in args
+               else None if first is None else _start_first(first))
     from ffind.frontends.cli import main as command
 
     if started is None:
-        return command(argv)
+        return command(argv) if first is None else command(argv, first=first)
     try:
-        return command(argv, started=started)
+        return command(argv, started=started, first=first)
     finally:
         started.close()
+
+
+def _first_call(args: list[str]) -> Invocation | None:
+    from ffind.frontends.early import first_call
+
+    return first_call(args)
+
+
+def _start_first(inv: Invocation) -> Started | None:
+    from ffind.frontends.early import start_for
+
+    return start_for(inv)
 
 
 def _start_walk(args: list[str]) -> Started | None:

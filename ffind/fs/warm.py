@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Generator, Iterator
-from typing import Any
 
 from ffind.fs import refresh
 from ffind.fs.pool import Cancel, Keep, Warn
@@ -35,6 +34,7 @@ from ffind.fs.record import SPECIALS, file_stat, specials_sig
 from ffind.fs.refresh import Refresh, WarmStats
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
+from ffind.state.snapkey import listing_key
 
 __all__ = ["UNTRUSTED_FS", "Attempt", "WarmStats", "cached_batches", "listing_key", "prepare",
            "session_batches", "warm_attempts"]
@@ -45,15 +45,6 @@ UNTRUSTED_FS = frozenset({
 })
 """File systems whose folder times may not change when a folder's entries do."""
 _SLICE = 8192  # paths per batch given to the caller
-
-def listing_key(root: str, options: SearchOptions) -> dict[str, Any]:
-    """What the listing depends on: the absolute root and the listing options (not ``limit``,
-    ``threads`` nor ``compute_indices``)."""
-    return {"root": os.path.abspath(root), "hidden": options.hidden,
-            "respect_ignore": options.respect_ignore, "exclude": list(options.exclude),
-            "follow_links": options.follow_links, "types": sorted(options.types),
-            "max_depth": options.max_depth, "require_git": options.require_git}
-
 
 def _mounts() -> list[tuple[str, str]]:
     """(mount point, file system type) from ``/proc/self/mountinfo`` (Linux), or []."""

@@ -271,10 +271,14 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
     return text if isinstance(text, str) else None
 
 
-def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
+def start(root: str, environ: Mapping[str, str] | None = None,
+          prime: SearchOptions | None = None, index: bool = True) -> int | None:
     """Start ``root``'s server in the background (its own session, standard streams on
     ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the
-    spawn failed).  Does not wait: a server that finds another one running exits at once."""
+    spawn failed).  Does not wait: a server that finds another one running exits at once.
+    ``prime``: the listing options the server validates (and whose snapshot it writes)
+    once its socket is bound, before it answers (``protocol.encode_prime``), and indexes
+    when ``index`` (the next call will likely rank a query)."""
     found = where(root, environ, create=True)
     if found is None:
         return None
@@ -287,6 +291,12 @@ def start(root: str, environ: Mapping[str, str] | None = None) -> int | None:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (first, env.get("PYTHONPATH")) if p)
     args = [sys.executable, "-P", "-m", "ffind.resident.server", "--root",
             os.path.realpath(root), "--socket", path]
+    if prime is not None:
+        try:
+            args += ["--prime", protocol.encode_prime(os.path.abspath(root),
+                                                       options_dict(prime), index)]
+        except (OSError, ValueError):
+            return None
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),

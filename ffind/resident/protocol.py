@@ -167,6 +167,27 @@ def receive(sock: socket) -> object:
         raise ValueError(f"a message that is not marshal data: {e}") from None
 
 
+def encode_prime(root: str, options: dict[str, object], index: bool = True) -> str:
+    """A server's prime (``--prime``: the root as the client named it, absolute, the fields
+    of the ``SearchOptions`` whose listing to hold first, and whether to index it: the
+    first call had a query) as one argument: hex of ``marshal``."""
+    return marshal.dumps({"root": root, "options": options, "index": index}).hex()
+
+
+def decode_prime(text: str) -> tuple[str, dict[str, object], bool]:
+    """(root, options' fields, index) of ``encode_prime``'s text; ValueError when
+    malformed."""
+    try:
+        prime = marshal.loads(bytes.fromhex(text))
+    except (EOFError, TypeError) as e:
+        raise ValueError(f"a malformed prime: {e}") from None
+    if not (isinstance(prime, dict) and isinstance(prime.get("root"), str)
+            and os.path.isabs(prime["root"]) and isinstance(prime.get("options"), dict)
+            and isinstance(prime.get("index"), bool)):
+        raise ValueError("a malformed prime")
+    return prime["root"], prime["options"], prime["index"]
+
+
 def peer_uid(sock: socket) -> int | None:
     """The user id of the process at the other end (``SO_PEERCRED``, Linux), or None."""
     import _socket

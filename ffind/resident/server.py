@@ -1,5 +1,9 @@
 """The resident index server of one root: ``python -m ffind.resident.server --root ROOT``.
 
+Started by a folder's first call (no snapshot yet: ``ffind.frontends.early.first_call``), it
+is primed (``--prime``): it holds that call's listing, and writes its snapshot, before it
+answers (``Server.prime``).
+
 It keeps, per listing key (``ffind.fs.warm.listing_key``: the root and the listing
 options), the validated listing and an ``Index`` of every path (the last ``MAX_KEYS`` keys),
 and answers searches over a Unix socket (``ffind.resident.protocol``).  Per request:
@@ -389,6 +393,31 @@ class Server:
             held.table = None
             self.table_from = sys.maxsize
 
+    def prime(self, root: str, options: SearchOptions, index: bool = False) -> Held | None:
+        """Hold ``root``'s listing with ``options`` before the first request (the server
+        started by a folder's first call, ``--prime``): validated exactly as a request's
+        (``_held``, ``changed_listing``: with no snapshot yet, the cold walk that records
+        the folders' signatures), and the snapshot written at once (as ``check_ahead``).
+        Run after the socket is bound and before serving: a client that connects meanwhile
+        waits in the backlog, and its request then validates the listing held as ever.  Its
+        warnings are not kept (the next request warns); a failure leaves nothing held that
+        a request would not redo (None).  ``index``: its ``Index`` is built too, as the
+        first request with a query would build it (the first call had a query)."""
+        held = self._held(root, options)
+        try:
+            changed_listing(root, options, held, _ignore_warning)
+            held.store.flush()
+        except Exception:
+            held.listing = held.snap = None
+            held.store.pending = None
+            return None
+        if index and held.listing is not None and held.index is None:
+            from ffind.engine.index import Index
+
+            held.index = Index(held.listing)
+            self.rebuilt += 1
+        return held
+
     def check_ahead(self, held: Held) -> None:
         """Validate ``held``'s listing now, while idle, once its watches are added: the
         folders newly watched are checked here instead of by the next request (which then
@@ -712,9 +741,12 @@ def _ranked(query: str) -> bool:
     return ranked(query)
 
 
-def run(root: str, path: str, idle: float | None = None) -> int:
+def run(root: str, path: str, idle: float | None = None,
+        prime: tuple[str, dict[str, Any], bool] | None = None) -> int:
     """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another
-    server holds the lock (or the socket cannot be bound)."""
+    server holds the lock (or the socket cannot be bound).  ``prime``: (root as the client
+    named it, absolute; the ``SearchOptions`` fields; whether to index it) of the listing to
+    hold before serving (``Server.prime``)."""
     import fcntl
 
     env = protocol.answer_env()
@@ -739,6 +771,15 @@ def run(root: str, path: str, idle: float | None = None) -> int:
         except OSError:
             return 1
         _stop_on_signals(server)
+        if prime is not None:
+            from ffind.options import SearchOptions
+
+            try:
+                options = SearchOptions(**prime[1])
+            except (TypeError, ValueError):
+                options = None
+            if options is not None:
+                server.prime(prime[0], options, prime[2])
         server.serve()
         return 0
     finally:
@@ -760,13 +801,21 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m ffind.resident.server --root ROOT --socket PATH`` (what
     ``ffind.resident.client.start`` runs)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 4 or args[0] != "--root" or args[2] != "--socket":
-        print("usage: python -m ffind.resident.server --root ROOT --socket PATH",
-              file=sys.stderr)
+    if (len(args) not in (4, 6) or args[0] != "--root" or args[2] != "--socket"
+            or args[4:5] not in ([], ["--prime"])):
+        print("usage: python -m ffind.resident.server --root ROOT --socket PATH "
+              "[--prime DATA]", file=sys.stderr)
         return 2
     root, path = args[1], args[3]
+    prime = None
+    if len(args) == 6:
+        try:
+            prime = protocol.decode_prime(args[5])
+        except ValueError as e:
+            print(f"ffind server: {e}", file=sys.stderr)
+            return 2
     os.chdir("/")
-    return run(root, path)
+    return run(root, path, prime=prime)
 
 
 if __name__ == "__main__":

@@ -33,18 +33,17 @@ import contextlib
 import os
 import sys
 import time
-import zlib
 from array import array
 from typing import Any
 
 from ffind.state.paths import make_private_dir, xdg_dir
+from ffind.state.snapkey import SUFFIX, file_name
 
 FORMAT = 2
 """The snapshot format; a file of another format is ignored (format 1: a JSON table of
 folders with their signatures as strings)."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
-SUFFIX = ".snapshot"
 _TMP = ".tmp"
 _STALE_TMP = 3600.0  # seconds after which a temporary file is a dead writer's
 
@@ -110,13 +109,9 @@ class SnapshotStore:
         self.limit = limit
 
     def path(self, key: dict[str, Any]) -> str:
-        import json
-
-        # (the bytes orjson.dumps(key, option=OPT_SORT_KEYS) gave: the same file names)
-        data = json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          ).encode("utf-8", "surrogateescape")
-        name = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
-        return os.path.join(self.folder, name + SUFFIX)
+        # (the bytes orjson.dumps(key, option=OPT_SORT_KEYS) gave: the same file names; the
+        # console script computes it too, before its imports: ``snapkey``)
+        return os.path.join(self.folder, file_name(key))
 
     def load(self, key: dict[str, Any]) -> CachedListing | None:
         """The snapshot for ``key``, or None (missing or unusable)."""
