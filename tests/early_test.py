@@ -245,8 +245,9 @@ def test_a_call_with_a_snapshot_is_not_a_first_call(tree: Path, server_on: Path)
 
 @pytest.mark.parametrize("args", [["--no-server", "q"], ["--no-cache", "q"], ["-i", "q"],
                                   ["--stdin", "q"], ["--bash"], ["--clear-cache"], ["mcp"]])
-def test_what_is_not_a_first_call(tree: Path, server_on: Path, args: list[str]) -> None:
-    os.chdir(tree)
+def test_what_is_not_a_first_call(tree: Path, server_on: Path, args: list[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tree)
     assert early.first_call(args) is None
 
 

@@ -84,8 +84,9 @@ def test_a_cold_search_reads_no_snapshot_format(repo: Path) -> None:
 def modules_after(*names: str) -> set[str]:
     """``sys.modules`` of a fresh interpreter (no ``site``) after importing ``names``."""
     code = f"import sys\nimport {', '.join(names)}\nprint(' '.join(sorted(sys.modules)))"
+    # (from the checkout: without ``site`` the module path is the current folder's)
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
+                          timeout=60, check=True, cwd=Path(__file__).resolve().parent.parent)
     return set(proc.stdout.split())
 
 
