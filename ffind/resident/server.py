@@ -411,12 +411,22 @@ class Server:
             held.listing = held.snap = None
             held.store.pending = None
             return None
-        if index and held.listing is not None and held.index is None:
+        if index and held.listing is not None:
+            self.indexed(held)
+        return held
+
+    def indexed(self, held: Held) -> Index:
+        """``held``'s ``Index`` of its listing, built when it has none (a new one's counts and
+        recall start afresh)."""
+        if held.index is None:
             from ffind.engine.index import Index
 
+            assert held.listing is not None
             held.index = Index(held.listing)
+            held.counts.clear()
+            held.recall = None  # (a new one, in ``found``)
             self.rebuilt += 1
-        return held
+        return held.index
 
     def check_ahead(self, held: Held) -> None:
         """Validate ``held``'s listing now, while idle, once its watches are added: the
@@ -599,14 +609,7 @@ class Server:
             from ffind.state.memory import open_memory
 
             opened = open_memory()
-        index = held.index
-        if query and index is None:
-            from ffind.engine.index import Index
-
-            index = held.index = Index(listing)
-            held.counts.clear()
-            held.recall = None  # (a new one, below)
-            self.rebuilt += 1
+        index = self.indexed(held) if query else held.index
         if opened is not None and held.recall is None:  # (the empty query's: kept too)
             from ffind.engine.index import Index
             from ffind.engine.recall import Recall
