@@ -80,32 +80,22 @@ def listing(options: SearchOptions) -> tuple[object, ...]:
 def start(args: list[str]) -> Started | None:
     """Fork the walk of the cold search ``args`` asks for, if it is one (the module
     docstring); None otherwise, or when the fork fails."""
-    if (sys.platform != "linux" or not hasattr(os, "fork") or "--no-cache" not in args
-            or os.environ.get("_FFIND_COMPLETE")):
+    if "--no-cache" not in args or os.environ.get("_FFIND_COMPLETE"):
         return None
-    from ffind.frontends.cli import Invocation, invocation
-    from ffind.frontends.fastparse import parse
-
-    quick = parse(args)
-    if quick is None:
-        return None
-    inv = invocation(*quick)
-    if not isinstance(inv, Invocation) or inv.cache:
-        return None
-    return start_for(inv)
+    inv = _plain_search(args)
+    return None if inv is None or inv.cache else start_for(inv)
 
 
 def start_for(inv: Invocation) -> Started | None:
-    """Fork the walk of ``inv``, answered as a cold search (``--no-cache``, or a first call:
-    :func:`first_call`), if ``walk_ahead`` would fork it (the module docstring)."""
+    """Fork the walk of the plain search ``inv`` (``_plain_search``), answered as a cold
+    search (``--no-cache``, or a first call: :func:`first_call`), if ``walk_ahead`` would fork
+    it (the module docstring)."""
     if sys.platform != "linux" or not hasattr(os, "fork"):
         return None
     from ffind.fs.load import cpu_idle, max_workers
 
     options = inv.options
-    if (inv.interactive or inv.stdin or inv.shell is not None or inv.remember
-            or inv.forget or inv.clear_cache or options.follow_links
-            or not 2 <= options.threads <= max_workers()
+    if (options.follow_links or not 2 <= options.threads <= max_workers()
             or (options.max_depth is not None and options.max_depth < 1) or not cpu_idle()):
         return None
     return _fork(inv)
@@ -113,8 +103,8 @@ def start_for(inv: Invocation) -> Started | None:
 
 def first_call(args: list[str]) -> Invocation | None:
     """The command line ``args`` parsed, when it is a folder's first call with the warm
-    index on: a plain search (no picker, no ``--stdin``) with the cache and the resident
-    server on, a usable socket folder, and no snapshot yet for its listing key
+    index on: a plain search (``_plain_search``) with the cache and the resident server on,
+    a usable socket folder, and no snapshot yet for its listing key
     (``ffind.state.snapkey``: the file ``SnapshotStore().path`` names).  Such a call is
     answered as ``--no-cache`` answers it (its walk forked here, ``start_for``), and the
     command then starts the root's server primed with its listing, which writes the
@@ -122,16 +112,8 @@ def first_call(args: list[str]) -> Invocation | None:
     command goes as before: a warm search, or a walk that writes the snapshot itself)."""
     if os.environ.get("_FFIND_COMPLETE") or args[:1] == ["mcp"]:
         return None
-    from ffind.frontends.cli import Invocation, invocation
-    from ffind.frontends.fastparse import parse
-
-    quick = parse(args)
-    if quick is None:
-        return None
-    inv = invocation(*quick)
-    if (not isinstance(inv, Invocation) or not (inv.cache and inv.server) or inv.interactive
-            or inv.stdin or inv.shell is not None or inv.remember or inv.forget
-            or inv.clear_cache):
+    inv = _plain_search(args)
+    if inv is None or not (inv.cache and inv.server):
         return None
     from ffind.resident.client import where
 
@@ -143,6 +125,23 @@ def first_call(args: list[str]) -> Invocation | None:
         if os.path.lexists(snapshot_path(inv.root, inv.options)):
             return None
     except (OSError, ValueError):
+        return None
+    return inv
+
+
+def _plain_search(args: list[str]) -> Invocation | None:
+    """``args`` parsed (``fastparse``, no click), when it is a plain search: no picker, no
+    ``--stdin``, no shell script, visit or cache clearing; None otherwise (or when its parse
+    is left to click)."""
+    from ffind.frontends.cli import Invocation, invocation
+    from ffind.frontends.fastparse import parse
+
+    quick = parse(args)
+    if quick is None:
+        return None
+    inv = invocation(*quick)
+    if (not isinstance(inv, Invocation) or inv.interactive or inv.stdin
+            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache):
         return None
     return inv
 

@@ -52,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         first = _first_call(args)
     # A cold search's walk starts now, in a forked child, before the command's imports
     # (``ffind.frontends.early``); the search takes it over, or it is ended here.
-    started = (_start_walk(args) if argv is None and "--no-cache" in args
-               else None if first is None else _start_first(first))
+    if first is not None:
+        started = _start_first(first)
+    elif argv is None and "--no-cache" in args:
+        started = _start_walk(args)
+    else:
+        started = None
     from ffind.frontends.cli import main as command
 
     if started is None:
