@@ -12,10 +12,10 @@ walk started (``walk_ahead``) and its batches, ``git status`` asked, the ranking
 output formatted).  With ``--runs N``: N fresh processes of each of ``--child on`` and
 ``--child off`` interleaved, and the medians of their wall time, their own CPU time and
 their children's (the walk's child, ``git status`` when it was reaped).  ``--child on`` and
-``off`` patch ``ffind.fs.pool.cpu_idle`` and ``ffind.fs.load.cpu_idle`` (what the console
+``off`` patch ``ffind.fs.load.cpu_idle`` (what the console
 script asks before it forks the walk, ``ffind.frontends.early``) to say a CPU is idle, or
 none is (so ``on`` forks the walk's child on a busy machine too, and ``off`` forks no child
-and no worker); ``auto`` leaves them.  (This script imports the walk's modules before the
+and no worker); ``auto`` leaves it.  (This script imports the walk's modules before the
 call: the console script's child does not find them imported.)
 """
 
@@ -56,13 +56,12 @@ def timeline(tree: str, query: str, child: str, summary: bool) -> None:
 
     gc.disable()  # (as the console script)
     import ffind.fs.load as load
-    import ffind.fs.pool as pool
     import ffind.fs.walk as walk
     import ffind.state.gitstatus as gitstatus
     from ffind.frontends import cli, early, entry, exits, output
 
     if child != "auto":
-        load.cpu_idle = pool.cpu_idle = lambda *args: child == "on"  # type: ignore[assignment]
+        load.cpu_idle = lambda *args: child == "on"  # type: ignore[assignment]
     real_ahead, real_run = walk.walk_ahead, walk.Ahead._run
     real_started, real_fork = walk.started_walk, early._fork
 

@@ -72,7 +72,7 @@ def run_once(cmd: list[str] | str, cwd: str, env: dict[str, str]) -> tuple[float
 
 def cpu_was_idle() -> bool | None:
     """Whether a CPU is idle now (fewer tasks running than CPUs, this one included: what
-    ``ffind.fs.pool.cpu_idle`` asks before a walk forks); None where that cannot be read."""
+    ``ffind.fs.load.cpu_idle`` asks before a walk forks); None where that cannot be read."""
     try:
         with open("/proc/loadavg", "rb") as f:
             running = int(f.read(256).split()[3].split(b"/")[0])

@@ -510,7 +510,7 @@ def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 _WORKERS_AT_ONCE = """
 import sys
 import ffind.fs.walk
-ffind.fs.walk.INLINE_FIRST = 0  # the workers at once, idle CPU or not (pool.cpu_idle)
+ffind.fs.walk.INLINE_FIRST = 0  # the workers at once, idle CPU or not (load.cpu_idle)
 from ffind.frontends.entry import main
 sys.argv[0] = "ffind"
 raise SystemExit(main())

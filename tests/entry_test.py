@@ -210,7 +210,7 @@ _AHEAD = """
 import sys
 import ffind.fs.pool, ffind.fs.walk
 ffind.fs.walk.AHEAD_PROBE = 0.0  # the child at once, whatever the tree and the load
-ffind.fs.pool.cpu_idle = lambda *args: True
+ffind.fs.load.cpu_idle = lambda *args: True
 from ffind.frontends.entry import main
 rc = main(sys.argv[1:])
 print(rc, " ".join(sorted(sys.modules)), file=sys.stderr)

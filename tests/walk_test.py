@@ -575,7 +575,7 @@ def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
     make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
     _slow_scan(monkeypatch, 0.005, mark_pid=True)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
     pids = [p[4:] for p in got if p.startswith("pid:")]
     assert len(pids) == 1 + 6 + 36  # every folder read once
@@ -588,7 +588,7 @@ def test_a_big_tree_is_handed_to_the_workers_after_inline_first(
 def test_without_an_idle_cpu_a_big_tree_is_read_here_to_the_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once ``INLINE_FIRST`` is spent, no worker is started while every CPU is busy
-    (``pool.cpu_idle``): they would only share this process's; the walk goes on here."""
+    (``load.cpu_idle``): they would only share this process's; the walk goes on here."""
     walk_module = sys.modules["ffind.fs.walk"]
     make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6)))
     _slow_scan(monkeypatch, 0.002)
@@ -597,7 +597,7 @@ def test_without_an_idle_cpu_a_big_tree_is_read_here_to_the_end(
         raise AssertionError("a worker was started")
 
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.01)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: False)
     monkeypatch.setattr(os, "fork", fork)
     got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
     assert sorted(got) == sorted(f"d{i}/e{j}/f.txt" for i in range(6) for j in range(6))
@@ -616,13 +616,13 @@ def test_without_an_idle_cpu_a_big_tree_is_read_here_to_the_end(
 def test_cpu_idle_reads_the_tasks_running_now(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: bytes | None, cpus: int,
         idle: bool) -> None:
-    from ffind.fs import pool
+    from ffind.fs import load
 
     loadavg = tmp_path / "loadavg"
     if line is not None:
         loadavg.write_bytes(line)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
-    assert pool.cpu_idle(str(loadavg)) is idle
+    assert load.cpu_idle(str(loadavg)) is idle
 
 
 def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
@@ -1138,7 +1138,7 @@ def _ahead(root: Path, monkeypatch: pytest.MonkeyPatch, *, probe: float, first: 
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", probe)
     monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: idle)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: idle)
     ahead = walk_module.walk_ahead(root, SearchOptions(**options),  # type: ignore[arg-type]
                                    keep=lambda: keep)
     try:
@@ -1234,7 +1234,7 @@ def test_walk_ahead_child_reports_warnings_in_order(
     walk_module = sys.modules["ffind.fs.walk"]
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     warnings: list[str] = []
     ahead = walk_module.walk_ahead(tmp_path, SearchOptions(threads=2),
                                    on_warning=warnings.append)
@@ -1252,7 +1252,7 @@ def test_walk_ahead_closed_before_or_while_iterating_leaves_no_child(
     walk_module = sys.modules["ffind.fs.walk"]
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     _slow_scan(monkeypatch, 0.001)
     before = _children()
     ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
@@ -1282,7 +1282,7 @@ def test_walk_ahead_killed_child_is_a_one_line_error(
     root = _big_tree(tmp_path)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     _slow_scan(monkeypatch, 0.01)
     before = _children()
     ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
@@ -1335,7 +1335,7 @@ def test_started_walk_lists_what_walk_batches_lists(
     options = SearchOptions(threads=2)
     one = list(walk(root, SearchOptions(threads=1)))
     monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: False)  # (the rest: here)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: False)  # (the rest: here)
     _burn_scan(monkeypatch, 0.0003)
     before = _children()
     tags: list[str] = []
@@ -1387,7 +1387,7 @@ def test_walk_ahead_joins_the_batches_waiting_in_the_pipe(
     monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
-    monkeypatch.setattr(walk_module.pool, "cpu_idle", lambda: True)
+    monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
     assert ahead._child is not None
     deadline = time.monotonic() + 10

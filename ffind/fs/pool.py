@@ -69,12 +69,6 @@ from collections.abc import Callable, Iterator
 
 from ffind.errors import FfindError
 
-# (re-exported: the walk asks ``pool.cpu_idle``, which tests patch)
-from ffind.fs.load import LOADAVG as LOADAVG
-from ffind.fs.load import cpu_idle as cpu_idle
-from ffind.fs.load import cpus as cpus
-from ffind.fs.load import max_workers as max_workers
-
 # ``pickle``, ``signal``, ``fcntl`` (not on Windows: no fork there) and ``warnings`` are
 # imported where they are used, before any fork (``_fork_blocked``; module docstring).
 

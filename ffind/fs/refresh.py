@@ -33,7 +33,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ffind.fs.pool import Cancel, Warn, cpus
+from ffind.fs.load import cpus
+from ffind.fs.pool import Cancel, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore

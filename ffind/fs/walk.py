@@ -31,7 +31,7 @@ compiled once per process (``patterns.Rules``, cached by content), and each fold
 matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
 file holding other name patterns or path patterns that can match at its depth; an excluded
 folder is never read.  With ``threads >= 2`` the walk runs in that many worker processes
-(``ffind.fs.pool``), at most ``pool.max_workers()``.
+(``ffind.fs.pool``), at most ``load.max_workers()``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 
 from ffind.errors import FfindError
-from ffind.fs import pool
+from ffind.fs import load, pool
 from ffind.fs.pool import Cancel, Keep, Warn
 from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
@@ -85,7 +85,7 @@ INLINE_FIRST = 0.02
 """Seconds a walk with several workers (``threads >= 2``) reads folders in this process before
 it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
 2-core machine), a bigger one hands them the folders left to read, if a CPU is idle then
-(``pool.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
+(``load.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
 
 AHEAD_PROBE = 0.003
 """Seconds ``walk_ahead`` reads folders in the process before it forks its child: a tree read
@@ -335,8 +335,8 @@ def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record
 
 
 def _workers(threads: int, warn: Warn | None) -> int:
-    """``threads``, capped at ``pool.max_workers()`` with a one-line note."""
-    cap = pool.max_workers()
+    """``threads``, capped at ``load.max_workers()`` with a one-line note."""
+    cap = load.max_workers()
     if threads <= cap:
         return threads
     note = f"threads={threads} is more than this machine can use: walking with {cap}"
@@ -358,7 +358,7 @@ def walk_batches(
     batch where it is made, in the workers: ``search`` drops the paths its query cannot match
     before they cost a transfer and a place in the index.  In a forked worker it must not
     import anything or take a lock (see ``ffind.fs.pool``).  ``options.threads`` above
-    ``pool.max_workers()`` (4 per CPU, at most 64) is capped there, with a note to
+    ``load.max_workers()`` (4 per CPU, at most 64) is capped there, with a note to
     ``on_warning`` (or stderr)."""
     options = options or SearchOptions()
     root_s = os.fspath(root)
@@ -455,9 +455,9 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                   warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
     """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers,
-    or here too when no CPU is idle for them (``pool.cpu_idle``)."""
+    or here too when no CPU is idle for them (``load.cpu_idle``)."""
     rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST,
-                                   hand_over=pool.cpu_idle if INLINE_FIRST else None)
+                                   hand_over=load.cpu_idle if INLINE_FIRST else None)
     if rest:
         yield from pool.run(walker, rest, n, cancel, warn, keep)
 
@@ -500,7 +500,7 @@ class Ahead:
             except StopIteration as end:
                 self._stack = end.value
                 break
-        if not self._stack or not pool.cpu_idle():
+        if not self._stack or not load.cpu_idle():
             return
         stack, budget = self._stack, AHEAD_FIRST
 
@@ -551,7 +551,7 @@ class Ahead:
         assert walker is not None  # (sent with the folders left by the console script's child)
         # the rest here, and in the workers if the tree proves large
         rest = yield from _walk_stack(walker, rest, set(), cancel, warn, keep, budget=budget,
-                                      hand_over=pool.cpu_idle if INLINE_FIRST else None)
+                                      hand_over=load.cpu_idle if INLINE_FIRST else None)
         if rest:
             yield from pool.run(walker, rest, self._threads, cancel, warn, keep)
 
