@@ -217,6 +217,23 @@ def server_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(runtime, ignore_errors=True)
 
 
+_SPAWN_RECORDED = """
+import ffind.resident.client as client
+def spawn(path, args, env, **kw):
+    print("spawned", *args[2:5], *args[8:9], file=sys.stderr)
+    return 1 << 22
+client.os.posix_spawn = spawn
+"""
+
+
+def test_a_first_calls_server_start_imports_no_dataclasses(tree: Path, server_on: Path) -> None:
+    # (the options sent to the primed server once read ``__dataclass_fields__``: ~8 ms)
+    out, err, code, forked, _, modules = run(tree, "-l", "2", "q", patch=_SPAWN_RECORDED)
+    assert (code, forked) == (0, True) and out
+    assert err == "spawned -m ffind.resident.server --root --prime"
+    assert not modules & {"dataclasses", "inspect", "ast", "dis", "tokenize"}
+
+
 @pytest.mark.parametrize("args", [["q"], ["-l", "2", "q"], ["-H", "py"], ["-t", "d", ""],
                                   ["--json", "ma"]])
 def test_a_first_call_is_answered_as_no_cache_and_starts_a_primed_server(
