@@ -34,11 +34,12 @@ parallel walk's varying batch order never changes a result.
 from __future__ import annotations
 
 import os
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ffind.engine.accel import NumpyUse
+from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.matchset import Greedy, MatchSet, Range, clip
@@ -172,21 +173,27 @@ class Index:
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int], Greedy | None]:
+    ) -> tuple[Ids, Ids, Ids, Greedy | None]:
         """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
         computed set ``hint`` when given), and where the greedy match of its last term ends in
         each id of the superset when that is known (``Greedy``); what a ``MatchSet`` computes
-        itself with."""
+        itself with.  With numpy, ``ARRAY_FROM`` ids or more are an ``array('i')``
+        (``accel.Ids``), else a list."""
         q = parse(query)
         np = self.numpy.module()
         step = self._greedy_step(q, ranges, hint, np)
         if step is not None:
-            superset = step[0].tolist()
+            superset = ids_of(step[0], np)
             greedy: Greedy | None = step
         else:
             superset, greedy = self._superset(q, ranges, hint, np)
+            superset = compact_ids(superset, np)
         strict = refine(self.store, superset, q, np)
         loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
+        if strict is not superset:
+            strict = compact_ids(strict, np)
+        if loose is not strict and loose is not superset:
+            loose = compact_ids(loose, np)
         return superset, strict, loose, greedy
 
     def _greedy_step(
@@ -223,7 +230,7 @@ class Index:
 
     def _superset(
         self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
-    ) -> tuple[list[int], Greedy | None]:
+    ) -> tuple[Ids, Greedy | None]:
         """The superset of ``q`` over ``ranges`` with ``select`` (narrowing ``hint``); with
         the greedy ends of its term when it is a lone character matched from scratch
         (``Greedy``'s first step)."""
@@ -261,7 +268,7 @@ class Index:
             # between keys, ``Filler``; the next keys then follow the ends)
             buf = self.bounder.folded_buffer()
         first: Term | None = q.positive[-1] if buf is not None else None
-        superset: list[int] = []
+        superset: Ids = []
         parts_ids: list[Any] = []
         parts_ends: list[Any] = []
         folded = self.store.folded
@@ -276,9 +283,13 @@ class Index:
                 ids, ends = buf.advance(first.folded, ids, np.zeros(len(ids), np.int32))
                 parts_ids.append(ids)
                 parts_ends.append(ends)
-                sup = ids.tolist()
-            if not superset and isinstance(sup, list) and sup is not cand:
-                superset = sup  # a list of its own (``select``'s): not copied
+                sup = ids_of(ids, np)
+            if not superset and isinstance(sup, (list, array)) and sup is not cand:
+                superset = sup  # ids of their own (``select``'s): not copied
+            elif isinstance(sup, array) and not superset:
+                superset = array("i", sup)  # (a copy: a hint's own ids)
+            elif isinstance(superset, array):  # (a new array: ``superset`` may be a hint's)
+                superset = superset + (sup if isinstance(sup, array) else array("i", sup))
             else:
                 superset.extend(sup)
         if buf is None or first is None:
@@ -312,7 +323,7 @@ class Index:
             return None
         return ends
 
-    def find_typos(self, ms: MatchSet) -> list[int]:
+    def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
         return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges)
 

@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar
 
-from ffind.engine.accel import loaded_numpy
+from ffind.engine.accel import Ids, loaded_numpy
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
 
@@ -46,9 +46,9 @@ class Source(Protocol):
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int], Greedy | None]: ...
+    ) -> tuple[Ids, Ids, Ids, Greedy | None]: ...
 
-    def find_typos(self, ms: MatchSet) -> list[int]: ...
+    def find_typos(self, ms: MatchSet) -> Ids: ...
 
 
 Compact: TypeAlias = "array[int] | range"
@@ -57,17 +57,20 @@ Packed: TypeAlias = tuple[Compact, Compact, Compact, "Compact | None"]
 compact form per distinct list (``MatchSet.compact``)."""
 
 
-def to_array(ids: list[int]) -> array[int]:
+def to_array(ids: Ids) -> array[int]:
     """``array('i', ids)``; through numpy's ``fromiter`` (twice as fast: ~13 ns an id) when
     numpy's import has finished (not while another thread imports it: an index's numpy is
-    imported in the background, and the session compacts sets meanwhile)."""
+    imported in the background, and the session compacts sets meanwhile); ``ids`` itself when
+    it is an ``array`` (never changed once computed)."""
+    if isinstance(ids, array):
+        return ids
     np = loaded_numpy()
     if np is None or len(ids) < 4096:
         return array("i", ids)
     return array("i", np.fromiter(ids, np.int32, len(ids)).tobytes())
 
 
-def compact(ids: list[int]) -> Compact:
+def compact(ids: Ids) -> Compact:
     """The ascending ids ``ids`` (no id twice) as a ``range`` when they are one run (every
     path: an empty query's set), else as ``array('i')``."""
     if ids and ids[-1] - ids[0] + 1 == len(ids):
@@ -101,7 +104,7 @@ def _each_once(
     return one(a), one(b), one(c), None if d is None else one(d)
 
 
-def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
+def pack(lists: tuple[Ids, Ids, Ids, Ids | None]) -> Packed:
     """The lists in compact form, one per distinct list object."""
     return _each_once(compact, lists)
 
@@ -125,9 +128,9 @@ class MatchSet:
     """
 
     def __init__(
-        self, index: Source, query: str, ranges: list[Range], superset: list[int] | None,
-        strict: list[int] | None = None, loose: list[int] | None = None,
-        typos: list[int] | None = None, hint: MatchSet | None = None,
+        self, index: Source, query: str, ranges: list[Range], superset: Ids | None,
+        strict: Ids | None = None, loose: Ids | None = None,
+        typos: Ids | None = None, hint: MatchSet | None = None,
     ) -> None:
         self.index = index
         self.query = query
@@ -245,19 +248,19 @@ class MatchSet:
             self._hint = None
 
     @property
-    def superset(self) -> list[int]:
+    def superset(self) -> Ids:
         self._compute()
         assert self._superset is not None
         return self._superset
 
     @property
-    def strict(self) -> list[int]:
+    def strict(self) -> Ids:
         self._compute()
         assert self._strict is not None
         return self._strict
 
     @property
-    def loose(self) -> list[int]:
+    def loose(self) -> Ids:
         self._compute()
         assert self._loose is not None
         return self._loose
@@ -268,7 +271,7 @@ class MatchSet:
         return not self.strict and self.strict is not self.loose and bool(self.loose)
 
     @property
-    def ids(self) -> list[int]:
+    def ids(self) -> Ids:
         """The exact (non-typo) matches, ascending."""
         return self.loose if self.fallback else self.strict
 
@@ -281,7 +284,7 @@ class MatchSet:
             return loose if not strict and strict is not loose and loose else strict
         return self.ids
 
-    def typos(self) -> list[int]:
+    def typos(self) -> Ids:
         """The typo matches (ids of names one edit away), computed on first use."""
         self._unpack()
         if self._typos is None:
@@ -319,8 +322,13 @@ class MatchSet:
             return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
                             hint=self._hint)
 
-        def cat(a: list[int], b: list[int]) -> list[int]:
-            return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+        def cat(a: Ids, b: Ids) -> Ids:
+            if isinstance(a, list) and isinstance(b, list):
+                return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+            # (an ``array('i')`` on one side at least: ``Ids`` of ``ARRAY_FROM`` or more)
+            if a and b and a[-1] > b[0]:
+                return to_array(sorted([*a, *b]))
+            return to_array(a) + to_array(b)
 
         runs = _runs(self, other)
         if runs is not None:  # (every id of both: an empty query's set, kept as ranges)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ffind.engine.accel import Ids
 from ffind.engine.exact_many import batchable, scorer
 from ffind.engine.prefilter import lone_term, typo_term
 from ffind.engine.rank import (
@@ -132,8 +133,8 @@ def rank(
 
 
 def _name_prefixed(
-    ix: Index, t: Term, ids: list[int]
-) -> tuple[list[int], list[int], Any]:
+    ix: Index, t: Term, ids: Ids
+) -> tuple[list[int], Ids, Any]:
     """The ids whose file name starts with the term ``t`` and the others, each in order, and
     the others as an int64 array when numpy made one (else None).
     Only a name whose first folded letter is the term's can: over many ids, with numpy, only
@@ -176,7 +177,7 @@ def _name_prefixed(
 
 
 def _split(
-    ids: list[int], bounds: list[int], flagged: list[bool]
+    ids: Sequence[int], bounds: list[int], flagged: list[bool]
 ) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
     """The optimistic ids (``flagged``) and their bounds, in order, and the others grouped by
     bound (``by_bound``); ``_split_arrays`` over many ids with numpy."""

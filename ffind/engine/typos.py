@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ffind.engine.accel import NumpyUse
+from ffind.engine.accel import Ids, NumpyUse
 from ffind.engine.matchset import Range
 from ffind.engine.prefilter import select, typo_term
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 
 
-def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range]) -> list[int]:
+def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range]) -> Ids:
     """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit
     from the query's typo term (none when it has none), ascending."""
     t = typo_term(q)
@@ -49,7 +49,7 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range])
     return refine(store, found, q.insensitive(), np)
 
 
-def refine(store: PathStore, ids: list[int], q: Query, np: object = None) -> list[int]:
+def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
     """``ids`` narrowed by the query's case- or accent-sensitive terms and its negations."""
     for t in q.positive:
         if t.case_sensitive or t.accent_sensitive:
