@@ -452,3 +452,32 @@ def test_a_set_computed_as_arrays_holds_arrays() -> None:
         assert few.superset == Index(cands).run("file4").superset  # (5 ids: a list)
         none = ix.run("fi7x", within=ms)
         assert list(none.superset) == [] and not isinstance(none.superset, array)
+
+
+@SETTINGS
+@given(ids, ids, st.sampled_from(["one", "two", "three"]), st.booleans(), st.integers(0, 4))
+def test_restored_keeps_the_arrays_from_array_from(
+    a: list[int], b: list[int], shape: str, with_typos: bool, array_from: int,
+) -> None:
+    """``restored``: what ``unpack`` gives, but from ``ARRAY_FROM`` ids the compact form
+    itself (a ``range`` as an ``array('i')``), the sharing kept (issue 17)."""
+    from unittest.mock import patch
+
+    from ffind.engine import accel
+    from ffind.engine.matchset import restored
+
+    c = [*a, 1]
+    lists = {"one": (a, a, a), "two": (a, b, b), "three": (a, b, c)}[shape]
+    typos = a if with_typos else None
+    packed = pack((*lists, typos))
+    with patch.object(accel, "ARRAY_FROM", array_from):
+        back = restored(packed)
+    assert [None if x is None else list(x) for x in back] == [*lists, typos]
+    for x, y in zip(back, packed, strict=True):
+        if x is None:
+            continue
+        big = len(x) >= array_from
+        assert isinstance(x, array) == big
+        assert not big or isinstance(y, range) or x is y
+    before = [[x is y for y in (*lists, typos)] for x in (*lists, typos)]
+    assert [[x is y for y in back] for x in back] == before

@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar
 
+from ffind.engine import accel
 from ffind.engine.accel import Ids, loaded_numpy
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
@@ -83,6 +84,19 @@ def expand(ids: Compact) -> list[int]:
     return list(ids) if isinstance(ids, range) else ids.tolist()
 
 
+def restore(ids: Compact) -> Ids:
+    """``ids`` as a computed set keeps them (``accel.Ids``): ``expand``'s list, but from
+    ``ARRAY_FROM`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
+    ``range``, made from numpy): no list of ints made again (a compacted set narrowed from
+    after a backspace, an empty query's million ids ranked)."""
+    np = loaded_numpy()
+    if np is None or len(ids) < accel.ARRAY_FROM:
+        return expand(ids)
+    if isinstance(ids, range):
+        return array("i", np.arange(ids.start, ids.stop, dtype=np.int32).tobytes())
+    return ids
+
+
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -113,6 +127,12 @@ def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] |
     """``pack``'s inverse: equal lists, the same list object where the compact forms were
     one."""
     return _each_once(expand, packed)
+
+
+def restored(packed: Packed) -> tuple[Ids, Ids, Ids, Ids | None]:
+    """``unpack`` as a computed set keeps its ids (``restore``), one object where the compact
+    forms were one."""
+    return _each_once(restore, packed)
 
 
 class MatchSet:
@@ -207,7 +227,7 @@ class MatchSet:
     def _unpack(self) -> None:
         packed = self._packed
         if packed is not None and self._superset is None:
-            self._superset, self._strict, self._loose, self._typos = unpack(packed)
+            self._superset, self._strict, self._loose, self._typos = restored(packed)
 
     def size(self) -> int:
         """How many ids the superset holds (computing it when it is not; not restoring the
