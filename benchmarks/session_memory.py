@@ -1,7 +1,7 @@
 """Where a session's memory goes: peak RSS after the walk and after typing, and the share of
 the ``Index`` tables and of the cached ``MatchSet`` id lists.
 
-    python benchmarks/session_memory.py TREE [--words W,W] [--warm]
+    python benchmarks/session_memory.py TREE [--words W,W] [--warm] [--per-key]
 
 Walks TREE with a ``FileSearcher`` (limit 20), types the words one key at a time (as
 ``keys_bench.py`` does; with ``--warm``, after ``Index.warm`` has built every table it builds
@@ -48,6 +48,8 @@ def main() -> int:
     ap.add_argument("--words", default=",".join(WORDS))
     ap.add_argument("--warm", action="store_true",
                     help="build the tables Index.warm builds ahead before typing")
+    ap.add_argument("--per-key", action="store_true",
+                    help="print the peak and current RSS after every key, not only each word")
     args = ap.parse_args()
     start = rss()
     t = time.perf_counter()
@@ -68,6 +70,8 @@ def main() -> int:
                     fs.set_query(word[:i])
                     fs.wait()
                     fs.results(20)
+                    if args.per_key:
+                        print(f"    {word[:i]!r}: peak RSS {mib(rss())}{now()}")
             print(f"  after typing {word!r}: peak RSS {mib(rss())}{now()}")
         seen: set[int] = set()
         with fs._ilock:  # (the session's idle ``warm`` grows the tables meanwhile)

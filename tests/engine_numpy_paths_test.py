@@ -76,9 +76,29 @@ def test_grouped_is_by_bound(pairs: list[tuple[int, int]]) -> None:
     np = pytest.importorskip("numpy")
     ids = [i for i, _ in pairs]
     bounds = [b for _, b in pairs]
-    assert grouped(np.array(ids, dtype=np.int64), np.array(bounds, dtype=np.int64)) == by_bound(
-        ids, bounds
-    )
+    got = grouped(np.array(ids, dtype=np.int64), np.array(bounds, dtype=np.int64))
+    assert all(g.dtype == np.int64 for _, g in got)  # (listed by ``visit`` when visited)
+    assert [(b, g.tolist()) for b, g in got] == by_bound(ids, bounds)
+
+
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.lists(st.integers(0, 99), max_size=5)),
+             max_size=8),
+    st.integers(-4, 4), st.booleans(),
+)
+def test_joined_groups_are_the_listed_ones(
+    groups: list[tuple[int, list[int]]], floor: int, as_arrays: bool,
+) -> None:
+    """``_joined``: the groups bounded at the floor or more, their ids and bounds in order, as
+    the lists the ranking made before (``[i for b, g in groups if b >= floor for i in g]``)."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine.ranker import _joined
+
+    given_groups = [(b, np.array(g, dtype=np.int64) if as_arrays else g) for b, g in groups]
+    ids, bounds = _joined(given_groups, floor, np)
+    assert ids.dtype == np.int64 and bounds.dtype == np.int64
+    assert ids.tolist() == [i for b, g in groups if b >= floor for i in g]
+    assert bounds.tolist() == [b for b, g in groups if b >= floor for _ in g]
 
 
 @pytest.mark.parametrize("q", ["a", "s", "he c", "a s", "r m", "s e r", "test u", "e x", "s -"])

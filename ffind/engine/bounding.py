@@ -249,7 +249,7 @@ class Bounder:
                     pe = e
         return list(zip(out, ids, strict=True))
 
-    def early_total(self, q: Query, ids: list[int], hidden_ok: bool, at: Any = None) -> Any:
+    def early_total(self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None) -> Any:
         """Per id: the bounds of every term but the last, less the path's penalty (a list;
         with numpy, for ``EARLY_NUMPY_FROM`` ids or more, an int64 array; ``at``: ``ids`` as
         one already, see ``bounds_any``).
@@ -325,7 +325,7 @@ class Bounder:
             known.extend(array("i", [UNKNOWN]) * (n - len(known)))
         return known, made
 
-    def _early_term(self, fq: str, new: list[int], most: int) -> list[int]:
+    def _early_term(self, fq: str, new: Sequence[int], most: int) -> list[int]:
         """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it
         is contiguous, a prefix of the file name or of its folder's name, inside one of them,
         or elsewhere; the folder extras only when it is inside the folders.
@@ -380,7 +380,7 @@ class Bounder:
             put(v + extra if p + m <= b else v)
         return tbn
 
-    def bounds(self, q: Query, ids: list[int], hidden_ok: bool) -> tuple[list[int], list[bool]]:
+    def bounds(self, q: Query, ids: Sequence[int], hidden_ok: bool) -> tuple[list[int], list[bool]]:
         """An upper bound of the exact score of each id, and whether it is *optimistic*
         (assumes every character can be in the file name; ``tighten_name`` computes that part
         with rapidfuzz's LCSseq against the file name instead)."""
@@ -390,7 +390,7 @@ class Bounder:
         return bounds, flagged
 
     def bounds_any(
-        self, q: Query, ids: list[int], hidden_ok: bool, at: Any = None
+        self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None
     ) -> tuple[Any, Any]:
         """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed
         in numpy (for a caller that goes on in numpy: no ``tolist`` and back).  ``at``: the
@@ -593,7 +593,7 @@ class Bounder:
         return every
 
     def _last_joined(
-        self, fq: str, ids: list[int], total: list[int], np: Any, at: Any = None
+        self, fq: str, ids: Sequence[int], total: list[int], np: Any, at: Any = None
     ) -> tuple[Any, Any] | None:
         """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
         ``/``), from its occurrences (``_every_marks``); None when there is no buffer.  The
@@ -649,7 +649,7 @@ class Bounder:
         return out
 
     def _one_char(
-        self, c: str, ids: list[int], total: list[int], np: Any, at: Any = None
+        self, c: str, ids: Sequence[int], total: list[int], np: Any, at: Any = None
     ) -> tuple[Any, Any] | None:
         """``bounds`` for a one-character last term ``c`` (which has a bit of its own), as
         array arithmetic over the letter masks (``ffind.engine.letters``): whether ``c`` is in
@@ -708,7 +708,7 @@ class Bounder:
         return mark
 
     def _aligned_bounds(
-        self, fq: str, ids: list[int], total: list[int], at: Any = None
+        self, fq: str, ids: Sequence[int], total: list[int], at: Any = None
     ) -> tuple[Any, Any]:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
         components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
+from ffind.engine.accel import Ids
 from ffind.engine.prefilter import select, typo_term
 from ffind.engine.store import PathStore
 from ffind.engine.typos import refine
@@ -176,7 +177,7 @@ class CountTable:
         if plain:
             return int(np.count_nonzero(ok))
         store = self.store
-        superset: list[int] = np.flatnonzero(ok).tolist()
+        superset: Ids = np.flatnonzero(ok).tolist()
         for t in q.positive:
             if t.kind is not Kind.FUZZY:
                 superset = select(t.kind, t.folded, store.folded, superset, np=np)

@@ -34,13 +34,15 @@ parallel walk's varying batch order never changes a result.
 from __future__ import annotations
 
 import os
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ffind.engine.accel import NumpyUse
-from ffind.engine.bounding import Bounder
+from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of
+from ffind.engine.bounding import MARKS_AT_ONCE, Bounder
 from ffind.engine.exact import ExactScorer
+from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Greedy, MatchSet, Range, clip
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select
@@ -172,21 +174,27 @@ class Index:
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int], Greedy | None]:
+    ) -> tuple[Ids, Ids, Ids, Greedy | None]:
         """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
         computed set ``hint`` when given), and where the greedy match of its last term ends in
         each id of the superset when that is known (``Greedy``); what a ``MatchSet`` computes
-        itself with."""
+        itself with.  With numpy, ``ARRAY_FROM`` ids or more are an ``array('i')``
+        (``accel.Ids``), else a list."""
         q = parse(query)
         np = self.numpy.module()
         step = self._greedy_step(q, ranges, hint, np)
         if step is not None:
-            superset = step[0].tolist()
+            superset = ids_of(step[0], np)
             greedy: Greedy | None = step
         else:
             superset, greedy = self._superset(q, ranges, hint, np)
+            superset = compact_ids(superset, np)
         strict = refine(self.store, superset, q, np)
         loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
+        if strict is not superset:
+            strict = compact_ids(strict, np)
+        if loose is not strict and loose is not superset:
+            loose = compact_ids(loose, np)
         return superset, strict, loose, greedy
 
     def _greedy_step(
@@ -223,7 +231,7 @@ class Index:
 
     def _superset(
         self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
-    ) -> tuple[list[int], Greedy | None]:
+    ) -> tuple[Ids, Greedy | None]:
         """The superset of ``q`` over ``ranges`` with ``select`` (narrowing ``hint``); with
         the greedy ends of its term when it is a lone character matched from scratch
         (``Greedy``'s first step)."""
@@ -261,7 +269,7 @@ class Index:
             # between keys, ``Filler``; the next keys then follow the ends)
             buf = self.bounder.folded_buffer()
         first: Term | None = q.positive[-1] if buf is not None else None
-        superset: list[int] = []
+        superset: Ids = []
         parts_ids: list[Any] = []
         parts_ends: list[Any] = []
         folded = self.store.folded
@@ -269,16 +277,20 @@ class Index:
             sup: Sequence[int] = cand
             for t in terms:
                 if t is not first:
-                    sup = select(t.kind, t.folded, folded, sup, np=np)
+                    sup = self._select(t, folded, sup, np)
             if buf is not None and first is not None:
                 ids = (np.arange(sup.start, sup.stop, dtype=np.int32)
                        if isinstance(sup, range) else np.array(sup, dtype=np.int32))
                 ids, ends = buf.advance(first.folded, ids, np.zeros(len(ids), np.int32))
                 parts_ids.append(ids)
                 parts_ends.append(ends)
-                sup = ids.tolist()
-            if not superset and isinstance(sup, list) and sup is not cand:
-                superset = sup  # a list of its own (``select``'s): not copied
+                sup = ids_of(ids, np)
+            if not superset and isinstance(sup, (list, array)) and sup is not cand:
+                superset = sup  # ids of their own (``select``'s): not copied
+            elif isinstance(sup, array) and not superset:
+                superset = array("i", sup)  # (a copy: a hint's own ids)
+            elif isinstance(superset, array):  # (a new array: ``superset`` may be a hint's)
+                superset = superset + (sup if isinstance(sup, array) else array("i", sup))
             else:
                 superset.extend(sup)
         if buf is None or first is None:
@@ -286,6 +298,29 @@ class Index:
         if len(parts_ids) == 1:
             return superset, (parts_ids[0], parts_ends[0])
         return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
+
+    def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
+        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of
+        one character with a bit of its own (``letters.bit_of``) among ids kept as an
+        ``array('i')`` (``accel.Ids``) read from the letter masks once ``warm`` has built
+        them over those ids: the character is in a folded path exactly when its bit is in
+        the path's folder or file-name mask (``/``, the only character of a path in
+        neither, has no bit), so no path's text is read (``test u`` from ``test``'s 700k
+        ids at 1M paths: a mask of the ids instead of a search per id)."""
+        if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
+                and t.kind in (Kind.FUZZY, Kind.EXACT)):
+            j = bit_of(t.folded)
+            st = self.store
+            if j is not None and ids[-1] < st.masks_len():
+                dirs_m, name_m = st.letter_masks(np)
+                bit = np.uint64(1) << np.uint64(j)
+                a = np.frombuffer(ids, dtype=np.int32)
+                keep = np.empty(len(a), dtype=bool)
+                for s in range(0, len(a), MARKS_AT_ONCE):  # (the temporaries of a part)
+                    part = a[s:s + MARKS_AT_ONCE]
+                    keep[s:s + MARKS_AT_ONCE] = ((dirs_m[part] | name_m[part]) & bit) != 0
+                return ids_of(a[keep], np)
+        return select(t.kind, t.folded, folded, ids, np=np)
 
     def wants_ends(self, ms: MatchSet) -> bool:
         """True when ``ms`` is computed without its greedy ends and its last positive term
@@ -312,7 +347,7 @@ class Index:
             return None
         return ends
 
-    def find_typos(self, ms: MatchSet) -> list[int]:
+    def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
         return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges)
 

@@ -8,7 +8,8 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar
 
-from ffind.engine.accel import loaded_numpy
+from ffind.engine import accel
+from ffind.engine.accel import Ids, loaded_numpy
 from ffind.engine.prefilter import typo_term
 from ffind.query import parse
 
@@ -46,9 +47,9 @@ class Source(Protocol):
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
-    ) -> tuple[list[int], list[int], list[int], Greedy | None]: ...
+    ) -> tuple[Ids, Ids, Ids, Greedy | None]: ...
 
-    def find_typos(self, ms: MatchSet) -> list[int]: ...
+    def find_typos(self, ms: MatchSet) -> Ids: ...
 
 
 Compact: TypeAlias = "array[int] | range"
@@ -57,17 +58,20 @@ Packed: TypeAlias = tuple[Compact, Compact, Compact, "Compact | None"]
 compact form per distinct list (``MatchSet.compact``)."""
 
 
-def to_array(ids: list[int]) -> array[int]:
+def to_array(ids: Ids) -> array[int]:
     """``array('i', ids)``; through numpy's ``fromiter`` (twice as fast: ~13 ns an id) when
     numpy's import has finished (not while another thread imports it: an index's numpy is
-    imported in the background, and the session compacts sets meanwhile)."""
+    imported in the background, and the session compacts sets meanwhile); ``ids`` itself when
+    it is an ``array`` (never changed once computed)."""
+    if isinstance(ids, array):
+        return ids
     np = loaded_numpy()
     if np is None or len(ids) < 4096:
         return array("i", ids)
     return array("i", np.fromiter(ids, np.int32, len(ids)).tobytes())
 
 
-def compact(ids: list[int]) -> Compact:
+def compact(ids: Ids) -> Compact:
     """The ascending ids ``ids`` (no id twice) as a ``range`` when they are one run (every
     path: an empty query's set), else as ``array('i')``."""
     if ids and ids[-1] - ids[0] + 1 == len(ids):
@@ -78,6 +82,19 @@ def compact(ids: list[int]) -> Compact:
 def expand(ids: Compact) -> list[int]:
     """``compact``'s inverse."""
     return list(ids) if isinstance(ids, range) else ids.tolist()
+
+
+def restore(ids: Compact) -> Ids:
+    """``ids`` as a computed set keeps them (``accel.Ids``): ``expand``'s list, but from
+    ``ARRAY_FROM`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
+    ``range``, made from numpy): no list of ints made again (a compacted set narrowed from
+    after a backspace, an empty query's million ids ranked)."""
+    np = loaded_numpy()
+    if np is None or len(ids) < accel.ARRAY_FROM:
+        return expand(ids)
+    if isinstance(ids, range):
+        return array("i", np.arange(ids.start, ids.stop, dtype=np.int32).tobytes())
+    return ids
 
 
 A = TypeVar("A")
@@ -101,7 +118,7 @@ def _each_once(
     return one(a), one(b), one(c), None if d is None else one(d)
 
 
-def pack(lists: tuple[list[int], list[int], list[int], list[int] | None]) -> Packed:
+def pack(lists: tuple[Ids, Ids, Ids, Ids | None]) -> Packed:
     """The lists in compact form, one per distinct list object."""
     return _each_once(compact, lists)
 
@@ -110,6 +127,12 @@ def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] |
     """``pack``'s inverse: equal lists, the same list object where the compact forms were
     one."""
     return _each_once(expand, packed)
+
+
+def restored(packed: Packed) -> tuple[Ids, Ids, Ids, Ids | None]:
+    """``unpack`` as a computed set keeps its ids (``restore``), one object where the compact
+    forms were one."""
+    return _each_once(restore, packed)
 
 
 class MatchSet:
@@ -125,9 +148,9 @@ class MatchSet:
     """
 
     def __init__(
-        self, index: Source, query: str, ranges: list[Range], superset: list[int] | None,
-        strict: list[int] | None = None, loose: list[int] | None = None,
-        typos: list[int] | None = None, hint: MatchSet | None = None,
+        self, index: Source, query: str, ranges: list[Range], superset: Ids | None,
+        strict: Ids | None = None, loose: Ids | None = None,
+        typos: Ids | None = None, hint: MatchSet | None = None,
     ) -> None:
         self.index = index
         self.query = query
@@ -204,7 +227,7 @@ class MatchSet:
     def _unpack(self) -> None:
         packed = self._packed
         if packed is not None and self._superset is None:
-            self._superset, self._strict, self._loose, self._typos = unpack(packed)
+            self._superset, self._strict, self._loose, self._typos = restored(packed)
 
     def size(self) -> int:
         """How many ids the superset holds (computing it when it is not; not restoring the
@@ -245,19 +268,19 @@ class MatchSet:
             self._hint = None
 
     @property
-    def superset(self) -> list[int]:
+    def superset(self) -> Ids:
         self._compute()
         assert self._superset is not None
         return self._superset
 
     @property
-    def strict(self) -> list[int]:
+    def strict(self) -> Ids:
         self._compute()
         assert self._strict is not None
         return self._strict
 
     @property
-    def loose(self) -> list[int]:
+    def loose(self) -> Ids:
         self._compute()
         assert self._loose is not None
         return self._loose
@@ -268,7 +291,7 @@ class MatchSet:
         return not self.strict and self.strict is not self.loose and bool(self.loose)
 
     @property
-    def ids(self) -> list[int]:
+    def ids(self) -> Ids:
         """The exact (non-typo) matches, ascending."""
         return self.loose if self.fallback else self.strict
 
@@ -281,7 +304,7 @@ class MatchSet:
             return loose if not strict and strict is not loose and loose else strict
         return self.ids
 
-    def typos(self) -> list[int]:
+    def typos(self) -> Ids:
         """The typo matches (ids of names one edit away), computed on first use."""
         self._unpack()
         if self._typos is None:
@@ -319,8 +342,13 @@ class MatchSet:
             return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
                             hint=self._hint)
 
-        def cat(a: list[int], b: list[int]) -> list[int]:
-            return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+        def cat(a: Ids, b: Ids) -> Ids:
+            if isinstance(a, list) and isinstance(b, list):
+                return sorted(a + b) if a and b and a[-1] > b[0] else a + b
+            # (an ``array('i')`` on one side at least: ``Ids`` of ``ARRAY_FROM`` or more)
+            if a and b and a[-1] > b[0]:
+                return to_array(sorted([*a, *b]))
+            return to_array(a) + to_array(b)
 
         runs = _runs(self, other)
         if runs is not None:  # (every id of both: an empty query's set, kept as ranges)

@@ -10,11 +10,12 @@ Case- or accent-sensitive terms and negations then refine this superset (``refin
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ffind.engine.accel import subsequence_hits
+from ffind.engine.accel import Ids, ids_of, subsequence_array, subsequence_hits, subsequence_ids
 from ffind.query import Kind, Query, Term, fold, parse
 
 TYPO_MIN = 4
@@ -24,14 +25,23 @@ TYPO_MIN = 4
 def select(
     kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False,
     np: Any = None,
-) -> list[int]:
+) -> Ids:
     """The ``ids`` whose ``texts`` match a term of ``kind`` and ``key`` (do not, with
     ``negate``); a fuzzy term through rapidfuzz (``np``: the numpy module to read its results
-    with, or None)."""
+    with, or None).  A list, but for a fuzzy term over a ``range`` or an ``array('i')`` with
+    numpy, whose ``ARRAY_FROM`` hits or more are an ``array('i')`` (``accel.ids_of``)."""
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
+            if np is not None:
+                return subsequence_ids(key, texts, np, ids.start, ids.stop)
             return subsequence_hits(key, texts, np, ids.start, ids.stop)
+        if np is not None and isinstance(ids, array):  # (``Ids``': no int objects made)
+            hits = subsequence_array(key, [texts[i] for i in ids], np)
+            return ids_of(np.frombuffer(ids, np.int32)[hits], np)
         return [ids[j] for j in subsequence_hits(key, [texts[i] for i in ids], np)]
+    if np is not None and isinstance(ids, array):  # (``Ids``': a mask, no int objects)
+        keep = np.array(_holds(kind, key, texts, ids, negate), dtype=bool)
+        return ids_of(np.frombuffer(ids, np.int32)[keep], np)
     if kind is Kind.FUZZY or kind is Kind.EXACT:
         if negate:
             return [i for i in ids if key not in texts[i]]
@@ -41,6 +51,19 @@ def select(
     if kind is Kind.SUFFIX:
         return [i for i in ids if texts[i].endswith(key) is not negate]
     return [i for i in ids if (texts[i] == key) is not negate]
+
+
+def _holds(kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int],
+           negate: bool) -> list[bool]:
+    """Per id of ``ids``, whether its text matches a term of ``kind`` and ``key`` (does not,
+    with ``negate``) as ``select`` tests it without rapidfuzz."""
+    if kind is Kind.FUZZY or kind is Kind.EXACT:
+        return [(key in texts[i]) is not negate for i in ids]
+    if kind is Kind.PREFIX:
+        return [texts[i].startswith(key) is not negate for i in ids]
+    if kind is Kind.SUFFIX:
+        return [texts[i].endswith(key) is not negate for i in ids]
+    return [(texts[i] == key) is not negate for i in ids]
 
 
 def typo_term(q: Query) -> Term | None:

@@ -236,11 +236,14 @@ class BranchAndBound:
 
     def visit(self, groups: list[tuple[int, list[int]]], stop_at: int | None) -> int:
         """Score groups in order until the rest cannot compete (or their bound is below
-        ``stop_at``); returns how many groups were consumed."""
+        ``stop_at``); returns how many groups were consumed.  A group may be a numpy array
+        of ids (``ranker.grouped``), read as a list only when it is visited."""
         topk, pool, score, limit = self.topk, self.pool, self.score, self.limit
         for n, (bound, group) in enumerate(groups):
             if topk.beats(bound) or (stop_at is not None and bound < stop_at):
                 return n
+            if not isinstance(group, list):  # (a numpy array: ``ranker.grouped``'s)
+                group = group.tolist()
             if len(group) <= self.budget:
                 self.budget -= len(group)
                 many = self.score_many

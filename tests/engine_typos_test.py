@@ -1,0 +1,40 @@
+"""``typos.find_typos``: the names one edit away, found in parts of ``CDIST_AT_ONCE`` names
+(issue 17), as in one part and as without numpy."""
+
+from __future__ import annotations
+
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ffind.engine import typos
+from ffind.engine.accel import NumpyUse
+from ffind.engine.store import PathStore
+from ffind.query import parse
+from ffind.scoring.weights import DEFAULT
+
+names = st.text(alphabet="abcd._", min_size=1, max_size=7)
+paths = st.lists(st.builds(lambda d, n: f"{d}/{n}", st.sampled_from(["x", "ab/cd", "a.b"]),
+                           names), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(paths, st.text(alphabet="abcd.", min_size=4, max_size=6), st.integers(1, 5),
+       st.integers(0, 40))
+def test_typos_in_parts_are_the_typos_in_one(
+    cands: list[str], key: str, at_once: int, cut: int,
+) -> None:
+    store = PathStore(DEFAULT)
+    store.extend(cands)
+    q = parse(key)
+    n = len(cands)
+    ranges = [(0, min(cut, n)), (min(cut, n), n)]
+    ranges = [r for r in ranges if r[0] < r[1]]
+    with_np = NumpyUse(True)
+    assert with_np.ready(30)
+    whole = typos.find_typos(store, with_np, q, ranges)
+    with patch.object(typos, "CDIST_AT_ONCE", at_once):
+        parts = typos.find_typos(store, with_np, q, ranges)
+    plain = typos.find_typos(store, NumpyUse(False), q, ranges)
+    assert list(parts) == list(whole) == list(plain)
