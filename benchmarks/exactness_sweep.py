@@ -72,6 +72,14 @@ PLACES_OPTIONS: list[list[str]] = [[], ["-l", "0"], ["--json", "--compute-indice
 """The option sets run from the other places (``places``)."""
 PLACES_QUERIES = ["", "a", "main", "test", "!test", "init"]
 
+BAD_INPUT: list[list[str]] = [
+    ["-C", "", "main"], ["-C", "/nonexistent-qa", "main"], ["-C", "README", "main"],
+    ["-t", "x", "main"], ["-l", "-1", "main"], ["-d", "x", "main"], ["--bogus", "main"],
+    ["-e", "[", "main"], ["--json", "-0", "main"], ["main", "extra"], ["--threads", "0", "x"],
+    ["--color", "bogus", "main"], ["-l", "2", "--", "-main"],
+]
+"""Command lines that are errors (exit 2, one line) or look like them."""
+
 MUTATE_QUERIES = ["", "main", "test", "new", "a", "!py"]
 MUTATE_OPTIONS: list[list[str]] = [[], ["-l", "0"], ["-H"], ["-I"], ["-t", "d"],
                                    ["-t", "f", "-t", "d", "-d", "2"], ["-e", "*.md"],
@@ -301,6 +309,8 @@ class Sweep:
         for q in queries:
             self.compare(tree, "static", "tty", tree, [*TTY, q], tty=True,
                          modes=("first", "served", "no-server"))
+        for args in BAD_INPUT:
+            self.compare(tree, "static", "bad input", tree, args)
         sub = sub_folder(tree)
         link = os.path.join(work, "link-" + os.path.basename(tree.rstrip("/")))
         with contextlib.suppress(FileNotFoundError):
