@@ -31,6 +31,13 @@ Run as root, the mutate and stress phases run every command as an unprivileged u
 (``--user``, default 65534, through ``setpriv``; the copies are given to that user), so that
 an unreadable folder and a read-only cache folder mean something.
 
+With the memory on (the default; ``--no-memory`` sets ``FFIND_NO_MEMORY=1`` for every
+command), a difference that goes away with ``--no-memory`` in a work tree with uncommitted
+changes is counted apart ("memory only"): those files count as visits only when ``git
+status`` answered in time, which a search does not wait for (docs/memory.md).  Elsewhere
+(a clean tree, no repository) such a difference is the visits' own and counts as a
+divergence.  The static phase also remembers a few files (``--remember``) and forgets them.
+
 Prints one line per tree and phase (command lines compared, divergences) and each
 divergence with a reproduction (the folder, the command lines, the first lines of the
 difference); ``--out DIR`` also writes them there.  Exit status 1 if any diverged.
@@ -200,7 +207,7 @@ class Runner:
         for t in threads:
             t.start()
         try:
-            p = subprocess.Popen(argv, cwd=cwd, env={**self.env, "TERM": "xterm"},
+            p = subprocess.Popen(argv, cwd=cwd, env={"TERM": "xterm", **self.env},
                                  stdin=subprocess.DEVNULL, stdout=slaves[0], stderr=slaves[1])
             for s in slaves:
                 os.close(s)
@@ -311,6 +318,15 @@ class Sweep:
                          modes=("first", "served", "no-server"))
         for args in BAD_INPUT:
             self.compare(tree, "static", "bad input", tree, args)
+        # The memory of opened files (deterministic where git status has nothing to say):
+        # a few paths remembered, then forgotten, between the searches.
+        listing = self.runner.run(["--no-cache", "-l", "0", ""], tree).out.splitlines()
+        picked = [os.path.join(tree, os.fsdecode(p)) for p in listing[len(listing) // 3::97][:4]]
+        for action in ("--remember", "--forget"):
+            self.runner.run([action, *picked], tree)
+            for opts in ([], ["-l", "0"], ["--json", "-l", "10"], ["-C", sub_folder(tree) or "."]):
+                for q in ("", "a", "main", "test", "init !test"):
+                    self.compare(tree, "static", f"memory {action}", tree, [*opts, q])
         sub = sub_folder(tree)
         link = os.path.join(work, "link-" + os.path.basename(tree.rstrip("/")))
         with contextlib.suppress(FileNotFoundError):
@@ -437,6 +453,20 @@ class Sweep:
             step("the excludes file edited", "printf '*.md\\n' > \"$HOME/qa-excludes\"")
             step("the global excludes removed", "git config --global --unset core.excludesFile; "
                  "rm -f \"$HOME/qa-excludes\" \"$HOME/.config/git/ignore\"")
+        if sub:
+            step("a sub-folder replaced by a copy of itself (times kept) with a file more",
+                 f"cp -a {shlex.quote(sub)} ../copied-{os.getpid()} && "
+                 f"echo c > ../copied-{os.getpid()}/copied_main.py && rm -rf {shlex.quote(sub)}"
+                 f" && mv ../copied-{os.getpid()} {shlex.quote(sub)}")
+        step("the tree replaced by a copy of itself (times kept) with a file more",
+             "d=$(pwd); cp -a \"$d\" \"$d.copy\" && echo c > \"$d.copy/copied_main.py\" && "
+             "rm -rf \"$d\" && mv \"$d.copy\" \"$d\"")
+        if is_git:
+            step("a commit that changes a sub-folder's .gitignore, checked out back and forth",
+                 "mkdir -p gi/sub && echo a > gi/sub/keep_main.py && echo b > gi/sub/drop_main.py"
+                 " && git add -A && git commit -q -m gi1 && printf 'drop_*\\n' > gi/.gitignore"
+                 " && git add -A && git commit -q -m gi2 && git checkout -q HEAD~1")
+            step("... and forward again", "git checkout -q -")
         step("many files at once", "mkdir -p bulk; i=0; while [ $i -lt 300 ]; do "
              "echo $i > bulk/f_$i.txt; i=$((i+1)); done")
         step("the bulk folder removed", "rm -r bulk")
@@ -550,6 +580,11 @@ class Sweep:
         d = Divergence(tree, phase, step, mode, cwd, list(args), ref, got)
         if ("--no-memory" not in args and not self.runner.env.get("FFIND_NO_MEMORY")
                 and self.memory_only(cwd, args, mode, tty)):
+            if not self.uncommitted(cwd):  # (then git status has nothing to say: the visits)
+                d.kind = "memory: the visits"
+                self.tally.divergences.append(d)
+                print(d.describe(self.runner.ffind), flush=True)
+                return
             d.kind = "memory"
             self.tally.memory.append(d)
             if self.verbose:
@@ -557,6 +592,14 @@ class Sweep:
             return
         self.tally.divergences.append(d)
         print(d.describe(self.runner.ffind), flush=True)
+
+    def uncommitted(self, cwd: str) -> bool:
+        """Whether ``cwd`` is in a git work tree with uncommitted changes (files that count
+        as visits when ``git status`` answers in time)."""
+        p = subprocess.run([*self.runner.prefix(), "git", "-C", cwd, "status", "--porcelain",
+                            "--untracked-files=all"], env=self.runner.env, capture_output=True,
+                           check=False)
+        return p.returncode == 0 and bool(p.stdout.strip())
 
     def memory_only(self, cwd: str, args: list[str], mode: str, tty: bool) -> bool:
         """Whether the same command line with ``--no-memory`` agrees in ``mode`` and cold:
