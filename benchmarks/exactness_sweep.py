@@ -464,8 +464,8 @@ class Sweep:
         if is_git:
             step("a commit that changes a sub-folder's .gitignore, checked out back and forth",
                  "mkdir -p gi/sub && echo a > gi/sub/keep_main.py && echo b > gi/sub/drop_main.py"
-                 " && git add -A && git commit -q -m gi1 && printf 'drop_*\\n' > gi/.gitignore"
-                 " && git add -A && git commit -q -m gi2 && git checkout -q HEAD~1")
+                 " && git add gi && git commit -q -m gi1 && printf 'drop_*\\n' > gi/.gitignore"
+                 " && git add gi && git commit -q -m gi2 && git checkout -q HEAD~1")
             step("... and forward again", "git checkout -q -")
         step("many files at once", "mkdir -p bulk; i=0; while [ $i -lt 300 ]; do "
              "echo $i > bulk/f_$i.txt; i=$((i+1)); done")
