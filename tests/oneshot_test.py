@@ -183,3 +183,32 @@ def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
         got = _Recalling(memory, str(root)).listing(shuffled, limit)
         assert got == every[:limit], limit
         assert _Recalling(memory, str(root), state=kept).listing(shuffled, limit) == got
+
+
+def test_the_one_shot_search_ranks_with_the_memory_as_an_index_of_every_path(
+        tmp_path: Path) -> None:
+    """(Found by benchmarks/exactness_sweep.py.)  The walk of a one-shot search drops what
+    the query cannot match, but not the remembered paths: the memory's prior is shared among
+    the remembered files the index holds (``Recall.boosts``), so without them the cold
+    answer gave the other remembered files bigger boosts and a remembered file's neighbours
+    none, unlike the resident server and the session, which index every path
+    (``test_a_new_file_next_to_recent_work_gains_too``).  Cold and warm; the count is the
+    matches' alone."""
+    from ffind.state.memory import Memory
+
+    root = tmp_path / "root"
+    paths = ["src/session/prompt.ts", "src/session/promise.ts", "src/session/index.ts",
+             "lib/prompt.ts", "lib/promote.ts", "docs/prompting.md", "tools/main.go",
+             "README.md"]
+    _touch(root, *paths)
+    with Memory(tmp_path / "memory.sqlite3") as memory:
+        memory.record(root / "src/session/index.ts")  # (no match for "pro")
+        memory.record(root / "README.md")
+        opts = SearchOptions(limit=None)
+        for q in ("pro", "prompt", "ts$", "pro !lib"):
+            every = ffind.Index(sorted(paths)).match(q, memory=memory, root=str(root))
+            for cache in (False, True, True):  # (cold, the snapshot written, then read)
+                got = search(q, root, opts, memory=memory, cache=cache, server=False)
+                assert [(m.score, m.path) for m in got.matches] == [
+                    (m.score, m.path) for m in every], (q, cache)
+                assert got.total_match_count == len(every) == search(q, root).total_match_count

@@ -940,3 +940,25 @@ def test_a_malformed_prime_is_a_usage_error(tmp_path: Path) -> None:
             protocol.decode_prime(text)
     assert server.main(["--root", str(tmp_path), "--socket", str(tmp_path / "s"),
                         "--prime", "zz"]) == 2
+
+
+def test_an_empty_root_is_refused_as_the_local_search_refuses_it(
+        resident: Path, tmp_path: Path) -> None:
+    # (found by benchmarks/exactness_sweep.py) ``-C ''`` names no folder: ``--no-cache`` and
+    # ``--no-server`` say so (exit 2); the server joined it to the client's folder and answered.
+    root = _tree(tmp_path)
+    _ffind("main", cwd=root)
+    _wait_for_server(root)
+    by_server = _ffind("-C", "", "main", cwd=root)
+    local = _ffind("--no-cache", "-C", "", "main", cwd=root)
+    assert local.returncode == 2 and local.stderr == b"ffind: cannot search '': no such folder\n"
+    assert (by_server.stdout, by_server.stderr, by_server.returncode) == (
+        local.stdout, local.stderr, local.returncode)
+    found = client.where(str(root))
+    assert found is not None
+    reply = client.request(found[0], {"op": "search", "key": found[1], "root": "",
+                                      "cwd": str(root), "query": "main", "memory": False,
+                                      "options": client.options_dict(SearchOptions()),
+                                      "count": False})
+    assert reply is not None and reply["ok"] is False
+    assert "cannot search ''" in str(reply["why"])

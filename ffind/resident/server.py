@@ -595,8 +595,9 @@ class Server:
         from ffind.searching.oneshot import _Recalling, list_every, rank_matches
 
         # Work with the root as the client named it, from its folder (the warnings name
-        # folders from the root as given: they are mapped back below).
-        root = given if os.path.isabs(given) else os.path.join(cwd, "") + given
+        # folders from the root as given: they are mapped back below).  An empty name is no
+        # folder (``-C ''``): refused as the client's own search refuses it, not joined.
+        root = given if os.path.isabs(given) or not given else os.path.join(cwd, "") + given
         check_root(root)
         held = self._held(root, options)
         warnings: list[str] = []

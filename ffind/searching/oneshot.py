@@ -194,6 +194,48 @@ def rank_matches(index: Index, query: str, matchset: MatchSet, options: SearchOp
     return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
 
 
+class _KeepVisited:
+    """The query's ``Prefilter``, keeping the remembered paths too: they are among the
+    visits that share the memory's prior only if the index holds them
+    (``ffind.engine.recall.Recall.boosts``), as an index of every path (the resident
+    server's, the session's) does.  A path the prefilter drops cannot match the query, so
+    no ranking changes but the memory's.  Picklable (the walk's workers call it)."""
+
+    __slots__ = ("keep", "visited")
+
+    def __init__(self, keep: Prefilter, visited: frozenset[str]) -> None:
+        self.keep = keep
+        self.visited = visited
+
+    def __getstate__(self) -> tuple[Prefilter, frozenset[str]]:
+        return self.keep, self.visited
+
+    def __setstate__(self, state: tuple[Prefilter, frozenset[str]]) -> None:
+        self.keep, self.visited = state
+
+    def __call__(self, paths: list[str]) -> list[str]:
+        kept = self.keep(paths)
+        extra = self.visited.intersection(paths)
+        if not extra or extra.issubset(kept):
+            return kept
+        chosen = extra.union(kept)
+        return [p for p in paths if p in chosen]
+
+
+def _keep(query: str, visited: frozenset[str]) -> Prefilter | _KeepVisited | None:
+    """What the walk keeps of a search of ``query``: the query's ``Prefilter`` (None: every
+    path), and the remembered paths ``visited`` (relative to the root)."""
+    keep = _prefilter(query)
+    return keep if keep is None or not visited else _KeepVisited(keep, visited)
+
+
+def _visited(memory: VisitSource | None, root: str) -> frozenset[str]:
+    """The paths under ``root`` (relative to it) that ``memory`` remembers."""
+    if memory is None:
+        return frozenset()
+    return frozenset(memory.weights(os.path.abspath(root)))
+
+
 def _prefilter(query: str) -> Prefilter | None:
     """The query's ``Prefilter``; None when it keeps everything (no positive term)."""
     if not query:
@@ -294,10 +336,15 @@ def _walk_one(
             return found
     # (a query of negations only lists in path order: no memory, no git status)
     remembers = not (memory is None or (query and not ranked(query)))
+
+    def keep() -> Prefilter | _KeepVisited | None:
+        return _keep(query, _visited(memory, root) if remembers and query else frozenset())
+
     if cache:
         recall = _Recalling(memory, root, cache) if remembers and memory is not None else None
         try:
-            return _match_warm(query, root, options, cancel, on_warning, eager_count, recall)
+            return _match_warm(query, root, options, cancel, on_warning, eager_count, recall,
+                               keep())
         finally:
             if recall is not None:
                 recall.stop()
@@ -306,13 +353,14 @@ def _walk_one(
     # The walk starts first (a forked child reads the folders while this process starts
     # ``git status`` and imports the engine: ``walk_ahead``), or started before this
     # process's imports (``started``: the console script's); the query's prefilter drops
-    # what it cannot match (in the workers, for a tree too big for the child alone).
+    # what it cannot match (in the workers, for a tree too big for the child alone), but
+    # for the remembered paths (``_KeepVisited``).
     if taken is not None:
         batches = started_walk(*taken, options, cancel=cancel, on_warning=on_warning,
-                               keep=lambda: _prefilter(query))
+                               keep=keep)
     else:
         batches = walk_ahead(root, options, cancel=cancel, on_warning=on_warning,
-                             keep=lambda: _prefilter(query))
+                             keep=keep)
     recall = None
     try:
         if remembers and memory is not None:
@@ -355,14 +403,15 @@ def _from_server(
 def _match_warm(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool, recall: _Recalling | None,
+    keep: Prefilter | _KeepVisited | None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """``_match_batches`` over the warm index's listing (the snapshot's paths, the same
-    prefilter here), matched while the snapshot is validated aside; matched again only when
-    the validation found a change (``ffind.fs.warm.warm_attempts``)."""
+    prefilter here: ``keep``), matched while the snapshot is validated aside; matched again
+    only when the validation found a change (``ffind.fs.warm.warm_attempts``)."""
     from ffind.fs.warm import warm_attempts
 
     attempts = warm_attempts(root, options, cancel=cancel, on_warning=on_warning,
-                             keep=_prefilter(query))
+                             keep=keep)
     found: tuple[list[FileMatch], Total, bool] | None = None
     try:
         for attempt in attempts:
