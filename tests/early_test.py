@@ -287,3 +287,34 @@ def test_first_call_needs_the_server_and_no_snapshot(
     Path(path).write_bytes(b"")
     assert early.first_call(["-H", "q"]) is None
     assert early.first_call(["q"]) is not None  # (another listing key: none for it)
+
+
+
+_STUCK_SERVER = """
+import socket, threading
+import ffind.resident.client as client
+path, _ = client.where(".", create=True)
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+listener.listen(8)
+taken = []
+
+def serve():  # takes every request and never answers (a stopped server)
+    while True:
+        conn, _ = listener.accept()
+        taken.append(conn)
+        print("taken", file=sys.stderr, flush=True)
+
+threading.Thread(target=serve, daemon=True).start()
+client.request.__defaults__ = (0.3, None, False)  # (the reply's timeout: 0.3 s, not 30)
+"""
+
+
+def test_a_server_that_takes_a_request_and_never_answers_is_asked_once(
+        tree: Path, server_on: Path) -> None:
+    # (a stopped server made a call wait twice: once before the command's imports, once
+    # after its parse; now the call searches itself after the first wait, and starts none)
+    out, err, code, _, _, _ = run(tree, "-l", "5", "q", patch=_STUCK_SERVER)
+    cold, _, cold_code, _, _, _ = run(tree, "--no-cache", "-l", "5", "q")
+    assert (out, code) == (cold, cold_code) and out
+    assert err.splitlines() == ["taken"]

@@ -500,17 +500,19 @@ def _parse(args: list[str]) -> Invocation | int:
 
 
 def main(argv: list[str] | None = None, *, started: Started | None = None,
-         first: Invocation | None = None) -> int:
+         first: Invocation | None = None, server: bool = True) -> int:
     """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
     walk the console script started for this command line (``ffind.frontends.early``);
     ``first``: the command line, parsed, when it is the folder's first call
-    (``early.first_call``)."""
+    (``early.first_call``); ``server=False``: as with ``--no-server`` (the folder's server
+    took the console script's request and did not answer in time)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None, started=started, first=first))
+    return int(_main(args, exit_fast=argv is None, started=started, first=first,
+                     server=server))
 
 
 def _main(args: list[str], exit_fast: bool = False, started: Started | None = None,
-          first: Invocation | None = None) -> int:
+          first: Invocation | None = None, server: bool = True) -> int:
     """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
     (``exits.answered``)."""
     from ffind.frontends.exits import answered
@@ -529,6 +531,8 @@ def _main(args: list[str], exit_fast: bool = False, started: Started | None = No
                else started.invocation)
         if isinstance(inv, int):
             return inv
+        if not server:
+            inv = replace(inv, server=False)
         return run(inv, exit_fast=exit_fast, started=started, first=first is not None)
 
     return answered(work)

@@ -40,9 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None and not _no_server(args):
         # A plain search answered by the folder's resident server (docs/cache.md) costs
         # this process only the socket and the writing: not the command's imports.
+        from ffind.resident.client import Stuck
         from ffind.resident.client import command as served
 
-        code = served(args)  # (None: no server, ``FFIND_NO_SERVER``, not a plain search)
+        try:
+            code = served(args)  # (None: no server, ``FFIND_NO_SERVER``, not a plain search)
+        except Stuck:  # (taken, not answered in time: not asked again, nor started again)
+            from ffind.frontends.cli import main as command
+
+            return command(argv, server=False)
         if code is not None:
             from ffind.frontends.exits import exit_now
 

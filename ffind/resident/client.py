@@ -143,7 +143,9 @@ def command(args: list[str]) -> int | None:
     and renders the output with the command's writers (``cli.render``, with this process's
     terminals and ``NO_COLOR``/``TERM``); the bytes and the warnings are written here.
     The exit status, or None: not a plain search, no server, any failure (the command runs
-    as without a server, and asks again once it has parsed)."""
+    as without a server, and asks again once it has parsed).  A server that took the
+    request and did not answer in time raises :class:`Stuck` (the command then searches
+    itself without asking it again: one wait of ``REPLY_TIMEOUT``, not two)."""
     if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
         return None  # (the last: click answers the shell's completion requests)
     found = where(".")
@@ -157,7 +159,7 @@ def command(args: list[str]) -> int | None:
         return None
     env = {name: os.environ[name] for name in ("NO_COLOR", "TERM") if name in os.environ}
     reply = request(path, {"op": "command", "key": key, "argv": args, "cwd": cwd,
-                           "tty": ttys, "env": env})
+                           "tty": ttys, "env": env}, stuck=True)
     if reply is None or reply.get("ok") is not True:
         return None
     before, data, after, code = (reply.get("before"), reply.get("stdout"),
@@ -179,13 +181,20 @@ def command(args: list[str]) -> int | None:
     return answered(write)
 
 
+class Stuck(Exception):
+    """The server accepted the request but did not answer within the reply's timeout (a
+    stopped or hung process): raised by ``request(stuck=True)`` so that the command does not
+    ask it again after its parse (``command``, ``ffind.frontends.entry``)."""
+
+
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
-            then: Callable[[dict[str, object]], object] | None = None,
+            then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
             ) -> dict[str, object] | None:
     """Send ``message`` (with this version) to the server at ``path``; its reply (within
     ``timeout`` seconds once connected), or None.  A reply whose ``follows`` is true comes
     in two messages: ``then(first)`` is called with the first, and the reply is the first
-    updated with the second."""
+    updated with the second.  ``stuck``: a reply not come within ``timeout`` raises
+    :class:`Stuck` instead."""
     sock = _connect(path)
     if sock is None:
         return None
@@ -198,6 +207,10 @@ def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOU
                 then(reply)
             rest = protocol.receive(sock)
             reply = {**reply, **rest, "follows": False} if isinstance(rest, dict) else None
+    except TimeoutError:
+        if stuck:
+            raise Stuck from None
+        return None
     except (OSError, ValueError, EOFError):
         return None
     finally:
