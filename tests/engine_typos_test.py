@@ -1,5 +1,6 @@
 """``typos.find_typos``: the names one edit away, found in parts of ``CDIST_AT_ONCE`` names
-(issue 17), as in one part and as without numpy."""
+(issue 17), as in one part and as without numpy; with the letter masks built (which leave out the
+names that cannot be one edit away) as without them."""
 
 from __future__ import annotations
 
@@ -38,3 +39,35 @@ def test_typos_in_parts_are_the_typos_in_one(
         parts = typos.find_typos(store, with_np, q, ranges)
     plain = typos.find_typos(store, NumpyUse(False), q, ranges)
     assert list(parts) == list(whole) == list(plain)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.builds(lambda d, n: f"{d}/{n}", st.sampled_from(["x", "ab/cd", "a.b", "é"]),
+                          st.text(alphabet="abcdeé_.-", min_size=1, max_size=8)), max_size=40),
+       st.text(alphabet="abcdeé_.-", min_size=4, max_size=7))
+def test_the_letter_masks_leave_out_no_typo(cands: list[str], key: str) -> None:
+    np = NumpyUse(True)
+    assert np.ready(30)
+    q = parse(key)
+    ranges = [(0, len(cands))] if cands else []
+    plain = PathStore(DEFAULT)
+    plain.extend(cands)
+    masked = PathStore(DEFAULT)
+    masked.extend(cands)
+    masked.build_masks(np.module(), len(cands))
+    assert masked.masks_len() == len(cands)
+    assert list(typos.find_typos(masked, np, q, ranges)) == \
+        list(typos.find_typos(plain, np, q, ranges)) == \
+        list(typos.find_typos(plain, NumpyUse(False), q, ranges))
+
+
+def test_the_letter_masks_leave_out_the_names_without_the_letters() -> None:
+    import numpy
+
+    store = PathStore(DEFAULT)
+    store.extend(["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
+                  "a/base_xyz.py", "b/basecod.py"])
+    store.build_masks(numpy, 6)
+    could = typos._could_be_one_edit(store, "base_cod", numpy.arange(6), numpy)
+    assert could.tolist() == [True, True, True, False, False, True]
+    assert typos._could_be_one_edit(store, "aaaa", numpy.arange(6), numpy) is None
