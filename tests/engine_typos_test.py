@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ffind.engine import typos
 from ffind.engine.accel import NumpyUse
+from ffind.engine.bounding import Bounder
 from ffind.engine.store import PathStore
 from ffind.query import parse
 from ffind.scoring.weights import DEFAULT
@@ -56,7 +57,8 @@ def test_the_letter_masks_leave_out_no_typo(cands: list[str], key: str) -> None:
     masked.extend(cands)
     masked.build_masks(np.module(), len(cands))
     assert masked.masks_len() == len(cands)
-    assert list(typos.find_typos(masked, np, q, ranges)) == \
+    upper = Bounder(masked, np).name_lcs_upper
+    assert list(typos.find_typos(masked, np, q, ranges, upper)) == \
         list(typos.find_typos(plain, np, q, ranges)) == \
         list(typos.find_typos(plain, NumpyUse(False), q, ranges))
 
@@ -68,6 +70,10 @@ def test_the_letter_masks_leave_out_the_names_without_the_letters() -> None:
     store.extend(["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
                   "a/base_xyz.py", "b/basecod.py"])
     store.build_masks(numpy, 6)
-    could = typos._could_be_one_edit(store, "base_cod", numpy.arange(6), numpy)
-    assert could.tolist() == [True, True, True, False, False, True]
-    assert typos._could_be_one_edit(store, "aaaa", numpy.arange(6), numpy) is None
+    upper = Bounder(store, NumpyUse(True)).name_lcs_upper
+    most = upper("base_cod", numpy.arange(6, dtype=numpy.int64), numpy)
+    assert (most >= len("base_cod") - 1).tolist() == [True, True, True, False, False, True]
+    with_np = NumpyUse(True)
+    assert with_np.ready(30)
+    found = typos.find_typos(store, with_np, parse("base_cod"), [(0, 6)], upper)
+    assert list(found) == [1, 2, 5]

@@ -349,7 +349,8 @@ class Index:
 
     def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
-        return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges)
+        return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges,
+                          self.bounder.name_lcs_upper)
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,

@@ -7,7 +7,7 @@ edit from a whole name."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ffind.engine.accel import CDIST_AT_ONCE, Ids, NumpyUse
@@ -17,9 +17,14 @@ from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 
 
-def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range]) -> Ids:
+def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
+               name_lcs_upper: Callable[[str, Any, Any], Any] | None = None) -> Ids:
     """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit
-    from the query's typo term (none when it has none), ascending."""
+    from the query's typo term (none when it has none), ascending.  ``name_lcs_upper``
+    (``Bounder.name_lcs_upper``: at least each name's LCS with the term, from the letter
+    masks; None while they do not cover the ids) leaves out first, without a string made, the
+    names whose LCS with the term is under its length less one: no name one edit away
+    (``base_cod`` at 1M paths: 209 of the 201,628 names of the right length are left)."""
     t = typo_term(q)
     if t is None or not ranges:
         return []
@@ -38,9 +43,9 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range])
             lens = store.lengths(whole, np)[s:e]
             near_a = np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s
             del lens
-            could = _could_be_one_edit(store, key, near_a, np)
-            if could is not None:
-                near_a = near_a[could]
+            most = None if name_lcs_upper is None else name_lcs_upper(key, near_a, np)
+            if most is not None:
+                near_a = near_a[most >= m - 1]
             # ``CDIST_AT_ONCE`` names at a time: the names' strings and the ids as ints of a
             # part, not of all (``base_cod`` at 1M paths: 20 -> ~8 MiB traced; issue 17)
             for p in range(0, len(near_a), CDIST_AT_ONCE):
@@ -56,26 +61,6 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range])
         found.extend(near[r[2]] for r in res if r[1] == 1)
     found.sort()
     return refine(store, found, q.insensitive(), np)
-
-
-def _could_be_one_edit(store: PathStore, key: str, ids: Any, np: Any) -> Any:
-    """Per id of ``ids`` (a numpy array, ascending), whether its file name holds every
-    character of ``key`` with a bit of its own (``letters.bit_of``) but one at most: what a
-    name (or stem) one edit from ``key`` must hold (a swap or an extra letter keeps every
-    character of ``key``, a wrong or missing one drops one), read from the letter masks
-    without a string made (``base_cod`` at 1M paths: ~200k stems of 7-9 characters made for
-    rapidfuzz, ~60 ms; a few thousand hold its letters).  None when the masks do not cover
-    ``ids``, or ``key`` has fewer than two such characters (nothing left out then)."""
-    from ffind.engine.letters import bit_of
-
-    bits = {b for b in map(bit_of, key) if b is not None}
-    if len(bits) < 2 or not len(ids) or int(ids[-1]) >= store.masks_len():
-        return None
-    name_m = store.letter_masks(np)[1][ids]
-    missing = np.zeros(len(ids), dtype=np.uint8)
-    for b in bits:
-        missing += (name_m & np.uint64(1 << b)) == 0
-    return missing <= 1
 
 
 def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
