@@ -207,12 +207,6 @@ class _KeepVisited:
         self.keep = keep
         self.visited = visited
 
-    def __getstate__(self) -> tuple[Prefilter, frozenset[str]]:
-        return self.keep, self.visited
-
-    def __setstate__(self, state: tuple[Prefilter, frozenset[str]]) -> None:
-        self.keep, self.visited = state
-
     def __call__(self, paths: list[str]) -> list[str]:
         kept = self.keep(paths)
         extra = self.visited.intersection(paths)
