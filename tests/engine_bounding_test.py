@@ -130,6 +130,36 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
         assert with_np.match(q) == plain.match(q)
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, PATHS, st.lists(TERMS, min_size=1, max_size=3))
+def test_past_buffer_upto_paths_no_buffer_and_the_same_matches(
+    paths: list[str], more: list[str], terms: list[str]
+) -> None:
+    """Past ``BUFFER_UPTO`` paths ``warm`` builds no folded paths' buffer, and drops one it
+    built while the store was smaller (its bytes freed); the letter masks and lengths are
+    then read from the folded paths, and every match is the plain index's."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    q = " ".join(t.replace(" ", "") for t in terms)
+    with pytest.MonkeyPatch.context() as mp:
+        always_joined(mp)
+        mp.setattr(bounding, "BUFFER_UPTO", len(paths))
+        with_np, plain = twins(paths)
+        buf = with_np.bounder.folded_buffer()
+        assert buf is not None  # (not past it yet)
+        with_np.extend(more)
+        plain.extend(more)
+        for _ in with_np.warm():
+            pass
+        assert with_np.bounder.folded_buffer() is None
+        assert buf.broken and buf.slices == []
+        n = len(paths) + len(more)
+        assert with_np.store.masks_len() == n and with_np.bounder.buffer_len() == n
+        assert with_np.match(q) == plain.match(q), q
+        assert with_np.match(q, limit=3) == plain.match(q, limit=3), q
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PATHS, st.lists(TERMS, max_size=2), st.sampled_from("abe.-_/?é"), st.booleans(),
        st.integers(1, 6), st.integers(0, 3))

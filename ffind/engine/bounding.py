@@ -73,6 +73,13 @@ JOINED_SHARE = 3
 searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
 the index, ``session`` at 29%, the per-candidate searches were faster)."""
 
+BUFFER_UPTO = 500_000
+"""Up to how many paths the folded paths' buffer is built (``build_buffer``; ~73 bytes a path
+on the corpus trees: 72 MiB at 1M paths, a fifth of a session's memory budget, issue 17).
+Past it the per-path code answers, which at 1M paths costs the keys that search the whole
+buffer 50-90 ms each once the session has warmed up (``test u``, ``s/p/t``), still far under
+``fzf --filter`` over the same paths (docs/speed.md, twenty-third pass)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Marks:
@@ -490,9 +497,13 @@ class Bounder:
 
     def build_buffer(self, np: Any, upto: int) -> None:
         """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
-        time)."""
+        time); once the store holds more than ``BUFFER_UPTO`` paths, drop it instead (what
+        was built is freed, and nothing more is)."""
         if self._buffer is None:
             self._buffer = FoldedBuffer(np)
+        if len(self.store.paths) > BUFFER_UPTO:
+            self._buffer.drop()
+            return
         self._buffer.sync(self.store.folded, upto)
 
     def buffer_len(self) -> int:

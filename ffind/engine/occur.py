@@ -58,7 +58,8 @@ class FoldedBuffer:
         self._parts: list[tuple[int, Any, Any]] = []
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
-        """A path holds a NUL: no buffer (the callers use their per-path code)."""
+        """No buffer: a path holds a NUL, or it was dropped (``drop``); the callers use
+        their per-path code."""
 
     @property
     def covered(self) -> int:
@@ -74,6 +75,11 @@ class FoldedBuffer:
         letter masks and the lengths from them; not to be changed)."""
         return self._parts
 
+    def drop(self) -> None:
+        """Give the buffer up for good: ``broken``, its bytes freed."""
+        self.broken = True
+        self._parts = []
+
     def sync(self, folded: Sequence[str], upto: int | None = None) -> bool:
         """Extend the buffer to the paths of ``folded`` up to ``upto`` (all of them when
         None; the store only appends); False when a path holds a NUL."""
@@ -88,8 +94,7 @@ class FoldedBuffer:
                 "latin-1", "replace"), dtype=np.uint8)
             ends = np.flatnonzero(raw == 0)[:-WINDOW]
             if len(ends) != len(part):
-                self.broken = True
-                self._parts = []
+                self.drop()
                 return False
             starts = np.empty(len(part) + 1, dtype=np.int32)  # (a slice is a few MB)
             starts[0] = 0
