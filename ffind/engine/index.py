@@ -39,13 +39,13 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of
+from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of, subsequence_near
 from ffind.engine.bounding import MARKS_AT_ONCE, Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Greedy, MatchSet, Range, clip
 from ffind.engine.occur import findable
-from ffind.engine.prefilter import Prefilter, select
+from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.ranker import rank
 from ffind.engine.recall import Recall, VisitSource, rank_with_memory
 from ffind.engine.shortcuts import Prefixed, shortcut
@@ -127,6 +127,10 @@ class Index:
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.prefixed = Prefixed()  # the one-term shortcut's prefixed ids, key to key
+        self._near: tuple[str, list[Range], int, Any] | None = None
+        """The typo term, ranges and paths of the last superset of a typo term matched from
+        scratch with numpy, and its ids (int32) whose LCS with the term is at least its length
+        less one (``accel.subsequence_near``): what ``find_typos`` of that query reads."""
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -260,6 +264,9 @@ class Index:
                         cands.append((range(s, e), terms))
         else:
             cands = [(range(s, e), terms) for s, e in ranges]
+            typo = typo_term(q)
+            if typo is not None and np is not None:
+                return self._typo_superset(typo, ranges, np), None
         last = plain_last(q)
         buf = None
         if (last is not None and len(last) == 1 and len(q.positive) == 1 and hint is None
@@ -298,6 +305,22 @@ class Index:
         if len(parts_ids) == 1:
             return superset, (parts_ids[0], parts_ends[0])
         return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
+
+    def _typo_superset(self, t: Term, ranges: list[Range], np: Any) -> Ids:
+        """The superset of the typo term ``t`` (the query's only positive term) over every id
+        of ``ranges``; keeps, from the same ``cdist`` pass, the ids that its typo pass is to
+        read (``_near``, for ``find_typos``)."""
+        hits, near = [], []
+        for s, e in ranges:
+            h, n = subsequence_near(t.folded, self.store.folded, np, s, e)
+            hits.append(h)
+            near.append(n)
+        self._near = None  # (the old ids let go before the new are kept)
+        if not hits:
+            return []
+        self._near = (t.folded, list(ranges), len(self.paths),
+                      near[0] if len(near) == 1 else np.concatenate(near))
+        return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
         """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of
@@ -349,8 +372,16 @@ class Index:
 
     def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
-        return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges,
-                          self.bounder.name_lcs_upper)
+        q = parse(ms.query)
+        near = self._near
+        t = typo_term(q)
+        ids = None
+        if (near is not None and t is not None and near[0] == t.folded
+                and near[1] == ms.ranges and near[2] == len(self.paths)):
+            ids = near[3]
+            self._near = None  # (read once: its query's typos are kept by its set)
+        return find_typos(self.store, self.numpy, q, ms.ranges, self.bounder.name_lcs_upper,
+                          ids)
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,
