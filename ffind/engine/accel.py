@@ -170,23 +170,70 @@ def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
+
 def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
                      hi: int | None = None) -> tuple[Any, Any]:
-    """``subsequence_array`` with numpy (not None), and from the same ``cdist`` pass (its
-    cutoff one lower: as fast) the positions of ``texts[lo:hi]`` whose LCS with ``key`` is at
-    least its length less one, the hits among them: two int32 numpy arrays, ascending.  A
-    text holding a part one edit (``OSA``) from ``key`` is among the second (``base_cod`` at
-    1M paths: 21,603 hits, 107,293 near, which the typo pass then reads instead of the
-    195,814 names of near length; ``typos.find_typos``)."""
+    """``subsequence_array`` over ``texts[lo:hi]`` with numpy (not None), and from the same
+    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with
+    ``key`` (two characters or more) is at least its length less one (``numpy.packbits``,
+    little bit order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a
+    uint8 one.  A text holding a part one edit (``OSA``) from ``key`` has its bit set
+    (``base_cod`` at 1M paths: 21,603 hits, 107,293 bits set)."""
     hi = len(texts) if hi is None else min(hi, len(texts))
     m = len(key)
-    hits, near = [], []
+    hits = []
+    near = np.zeros(max(hi - lo, 0), dtype=bool)
     for s in range(lo, hi, CDIST_AT_ONCE):
-        scores = _lcs_scores(key, texts, s, min(s + CDIST_AT_ONCE, hi), np, max(m - 1, 0))
+        scores = _lcs_scores(key, texts, s, min(s + CDIST_AT_ONCE, hi), np, m - 1)
         hits.append((np.flatnonzero(scores == m) + s).astype(np.int32))
-        near.append((np.flatnonzero(scores) + s).astype(np.int32))
+        np.not_equal(scores, 0, out=near[s - lo:s - lo + len(scores)])
+    bits = np.packbits(near, bitorder="little")
     if not hits:
-        return np.zeros(0, np.int32), np.zeros(0, np.int32)
-    if len(hits) == 1:
-        return hits[0], near[0]
-    return np.concatenate(hits), np.concatenate(near)
+        return np.zeros(0, np.int32), bits
+    return hits[0] if len(hits) == 1 else np.concatenate(hits), bits
+
+
+class NearPaths:
+    """For the term ``key`` over some id ranges of a store, a bit per id
+    (``subsequence_near``'s): set where the folded path's LCS with ``key`` is at least its
+    length less one.  It holds for a longer term too: where ``key`` is a subsequence of
+    ``longer``, LCS(``longer``, p) >= len(``longer``) - 1 implies LCS(``key``, p) >= len(``key``)
+    - 1 (the common subsequence less the characters ``longer`` adds), so the bits set for
+    ``key`` cover the paths near ``longer`` (``covers``).  An eighth of a byte a path (125 KB
+    at 1M paths).  A store only grows (an id's path never changes), so bits stay true as it
+    does."""
+
+    __slots__ = ("key", "parts")
+
+    def __init__(self, key: str, parts: list[tuple[int, int, Any]]) -> None:
+        self.key = key
+        self.parts = parts
+        """``(start, end, bits)`` per range, ascending."""
+
+    def covers(self, key: str) -> bool:
+        """True when the bits hold for the term ``key`` (``self.key`` is a subsequence of it)."""
+        it = iter(key)
+        return all(c in it for c in self.key)
+
+    def add(self, parts: list[tuple[int, int, Any]]) -> bool:
+        """Take the bits of more ranges (disjoint from these): the same term over the next
+        slice (``Filler``'s); False, nothing taken, when they overlap these."""
+        for s, e, _ in parts:
+            if any(s < pe and ps < e for ps, pe, _ in self.parts):
+                return False
+        self.parts = sorted([*self.parts, *parts], key=lambda p: p[0])
+        return True
+
+    def near(self, ids: Any, np: Any) -> Any:
+        """The ids of ``ids`` (a numpy integer array, ascending) whose bit is set or that no
+        range of the bits covers."""
+        keep = None
+        for s, e, bits in self.parts:
+            lo, hi = np.searchsorted(ids, [s, e]).tolist()
+            if lo == hi:
+                continue
+            if keep is None:
+                keep = np.ones(len(ids), dtype=bool)
+            at = ids[lo:hi] - s
+            keep[lo:hi] = (bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1
+        return ids if keep is None else ids[keep]

@@ -39,7 +39,14 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of, subsequence_near
+from ffind.engine.accel import (
+    Ids,
+    NearPaths,
+    NumpyUse,
+    compact_ids,
+    ids_of,
+    subsequence_near,
+)
 from ffind.engine.bounding import MARKS_AT_ONCE, Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
@@ -127,10 +134,10 @@ class Index:
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.prefixed = Prefixed()  # the one-term shortcut's prefixed ids, key to key
-        self._near: tuple[str, list[Range], int, Any] | None = None
-        """The typo term, ranges and paths of the last superset of a typo term matched from
-        scratch with numpy, and its ids (int32) whose LCS with the term is at least its length
-        less one (``accel.subsequence_near``): what ``find_typos`` of that query reads."""
+        self._near: NearPaths | None = None
+        """The paths near the typo term of the last superset of a typo term matched from
+        scratch with numpy (``_typo_superset``): what ``find_typos`` of that query, and of
+        the keys that add to its term, reads first."""
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -308,18 +315,18 @@ class Index:
 
     def _typo_superset(self, t: Term, ranges: list[Range], np: Any) -> Ids:
         """The superset of the typo term ``t`` (the query's only positive term) over every id
-        of ``ranges``; keeps, from the same ``cdist`` pass, the ids that its typo pass is to
-        read (``_near``, for ``find_typos``)."""
-        hits, near = [], []
+        of ``ranges``; keeps, from the same ``cdist`` pass, which paths are near the term,
+        the only ones whose names its typo pass is to read (``_near``, for ``find_typos``)."""
+        hits, parts = [], []
         for s, e in ranges:
-            h, n = subsequence_near(t.folded, self.store.folded, np, s, e)
+            h, bits = subsequence_near(t.folded, self.store.folded, np, s, e)
             hits.append(h)
-            near.append(n)
-        self._near = None  # (the old ids let go before the new are kept)
+            parts.append((s, e, bits))
+        kept = self._near
+        if kept is None or kept.key != t.folded or not kept.add(parts):
+            self._near = NearPaths(t.folded, parts)  # (else the next slice: ``Filler``'s)
         if not hits:
             return []
-        self._near = (t.folded, list(ranges), len(self.paths),
-                      near[0] if len(near) == 1 else np.concatenate(near))
         return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
@@ -375,13 +382,10 @@ class Index:
         q = parse(ms.query)
         near = self._near
         t = typo_term(q)
-        ids = None
-        if (near is not None and t is not None and near[0] == t.folded
-                and near[1] == ms.ranges and near[2] == len(self.paths)):
-            ids = near[3]
-            self._near = None  # (read once: its query's typos are kept by its set)
+        if near is not None and (t is None or not near.covers(t.folded)):
+            near = None
         return find_typos(self.store, self.numpy, q, ms.ranges, self.bounder.name_lcs_upper,
-                          ids)
+                          near)
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,

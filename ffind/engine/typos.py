@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ffind.engine.accel import CDIST_AT_ONCE, Ids, NumpyUse
+from ffind.engine.accel import CDIST_AT_ONCE, Ids, NearPaths, NumpyUse
 from ffind.engine.matchset import Range
 from ffind.engine.prefilter import select, typo_term
 from ffind.engine.store import PathStore
@@ -19,18 +19,18 @@ from ffind.query import Query, Term
 
 def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
                name_lcs_upper: Callable[[str, Any, Any], Any] | None = None,
-               near_ids: Any = None) -> Ids:
+               near_paths: NearPaths | None = None) -> Ids:
     """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit
     from the query's typo term (none when it has none), ascending.  ``name_lcs_upper``
     (``Bounder.name_lcs_upper``: at least each name's LCS with the term, from the letter
     masks; None while they do not cover the ids) leaves out first, without a string made, the
     names whose LCS with the term is under its length less one: no name one edit away
     (``base_cod`` at 1M paths: 209 of the 201,628 names of the right length are left).
-    ``near_ids`` (with numpy: ids as an ascending int32 array holding at least every id of
-    ``ranges`` whose folded path has an LCS with the term of its length less one or more,
-    ``accel.subsequence_near``'s, which the superset's ``cdist`` pass gives) does so before
-    anything else: a name one edit away has such an LCS with the term, and so has its path
-    (``base_cod`` at 1M paths: 15,846 of the 195,814 names of near length are left)."""
+    ``near_paths`` (with numpy: the paths whose LCS with the term is at least its length less one,
+    which the superset's ``cdist`` pass found, ``accel.NearPaths``) does so before the
+    masks: a name one edit away has such an LCS with the term, and so has its path, which
+    holds it (``base_cod`` at 1M paths: 15,352 of the 201,628 names of near length are
+    left)."""
     t = typo_term(q)
     if t is None or not ranges:
         return []
@@ -46,14 +46,11 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
     for s, e in ranges:
         if np is not None:
             # one edit changes the length by one at most: only those names are compared
-            if near_ids is not None:
-                near_a = near_ids[np.searchsorted(near_ids, s):np.searchsorted(near_ids, e)]
-                lens = store.lengths(whole, np)[near_a]
-                near_a = near_a[(lens >= m - 1) & (lens <= m + 1)]
-            else:
-                lens = store.lengths(whole, np)[s:e]
-                near_a = np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s
+            lens = store.lengths(whole, np)[s:e]
+            near_a = np.flatnonzero((lens >= m - 1) & (lens <= m + 1)) + s
             del lens
+            if near_paths is not None:
+                near_a = near_paths.near(near_a, np)
             most = None if name_lcs_upper is None else name_lcs_upper(key, near_a, np)
             if most is not None:
                 near_a = near_a[most >= m - 1]
