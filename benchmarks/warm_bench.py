@@ -119,7 +119,10 @@ def touch_trace(tree: str) -> None:
 
 
 def server_pid(tree: str, env: dict[str, str]) -> int | None:
-    """The pid of ``tree``'s resident server in ``env`` (asked over its socket), or None."""
+    """The pid of ``tree``'s resident server in ``env`` (asked over its socket), or None.
+    A server of another install (``--ffind``) does not answer this one's client (its socket's
+    name holds its own package's identity): it is then found by its command line
+    (``/proc``: its root, a socket in ``env``'s folder)."""
     from ffind.resident import client
 
     found = client.where(tree, env)
@@ -127,7 +130,20 @@ def server_pid(tree: str, env: dict[str, str]) -> int | None:
         return None
     reply = client.request(found[0], {"op": "stats"})
     pid = None if reply is None else reply.get("pid")
-    return pid if isinstance(pid, int) else None
+    if isinstance(pid, int):
+        return pid
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if ("ffind.resident.server" in argv and "--root" in argv and "--socket" in argv
+                and argv[argv.index("--root") + 1] == tree
+                and os.path.dirname(argv[argv.index("--socket") + 1])
+                == os.path.dirname(found[0])):
+            return int(entry)
+    return None
 
 
 def rss_mib(pid: int) -> float:
