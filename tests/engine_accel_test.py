@@ -132,3 +132,30 @@ def test_near_paths_cover_longer_terms_and_keep_the_ids_they_do_not_cover() -> N
     assert near.near(ids, numpy).tolist() == [0, 1, 3, 5, 6]  # (abcz, abdc: one short)
     assert near.near(numpy.arange(2, 3), numpy).tolist() == []
     assert near.near(numpy.arange(0), numpy).tolist() == []
+    assert near.ids(1, 7, numpy).tolist() == [1, 3, 5, 6]
+    assert near.ids(2, 6, numpy).tolist() == [3, 5]
+    assert near.ids(2, 2, numpy).tolist() == []
+    assert near.ids(0, 7, numpy) is None  # (id 0 not covered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab/", max_size=5), max_size=60),
+       st.lists(st.integers(0, 60), max_size=4), st.integers(0, 60), st.integers(0, 60))
+def test_near_paths_ids_are_the_ids_whose_bit_is_set(
+    texts: list[str], cuts: list[int], start: int, end: int,
+) -> None:
+    """``NearPaths.ids`` over parts cut anywhere (not at whole bytes): the ids of the span
+    whose bit is set, None where a part is missing."""
+    n = len(texts)
+    edges = sorted({0, n, *(min(c, n) for c in cuts)})
+    parts = [(a, z, accel.subsequence_near("ab", texts, numpy, a, z)[1])
+             for a, z in zip(edges, edges[1:], strict=False) if a < z]
+    near = accel.NearPaths("ab", parts[1:] if len(cuts) == 4 else parts)
+    start, end = min(start, n), min(max(start, end), n)
+    got = near.ids(start, end, numpy)
+    want = [i for i in range(start, end) if lcs("ab", texts[i]) >= 1]
+    covered = set() if not parts or len(cuts) != 4 else set(range(parts[0][0], parts[0][1]))
+    if covered & set(range(start, end)):
+        assert got is None
+    else:
+        assert got is not None and got.tolist() == want

@@ -110,8 +110,10 @@ def test_the_near_paths_leave_out_no_typo(
     near = NearPaths(shorter, parts[:1] if upto % 2 else parts)
     assert near.covers(term)
     want = list(typos.find_typos(store, NumpyUse(False), q, ranges))
-    assert list(typos.find_typos(store, np, q, ranges, upper, near)) == want
+    assert store.lengths_len(True) == store.lengths_len(False) == 0
+    assert list(typos.find_typos(store, np, q, ranges, upper, near)) == want  # (no lengths)
     assert list(typos.find_typos(store, np, q, ranges, upper)) == want
+    assert list(typos.find_typos(store, np, q, ranges, upper, near)) == want  # (built)
 
 
 def test_the_near_paths_leave_out_the_names_far_from_the_term() -> None:
@@ -119,13 +121,17 @@ def test_the_near_paths_leave_out_the_names_far_from_the_term() -> None:
     made and compared: a name of near length in a path far from the term is never sliced."""
     import numpy
 
+    paths = ["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
+             "a/base_xyz.py", "b/basecod.py", "c/base_cod_and_more.py"]
+    paths += [f"x/{c * 8}.py" for c in "efghijklmn"]  # (of near length, far from the term)
+    n = len(paths)
     store = PathStore(DEFAULT)
-    store.extend(["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
-                  "a/base_xyz.py", "b/basecod.py"])
+    store.extend(paths)
     with_np = NumpyUse(True)
     assert with_np.ready(30)
-    _, bits = subsequence_near("base_cod", store.folded, numpy, 0, 6)
-    near = NearPaths("base_cod", [(0, 6, bits)])
+    _, bits = subsequence_near("base_cod", store.folded, numpy, 0, n)
+    near = NearPaths("base_cod", [(0, n, bits)])
+    assert near.ids(0, n, numpy).tolist() == [0, 1, 2, 5, 6]
     made: list[list[int]] = []
     stems_of = store.stems_of
 
@@ -134,6 +140,12 @@ def test_the_near_paths_leave_out_the_names_far_from_the_term() -> None:
         return stems_of(ids)
 
     with patch.object(store, "stems_of", spy):
-        found = typos.find_typos(store, with_np, parse("base_cod"), [(0, 6)], None, near)
-    assert list(found) == [1, 2, 5]
-    assert made == [[0, 1, 2, 5]]
+        found = typos.find_typos(store, with_np, parse("base_cod"), [(0, n)], None, near)
+        # (the near paths' names measured one by one: the lengths' table left unbuilt)
+        assert store.lengths_len(False) == 0
+        again = typos.find_typos(store, with_np, parse("base_cod"), [(2, n)], None)
+        assert store.lengths_len(False) == n
+        last = typos.find_typos(store, with_np, parse("base_cod"), [(0, n)], None, near)
+    assert list(found) == list(last) == [1, 2, 5]
+    assert list(again) == [2, 5]
+    assert made == [[0, 1, 2, 5], [2, 3, 4, 5, *range(7, n)], [0, 1, 2, 5]]

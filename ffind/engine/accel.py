@@ -224,6 +224,25 @@ class NearPaths:
         self.parts = sorted([*self.parts, *parts], key=lambda p: p[0])
         return True
 
+    def ids(self, start: int, end: int, np: Any) -> Any | None:
+        """The ids of ``[start, end)`` whose bit is set, ascending (an int64 numpy array);
+        None when the ranges of the bits do not cover all of it."""
+        out = []
+        at = start
+        for s, e, bits in self.parts:
+            if e <= at or s >= end:
+                continue
+            if s > at:
+                return None  # (a gap)
+            lo, hi = at - s, min(e, end) - s
+            first = lo >> 3  # (the bytes of ``[lo, hi)`` only unpacked)
+            flags = np.unpackbits(bits[first:(hi + 7) >> 3], bitorder="little")
+            out.append(np.flatnonzero(flags[lo - 8 * first:hi - 8 * first]) + (s + lo))
+            at = s + hi
+        if at < end:
+            return None
+        return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
+
     def near(self, ids: Any, np: Any) -> Any:
         """The ids of ``ids`` (a numpy integer array, ascending) whose bit is set or that no
         range of the bits covers."""
