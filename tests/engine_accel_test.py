@@ -4,6 +4,7 @@ scan finds, with numpy and without."""
 from __future__ import annotations
 
 from array import array
+from itertools import pairwise
 
 import numpy
 import pytest
@@ -149,7 +150,7 @@ def test_near_paths_ids_are_the_ids_whose_bit_is_set(
     n = len(texts)
     edges = sorted({0, n, *(min(c, n) for c in cuts)})
     parts = [(a, z, accel.subsequence_near("ab", texts, numpy, a, z)[1])
-             for a, z in zip(edges, edges[1:], strict=False) if a < z]
+             for a, z in pairwise(edges) if a < z]
     near = accel.NearPaths("ab", parts[1:] if len(cuts) == 4 else parts)
     start, end = min(start, n), min(max(start, end), n)
     got = near.ids(start, end, numpy)

@@ -123,7 +123,7 @@ def test_the_near_paths_leave_out_the_names_far_from_the_term() -> None:
 
     paths = ["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
              "a/base_xyz.py", "b/basecod.py", "c/base_cod_and_more.py"]
-    paths += [f"x/{c * 8}.py" for c in "efghijklmn"]  # (of near length, far from the term)
+    paths += [f"x/{c * 8}.py" for c in "efghijklmnpqrtuvwxyz"]  # (near length, far from it)
     n = len(paths)
     store = PathStore(DEFAULT)
     store.extend(paths)
