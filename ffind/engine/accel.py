@@ -170,7 +170,6 @@ def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-
 def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
                      hi: int | None = None) -> tuple[Any, Any]:
     """``subsequence_array`` over ``texts[lo:hi]`` with numpy (not None), and from the same

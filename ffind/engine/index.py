@@ -270,10 +270,10 @@ class Index:
                     else:
                         cands.append((range(s, e), terms))
         else:
-            cands = [(range(s, e), terms) for s, e in ranges]
             typo = typo_term(q)
-            if typo is not None and np is not None:
+            if typo is not None and np is not None:  # (every id: the near paths kept too)
                 return self._typo_superset(typo, ranges, np), None
+            cands = [(range(s, e), terms) for s, e in ranges]
         last = plain_last(q)
         buf = None
         if (last is not None and len(last) == 1 and len(q.positive) == 1 and hint is None

@@ -32,11 +32,12 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
     masks; None while they do not cover the ids) leaves out first, without a string made, the
     names whose LCS with the term is under its length less one: no name one edit away
     (``base_cod`` at 1M paths: 209 of the 201,628 names of the right length are left).
-    ``near_paths`` (with numpy: the paths whose LCS with the term is at least its length less one,
-    which the superset's ``cdist`` pass found, ``accel.NearPaths``) does so before the
-    masks: a name one edit away has such an LCS with the term, and so has its path, which
-    holds it (``base_cod`` at 1M paths: 15,352 of the 201,628 names of near length are
-    left)."""
+    ``near_paths`` (with numpy: the paths whose LCS with the term is at least its length
+    less one, which the superset's ``cdist`` pass found, ``accel.NearPaths``) does so before
+    the masks: a name one edit away has such an LCS with the term, and so has its path,
+    which holds it (``base_cod`` at 1M paths: 15,352 of the 201,628 names of near length are
+    left); before the lengths' table is built, only the near names are measured
+    (``NEAR_SHARE``)."""
     t = typo_term(q)
     if t is None or not ranges:
         return []
