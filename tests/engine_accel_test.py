@@ -4,6 +4,7 @@ scan finds, with numpy and without."""
 from __future__ import annotations
 
 from array import array
+from itertools import pairwise
 
 import numpy
 import pytest
@@ -81,3 +82,81 @@ def test_ids_of_and_compact_ids_keep_the_ids(ids: list[int], array_from: int) ->
         assert isinstance(got, array) == (len(ids) >= array_from)
     assert c is ids  # (no numpy: as it is)
     assert accel.compact_ids(b, numpy) is b
+
+
+def lcs(a: str, b: str) -> int:
+    row = [0] * (len(b) + 1)
+    for ca in a:
+        prev = 0
+        for j, cb in enumerate(b):
+            prev, row[j + 1] = row[j + 1], prev + 1 if ca == cb else max(row[j + 1], row[j])
+    return row[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="abc/.", max_size=6), max_size=40),
+       st.text(alphabet="abc.", min_size=2, max_size=5), st.integers(0, 45),
+       st.integers(0, 45), st.integers(1, 20))
+def test_subsequence_near_gives_the_hits_and_the_texts_one_short(
+    texts: list[str], key: str, lo: int, hi: int, at_once: int,
+) -> None:
+    """One ``cdist`` pass with the cutoff one lower: the hits as ``subsequence_hits`` finds
+    them, and a bit per text of ``texts[lo:hi]`` set exactly where its LCS with the key is
+    the key's length less one or more (in parts of any size, not only of whole bytes)."""
+    saved = accel.CDIST_AT_ONCE
+    accel.CDIST_AT_ONCE = at_once
+    try:
+        hits, bits = accel.subsequence_near(key, texts, numpy, lo, hi)
+    finally:
+        accel.CDIST_AT_ONCE = saved
+    assert hits.dtype == numpy.int32 and bits.dtype == numpy.uint8
+    assert hits.tolist() == subsequence_hits(key, texts, None, lo, hi)
+    span = range(lo, min(hi, len(texts)))
+    got = numpy.unpackbits(bits, bitorder="little")[:len(span)].tolist()
+    assert got == [int(lcs(key, texts[i]) >= len(key) - 1) for i in span]
+    assert len(bits) == (len(span) + 7) // 8
+
+
+def test_near_paths_cover_longer_terms_and_keep_the_ids_they_do_not_cover() -> None:
+    texts = ["abcd", "xbcd", "xxcd", "abxd", "zzzz", "abcz", "abdc"]
+    _, bits = accel.subsequence_near("abcd", texts, numpy, 1, 5)  # ids 1-4
+    near = accel.NearPaths("abcd", [(1, 5, bits)])
+    assert near.covers("abcd") and near.covers("abxcd") and near.covers("abcde")
+    assert not near.covers("abc") and not near.covers("bacd")
+    ids = numpy.arange(7)
+    # 1 (xbcd) and 3 (abxd) are one short of abcd, 2 and 4 two or more; 0, 5, 6 uncovered
+    assert near.near(ids, numpy).tolist() == [0, 1, 3, 5, 6]
+    _, more = accel.subsequence_near("abcd", texts, numpy, 5, 7)
+    assert not near.add([(4, 6, more)])  # (overlaps 1-4: not taken)
+    assert near.add([(5, 7, more)])
+    assert [p[:2] for p in near.parts] == [(1, 5), (5, 7)]
+    assert near.near(ids, numpy).tolist() == [0, 1, 3, 5, 6]  # (abcz, abdc: one short)
+    assert near.near(numpy.arange(2, 3), numpy).tolist() == []
+    assert near.near(numpy.arange(0), numpy).tolist() == []
+    assert near.ids(1, 7, numpy).tolist() == [1, 3, 5, 6]
+    assert near.ids(2, 6, numpy).tolist() == [3, 5]
+    assert near.ids(2, 2, numpy).tolist() == []
+    assert near.ids(0, 7, numpy) is None  # (id 0 not covered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab/", max_size=5), max_size=60),
+       st.lists(st.integers(0, 60), max_size=4), st.integers(0, 60), st.integers(0, 60))
+def test_near_paths_ids_are_the_ids_whose_bit_is_set(
+    texts: list[str], cuts: list[int], start: int, end: int,
+) -> None:
+    """``NearPaths.ids`` over parts cut anywhere (not at whole bytes): the ids of the span
+    whose bit is set, None where a part is missing."""
+    n = len(texts)
+    edges = sorted({0, n, *(min(c, n) for c in cuts)})
+    parts = [(a, z, accel.subsequence_near("ab", texts, numpy, a, z)[1])
+             for a, z in pairwise(edges) if a < z]
+    near = accel.NearPaths("ab", parts[1:] if len(cuts) == 4 else parts)
+    start, end = min(start, n), min(max(start, end), n)
+    got = near.ids(start, end, numpy)
+    want = [i for i in range(start, end) if lcs("ab", texts[i]) >= 1]
+    covered = set() if not parts or len(cuts) != 4 else set(range(parts[0][0], parts[0][1]))
+    if covered & set(range(start, end)):
+        assert got is None
+    else:
+        assert got is not None and got.tolist() == want

@@ -656,3 +656,100 @@ def test_a_one_character_term_among_array_ids_from_the_letter_masks(
     want = plain_select(t.kind, t.folded, folded, ids)
     assert list(got) == list(want)
     assert isinstance(got, arr)
+
+
+typo_word = st.text(alphabet="abcdé_.", min_size=4, max_size=7)
+typo_path = st.lists(st.text(alphabet="abcdeé_.-", min_size=1, max_size=8), min_size=1,
+                     max_size=3).map("/".join)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(typo_path, max_size=40), typo_word, st.integers(0, 40), st.integers(1, 6),
+       st.booleans())
+def test_the_typo_pass_reading_the_near_paths_changes_nothing(
+    cands: list[str], word: str, cut: int, k: int, memo: bool,
+) -> None:
+    """Issue 17: a typo term's superset matched from scratch keeps which paths are near the
+    term (``Index._near``) and the typo passes of its query and of the keys that add to it
+    read only their names; typed key by key (each key narrowing the last, the first typo key
+    from scratch, or over two ranges), every ranking, count and typo set is the one without
+    the kept paths and the one without numpy."""
+    from unittest.mock import patch
+
+    from ffind.engine.accel import NearPaths
+
+    plain = Index(cands, numpy=False)
+    ix = Index(cands, numpy=True)
+    assert ix.numpy_ready(30)
+    n = len(cands)
+    cut = min(cut, n)
+    covers = NearPaths.covers if memo else lambda self, key: False
+    with patch.object(NearPaths, "covers", covers):
+        prev = prev_hi = None
+        for j in range(1, len(word) + 1):
+            q = word[:j]
+            ms = ix.run(q, within=prev)
+            hi = ix.run(q, within=prev_hi, start=cut)  # (the second range alone)
+            want = plain.run(q)
+            assert ix.top(ms, k) == plain.top(want, k)
+            assert len(ms) == len(want)
+            assert list(ms.typos()) == list(want.typos())
+            lo = ix.run(q, end=cut)
+            assert list(lo.merge(hi).typos()) == list(want.typos())
+            fresh = ix.run(q)  # (from scratch: its paths kept for this key's and the next's)
+            assert list(fresh.superset) == list(want.superset)
+            assert list(fresh.typos()) == list(want.typos())
+            prev, prev_hi = ms, hi
+
+
+def test_the_typo_pass_reads_the_paths_the_superset_found_near() -> None:
+    """The superset of a typo term matched from scratch gives its typo pass, and the next
+    key's, the paths near the term; a Filler's slices add theirs up; a term they do not
+    cover (a backspace) reads every name of near length."""
+    from unittest.mock import patch
+
+    from ffind.engine import index as index_mod
+    from ffind.engine.matchset import Filler
+
+    paths = ["a/base_cod.py", "a/bsae_cod.py", "a/base_co.py", "a/qqqq_qqq.py",
+             "a/base_xyz.py", "b/basecod.py", "c/base_code.rs", "c/baze_code.rs"]
+    ix = Index(paths, numpy=True)
+    assert ix.numpy_ready(30)
+    seen = []
+    real = index_mod.find_typos
+
+    def spy(*args: object) -> object:
+        if args[0] is ix.store:
+            seen.append(args[5])
+        return real(*args)  # type: ignore[arg-type]
+
+    plain = Index(paths, numpy=False)
+
+    def typos_of(q: str) -> list[int]:
+        return list(plain.run(q).typos())
+
+    with patch.object(index_mod, "find_typos", spy):
+        ms = ix.run("base_cod")
+        assert list(ms.superset) == [0, 6]
+        assert list(ms.typos()) == typos_of("base_cod") == [1, 2, 5, 6]
+        near = seen[-1]
+        assert near is not None and near.key == "base_cod"
+        assert [p[:2] for p in near.parts] == [(0, 8)]
+        longer = ix.run("base_code", within=ms)
+        assert list(longer.typos()) == typos_of("base_code") == [0, 7]
+        assert seen[-1] is near
+        again = ix.run("base_co")  # (from scratch: its own paths)
+        assert len(again.superset) == 3
+        assert list(again.typos()) == typos_of("base_co")
+        assert seen[-1].key == "base_co"
+        ix._near = near
+        assert list(ix.run("base_c").typos()) == typos_of("base_c")  # (not computed first)
+        assert seen[-1] is None  # (base_cod's paths do not cover base_c: every name read)
+        sliced = ix.run("bsae_cod")
+        filler = Filler(ix.run, sliced, 3)
+        while not filler.step():
+            pass
+        assert sliced.computed
+        assert [p[:2] for p in ix._near.parts] == [(0, 3), (3, 6), (6, 8)]  # type: ignore
+        assert list(sliced.typos()) == typos_of("bsae_cod")
+        assert seen[-1].key == "bsae_cod"

@@ -39,13 +39,20 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ffind.engine.accel import Ids, NumpyUse, compact_ids, ids_of
+from ffind.engine.accel import (
+    Ids,
+    NearPaths,
+    NumpyUse,
+    compact_ids,
+    ids_of,
+    subsequence_near,
+)
 from ffind.engine.bounding import MARKS_AT_ONCE, Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Greedy, MatchSet, Range, clip
 from ffind.engine.occur import findable
-from ffind.engine.prefilter import Prefilter, select
+from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.ranker import rank
 from ffind.engine.recall import Recall, VisitSource, rank_with_memory
 from ffind.engine.shortcuts import Prefixed, shortcut
@@ -127,6 +134,10 @@ class Index:
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.prefixed = Prefixed()  # the one-term shortcut's prefixed ids, key to key
+        self._near: NearPaths | None = None
+        """The paths near the typo term of the last superset of a typo term matched from
+        scratch with numpy (``_typo_superset``): what ``find_typos`` of that query, and of
+        the keys that add to its term, reads first."""
         self.extend(paths)
 
     def __len__(self) -> int:
@@ -259,6 +270,9 @@ class Index:
                     else:
                         cands.append((range(s, e), terms))
         else:
+            typo = typo_term(q)
+            if typo is not None and np is not None:  # (every id: the near paths kept too)
+                return self._typo_superset(typo, ranges, np), None
             cands = [(range(s, e), terms) for s, e in ranges]
         last = plain_last(q)
         buf = None
@@ -298,6 +312,22 @@ class Index:
         if len(parts_ids) == 1:
             return superset, (parts_ids[0], parts_ends[0])
         return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
+
+    def _typo_superset(self, t: Term, ranges: list[Range], np: Any) -> Ids:
+        """The superset of the typo term ``t`` (the query's only positive term) over every id
+        of ``ranges``; keeps, from the same ``cdist`` pass, which paths are near the term,
+        the only ones whose names its typo pass is to read (``_near``, for ``find_typos``)."""
+        hits, parts = [], []
+        for s, e in ranges:
+            h, bits = subsequence_near(t.folded, self.store.folded, np, s, e)
+            hits.append(h)
+            parts.append((s, e, bits))
+        kept = self._near
+        if kept is None or kept.key != t.folded or not kept.add(parts):
+            self._near = NearPaths(t.folded, parts)  # (else the next slice: ``Filler``'s)
+        if not hits:
+            return []
+        return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
         """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of
@@ -349,8 +379,13 @@ class Index:
 
     def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
-        return find_typos(self.store, self.numpy, parse(ms.query), ms.ranges,
-                          self.bounder.name_lcs_upper)
+        q = parse(ms.query)
+        near = self._near
+        t = typo_term(q)
+        if near is not None and (t is None or not near.covers(t.folded)):
+            near = None
+        return find_typos(self.store, self.numpy, q, ms.ranges, self.bounder.name_lcs_upper,
+                          near)
 
     def top(
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,
