@@ -14,7 +14,9 @@ and the RSS once it is over (``VmRSS``):
 - ``session``: ``FileSearcher(TREE, cache=True)`` (the picker's process, ``ffind -i``): its walk
   (which writes the snapshot), then idle;
 - ``server``: the resident server's first listing (``Server.prime``: the recording walk, the
-  snapshot held and written), then its ``Index`` built (as the first request with a query);
+  snapshot held and written), its ``Index`` built (as the first request with a query), then
+  its idle work: the inotify/fanotify hint started and armed, with the validation of the
+  folders newly watched (``Server.arm``), the count table (``Server.tabulate``);
 - ``nocache``: ``FileSearcher(TREE)`` (``--no-cache``), for comparison with ``session``.
 """
 
@@ -109,12 +111,26 @@ def child(mode: str, tree: str) -> None:
     elif mode == "server":
         from ffind.resident.server import Server
 
-        server = Server(tree, os.path.join(tempfile.gettempdir(), "unused.sock"), "", 60.0)
+        sock = os.path.join(os.environ["XDG_RUNTIME_DIR"], "bench.sock")
+        server = Server(tree, sock, "", 60.0)
+        server.bind()  # (its idle work stops when a client waits: none here)
         held = _stage("prime (walk, write)", lambda: server.prime(tree, options))
         assert held is not None
         _stage("index built", lambda: server.indexed(held))  # type: ignore[arg-type]
+
+        def arm() -> None:  # (the hint started, its watches added, the check ahead)
+            while (h := server.unarmed()) is not None:
+                server.arm(h)
+
+        def tabulate() -> None:
+            while (h := server.untabled()) is not None:
+                server.tabulate(h)
+
+        _stage("watches armed, checked", arm)
+        _stage("count table built", tabulate)
         _stage("idle 3 s", lambda: time.sleep(3))
         print(f"  {len(held.listing or [])} paths", flush=True)  # type: ignore[attr-defined]
+        server.close()
 
 
 def main() -> int:

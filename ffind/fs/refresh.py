@@ -6,7 +6,8 @@ made it began), ``glob`` (the signature of the inputs above the root), per folde
 its signature as integers, its count of paths and, for the few that have some, its ignore
 files' signatures and probes (``[prefix, signature, specials, probes, count]`` once made into
 a ``Folder``, ``ffind.fs.record``), and every listed path, each folder's ``count`` paths in
-the order of the folders.
+the order of the folders.  The recording walk fills these tables as its batches come
+(``_Recording``: no Python object per folder kept until its end).
 
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
 changed, comparing integers with the snapshot's arrays (no Python object per folder but the

@@ -8,10 +8,12 @@ lengths and the few folders with ignore files or probes), the head, then the sec
 without a Python object per folder or path until one is asked for (``CachedListing``): every
 folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
 each (``array``), their path counts, then every path (raw UTF-8, surrogate escapes kept, each
-ended by NUL).  Written atomically: a temporary file in the same folder, ``fsync``,
-``os.replace``; a killed writer leaves the old snapshot (or none) and a temporary file that a
-later write removes once it is an hour old.  Two processes writing the same snapshot each
-replace it whole; the last one wins.
+ended by NUL).  The sections are written ``CHUNK`` strings at a time (their lengths, which the
+head gives, computed the same way first): never a whole section as one string and its bytes
+(``docs/cache.md``, "Memory at 1M files").  Written atomically: a temporary file in the
+same folder, ``fsync``, ``os.replace``; a killed writer leaves the old snapshot (or none)
+and a temporary file that a later write removes once it is an hour old.  Two processes
+writing the same snapshot each replace it whole; the last one wins.
 
 Reading never fails: a missing, truncated, garbage, other-format, other-version or other-key
 file reads as None (the search then walks cold), and so does a folder that cannot be read or
