@@ -179,3 +179,103 @@ def test_a_refresh_keeps_the_ignore_files_of_the_folders_it_copies(tmp_path: Pat
             (root / other / ".ignore").write_text("*.txt\n" if n % 2 == 0 else "*.log\n")
         after_racy_window()
         assert listing() == cold(root, options), name
+
+
+def _recorded_tree(root: Path) -> Path:
+    """Ignore files, an entered ``target`` (a probe), names not ASCII and not UTF-8, empty
+    folders, many folders (several batches)."""
+    from warm_test import git_repo
+
+    git_repo(root)
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "target").mkdir()
+    (root / "target" / "CACHEDIR.TAG").write_text("Signature: not the one\n")
+    (root / "é" / "ü").mkdir(parents=True)
+    (root / "é" / "ü" / "日本.txt").write_text("x")
+    (root / "b\udcff").mkdir()
+    (root / "b\udcff" / "w\udcfe").write_text("x")
+    (root / "b\udcff" / ".ignore").write_text("w*\n")
+    (root / "empty").mkdir()
+    for i in range(40):
+        (root / "many" / f"d{i}").mkdir(parents=True)
+        (root / "many" / f"d{i}" / "f.py").write_text("x")
+        (root / "many" / f"d{i}" / "x.log").write_text("x")
+    return root
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
+        tmp_path: Path, threads: int) -> None:
+    """``Refresh.cold``'s compact tables (``_Recording``): the paths it yields, the file it
+    writes and what reads back are those of ``parse_batch`` and ``to_snapshot``, byte for
+    byte."""
+    from ffind.fs.walk import walk_recorded
+
+    root = _recorded_tree(tmp_path / "repo")
+    options = SearchOptions(threads=threads)
+    after_racy_window()
+    found = warm.prepare(root, options, store=SnapshotStore(str(tmp_path / "unused")))
+    assert found is not None
+    run: Refresh = found[0]
+    batches = list(walk_recorded(run.walker, run.item, options))
+    assert len(batches) > 1
+    folders: list[refresh.Folder] = []
+    rec = refresh._Recording()
+    for batch in batches:
+        assert rec.add(batch) == refresh.parse_batch(batch, folders)
+    every = [p for f in folders for p in f[4]]
+    for f in folders:
+        f[4] = len(f[4])
+    assert rec.paths == every and rec.good
+    assert rec.coarse() == refresh._coarse(folders) is False
+    old = refresh.to_snapshot(5, "g", folders, every)
+    new = rec.listing(5, "g")
+    assert new.prefix_blob is not None
+    assert any(old.extra[i][1] for i in old.extra)  # (the probe)
+    files = []
+    for name, snap in (("old", old), ("new", new)):
+        store = SnapshotStore(str(tmp_path / name))
+        assert store.save({"root": "/r"}, snap)
+        files.append(Path(store.path({"root": "/r"})).read_bytes())
+    assert files[0] == files[1]
+    assert new.prefixes == old.prefixes and list(new.counts) == list(old.counts)
+    assert new.extra == old.extra and new.sigs == old.sigs
+    assert refresh.folders_of(new) == folders
+
+
+def test_the_recording_walk_writes_nothing_for_a_bad_signature_or_whole_seconds() -> None:
+    """As ``_coarse`` and ``to_snapshot`` said: whole-second change times (an untrustworthy
+    clock), or a signature that does not parse, and no snapshot is made."""
+    sep = refresh.SEP
+
+    def recorded(*sigs: str) -> refresh._Recording:
+        rec = refresh._Recording()
+        rec.add([x for i, sig in enumerate(sigs) for x in (f"/D{sig}{sep}{sep}d{i}/", f"d{i}/f")])
+        return rec
+
+    fine = recorded("1 2 3 4 5 6", "", "1 2 3 5000000000 5 6")
+    assert fine.good and not fine.coarse()
+    whole = recorded("1 2 3 4000000000 5 6", "", "1 2 3 5000000000 5 6")
+    assert whole.good and whole.coarse()
+    assert not recorded("", "").coarse()  # (no signature at all: nothing to tell)
+    bad = recorded("1 2 3 4 5 6", "1 2 x")
+    assert not bad.good and len(bad.sigs) == 2 * refresh.SIG_FIELDS
+    huge = recorded(f"1 {2 ** 64} 3 4 5 6")  # (an inode beyond 2**63: no signature)
+    assert huge.good and list(huge.sigs) == [refresh.NO_SIG] * refresh.SIG_FIELDS
+    with pytest.raises(ValueError, match="before any folder"):
+        refresh._Recording().add(["x"])
+    with pytest.raises(ValueError, match="before any folder"):
+        refresh._Recording().add([f"/T1 2{sep}t"])
+
+
+def test_a_cold_walk_with_whole_second_times_writes_no_snapshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "repo")
+    store = SnapshotStore(str(tmp_path / "cache"))
+    options = SearchOptions(threads=1)
+    monkeypatch.setattr(refresh._Recording, "coarse", lambda self: True)
+    found = warm.prepare(root, options, store=store)
+    assert found is not None
+    got = sorted(p for batch in found[0].cold() for p in batch)
+    assert got == cold(root, options)
+    assert not found[0].stats.saved and found[0].listing is None

@@ -566,6 +566,22 @@ def test_the_hint_narrows_the_validation_and_is_closed(
     assert watcher.fd == -1  # (the server exited)
 
 
+def test_an_index_built_a_slice_at_a_time_answers_as_a_cold_search(
+        resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Server.indexed`` adds the listing ``INDEX_SLICE`` paths at a time (memory at 1M
+    files): the index holds the listing in its order, and every answer is a cold search's."""
+    monkeypatch.setattr(server, "INDEX_SLICE", 2)
+    root = _tree(tmp_path)
+    with _threaded_server(root) as srv:
+        _same(root, SearchOptions(), srv)
+        (held,) = srv.held.values()
+        assert held.index is not None and held.listing is not None
+        assert held.index.paths == held.listing and len(held.listing) > 2
+        (root / "src" / "new_main.py").write_text("x")
+        _same(root, SearchOptions(), srv)
+
+
 def test_no_watch_means_no_hint(
         resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,8 @@ made it began), ``glob`` (the signature of the inputs above the root), per folde
 its signature as integers, its count of paths and, for the few that have some, its ignore
 files' signatures and probes (``[prefix, signature, specials, probes, count]`` once made into
 a ``Folder``, ``ffind.fs.record``), and every listed path, each folder's ``count`` paths in
-the order of the folders.
+the order of the folders.  The recording walk fills these tables as its batches come
+(``_Recording``: no Python object per folder kept until its end).
 
 The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
 changed, comparing integers with the snapshot's arrays (no Python object per folder but the
@@ -172,6 +173,100 @@ def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) 
     return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
 
 
+class _Recording:
+    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``): the
+    folders' prefixes as their section (UTF-8, each ended by NUL), their signatures' integers
+    and where their paths start in arrays, the ignore files and probes of the few that have
+    some, every path in one list.  What ``parse_batch`` and ``to_snapshot`` give, byte for
+    byte, without a Python object per folder kept until the walk's end (a list, its
+    signature's text, its prefix, the list of its entries: ~230 MiB at 1M files, which, let
+    go at once after the write, left holes among the paths that the process keeps)."""
+
+    __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts", "timed", "whole")
+
+    def __init__(self) -> None:
+        from array import array
+
+        self.prefixes = bytearray()
+        self.sigs: array[int] = array("q")
+        self.starts: array[int] = array("q")
+        self.extra: dict[int, tuple[str, list[list[str]]]] = {}
+        self.paths: list[str] = []
+        self.good = True
+        """False: a signature or a prefix that does not parse or encode (nothing written)."""
+        self.timed = False
+        """Whether a folder has a signature (``_coarse``)."""
+        self.whole = True
+        """Whether every folder's ctime is a whole second so far (``_coarse``)."""
+
+    def add(self, batch: list[str]) -> list[str]:
+        """``parse_batch`` of one batch: its paths (also kept)."""
+        paths: list[str] = []
+        names: list[str] = []
+        cur = -1
+        specials = ""
+        probes: list[list[str]] = []
+        every, extra, starts = self.paths, self.extra, self.starts
+        base = len(every)
+        for s in batch:
+            if s[:1] == "/":
+                if s[1] == "D":
+                    sig, specials, prefix = s[2:].split(SEP, 2)
+                    cur = len(starts)
+                    starts.append(base + len(paths))
+                    names.append(prefix)
+                    self._sig(sig)
+                    probes = []
+                    if specials:
+                        extra[cur] = (specials, probes)
+                elif cur >= 0:
+                    sig, rel = s[2:].split(SEP, 1)
+                    probes.append([rel, sig])
+                    if cur not in extra:
+                        extra[cur] = (specials, probes)
+                else:
+                    raise ValueError("a probe before any folder")
+            elif cur < 0:
+                raise ValueError("a path before any folder")
+            else:
+                paths.append(s)
+        if names:
+            try:
+                self.prefixes += ("\0".join(names) + "\0").encode("utf-8", "surrogateescape")
+            except ValueError:
+                self.good = False
+        every.extend(paths)
+        return paths
+
+    def _sig(self, sig: str) -> None:
+        if sig:
+            fields = sig.split()
+            if len(fields) > 3:
+                self.timed = True
+                self.whole = self.whole and fields[3].endswith("000000000")
+        try:
+            _put_sig(self.sigs, sig)
+        except ValueError:
+            self.good = False
+            self.sigs.extend(_NONE)
+
+    def coarse(self) -> bool:
+        """``_coarse`` of the folders recorded."""
+        return self.timed and self.whole
+
+    def listing(self, start: int, glob: str) -> CachedListing:
+        """The snapshot recorded (its prefixes split on first use)."""
+        from array import array
+        from operator import sub
+
+        every, starts = self.paths, self.starts
+        ends = starts[1:]
+        ends.append(len(every))
+        counts: array[int] = array("q", map(sub, ends, starts))
+        return CachedListing(start, glob, self.prefixes, self.sigs, counts, self.extra,
+                             paths=every)
+
+
 def _coarse_sigs(sigs: Any) -> bool:
     """``_coarse`` of a snapshot's integers."""
     k = SIG_FIELDS
@@ -239,16 +334,6 @@ class Refresh:
     def path_of(self, prefix: str) -> str:
         return os.path.join(self.root, prefix[:-1]) if prefix else self.root
 
-    def _save(self, folders: list[Folder], paths: list[str]) -> None:
-        """Write the snapshot (``folders`` with counts)."""
-        if self._cancelled() or _coarse(folders):
-            return
-        try:
-            snap = to_snapshot(self.start, self.glob, folders, paths)
-        except ValueError:
-            return
-        self._write(snap)
-
     def _save_listing(self, snap: CachedListing) -> None:
         """Write the snapshot ``snap`` (a refresh's, ``_Edit.result``)."""
         if self._cancelled() or _coarse_sigs(snap.sigs):
@@ -275,22 +360,21 @@ class Refresh:
         from ffind.fs.walk import walk_recorded
 
         self.stats.mode = "cold"
-        folders: list[Folder] = []
+        rec = _Recording()
         batches = walk_recorded(self.walker, self.item, self.options, cancel=self.cancel,
                                 on_warning=self.warn)
         try:
             for batch in batches:
-                paths = parse_batch(batch, folders)
+                paths = rec.add(batch)
                 if paths:
                     yield paths
         finally:
             close = getattr(batches, "close", None)
             if close is not None:
                 close()
-        every = [p for f in folders for p in f[4]]
-        for f in folders:
-            f[4] = len(f[4])
-        self._save(folders, every)
+        if self._cancelled() or not rec.good or rec.coarse():
+            return
+        self._write(rec.listing(self.start, self.glob))
 
     def warm(self, snap: CachedListing,
              only: Sequence[int] | None = None) -> Iterator[list[str]]:

@@ -8,10 +8,12 @@ lengths and the few folders with ignore files or probes), the head, then the sec
 without a Python object per folder or path until one is asked for (``CachedListing``): every
 folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
 each (``array``), their path counts, then every path (raw UTF-8, surrogate escapes kept, each
-ended by NUL).  Written atomically: a temporary file in the same folder, ``fsync``,
-``os.replace``; a killed writer leaves the old snapshot (or none) and a temporary file that a
-later write removes once it is an hour old.  Two processes writing the same snapshot each
-replace it whole; the last one wins.
+ended by NUL).  The sections are written ``CHUNK`` strings at a time (their lengths, which the
+head gives, computed the same way first): never a whole section as one string and its bytes
+(``docs/cache.md``, "Memory at 1M files").  Written atomically: a temporary file in the
+same folder, ``fsync``, ``os.replace``; a killed writer leaves the old snapshot (or none)
+and a temporary file that a later write removes once it is an hour old.  Two processes
+writing the same snapshot each replace it whole; the last one wins.
 
 Reading never fails: a missing, truncated, garbage, other-format, other-version or other-key
 file reads as None (the search then walks cold), and so does a folder that cannot be read or
@@ -34,6 +36,8 @@ import os
 import sys
 import time
 from array import array
+from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from ffind.state.paths import make_private_dir, xdg_dir
@@ -66,17 +70,36 @@ class CachedListing:
     signature (``sigs``: ``SIG_FIELDS`` integers each, mode ``NO_SIG`` for none), the number
     of paths it listed (``counts``), and for the few that have them, ``extra``: index ->
     (signatures of its ignore files, its probes); every path in ``blob`` (UTF-8, each ended
-    by NUL), split on first use (``paths()``)."""
+    by NUL), split on first use (``paths()``).  ``prefixes`` may be given the same way, as
+    their section (UTF-8, each ended by NUL: a recording walk's, ``ffind.fs.refresh``), and
+    are then split on first use."""
 
-    __slots__ = ("_paths", "blob", "counts", "extra", "glob", "prefixes", "sigs", "start")
+    __slots__ = ("_paths", "_prefixes", "blob", "counts", "extra", "glob", "prefix_blob", "sigs",
+                 "start")
 
-    def __init__(self, start: int, glob: str, prefixes: list[str], sigs: array[int],
-                 counts: array[int], extra: dict[int, tuple[str, list[list[str]]]],
+    def __init__(self, start: int, glob: str, prefixes: list[str] | bytes | bytearray,
+                 sigs: array[int], counts: array[int],
+                 extra: dict[int, tuple[str, list[list[str]]]],
                  blob: bytes | None = None, paths: list[str] | None = None) -> None:
         self.start, self.glob = start, glob
-        self.prefixes, self.sigs, self.counts, self.extra = prefixes, sigs, counts, extra
+        self.sigs, self.counts, self.extra = sigs, counts, extra
+        self._prefixes: list[str] | None = None
+        self.prefix_blob: bytes | bytearray | None = None
+        if isinstance(prefixes, list):
+            self._prefixes = prefixes
+        else:
+            self.prefix_blob = prefixes
         self.blob = blob
         self._paths = paths
+
+    @property
+    def prefixes(self) -> list[str]:
+        """Every folder's prefix (split once from ``prefix_blob``, then kept)."""
+        if self._prefixes is None:
+            text = bytes(self.prefix_blob or b"").decode("utf-8", "surrogateescape")
+            self.prefix_blob = None
+            self._prefixes = _split(text, "prefixes")
+        return self._prefixes
 
     def paths(self) -> list[str]:
         """Every path, in the order of the folders (split once, then kept: the blob is let
@@ -84,21 +107,67 @@ class CachedListing:
         if self._paths is None:
             text = (self.blob or b"").decode("utf-8", "surrogateescape")
             self.blob = None  # (let go before the split: memory)
-            if text and not text.endswith("\0"):
-                raise ValueError("the paths do not end with a separator")
-            paths = text.split("\0")
-            del text
-            paths.pop()  # (after the last separator: nothing)
-            self._paths = paths
+            self._paths = _split(text, "paths")
         return self._paths
 
+    def sections(self) -> tuple[list[int], Iterator[bytes | bytearray | array[int]]]:
+        """The sections as written (the prefixes, the signatures, the counts, the paths):
+        their lengths in bytes, and their bytes in parts, made as they are written (a list of
+        strings is encoded ``CHUNK`` at a time: never the whole list as one string and its
+        bytes at once, ~290 MiB at 1M paths when one name is not ASCII)."""
+        sigs, counts = self.sigs, self.counts  # (written as they are: no copy)
+        pre: _Section
+        if self.prefix_blob is not None:
+            pre = _whole(self.prefix_blob)
+        else:
+            pre = _nul_ended(self.prefixes)
+        body: _Section = _whole(self.blob) if self.blob is not None else _nul_ended(self.paths())
+        sizes = [pre[0], len(sigs) * sigs.itemsize, len(counts) * counts.itemsize, body[0]]
+        return sizes, chain(pre[1](), [sigs, counts], body[1]())
+
     def encoded(self) -> list[bytes]:
-        """Every path as written (UTF-8, each ended by NUL), in parts (no copy to join
-        them)."""
+        """Every path as written (UTF-8, each ended by NUL), in parts."""
         if self.blob is not None:
             return [self.blob]
-        paths = self.paths()
-        return [("\0".join(paths)).encode("utf-8", "surrogateescape"), b"\0"] if paths else []
+        return list(_nul_ended(self.paths())[1]())
+
+
+CHUNK = 8192
+"""Strings encoded at a time when a snapshot is written (``CachedListing.sections``)."""
+
+_Section = tuple[int, Callable[[], Iterator[bytes | bytearray]]]
+
+
+def _split(text: str, what: str) -> list[str]:
+    """The strings of a section (each ended by NUL)."""
+    if text and not text.endswith("\0"):
+        raise ValueError(f"the {what} do not end with a separator")
+    out = text.split("\0")
+    out.pop()  # (after the last separator: nothing)
+    return out
+
+
+def _whole(data: bytes | bytearray) -> _Section:
+    return len(data), lambda: iter([data])
+
+
+def _nul_ended(strings: list[str]) -> tuple[int, Callable[[], Iterator[bytes]]]:
+    """The section of ``strings`` (UTF-8, surrogate escapes kept, each ended by NUL): its
+    length, computed a chunk at a time, and its parts (each chunk encoded when asked).
+    Raises ValueError (``UnicodeEncodeError``) when one cannot be encoded."""
+    size = 0
+    for i in range(0, len(strings), CHUNK):
+        text = "\0".join(strings[i:i + CHUNK])
+        # (an ASCII string is its own UTF-8; only a chunk with another character is encoded)
+        size += 1 + (len(text) if text.isascii() else
+                     len(text.encode("utf-8", "surrogateescape")))
+
+    def parts() -> Iterator[bytes]:
+        for i in range(0, len(strings), CHUNK):
+            yield "\0".join(strings[i:i + CHUNK]).encode("utf-8", "surrogateescape")
+            yield b"\0"
+
+    return size, parts
 
 
 class SnapshotStore:
@@ -207,23 +276,24 @@ class SnapshotStore:
         return removed
 
 
-def _encode(key: dict[str, Any], snap: CachedListing) -> tuple[bytes, list[bytes]]:
-    """The head (JSON) and the sections of a snapshot file."""
+def _encode(key: dict[str, Any], snap: CachedListing
+            ) -> tuple[bytes, Iterator[bytes | bytearray | array[int]]]:
+    """The head (JSON) and the sections of a snapshot file, in parts (``sections``)."""
     import json
 
-    n = len(snap.prefixes)
-    if len(snap.sigs) != n * SIG_FIELDS or len(snap.counts) != n:
+    n = len(snap.counts)
+    if len(snap.sigs) != n * SIG_FIELDS or (
+            snap.prefix_blob is None and len(snap.prefixes) != n):
         raise ValueError("the folder tables differ in length")
-    prefixes = "".join(p + "\0" for p in snap.prefixes).encode("utf-8", "surrogateescape")
-    sigs, counts = snap.sigs.tobytes(), snap.counts.tobytes()
-    blob = snap.encoded()
+    sizes, parts = snap.sections()
+    if snap.prefix_blob is not None and snap.prefix_blob.count(0) != n:
+        raise ValueError("the folder tables differ in length")
     head = json.dumps({
         "key": key, "start": snap.start, "global": snap.glob, "folders": n,
-        "order": sys.byteorder, "itemsize": snap.sigs.itemsize,
-        "bytes": [len(prefixes), len(sigs), len(counts), sum(len(b) for b in blob)],
+        "order": sys.byteorder, "itemsize": snap.sigs.itemsize, "bytes": sizes,
         "extra": [[i, specials, probes] for i, (specials, probes) in sorted(snap.extra.items())],
     }, separators=(",", ":")).encode("ascii")
-    return head, [prefixes, sigs, counts, *blob]
+    return head, parts
 
 
 def _decode(head: dict[str, Any], f: Any) -> CachedListing:
@@ -246,8 +316,7 @@ def _decode(head: dict[str, Any], f: Any) -> CachedListing:
     text = parts[0].decode("utf-8", "surrogateescape")
     if not text.endswith("\0"):
         raise ValueError("the prefixes do not end with a separator")
-    prefixes = text.split("\0")
-    prefixes.pop()
+    prefixes = _split(text, "prefixes")
     sigs.frombytes(parts[1])
     counts.frombytes(parts[2])
     if len(prefixes) != n or len(sigs) != n * SIG_FIELDS or len(counts) != n:
