@@ -716,7 +716,7 @@ def test_the_command_line_answer_is_the_commands_on_terminals(
         resident: Path, tmp_path: Path) -> None:
     """Colour, escaping and the note of a limit that cut follow the client's terminals and
     its NO_COLOR/TERM, not the server's (a pseudo-terminal as stdout and stderr)."""
-    import pty
+    import select
 
     root = _tree(tmp_path)
     for i in range(3):
@@ -725,19 +725,32 @@ def test_the_command_line_answer_is_the_commands_on_terminals(
     _wait_for_server(root)
 
     def on_tty(*args: str, env: dict[str, str]) -> bytes:
-        pid, fd = pty.fork()
+        """What the command writes on a terminal (stdout and stderr: one pseudo-terminal).
+        The terminal is held open here too, so that the reader never sees it hang up before
+        the last bytes written reach it (Linux can report the end of a closed terminal
+        early): it reads until the command has ended and nothing more comes."""
+        master, slave = os.openpty()
+        pid = os.fork()
         if pid == 0:  # (the child: the command on the terminal)
+            os.setsid()
+            for n in (0, 1, 2):
+                os.dup2(slave, n)
+            os.close(master)
+            os.close(slave)
             os.chdir(root)
             os.execve(sys.executable, [sys.executable, "-m", "ffind", *args], env)
         chunks = []
-        with contextlib.suppress(OSError):
-            while True:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        os.waitpid(pid, 0)
-        os.close(fd)
+        ended = False
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.2 if ended else 0.02)
+            if ready:
+                chunks.append(os.read(master, 65536))
+            elif ended:
+                break
+            else:
+                ended = os.waitpid(pid, os.WNOHANG)[0] != 0
+        os.close(master)
+        os.close(slave)
         return b"".join(chunks)
 
     for extra in ({}, {"NO_COLOR": "1"}, {"TERM": "dumb"}):
