@@ -110,6 +110,7 @@ def rank(
         at.flags.writeable = False
         bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok, at)
         oa, oba, groups = _split_arrays(at, bounds, flagged)
+        del at, bounds, flagged  # (copied into those: not held through the visits)
         u2 = int(oba.max()) if len(oba) else None
         done = walker.visit(groups, u2)
         if len(oa) and u2 is not None and not topk.beats(u2):
