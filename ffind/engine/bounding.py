@@ -301,7 +301,8 @@ class Bounder:
         the new ids' bounds written back in one assignment instead of one per id."""
         st = self.store
         a = np.asarray(ids, dtype=np.int64)
-        total = -st.penalties_array(hidden_ok, np, a)
+        total = st.penalties_array(hidden_ok, np, a)  # (a new array: negated in place)
+        np.negative(total, out=total)
         for t in q.positive[:-1]:
             fq = t.folded
             most = self._most(fq)
