@@ -82,6 +82,30 @@ def test_grouped_is_by_bound(pairs: list[tuple[int, int]]) -> None:
 
 
 @given(
+    st.lists(
+        st.tuples(st.integers(0, 500), st.one_of(st.integers(-3, 3), st.integers(-70000, 70000))),
+        max_size=80, unique_by=lambda x: x[0],
+    ),
+    st.sampled_from([1, 2, 7, 1 << 16]),
+)
+def test_grouped_by_either_sort_is_by_bound(pairs: list[tuple[int, int]], key_range: int) -> None:
+    """``grouped``'s radix sort of a uint16 key (bounds spanning less than ``KEY_RANGE``) and
+    its sort of the bounds themselves (wider) group as ``by_bound``, each group in the order
+    of the ids."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import ranker
+
+    ids = [i for i, _ in pairs]
+    bounds = [b for _, b in pairs]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ranker, "KEY_RANGE", key_range)
+        got = grouped(np.array(ids, dtype=np.int64), np.array(bounds, dtype=np.int64))
+    assert all(g.dtype == np.int64 for _, g in got)
+    assert [(b, g.tolist()) for b, g in got] == by_bound(ids, bounds)
+    assert all(type(b) is int for b, _ in got)
+
+
+@given(
     st.lists(st.tuples(st.integers(-3, 3), st.lists(st.integers(0, 99), max_size=5)),
              max_size=8),
     st.integers(-4, 4), st.booleans(),

@@ -218,12 +218,31 @@ def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
 
     if not len(ids):
         return []
-    order = np.argsort(-bounds, kind="stable")
-    sb, si = bounds[order], ids[order]
+    hi = int(bounds.max())
+    if hi - int(bounds.min()) >= KEY_RANGE:
+        order = np.argsort(-bounds, kind="stable")
+        sb, si = bounds[order], ids[order]
+        del order
+        cuts = np.flatnonzero(sb[1:] != sb[:-1]) + 1
+        heads = sb[np.concatenate(([0], cuts))].tolist()
+        return list(zip(heads, np.split(si, cuts), strict=True))
+    # each bound's distance from the highest as a uint16 key: the stable sort of it is a
+    # radix sort (the same order as of ``-bounds``), and its counts give the groups' bounds
+    # and sizes (no sorted copy of the bounds; ``test u`` at 1M paths, 611k ids: 85 -> 11 ms)
+    key = np.empty(len(bounds), dtype=np.uint16)
+    np.subtract(hi, bounds, out=key, casting="unsafe")
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key)
+    del key
+    si = ids[order]
     del order
-    cuts = np.flatnonzero(sb[1:] != sb[:-1]) + 1
-    heads = sb[np.concatenate(([0], cuts))].tolist()
-    return list(zip(heads, np.split(si, cuts), strict=True))
+    at = np.flatnonzero(counts)
+    cuts = np.cumsum(counts[at])[:-1]
+    return list(zip((hi - at).tolist(), np.split(si, cuts), strict=True))
+
+
+KEY_RANGE = 1 << 16
+"""``grouped`` sorts by a uint16 key (a radix sort) when the bounds span less than this."""
 
 
 def _joined(groups: list[tuple[int, Any]], floor: float, np: Any) -> tuple[Any, Any]:
