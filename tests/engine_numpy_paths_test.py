@@ -105,6 +105,30 @@ def test_grouped_by_either_sort_is_by_bound(pairs: list[tuple[int, int]], key_ra
     assert all(type(b) is int for b, _ in got)
 
 
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(-50, 400), st.booleans()),
+                max_size=60), st.integers(1, 7))
+def test_split_arrays_in_place_are_the_copies(
+    rows: list[tuple[int, int, bool]], part: int
+) -> None:
+    """``_split_arrays`` moving the optimistic ids and bounds to the fronts of the caller's
+    arrays (``scratch``, ``compact`` a part of ``part`` at a time) gives what it copies out
+    otherwise, and the same groups."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import ranker
+
+    ids = np.array([i for i, _, _ in rows], dtype=np.int64)
+    bounds = np.array([b for _, b, _ in rows], dtype=np.int64)
+    flagged = np.array([f for _, _, f in rows], dtype=bool)
+    oa, ob, groups = ranker._split_arrays(ids, bounds, flagged)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ranker, "SPLIT_AT_ONCE", part)
+        sa, sb, sgroups = ranker._split_arrays(ids.copy(), bounds.copy(), flagged, True)
+    assert oa.tolist() == sa.tolist() == [i for i, _, f in rows if f]
+    assert ob.tolist() == sb.tolist() == [b for _, b, f in rows if f]
+    assert sa.dtype == sb.dtype == np.int64
+    assert [(b, g.tolist()) for b, g in groups] == [(b, g.tolist()) for b, g in sgroups]
+
+
 @given(
     st.lists(st.tuples(st.integers(-3, 3), st.lists(st.integers(0, 99), max_size=5)),
              max_size=8),
