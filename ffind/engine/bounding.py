@@ -320,7 +320,8 @@ class Bounder:
                 for s in range(0, len(new) if got is None else 0, MARKS_AT_ONCE):
                     part = new[s:s + MARKS_AT_ONCE]  # (a list of ints a part at a time)
                     kv[part] = self._early_term(fq, part.tolist(), most)
-            total += kv[a]
+            for s in range(0, len(a), MARKS_AT_ONCE):  # (the values read a part at a time)
+                total[s:s + MARKS_AT_ONCE] += kv[a[s:s + MARKS_AT_ONCE]]
             del kv  # (``known`` may grow later: no view of it may outlive this)
         return total
 
