@@ -130,6 +130,39 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
         assert with_np.match(q) == plain.match(q)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATHS, st.lists(TERMS, min_size=1, max_size=3), st.booleans(), st.integers(1, 6),
+       st.integers(0, 3))
+def test_bounds_without_the_buffer_a_part_at_a_time_are_the_plain_ones(
+    paths: list[str], terms: list[str], hidden_ok: bool, part: int, skip: int
+) -> None:
+    """With no folded paths' buffer (a million paths, past ``BUFFER_UPTO``) and the earlier
+    terms' total a numpy array, a last term bounded per path (``_last_plain``, or a term with
+    ``/``) ``LAST_AT_ONCE`` ids at a time into that total, and the earlier terms' kept bounds
+    grown ``MARKS_AT_ONCE`` at a time, give the per-path bounds and rankings, over every id or
+    some, key after key (the kept bounds read back)."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    q = " ".join(t.replace(" ", "") for t in terms)
+    query = parse(q)
+    if not query.positive:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays)
+        mp.setattr(bounding, "LAST_AT_ONCE", part)
+        mp.setattr(bounding, "MARKS_AT_ONCE", part)
+        with_np, plain = twins(paths, warm=False)  # (no buffer: ``warm`` builds it)
+        assert with_np.bounder.folded_buffer() is None
+        ids = list(range(0, len(paths), skip + 1))
+        for _ in range(2):  # (the second time, the earlier terms' kept bounds)
+            got = with_np.bounder.bounds_any(query, ids, hidden_ok)
+            assert [b.tolist() if not isinstance(b, list) else b for b in got] == list(
+                plain.bounder.bounds(query, ids, hidden_ok)), q
+        assert with_np.match(q) == plain.match(q)
+        assert with_np.match(q, limit=2) == plain.match(q, limit=2)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PATHS, PATHS, st.lists(TERMS, min_size=1, max_size=3))
 def test_past_buffer_upto_paths_no_buffer_and_the_same_matches(

@@ -82,6 +82,54 @@ def test_grouped_is_by_bound(pairs: list[tuple[int, int]]) -> None:
 
 
 @given(
+    st.lists(
+        st.tuples(st.integers(0, 500), st.one_of(st.integers(-3, 3), st.integers(-70000, 70000))),
+        max_size=80, unique_by=lambda x: x[0],
+    ),
+    st.sampled_from([1, 2, 7, 1 << 16]),
+)
+def test_grouped_by_either_sort_is_by_bound(pairs: list[tuple[int, int]], key_range: int) -> None:
+    """``grouped``'s radix sort of a uint16 key (bounds spanning less than ``KEY_RANGE``) and
+    its sort of the bounds themselves (wider) group as ``by_bound``, each group in the order
+    of the ids."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import ranker
+
+    ids = [i for i, _ in pairs]
+    bounds = [b for _, b in pairs]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ranker, "KEY_RANGE", key_range)
+        got = grouped(np.array(ids, dtype=np.int64), np.array(bounds, dtype=np.int64))
+    assert all(g.dtype == np.int64 for _, g in got)
+    assert [(b, g.tolist()) for b, g in got] == by_bound(ids, bounds)
+    assert all(type(b) is int for b, _ in got)
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(-50, 400), st.booleans()),
+                max_size=60), st.integers(1, 7))
+def test_split_arrays_in_place_are_the_copies(
+    rows: list[tuple[int, int, bool]], part: int
+) -> None:
+    """``_split_arrays`` moving the optimistic ids and bounds to the fronts of the caller's
+    arrays (``scratch``, ``compact`` a part of ``part`` at a time) gives what it copies out
+    otherwise, and the same groups."""
+    np = pytest.importorskip("numpy")
+    from ffind.engine import ranker
+
+    ids = np.array([i for i, _, _ in rows], dtype=np.int64)
+    bounds = np.array([b for _, b, _ in rows], dtype=np.int64)
+    flagged = np.array([f for _, _, f in rows], dtype=bool)
+    oa, ob, groups = ranker._split_arrays(ids, bounds, flagged)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ranker, "SPLIT_AT_ONCE", part)
+        sa, sb, sgroups = ranker._split_arrays(ids.copy(), bounds.copy(), flagged, True)
+    assert oa.tolist() == sa.tolist() == [i for i, _, f in rows if f]
+    assert ob.tolist() == sb.tolist() == [b for _, b, f in rows if f]
+    assert sa.dtype == sb.dtype == np.int64
+    assert [(b, g.tolist()) for b, g in groups] == [(b, g.tolist()) for b, g in sgroups]
+
+
+@given(
     st.lists(st.tuples(st.integers(-3, 3), st.lists(st.integers(0, 99), max_size=5)),
              max_size=8),
     st.integers(-4, 4), st.booleans(),

@@ -60,6 +60,12 @@ NAMES_AT_ONCE = 32768
 ONE_CHAR_NUMPY_FROM = 2048
 """From how many candidates a one-character last term is bounded from the letter masks."""
 
+LAST_AT_ONCE = 65536
+"""How many ids ``Bounder.bounds_any`` bounds a last term per path (``_last_plain``, and a
+term with ``/`` without the buffer) at a time when the earlier terms' total is a numpy array:
+the lists of a part, not of every candidate (``test ut`` at a million paths: two lists of
+611k, ~13 MiB, for the bounds written into the total anyway)."""
+
 HOLDERS_SHARE = 32
 """``Bounder.has`` keeps the paths that hold its last term when they are at most one
 ``HOLDERS_SHARE``-th of the index (their ids: an eighth of a byte a path at most), and answers
@@ -295,7 +301,8 @@ class Bounder:
         the new ids' bounds written back in one assignment instead of one per id."""
         st = self.store
         a = np.asarray(ids, dtype=np.int64)
-        total = -st.penalties_array(hidden_ok, np, a)
+        total = st.penalties_array(hidden_ok, np, a)  # (a new array: negated in place)
+        np.negative(total, out=total)
         for t in q.positive[:-1]:
             fq = t.folded
             most = self._most(fq)
@@ -313,7 +320,8 @@ class Bounder:
                 for s in range(0, len(new) if got is None else 0, MARKS_AT_ONCE):
                     part = new[s:s + MARKS_AT_ONCE]  # (a list of ints a part at a time)
                     kv[part] = self._early_term(fq, part.tolist(), most)
-            total += kv[a]
+            for s in range(0, len(a), MARKS_AT_ONCE):  # (the values read a part at a time)
+                total[s:s + MARKS_AT_ONCE] += kv[a[s:s + MARKS_AT_ONCE]]
             del kv  # (``known`` may grow later: no view of it may outlive this)
         return total
 
@@ -328,8 +336,10 @@ class Bounder:
         unknown: its bounds kept between rankings, computed for new ids only)."""
         known, made = kept(self.early_bounds, fq, lambda: array("i"))
         n = len(self.store.paths)
-        if len(known) < n:
-            known.extend(array("i", [UNKNOWN]) * (n - len(known)))
+        if len(known) < n:  # (a part at a time: no second table's worth of temporary)
+            fill = array("i", [UNKNOWN]) * min(n - len(known), MARKS_AT_ONCE)
+            while len(known) < n:
+                known.extend(fill if n - len(known) >= len(fill) else fill[:n - len(known)])
         return known, made
 
     def _early_term(self, fq: str, new: Sequence[int], most: int) -> list[int]:
@@ -418,12 +428,17 @@ class Bounder:
             got = None if np is None else self._last_joined(fq, ids, total, np, at)
             if got is not None:
                 return got
-        tb, flagged = self._last_plain(fq, ids)
         bonus = self.b.name_bonus(m)
-        if not isinstance(total, list):  # (numpy's: ``early_total``)
+        if not isinstance(total, list):  # (numpy's, ``early_total``'s: a new array, ours)
             np = self.numpy.module()
-            f = np.array(flagged, dtype=bool)
-            return total + np.array(tb, dtype=np.int64) + bonus * f, f
+            out = np.empty(len(ids), dtype=bool)
+            for s in range(0, len(ids), LAST_AT_ONCE):  # (the lists of a part at a time)
+                tb, flagged = self._last_plain(fq, ids[s:s + LAST_AT_ONCE])
+                f = np.array(flagged, dtype=bool)
+                total[s:s + len(f)] += np.array(tb, dtype=np.int64) + bonus * f
+                out[s:s + len(f)] = f
+            return total, out
+        tb, flagged = self._last_plain(fq, ids)
         total = [a + (b + bonus if f else b)
                  for a, b, f in zip(total, tb, flagged, strict=True)]
         return total, flagged
@@ -634,7 +649,9 @@ class Bounder:
             per[f] = np.where(dirs, v + extras, v) + bonus * lo
             loose[f] = lo
         a = np.asarray(ids if at is None else at, dtype=np.int64)
-        return np.asarray(total, dtype=np.int64) + per[a], loose[a]
+        out = np.asarray(total, dtype=np.int64)  # (``early_total``'s array, ours: no copy)
+        out += per[a]
+        return out, loose[a]
 
     def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
         """``_early_term`` from the term's occurrences (``_marks``), as an int64 array; None
@@ -686,7 +703,7 @@ class Bounder:
         tiers = self.b.tiers(1)
         prefix, whole_parent = w.parent_prefix_for(1), w.whole_parent
         bonus = self.b.name_bonus(1)
-        out = np.array(total, dtype=np.int64)
+        out = np.asarray(total, dtype=np.int64)  # (``early_total``'s array, ours: no copy)
         flagged = np.empty(len(a), dtype=bool)
         for s in range(0, len(a), MARKS_AT_ONCE):
             e = min(s + MARKS_AT_ONCE, len(a))
@@ -734,12 +751,21 @@ class Bounder:
             mark = np.zeros(buf.covered, dtype=bool)
             mark[np.asarray(aligned, dtype=np.int64)] = True
             on = mark[at]
-            v = np.where(on, top, np.where(self.has(fq, buf, np)[at], contig, other))
-            return np.asarray(total, dtype=np.int64) + v, ~on
+            out = np.asarray(total, dtype=np.int64)  # (``early_total``'s array, ours: no copy)
+            out += np.where(on, top, np.where(self.has(fq, buf, np)[at], contig, other))
+            return out, ~on
         hit = set(aligned)
         folded = self.store.folded
-        if not isinstance(total, list):  # (numpy's: ``early_total``)
-            total = total.tolist()
+        if not isinstance(total, list):  # (numpy's, ``early_total``'s: a new array, ours)
+            np = self.numpy.module()
+            loose = np.empty(len(ids), dtype=bool)
+            for s in range(0, len(ids), LAST_AT_ONCE):  # (the lists of a part at a time)
+                part = ids[s:s + LAST_AT_ONCE]
+                total[s:s + len(part)] += np.array(
+                    [top if i in hit else contig if fq in folded[i] else other for i in part],
+                    dtype=np.int64)
+                loose[s:s + len(part)] = [i not in hit for i in part]
+            return total, loose
         total = [a + (top if i in hit else contig if fq in folded[i] else other)
                  for a, i in zip(total, ids, strict=True)]
         return total, [i not in hit for i in ids]

@@ -109,7 +109,10 @@ def rank(
             at = np.asarray(ids, dtype=np.int64)  # (once: each numpy stage reads it)
         at.flags.writeable = False
         bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok, at)
-        oa, oba, groups = _split_arrays(at, bounds, flagged)
+        scratch = at is not ids  # (our copy of the ids: ``_split_arrays`` may reuse it)
+        at.flags.writeable = scratch
+        oa, oba, groups = _split_arrays(at, bounds, flagged, scratch)
+        del at, bounds, flagged  # (copied into those: not held through the visits)
         u2 = int(oba.max()) if len(oba) else None
         done = walker.visit(groups, u2)
         if len(oa) and u2 is not None and not topk.beats(u2):
@@ -190,10 +193,13 @@ def _split(
 
 
 def _split_arrays(
-    ids: Any, bounds: Sequence[int], flagged: Sequence[bool]
+    ids: Any, bounds: Sequence[int], flagged: Sequence[bool], scratch: bool = False
 ) -> tuple[Any, Any, list[tuple[int, Any]]]:
     """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and
-    bounds left as int64 arrays."""
+    bounds left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to
+    overwrite, and ``bounds`` too when it is an int64 array: the optimistic ones are moved to
+    their fronts a part at a time (``compact``) instead of copied out whole (``s/p/t`` at 1M
+    paths, ~560k optimistic of 611k: two copies, ~9 MiB, not made)."""
     import numpy as np
 
     a = np.asarray(ids, dtype=np.int64)
@@ -201,7 +207,32 @@ def _split_arrays(
     f = np.asarray(flagged, dtype=bool)
     rest = ~f
     groups = grouped(a[rest], b[rest]) if rest.any() else []
-    return a[f], b[f], groups
+    del rest
+    if not scratch:
+        return a[f], b[f], groups
+    n = compact(a, f)
+    compact(b, f)
+    if 2 * n < len(a):  # (the views would hold the whole arrays: copies of the few instead)
+        return a[:n].copy(), b[:n].copy(), groups
+    return a[:n], b[:n], groups
+
+
+SPLIT_AT_ONCE = 65536
+"""How many positions ``compact`` reads at a time (its temporaries: a part's)."""
+
+
+def compact(a: Any, keep: Any) -> int:
+    """Move the items of the numpy array ``a`` where ``keep`` (bool, as long) is true to its
+    front, in order, in place, ``SPLIT_AT_ONCE`` positions at a time; how many there are.
+    (A part's kept items are copied out before they are written back at or before where
+    they were read.)"""
+    n = 0
+    for s in range(0, len(a), SPLIT_AT_ONCE):
+        e = s + SPLIT_AT_ONCE
+        part = a[s:e][keep[s:e]]
+        a[n:n + len(part)] = part
+        n += len(part)
+    return n
 
 
 NUMPY_FROM = 2048
@@ -217,12 +248,31 @@ def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
 
     if not len(ids):
         return []
-    order = np.argsort(-bounds, kind="stable")
-    sb, si = bounds[order], ids[order]
+    hi = int(bounds.max())
+    if hi - int(bounds.min()) >= KEY_RANGE:
+        order = np.argsort(-bounds, kind="stable")
+        sb, si = bounds[order], ids[order]
+        del order
+        cuts = np.flatnonzero(sb[1:] != sb[:-1]) + 1
+        heads = sb[np.concatenate(([0], cuts))].tolist()
+        return list(zip(heads, np.split(si, cuts), strict=True))
+    # each bound's distance from the highest as a uint16 key: the stable sort of it is a
+    # radix sort (the same order as of ``-bounds``), and its counts give the groups' bounds
+    # and sizes (no sorted copy of the bounds; ``test u`` at 1M paths, 611k ids: 85 -> 11 ms)
+    key = np.empty(len(bounds), dtype=np.uint16)
+    np.subtract(hi, bounds, out=key, casting="unsafe")
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key)
+    del key
+    si = ids[order]
     del order
-    cuts = np.flatnonzero(sb[1:] != sb[:-1]) + 1
-    heads = sb[np.concatenate(([0], cuts))].tolist()
-    return list(zip(heads, np.split(si, cuts), strict=True))
+    at = np.flatnonzero(counts)
+    cuts = np.cumsum(counts[at])[:-1]
+    return list(zip((hi - at).tolist(), np.split(si, cuts), strict=True))
+
+
+KEY_RANGE = 1 << 16
+"""``grouped`` sorts by a uint16 key (a radix sort) when the bounds span less than this."""
 
 
 def _joined(groups: list[tuple[int, Any]], floor: float, np: Any) -> tuple[Any, Any]:
