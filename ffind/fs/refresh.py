@@ -182,7 +182,7 @@ class _Recording:
     signature's text, its prefix, the list of its entries: ~230 MiB at 1M files, which, let
     go at once after the write, left holes among the paths that the process keeps)."""
 
-    __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts", "timed", "whole")
+    __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
     def __init__(self) -> None:
         from array import array
@@ -194,10 +194,6 @@ class _Recording:
         self.paths: list[str] = []
         self.good = True
         """False: a signature or a prefix that does not parse or encode (nothing written)."""
-        self.timed = False
-        """Whether a folder has a signature (``_coarse``)."""
-        self.whole = True
-        """Whether every folder's ctime is a whole second so far (``_coarse``)."""
 
     def add(self, batch: list[str]) -> list[str]:
         """``parse_batch`` of one batch: its paths (also kept)."""
@@ -239,11 +235,6 @@ class _Recording:
         return paths
 
     def _sig(self, sig: str) -> None:
-        if sig:
-            fields = sig.split()
-            if len(fields) > 3:
-                self.timed = True
-                self.whole = self.whole and fields[3].endswith("000000000")
         try:
             _put_sig(self.sigs, sig)
         except ValueError:
@@ -251,8 +242,9 @@ class _Recording:
             self.sigs.extend(_NONE)
 
     def coarse(self) -> bool:
-        """``_coarse`` of the folders recorded."""
-        return self.timed and self.whole
+        """``_coarse`` of the folders recorded (read from their signatures' integers, as a
+        refreshed snapshot's are: ``_coarse_sigs``)."""
+        return _coarse_sigs(self.sigs)
 
     def listing(self, start: int, glob: str) -> CachedListing:
         """The snapshot recorded (its prefixes split on first use)."""
