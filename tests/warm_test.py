@@ -585,13 +585,13 @@ def test_a_bad_folder_table_in_a_big_snapshot_means_a_cold_walk(
     assert listing(tree, options, store) == cold(tree, options)
     settle()
     snap = store.load(key)
-    assert snap is not None
+    assert snap is not None and snap.blob is not None  # (the paths not split yet)
     n = len(snap.prefixes) * 1000
     big = CachedListing(snap.start, snap.glob, [*snap.prefixes * 1000, snap.prefixes[-1]],
                    snap.sigs * 1000 + snap.sigs[-SIG_FIELDS:],  # (an unchanged folder)
                    snap.counts * 1000 + array("q", [0]),
                    {**snap.extra, n: ("", [["x"]])},  # a bad probe, in the last thread's part
-                   blob=b"".join(snap.encoded()) * 1000)
+                   blob=snap.blob * 1000)
     stats = WarmStats()
     run = refresh.Refresh(*_parts(tree, options, store, stats))
     assert sorted(p for b in run.warm(big) for p in b) == cold(tree, options)

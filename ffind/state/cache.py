@@ -125,12 +125,6 @@ class CachedListing:
         sizes = [pre[0], len(sigs) * sigs.itemsize, len(counts) * counts.itemsize, body[0]]
         return sizes, chain(pre[1](), [sigs, counts], body[1]())
 
-    def encoded(self) -> list[bytes]:
-        """Every path as written (UTF-8, each ended by NUL), in parts."""
-        if self.blob is not None:
-            return [self.blob]
-        return list(_nul_ended(self.paths())[1]())
-
 
 CHUNK = 8192
 """Strings encoded at a time when a snapshot is written (``CachedListing.sections``)."""
