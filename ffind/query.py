@@ -186,12 +186,17 @@ def parse(raw: str) -> Query:
     return Query(raw, terms)
 
 
+def in_order(sub: str, text: str) -> bool:
+    """True when ``sub`` is a subsequence of ``text`` (its characters in ``text``, in order)."""
+    it = iter(text)
+    return all(c in it for c in sub)
+
+
 def implies(narrow: Term, wide: Term) -> bool:
     """True when every folded match of the positive term ``narrow`` also matches ``wide``."""
     a, b = narrow.folded, wide.folded
     if wide.kind is Kind.FUZZY:
-        it = iter(a)
-        return all(c in it for c in b)
+        return in_order(b, a)
     if wide.kind is Kind.EXACT:
         return b in a and narrow.kind is not Kind.FUZZY
     if wide.kind is Kind.PREFIX:

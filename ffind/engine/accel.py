@@ -211,8 +211,9 @@ class NearPaths:
 
     def covers(self, key: str) -> bool:
         """True when the bits hold for the term ``key`` (``self.key`` is a subsequence of it)."""
-        it = iter(key)
-        return all(c in it for c in self.key)
+        from ffind.query import in_order
+
+        return in_order(self.key, key)
 
     def add(self, parts: list[tuple[int, int, Any]]) -> bool:
         """Take the bits of more ranges (disjoint from these): the same term over the next
