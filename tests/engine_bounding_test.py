@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
-from ffind.query import parse
+from ffind.query import Query, parse
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.weights import DEFAULT, Weights
 
@@ -41,6 +41,12 @@ def always_joined(mp: pytest.MonkeyPatch) -> None:
 
     mp.setattr(bounding, "JOINED_FROM", 0)
     mp.setattr(bounding, "JOINED_SHARE", 10**9)
+
+
+def query_of(terms: list[str]) -> tuple[str, Query]:
+    """The query of the generated terms (each one term: no spaces), and its parse."""
+    q = " ".join(t.replace(" ", "") for t in terms)
+    return q, parse(q)
 
 
 def twins(paths: list[str], w: Weights = DEFAULT, warm: bool = True) -> tuple[Index, Index]:
@@ -113,8 +119,7 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
-    q = " ".join(t.replace(" ", "") for t in terms)
-    query = parse(q)
+    q, query = query_of(terms)
     if not query.positive:
         return
     with pytest.MonkeyPatch.context() as mp:
@@ -144,8 +149,7 @@ def test_bounds_without_the_buffer_a_part_at_a_time_are_the_plain_ones(
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
-    q = " ".join(t.replace(" ", "") for t in terms)
-    query = parse(q)
+    q, query = query_of(terms)
     if not query.positive:
         return
     with pytest.MonkeyPatch.context() as mp:
@@ -174,7 +178,7 @@ def test_past_buffer_upto_paths_no_buffer_and_the_same_matches(
     pytest.importorskip("numpy")
     from ffind.engine import bounding
 
-    q = " ".join(t.replace(" ", "") for t in terms)
+    q = query_of(terms)[0]
     with pytest.MonkeyPatch.context() as mp:
         always_joined(mp)
         mp.setattr(bounding, "BUFFER_UPTO", len(paths))
