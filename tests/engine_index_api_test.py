@@ -33,6 +33,27 @@ def test_extend_refuses_what_is_not_a_str_and_keeps_the_index_whole() -> None:
     assert ix.paths == ["a/b.py"] and ix.match("b")[0].path == "a/b.py"
 
 
+def test_extend_a_slice_at_a_time_makes_the_same_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Index.extend`` gives its store ``EXTEND_AT_ONCE`` paths at a time: the same tables
+    and answers as one batch (hidden and non-ASCII paths in later slices too), and a path
+    that is not a str in any slice leaves the index as it was."""
+    from ffind.engine import index as engine_index
+
+    paths = ["src/a.py", "src/B.py", ".hidden/c.py", "docs/Ünï.md", "d/e/f.txt", "x.py", "README"]
+    whole = Index(paths)
+    monkeypatch.setattr(engine_index, "EXTEND_AT_ONCE", 2)
+    sliced = Index(paths)
+    st_w, st_s = whole.store, sliced.store
+    assert (st_s.paths, st_s.folded, st_s.base, st_s.pstart, bytes(st_s.hidden)) == (
+        st_w.paths, st_w.folded, st_w.base, st_w.pstart, bytes(st_w.hidden))
+    assert st_s.first == st_w.first and st_s.parent_first == st_w.parent_first
+    for q in ["a", "un", ".hid", "readme", "ef"]:
+        assert sliced.match(q) == whole.match(q), q
+    with pytest.raises(TypeError, match="paths"):
+        sliced.extend(["y.py", "z.py", "w.py", 3])  # type: ignore[list-item]
+    assert sliced.paths == paths
+
+
 @pytest.mark.parametrize("limit", [-5, -1])
 def test_a_negative_limit_is_refused(limit: int) -> None:
     with pytest.raises(ValueError, match="limit"):

@@ -63,11 +63,6 @@ if TYPE_CHECKING:
     from ffind.searching.oneshot import _Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
 
-INDEX_SLICE = 65_536
-"""Paths added to a listing's new ``Index`` at a time (``Server.indexed``): the whole 1M-path
-listing at once peaked at ~450 MiB above the listing (the store's per-path tables made whole,
-and its paths joined into one string: four bytes a character when one name is not ASCII),
-~110 MiB a slice at a time, with the same index."""
 IDLE_SECONDS = 600.0
 """How long the server waits for a request before it exits (``FFIND_SERVER_IDLE``)."""
 CHECK_SECONDS = 1.0
@@ -427,10 +422,7 @@ class Server:
             from ffind.engine.index import Index
 
             assert held.listing is not None
-            held.index = index = Index()
-            listing = held.listing
-            for i in range(0, len(listing), INDEX_SLICE):  # (as a session's walk adds them)
-                index.extend(listing[i:i + INDEX_SLICE])
+            held.index = Index(held.listing)  # (a slice at a time: ``EXTEND_AT_ONCE``)
             held.counts.clear()
             held.recall = None  # (a new one, in ``found``)
             self.rebuilt += 1
