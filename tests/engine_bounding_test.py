@@ -41,6 +41,7 @@ def always_joined(mp: pytest.MonkeyPatch) -> None:
 
     mp.setattr(bounding, "JOINED_FROM", 0)
     mp.setattr(bounding, "JOINED_SHARE", 10**9)
+    mp.setattr(bounding, "LAST_JOINED_SHARE", 10**9)
 
 
 def query_of(terms: list[str]) -> tuple[str, Query]:
@@ -133,6 +134,39 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
             assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
                 query, ids, hidden_ok), q
         assert with_np.match(q) == plain.match(q)
+
+
+@pytest.mark.parametrize(("every", "joined"), [(8, False), (4, True)])
+def test_a_last_terms_bounds_come_from_the_buffer_from_a_fifth_of_the_index(
+    every: int, joined: bool
+) -> None:
+    """With the shares as they ship, the last term's bounds over candidates that are
+    ``LAST_JOINED_SHARE`` (a fifth) of the index or more come from the buffer
+    (``_last_joined``), below it path by path: the same bounds and the same ranking as an
+    index without numpy either way (candidates every ``every``-th path: 12.5%, 25%)."""
+    pytest.importorskip("numpy")
+    from ffind.engine import bounding
+
+    n = 17_000
+    paths = [f"app{i % 37}/session_{i % 11}/te{i % 7}st_mod{i}.py" if i % every == 0
+             else f"lib{i % 13}/core/x{i}.rs" for i in range(n)]
+    with_np, plain = twins(paths)
+    q, query = query_of(["session", "tes"])
+    ids = [i for i in range(n) if i % every == 0]
+    assert len(ids) >= bounding.JOINED_FROM
+    used: list[int] = []
+    real = with_np.bounder._last_joined
+
+    def spy(*a: object, **k: object) -> object:
+        used.append(1)
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(with_np.bounder, "_last_joined", spy)
+        assert with_np.bounder.bounds(query, ids, False) == plain.bounder.bounds(
+            query, ids, False)
+        assert bool(used) is joined
+        assert with_np.match(q, limit=20) == plain.match(q, limit=20)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -79,6 +79,14 @@ JOINED_SHARE = 3
 searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
 the index, ``session`` at 29%, the per-candidate searches were faster)."""
 
+LAST_JOINED_SHARE = 5
+"""The last term's bounds (``Bounder.bounds_any``) are read from its occurrences in the whole
+buffer (``_last_joined``) from a fifth of the index on, not ``JOINED_SHARE``'s third.  Over
+the matches of two-term queries (``benchmarks/last_joined_share.py``): at 104k paths of the
+corpus the buffer was faster in 157 of 160 queries from 20% of the index on (``session tes``
+20.4 -> 11.5 ms), in 17 of 26 at 15-20%; in the deno tree (14.5k) in 124 of 130 from 25% on,
+level at 20-25%, slower at 15-20% (1 of 23). Below 10% (at 104k) the buffer was slower."""
+
 BUFFER_UPTO = 500_000
 """Up to how many paths the folded paths' buffer is built (``build_buffer``; ~73 bytes a path
 on the corpus trees: 72 MiB at 1M paths, a fifth of a session's memory budget, issue 17).
@@ -423,7 +431,7 @@ class Bounder:
             got = None if np is None else self._one_char(fq, ids, total, np, at)
             if got is not None:
                 return got
-        if m >= 2 and self.wide(ids) and findable(fq):
+        if m >= 2 and self.wide(ids, LAST_JOINED_SHARE) and findable(fq):
             np = self.numpy.module()
             got = None if np is None else self._last_joined(fq, ids, total, np, at)
             if got is not None:
@@ -549,10 +557,12 @@ class Bounder:
             (fq, n, ids.astype(np.int32)) if len(ids) * HOLDERS_SHARE <= n else None)
         return out
 
-    def wide(self, ids: Sequence[int]) -> bool:
+    def wide(self, ids: Sequence[int], share: int | None = None) -> bool:
         """Whether ``ids`` are enough of the index for the searches over the whole buffer to
-        beat the per-candidate ones (``JOINED_FROM``, ``JOINED_SHARE``)."""
-        return len(ids) >= JOINED_FROM and len(ids) * JOINED_SHARE >= len(self.store.paths)
+        beat the per-candidate ones (``JOINED_FROM``, and one ``share``-th of the index:
+        ``JOINED_SHARE`` when None)."""
+        share = JOINED_SHARE if share is None else share
+        return len(ids) >= JOINED_FROM and len(ids) * share >= len(self.store.paths)
 
     def _marks(self, fq: str, ids: Sequence[int], np: Any) -> Iterator[_Marks] | None:
         """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
