@@ -26,13 +26,7 @@ import sys
 import time
 from typing import Any
 
-WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
-         "session test", "web servlet", "src main java"]
-
-
-def p95(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+from keys_bench import WORDS, p95
 
 
 def main() -> int:
