@@ -14,6 +14,11 @@ around each key and the two indexes taking turns key by key (which goes first al
 Prints the keys whose median CPU ms differ by more than ``--show`` ms, the sum of the keys'
 medians and the pooled median / p95 / max for each value, and checks that both values give
 the same answers (every key, every repeat): a constant that changes the results is reported.
+
+Each index keeps what it keeps between keys (the one-term shortcut's prefixed ids, a term's
+marks), and a repeat types the same words again: a value that keeps more (``MARKS_KEPT`` 8
+against 4) finds the last repeat's work there, which a new user's keys would not.  Compare
+such values with ``--repeat 1`` over several runs instead.
 """
 
 from __future__ import annotations
