@@ -77,7 +77,8 @@ more run over the folded paths' buffer (``ffind.engine.occur``) instead of path 
 JOINED_SHARE = 3
 """... when the candidates are at least one ``JOINED_SHARE``-th of the index (the buffer's
 searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
-the index, ``session`` at 29%, the per-candidate searches were faster)."""
+the index, ``session`` at 29%, the per-candidate searches were faster); but for the last term's
+bounds, ``LAST_JOINED_SHARE``."""
 
 LAST_JOINED_SHARE = 5
 """The last term's bounds (``Bounder.bounds_any``) are read from its occurrences in the whole
