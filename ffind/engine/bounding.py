@@ -15,7 +15,7 @@ rankings (``early_bounds``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ffind.engine.accel import NumpyUse
@@ -437,20 +437,30 @@ class Bounder:
             got = None if np is None else self._last_joined(fq, ids, total, np, at)
             if got is not None:
                 return got
-        bonus = self.b.name_bonus(m)
-        if not isinstance(total, list):  # (numpy's, ``early_total``'s: a new array, ours)
-            np = self.numpy.module()
-            out = np.empty(len(ids), dtype=bool)
-            for s in range(0, len(ids), LAST_AT_ONCE):  # (the lists of a part at a time)
-                tb, flagged = self._last_plain(fq, ids[s:s + LAST_AT_ONCE])
-                f = np.array(flagged, dtype=bool)
-                total[s:s + len(f)] += np.array(tb, dtype=np.int64) + bonus * f
-                out[s:s + len(f)] = f
-            return total, out
-        tb, flagged = self._last_plain(fq, ids)
-        total = [a + (b + bonus if f else b)
-                 for a, b, f in zip(total, tb, flagged, strict=True)]
-        return total, flagged
+        return self._per_path_into(total, ids, lambda part: self._last_plain(fq, part),
+                                   self.b.name_bonus(m))
+
+    def _per_path_into(
+        self, total: Any, ids: Sequence[int],
+        per_path: Callable[[Sequence[int]], tuple[list[int], list[bool]]], bonus: int,
+    ) -> tuple[Any, Any]:
+        """A last term bounded path by path (``per_path(ids)``: each id's bound and whether
+        it is loose, which adds ``bonus``) added to the earlier terms' ``total``: a list (new
+        lists), or ``early_total``'s numpy array (a new array, ours: in place,
+        ``LAST_AT_ONCE`` ids at a time, so that the lists are a part's, not every
+        candidate's; the loose flags as a bool array)."""
+        if isinstance(total, list):
+            tb, flagged = per_path(ids)
+            return [a + (b + bonus if f else b)
+                    for a, b, f in zip(total, tb, flagged, strict=True)], flagged
+        np = self.numpy.module()
+        loose = np.empty(len(ids), dtype=bool)
+        for s in range(0, len(ids), LAST_AT_ONCE):
+            tb, flagged = per_path(ids[s:s + LAST_AT_ONCE])
+            f = np.array(flagged, dtype=bool)
+            total[s:s + len(f)] += np.array(tb, dtype=np.int64) + bonus * f
+            loose[s:s + len(f)] = f
+        return total, loose
 
     def _last_plain(self, fq: str, ids: Sequence[int]) -> tuple[list[int], list[bool]]:
         """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of
@@ -767,19 +777,12 @@ class Bounder:
             return out, ~on
         hit = set(aligned)
         folded = self.store.folded
-        if not isinstance(total, list):  # (numpy's, ``early_total``'s: a new array, ours)
-            np = self.numpy.module()
-            loose = np.empty(len(ids), dtype=bool)
-            for s in range(0, len(ids), LAST_AT_ONCE):  # (the lists of a part at a time)
-                part = ids[s:s + LAST_AT_ONCE]
-                total[s:s + len(part)] += np.array(
-                    [top if i in hit else contig if fq in folded[i] else other for i in part],
-                    dtype=np.int64)
-                loose[s:s + len(part)] = [i not in hit for i in part]
-            return total, loose
-        total = [a + (top if i in hit else contig if fq in folded[i] else other)
-                 for a, i in zip(total, ids, strict=True)]
-        return total, [i not in hit for i in ids]
+
+        def per_path(part: Sequence[int]) -> tuple[list[int], list[bool]]:
+            return ([top if i in hit else contig if fq in folded[i] else other for i in part],
+                    [i not in hit for i in part])
+
+        return self._per_path_into(total, ids, per_path, 0)
 
     def tighten_name(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
         """Optimistic ``bounds`` (every character in the file name) made precise on that
