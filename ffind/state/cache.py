@@ -276,12 +276,11 @@ def _encode(key: dict[str, Any], snap: CachedListing
     import json
 
     n = len(snap.counts)
-    if len(snap.sigs) != n * SIG_FIELDS or (
-            snap.prefix_blob is None and len(snap.prefixes) != n):
+    blob = snap.prefix_blob  # (the prefixes' section as recorded: one NUL a folder)
+    folders = len(snap.prefixes) if blob is None else blob.count(0)
+    if len(snap.sigs) != n * SIG_FIELDS or folders != n:
         raise ValueError("the folder tables differ in length")
     sizes, parts = snap.sections()
-    if snap.prefix_blob is not None and snap.prefix_blob.count(0) != n:
-        raise ValueError("the folder tables differ in length")
     head = json.dumps({
         "key": key, "start": snap.start, "global": snap.glob, "folders": n,
         "order": sys.byteorder, "itemsize": snap.sigs.itemsize, "bytes": sizes,
