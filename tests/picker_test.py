@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from tmux_pane import TmuxPane
 
-from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
+from ffind.frontends.picker.keys import QueryLine, parse_keys
+from ffind.frontends.picker.view import SPINNER
+from ffind.frontends.picker.waker import Waker
 
 LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
 FILES = [
@@ -213,11 +215,14 @@ def test_parse_keys() -> None:
         "char:a", "char: ", "char:b", "enter"]
 
 
-def testdelete_word() -> None:
-    assert delete_word("src/ses", " ") == ""
-    assert delete_word("foo bar ", " ") == "foo "
-    assert delete_word("src/ses", " /_-.") == "src/"
-    assert delete_word("src/", " /_-.") == ""
+@pytest.mark.parametrize(("text", "key", "left"), [
+    ("src/ses", "ctrl-w", ""), ("foo bar ", "ctrl-w", "foo "),
+    ("src/ses", "alt-bs", "src/"), ("src/", "alt-bs", ""),
+])
+def test_a_word_is_deleted_before_the_cursor(text: str, key: str, left: str) -> None:
+    line = QueryLine(text, len(text))
+    assert line.handle(key)
+    assert (line.text, line.pos) == (left, len(left))
 
 
 def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]) -> None:
@@ -484,8 +489,6 @@ def test_parse_keys_reads_mouse_reports_and_cursor_keys() -> None:
 
 
 def test_query_line_edits_at_the_cursor() -> None:
-    from ffind.frontends.picker.keys import QueryLine
-
     line = QueryLine("src/ses", 7)
     for key in ("alt-b", "char:X", "ctrl-e", "bs", "ctrl-a", "del", "alt-f", "ctrl-f"):
         assert line.handle(key)
@@ -493,14 +496,6 @@ def test_query_line_edits_at_the_cursor() -> None:
     assert not line.handle("up")
     line.handle("alt-bs")
     assert (line.text, line.pos) == ("Xse", 0)
-
-
-def test_query_line_compares_and_shows_as_a_record() -> None:
-    from ffind.frontends.picker.keys import QueryLine
-
-    assert QueryLine("ab", 1) == QueryLine("ab", 1) != QueryLine("ab", 2)
-    assert QueryLine() == QueryLine("", 0) and QueryLine("a") != "a"
-    assert repr(QueryLine("a", 1)) == "QueryLine(text='a', pos=1)"
 
 
 def test_the_pickers_start_imports_no_dataclasses_nor_typing() -> None:

@@ -37,23 +37,16 @@ ENTER_WAIT = 1.0
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
 MIN_REDRAW = 0.03
-"""Seconds between two redraws for new results while the walk or the matching goes on (the
-answer to the typed query, keys other than typing, and resizes redraw at once)."""
+"""Fewest seconds between two redraws for progress (the walk's, the matching's)."""
 ECHO_WAIT = 0.02
 """Seconds a typed key waits for its query's answer before the prompt is redrawn over the
-previous results: one frame instead of two when the answer is quick, and no drawing (which
-holds the GIL) while the matcher works on it."""
+previous results: one frame instead of two when the answer is quick."""
 COUNTING = "…"
-"""The counter's match count while it is being counted (the resident server's first frame:
-its rows come before their count)."""
+"""The counter's match count while it is counted (the resident server's rows come first)."""
 SIDE_MIN_COLS = 100
 """From this width on the preview is beside the list; below it, under the list."""
 WHEEL = {"64": -1, "65": 1}
 """SGR mouse buttons of the wheel: up, down."""
-
-
-def full_path(m: FileMatch) -> str:
-    return m.path if m.root is None else os.path.join(m.root, m.path)
 
 
 def printable(text: str) -> str:
@@ -67,8 +60,7 @@ def make_console(width: int, color: bool | None) -> Console:
     """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
     from rich.console import Console
 
-    # no_color=None: rich reads NO_COLOR; its colour system is None for TERM=dumb.
-    dumb = os.environ.get("TERM") == "dumb"
+    dumb = os.environ.get("TERM") == "dumb"  # (rich: no colour system; NO_COLOR read too)
     return Console(
         force_terminal=True, highlight=False, markup=False, emoji=False,
         legacy_windows=False, width=width,
@@ -92,8 +84,7 @@ class Picker:
         """``searcher``: the session; None until ``attach`` (``first`` draws before it)."""
         self.term = term
         self.color = color
-        self.plain = False
-        """Drawing without colour: the prompt is bold, matched characters bold and underlined."""
+        self.plain = False  # no colour: the prompt bold, matched characters bold and underlined
         self._searcher = searcher
         self.waker = waker
         self.line = QueryLine(query, len(query))
@@ -124,18 +115,15 @@ class Picker:
     def attach(self, searcher: FileSearcher) -> None:
         self._searcher = searcher
 
-    # --- the loop
-
     def _console(self) -> None:
         if self.console is None:
             self.console = make_console(self.term.size()[0], self.color)
             self.plain = self.console.no_color or self.console.color_system is None
 
     def first(self, wait: float, asking: Callable[[], bool]) -> None:
-        """Before the session (``attach``): draw the provisional states that come within
-        ``wait`` seconds (the resident server's rows, then their count) while ``asking()``,
-        until one with its count is drawn.  The session is not started meanwhile: its
-        loading of a large snapshot would take the CPU and the GIL from this frame."""
+        """Before the session starts: draw the provisional states (the resident server's rows,
+        then their count) that come within ``wait`` seconds while ``asking()``, until one
+        with its count is drawn."""
         deadline = time.monotonic() + wait
         self._console()  # (rich's import, while the server works)
         import ffind.searching.session  # noqa: F401  (the frame's state, meanwhile too)
@@ -165,12 +153,10 @@ class Picker:
                 self.preview.cancel()
 
     def loop(self) -> list[FileMatch] | None:
-        # The answer to the typed query and resizes redraw at once; so do keys that do not
-        # change the query.  A typed key waits up to ECHO_WAIT for its answer, then the
-        # prompt is redrawn over the previous results.  Other new states (the walk's
-        # progress, the spinner, the preview) redraw at most every ``2 x`` the last draw's
-        # cost: a draw ranks the new state, and drawing every state while walking would
-        # starve the walk.
+        # The typed query's answer, resizes and keys that leave the query alone redraw at
+        # once; a typed key redraws after ECHO_WAIT without its answer.  Progress (the walk,
+        # the spinner, the preview) redraws at most every twice the last draw's cost: drawing
+        # every state would starve the walk.
         now_due, later_due, next_at = True, False, 0.0
         echo_at: float | None = None
         while True:
@@ -289,8 +275,6 @@ class Picker:
         m = self.current()
         return [] if m is None else [m]
 
-    # --- layout
-
     def preview_side(self) -> bool:
         return self.term.size()[0] >= SIDE_MIN_COLS
 
@@ -315,8 +299,6 @@ class Picker:
         if self.preview_side():
             return cols - self.list_cols() - 2, height - 2
         return cols, height - 2 - self.list_rows() - 1
-
-    # --- drawing
 
     def draw(self) -> None:
         from ffind.searching.session import Snapshot
@@ -346,7 +328,6 @@ class Picker:
         self.flush(lines, cols, height)
 
     def render(self, cols: int, height: int, snap: Snapshot) -> list[str]:
-
         assert self.console is not None
         rows, list_cols = self.list_rows(), self.list_cols()
         side = self.showing_preview() and self.preview_side()
@@ -380,7 +361,9 @@ class Picker:
         m = self.current() if self.shown_query == self.query else None
         shown = None
         if m is not None and pcols > 0 and prows > 0:
-            shown = self.preview.get((full_path(m), pcols, prows))
+            from ffind.frontends.output import path_with_root
+
+            shown = self.preview.get((path_with_root(m)[0], pcols, prows))
         else:
             self.preview.cancel()
         shown = shown or [""] * prows
