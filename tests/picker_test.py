@@ -355,7 +355,7 @@ def test_a_picked_name_with_escapes_never_reaches_the_terminal_raw(
     start: Callable[..., Pane], tmp_path: Path,
 ) -> None:
     """The row and the printed pick (stdout on the terminal) are escaped by output's rules:
-    the OSC sequence in the name must not set the pane's title (issue 12.18)."""
+    the OSC sequence in the name must not set the pane's title."""
     listing = tmp_path / "list.txt"
     listing.write_bytes(b"d/\x1b]0;pwned\x07.txt\nother.py\n")
     pane = start(command=f"{FFIND} --stdin -i pwn < {shlex.quote(str(listing))} > /dev/tty")
@@ -500,7 +500,7 @@ def test_query_line_edits_at_the_cursor() -> None:
 
 def test_the_pickers_start_imports_no_dataclasses_nor_typing() -> None:
     """What runs before the picker asks the resident server for its first frame (the
-    command's parse, the picker's modules) imports neither (~10-20 ms, issue 14)."""
+    command's parse, the picker's modules) imports neither."""
     import subprocess
     import sys
 
@@ -534,7 +534,7 @@ def test_empty_query_lists_files_in_path_order(start: Callable[..., Pane]) -> No
 
 def test_a_pick_is_remembered_and_listed_first_next_time(start: Callable[..., Pane],
                                                           tmp_path: Path) -> None:
-    """The memory (issue 15): each printed pick is a visit; before typing, the next listing
+    """The memory: each printed pick is a visit; before typing, the next listing
     puts it first.  conftest.py points XDG_STATE_HOME at a test folder."""
     import sqlite3
 

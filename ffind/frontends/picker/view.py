@@ -199,13 +199,13 @@ class Picker:
         return not (self.waker.complete and snap is not None and snap.query == self.query)
 
     def handle(self, key: str) -> tuple[bool, list[FileMatch] | None]:
-        rows = self.list_rows()
         if self.preview is not None and (key == "preview" or key == "char:?"):
             self.show_preview = not self.show_preview
             self.prev_lines = []
         elif self.line.handle(key):
             self.set_query(self.line.text)
         elif key in ("up", "down", "pgup", "pgdn", "home", "end"):
+            rows = self.layout()[1]
             step = {"up": -1, "down": 1, "pgup": -rows, "pgdn": rows,
                     "home": -(1 << 60), "end": 1 << 60}[key]
             self.move(step)
@@ -238,10 +238,11 @@ class Picker:
             self.move(WHEEL[button])
             return
         row = self.term.row_at(int(screen_row))
-        if button != "0" or row is None or row < 2 or int(col) > self.list_cols():
+        list_cols, rows, _ = self.layout()
+        if button != "0" or row is None or row < 2 or int(col) > list_cols:
             return
         index = self.offset + row - 2
-        if row - 2 < self.list_rows() and index < len(self.items):
+        if row - 2 < rows and index < len(self.items):
             self.cur = index
 
     def current(self) -> FileMatch | None:
@@ -275,36 +276,22 @@ class Picker:
         m = self.current()
         return [] if m is None else [m]
 
-    def preview_side(self) -> bool:
-        return self.term.size()[0] >= SIDE_MIN_COLS
-
-    def showing_preview(self) -> bool:
-        return self.preview is not None and self.show_preview and self.term.size()[1] >= 6
-
-    def list_cols(self) -> int:
-        cols = self.term.size()[0]
-        if self.showing_preview() and self.preview_side():
-            return cols // 2
-        return cols
-
-    def list_rows(self) -> int:
-        rows = max(self.term.size()[1] - 2, 1)
-        if self.showing_preview() and not self.preview_side():
-            return max(rows // 2, 1)
-        return rows
-
-    def preview_box(self) -> tuple[int, int]:
-        """The preview's columns and rows (beside: after a separator; below: after a rule)."""
+    def layout(self) -> tuple[int, int, bool | None]:
+        """The list's columns and rows, and the preview's place: beside the list (True),
+        under it (False), or not shown (None)."""
         cols, height = self.term.size()
-        if self.preview_side():
-            return cols - self.list_cols() - 2, height - 2
-        return cols, height - 2 - self.list_rows() - 1
+        rows = max(height - 2, 1)
+        if self.preview is None or not self.show_preview or height < 6:
+            return cols, rows, None
+        if cols >= SIDE_MIN_COLS:
+            return cols // 2, rows, True
+        return cols, max(rows // 2, 1), False
 
     def draw(self) -> None:
         from ffind.searching.session import Snapshot
 
         cols, height = self.term.size()
-        rows = self.list_rows()
+        rows = self.layout()[1]
         self.drawn_seq = self.waker.seq
         snap = self.waker.newest(self.query)
         if snap is None:
@@ -328,20 +315,17 @@ class Picker:
         self.flush(lines, cols, height)
 
     def render(self, cols: int, height: int, snap: Snapshot) -> list[str]:
-        assert self.console is not None
-        rows, list_cols = self.list_rows(), self.list_cols()
-        side = self.showing_preview() and self.preview_side()
-        texts = []
-        for i in range(self.offset, min(len(self.items), self.offset + rows)):
-            texts.append(self.match_line(self.items[i], i == self.cur, list_cols))
+        list_cols, rows, side = self.layout()
+        texts = [self.match_line(self.items[i], i == self.cur, list_cols)
+                 for i in range(self.offset, min(len(self.items), self.offset + rows))]
         if side:
             for t in texts:
                 t.truncate(list_cols, overflow="crop", pad=True)
         body = self.to_ansi([self.info_line(snap), *texts], cols)
         listed = body[1:] + [" " * list_cols if side else ""] * (rows - len(texts))
         prompt, self.cursor_col = self.prompt_line(cols)
-        if self.showing_preview():
-            listed = self.with_preview(listed, side)
+        if side is not None:
+            listed = self.with_preview(listed, side, list_cols, rows)
         return [prompt, body[0], *listed][:height]
 
     def to_ansi(self, texts: list[Text], width: int) -> list[str]:
@@ -354,10 +338,13 @@ class Picker:
                                crop=True, end="")
         return cap.get().split("\n")
 
-    def with_preview(self, listed: list[str], side: bool) -> list[str]:
-        """The list's rows with the preview beside them, or followed by a rule and it."""
+    def with_preview(self, listed: list[str], side: bool, list_cols: int, rows: int,
+                     ) -> list[str]:
+        """The list's rows with the preview beside them (after a separator), or followed by a
+        rule and it."""
         assert self.preview is not None
-        pcols, prows = self.preview_box()
+        cols, height = self.term.size()
+        pcols, prows = (cols - list_cols - 2, height - 2) if side else (cols, height - 3 - rows)
         m = self.current() if self.shown_query == self.query else None
         shown = None
         if m is not None and pcols > 0 and prows > 0:
@@ -367,10 +354,10 @@ class Picker:
         else:
             self.preview.cancel()
         shown = shown or [""] * prows
-        bar = "\x1b[0;2m│\x1b[0m " if side else ""
         if side:
-            return [f"{row}\x1b[0m{bar}{p}" for row, p in zip(listed, shown, strict=False)]
-        rule = "\x1b[0;2m" + "─" * self.term.size()[0] + "\x1b[0m"
+            bar = "\x1b[0m\x1b[0;2m│\x1b[0m "
+            return [f"{row}{bar}{p}" for row, p in zip(listed, shown, strict=False)]
+        rule = "\x1b[0;2m" + "─" * cols + "\x1b[0m"
         return [*listed, rule, *shown]
 
     def prompt_line(self, cols: int) -> tuple[str, int]:
