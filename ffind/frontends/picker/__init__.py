@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from ffind.errors import ExitCode, FfindError
 from ffind.frontends.picker.terminal import Height, Terminal
-from ffind.frontends.picker.view import Picker, make_console, printable
+from ffind.frontends.picker.view import Picker, printable
 from ffind.frontends.picker.waker import Waker
 from ffind.frozen import replace
 from ffind.options import SearchOptions
@@ -89,7 +89,7 @@ def run_picker(
             if preview is not None:
                 from ffind.frontends.picker.preview import Preview
 
-                shown = Preview(preview, lambda width: make_console(width, color), waker.wake)
+                shown = Preview(preview, color, waker.wake)
             picker = Picker(term, None, waker, query, color, shown)
             if asker is not None:  # (its first frame drawn before the session starts)
                 picker.first(FIRST_WAIT, lambda: not asked.is_set())

@@ -23,6 +23,9 @@ TYPE_CHECKING = False  # (not typing's: the picker's start imports as little as 
 if TYPE_CHECKING:
     from dataclasses import dataclass
     from typing import Any
+
+    from rich.console import Console
+    from rich.text import Text
 else:  # (a frozen record without importing dataclasses: ffind.frozen)
     from ffind.frozen import dataclass
 
@@ -182,3 +185,26 @@ class Terminal:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def make_console(width: int, color: bool | None) -> Console:
+    """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
+    from rich.console import Console
+
+    dumb = os.environ.get("TERM") == "dumb"  # (rich: no colour system; NO_COLOR read too)
+    return Console(
+        force_terminal=True, highlight=False, markup=False, emoji=False,
+        legacy_windows=False, width=width,
+        no_color=None if color is None else not color,
+        color_system="standard" if color and dumb else "auto",
+    )
+
+
+def to_ansi(console: Console, texts: list[Text], width: int) -> list[str]:
+    """``texts`` as lines of ANSI, each cut to ``width`` cells."""
+    from rich.text import Text
+
+    console.width = width
+    with console.capture() as cap:
+        console.print(Text("\n").join(texts), no_wrap=True, overflow="crop", crop=True, end="")
+    return cap.get().split("\n")

@@ -14,12 +14,11 @@ list's rows (terminals of ``SIDE_MIN_COLS`` columns or more) or their lower half
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
 from ffind.frontends.picker.keys import QueryLine
-from ffind.frontends.picker.terminal import Terminal
+from ffind.frontends.picker.terminal import Terminal, make_console, to_ansi
 from ffind.frontends.picker.waker import Waker
 
 TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
@@ -54,19 +53,6 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() or c == " " else "?" for c in text)
-
-
-def make_console(width: int, color: bool | None) -> Console:
-    """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
-    from rich.console import Console
-
-    dumb = os.environ.get("TERM") == "dumb"  # (rich: no colour system; NO_COLOR read too)
-    return Console(
-        force_terminal=True, highlight=False, markup=False, emoji=False,
-        legacy_windows=False, width=width,
-        no_color=None if color is None else not color,
-        color_system="standard" if color and dumb else "auto",
-    )
 
 
 def _count(snap: Snapshot | None) -> int:
@@ -321,22 +307,13 @@ class Picker:
         if side:
             for t in texts:
                 t.truncate(list_cols, overflow="crop", pad=True)
-        body = self.to_ansi([self.info_line(snap), *texts], cols)
+        assert self.console is not None
+        body = to_ansi(self.console, [self.info_line(snap), *texts], cols)
         listed = body[1:] + [" " * list_cols if side else ""] * (rows - len(texts))
         prompt, self.cursor_col = self.prompt_line(cols)
         if side is not None:
             listed = self.with_preview(listed, side, list_cols, rows)
         return [prompt, body[0], *listed][:height]
-
-    def to_ansi(self, texts: list[Text], width: int) -> list[str]:
-        from rich.text import Text
-
-        assert self.console is not None
-        self.console.width = width
-        with self.console.capture() as cap:
-            self.console.print(Text("\n").join(texts), no_wrap=True, overflow="crop",
-                               crop=True, end="")
-        return cap.get().split("\n")
 
     def with_preview(self, listed: list[str], side: bool, list_cols: int, rows: int,
                      ) -> list[str]:
