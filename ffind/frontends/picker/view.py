@@ -62,6 +62,68 @@ def _count(snap: Snapshot | None) -> int:
     return len(snap.matches) if snap.total_match_count < 0 else snap.total_match_count
 
 
+def prompt_line(query: str, pos: int, cols: int, plain: bool) -> tuple[str, int]:
+    """The query line cut to ``cols`` around the cursor at ``pos``, and the cursor's column."""
+    from rich.cells import cell_len
+
+    shown = printable(query)
+    while shown and pos and cell_len(shown) > cols - 3:  # keep the cursor in view
+        shown, pos = shown[1:], pos - 1
+    while shown and cell_len(shown) > cols - 3:
+        shown = shown[:-1]
+    arrow = "\x1b[1m>\x1b[0m " if plain else "\x1b[1;36m>\x1b[0m "
+    return arrow + shown, 3 + cell_len(shown[:pos])
+
+
+def info_line(snap: Snapshot, marked: int, busy: bool) -> Text:
+    """The counter: matched/scanned, how many are marked, and a spinner while busy."""
+    from rich.text import Text
+
+    count = snap.total_match_count
+    text = Text(f"  {COUNTING if count < 0 else count}/{snap.scanned_file_count}",
+                style="yellow")
+    if marked:
+        text.append(f" ({marked})", style="magenta")
+    if busy:
+        text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
+    return text
+
+
+def match_line(m: FileMatch, is_cur: bool, marked: bool, cols: int, plain: bool) -> Text:
+    """One row of the list: the path (cut on the left to keep the file name) with its
+    matched characters highlighted, after the cursor and mark columns."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from ffind.frontends.output import escape_indexed, path_with_root
+
+    full, indices = path_with_root(m)
+    shown, indices = escape_indexed(full, indices or ())  # never a raw control character
+    avail = cols - 2
+    shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
+    if cell_len(shown) > avail:
+        cut = 0
+        while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
+            cut += 1
+        shown = ".." + shown[cut:]
+        shift, lo = 2 - cut, 2
+    line = Text(no_wrap=True, overflow="crop", end="")
+    line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
+    line.append("*" if marked else " ", style="bold magenta")
+    start = len(line)
+    line.append(shown, style="bold" if is_cur else "")
+    for i in indices:
+        j = i + shift
+        if lo <= j < len(shown):
+            line.stylize("bold underline" if plain else "bold green", start + j, start + j + 1)
+    if is_cur:
+        pad = cols - cell_len(line.plain)
+        if pad > 0:
+            line.append(" " * pad)
+        line.stylize("on grey23")
+    return line
+
+
 class Picker:
     def __init__(
         self, term: Terminal, searcher: FileSearcher | None, waker: Waker, query: str,
@@ -302,15 +364,17 @@ class Picker:
 
     def render(self, cols: int, height: int, snap: Snapshot) -> list[str]:
         list_cols, rows, side = self.layout()
-        texts = [self.match_line(self.items[i], i == self.cur, list_cols)
-                 for i in range(self.offset, min(len(self.items), self.offset + rows))]
+        texts = [match_line(m, i == self.cur, (m.root, m.path) in self.marks, list_cols,
+                            self.plain)
+                 for i, m in enumerate(self.items[self.offset : self.offset + rows], self.offset)]
         if side:
             for t in texts:
                 t.truncate(list_cols, overflow="crop", pad=True)
         assert self.console is not None
-        body = to_ansi(self.console, [self.info_line(snap), *texts], cols)
+        info = info_line(snap, len(self.marks), self.busy())
+        body = to_ansi(self.console, [info, *texts], cols)
         listed = body[1:] + [" " * list_cols if side else ""] * (rows - len(texts))
-        prompt, self.cursor_col = self.prompt_line(cols)
+        prompt, self.cursor_col = prompt_line(self.query, self.line.pos, cols, self.plain)
         if side is not None:
             listed = self.with_preview(listed, side, list_cols, rows)
         return [prompt, body[0], *listed][:height]
@@ -336,64 +400,6 @@ class Picker:
             return [f"{row}{bar}{p}" for row, p in zip(listed, shown, strict=False)]
         rule = "\x1b[0;2m" + "─" * cols + "\x1b[0m"
         return [*listed, rule, *shown]
-
-    def prompt_line(self, cols: int) -> tuple[str, int]:
-        from rich.cells import cell_len
-
-        shown = printable(self.query)
-        pos = self.line.pos
-        while shown and pos and cell_len(shown) > cols - 3:  # keep the cursor in view
-            shown, pos = shown[1:], pos - 1
-        while shown and cell_len(shown) > cols - 3:
-            shown = shown[:-1]
-        arrow = "\x1b[1m>\x1b[0m " if self.plain else "\x1b[1;36m>\x1b[0m "
-        return arrow + shown, 3 + cell_len(shown[:pos])
-
-    def info_line(self, snap: Snapshot) -> Text:
-        from rich.text import Text
-
-        count = snap.total_match_count
-        text = Text(f"  {COUNTING if count < 0 else count}/{snap.scanned_file_count}",
-                    style="yellow")
-        if self.marks:
-            text.append(f" ({len(self.marks)})", style="magenta")
-        if self.busy():
-            text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
-        return text
-
-    def match_line(self, m: FileMatch, is_cur: bool, cols: int) -> Text:
-        from rich.cells import cell_len
-        from rich.text import Text
-
-        from ffind.frontends.output import escape_indexed, path_with_root
-
-        full, indices = path_with_root(m)
-        shown, indices = escape_indexed(full, indices or ())  # never a raw control character
-        avail = cols - 2
-        shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
-        if cell_len(shown) > avail:  # keep the file name: cut on the left
-            cut = 0
-            while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
-                cut += 1
-            shown = ".." + shown[cut:]
-            shift, lo = 2 - cut, 2
-        marked = (m.root, m.path) in self.marks
-        line = Text(no_wrap=True, overflow="crop", end="")
-        line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
-        line.append("*" if marked else " ", style="bold magenta")
-        start = len(line)
-        line.append(shown, style="bold" if is_cur else "")
-        for i in indices:
-            j = i + shift
-            if lo <= j < len(shown):
-                line.stylize("bold underline" if self.plain else "bold green",
-                             start + j, start + j + 1)
-        if is_cur:
-            pad = cols - cell_len(line.plain)
-            if pad > 0:
-                line.append(" " * pad)
-            line.stylize("on grey23")
-        return line
 
     def flush(self, lines: list[str], cols: int, height: int) -> None:
         full = (cols, height) != self.prev_size or self.term.resized
