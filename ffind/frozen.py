@@ -1,29 +1,17 @@
 """``@dataclass(frozen=True, slots=True)`` without importing :mod:`dataclasses`.
 
-Importing ``dataclasses`` costs every ``ffind`` call ~8-10 ms (it imports ``inspect``, and
-with it ``ast``, ``dis``, ``tokenize``...), and each class it makes up to 1 ms more: more than
-a third of what the ``ffind`` modules of a search cost to import.  The frozen records of the
-command's path (``SearchOptions``, the flags, the query, ``FileMatch``, the weights) are
-made with :func:`dataclass` instead, which generates the same methods: ``__init__`` (calling
-``__post_init__``), ``__repr__``, ``__eq__``, ``__hash__``, the frozen ``__setattr__`` and
-``__delattr__`` (raising ``dataclasses.FrozenInstanceError``), ``__match_args__``,
-``__slots__`` and the pickling of a frozen class with slots.
+Importing ``dataclasses`` costs a call ~8-10 ms (it imports ``inspect``, ``ast``, ``dis``...),
+and each class it makes up to 1 ms more: the frozen records on the command's path
+(``SearchOptions``, the flags, the query, ``FileMatch``, the weights) are made here instead,
+with the same methods (``__init__`` calling ``__post_init__``, ``__repr__``, ``__eq__``,
+``__hash__``, the frozen ``__setattr__``/``__delattr__``, ``__match_args__``, ``__slots__``,
+pickling).  ``dataclasses.replace``, ``fields``, ``asdict``... still work: the
+``__dataclass_fields__`` they read is made by ``dataclasses`` the first time one asks.
+:func:`replace` is ``dataclasses.replace`` without the import.
 
-The module ``dataclasses`` still works on them: ``dataclasses.replace``, ``fields``,
-``asdict``, ``astuple`` and ``is_dataclass`` find the ``__dataclass_fields__`` they read,
-made (by ``dataclasses`` itself, importing it then) the first time one of them asks.
-:func:`replace` is ``dataclasses.replace`` for these classes, without the import.
-
-Type checkers see the real decorator: a module writes ::
-
-    TYPE_CHECKING = False
-    if TYPE_CHECKING:
-        from dataclasses import dataclass
-    else:
-        from ffind.frozen import dataclass
-
-``tests/frozen_test.py`` compares every class made here with the one ``dataclasses`` makes of
-the same definition.
+Type checkers see the real decorator: a module imports ``dataclass`` from ``dataclasses``
+under ``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` and from here otherwise.
+``tests/frozen_test.py`` compares each class made here with the one ``dataclasses`` makes.
 """
 
 from __future__ import annotations
@@ -89,10 +77,26 @@ def _make(cls: type[T]) -> type[T]:
     meta: Any = type(cls)
     new: Any = meta(cls.__name__, cls.__bases__, body)
     new.__qualname__ = cls.__qualname__
-
     init = _init(names, defaults, "__post_init__" in body)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__annotations__ = {**annotations, "return": None}
+    for attr, fn in {"__init__": init, **_methods(new, names)}.items():
+        if attr in body:
+            raise TypeError(f"{cls.__name__}: a frozen record makes its own {attr}")
+        fn.__qualname__ = f"{cls.__qualname__}.{attr}"
+        setattr(new, attr, fn)
+    setattr(new, "__match_args__", names)  # noqa: B010 (mypy: a class attribute)
+    if not body.get("__doc__"):  # (as dataclasses writes it: the signature)
+        sig = ", ".join(f"{n}: {annotations[n]!r}"
+                        + (f" = {defaults[n]!r}" if n in defaults else "") for n in names)
+        new.__doc__ = f"{cls.__name__}({sig})"
+    setattr(new, _FIELDS, _LazyFields(_FIELDS, annotations, defaults))
+    setattr(new, _PARAMS, _LazyFields(_PARAMS, annotations, defaults))
+    result: type[T] = new
+    return result
+
+
+def _methods(new: Any, names: tuple[str, ...]) -> dict[str, Callable[..., Any]]:
+    """The methods of the class ``new`` with the fields ``names``, but ``__init__``."""
     get: Callable[[Any], tuple[Any, ...]]
     if len(names) > 1:
         get = attrgetter(*names)
@@ -129,32 +133,15 @@ def _make(cls: type[T]) -> type[T]:
         for n, v in zip(names, state, strict=False):
             object.__setattr__(self, n, v)
 
-    methods: dict[str, Callable[..., Any]] = {
-        "__init__": init, "__repr__": __repr__, "__eq__": __eq__, "__hash__": __hash__,
-        "__setattr__": __setattr__, "__delattr__": __delattr__, "__getstate__": __getstate__,
-        "__setstate__": __setstate__,
-    }
-    for attr, fn in methods.items():
-        if attr in body:
-            raise TypeError(f"{cls.__name__}: a frozen record makes its own {attr}")
-        if attr != "__init__":
-            fn.__qualname__ = f"{cls.__qualname__}.{attr}"
-        setattr(new, attr, fn)
-    setattr(new, "__match_args__", names)  # noqa: B010 (mypy: a class attribute)
-    if not body.get("__doc__"):  # (as dataclasses writes it: the signature)
-        sig = ", ".join(f"{n}: {annotations[n]!r}"
-                        + (f" = {defaults[n]!r}" if n in defaults else "") for n in names)
-        new.__doc__ = f"{cls.__name__}({sig})"
-    setattr(new, _FIELDS, _LazyFields(_FIELDS, annotations, defaults))
-    setattr(new, _PARAMS, _LazyFields(_PARAMS, annotations, defaults))
-    result: type[T] = new
-    return result
+    return {"__repr__": __repr__, "__eq__": __eq__, "__hash__": __hash__,
+            "__setattr__": __setattr__, "__delattr__": __delattr__,
+            "__getstate__": __getstate__, "__setstate__": __setstate__}
 
 
 def _init(names: tuple[str, ...], defaults: dict[str, object], post_init: bool,
           ) -> Callable[..., None]:
-    """The ``__init__`` (generated as dataclasses generates it: a plain signature, so that
-    ``inspect.signature`` and ``help`` show the fields)."""
+    """The ``__init__``, generated from source as dataclasses does (``inspect.signature`` and
+    ``help`` show the fields)."""
     params = ", ".join(f"{n}=__ffind_default_{n}" if n in defaults else n for n in names)
     lines = [f"  __ffind_set(self, {n!r}, {n})" for n in names]
     if post_init:

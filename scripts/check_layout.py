@@ -102,6 +102,17 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def sizes(rel: Path, tree: ast.Module, max_function: int, max_class: int) -> Iterator[str]:
+    """A finding for each function or class of ``tree`` longer than its limit."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            kind, limit = ("class", max_class) if isinstance(node, ast.ClassDef) else (
+                "function", max_function)
+            if size > limit:
+                yield f"{rel}:{node.lineno}: {kind} {node.name} has {size} lines (> {limit})"
+
+
 def findings(root: Path = ROOT) -> list[str]:
     conf = settings(root)
     max_function = int(conf["max-function-lines"])  # type: ignore[call-overload]
@@ -113,12 +124,7 @@ def findings(root: Path = ROOT) -> list[str]:
     for name, path in known.items():
         rel = path.relative_to(root)
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            size = (node.end_lineno or node.lineno) - node.lineno + 1 if hasattr(node, "lineno") else 0
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and size > max_function:
-                out.append(f"{rel}:{node.lineno}: function {node.name} has {size} lines (> {max_function})")
-            elif isinstance(node, ast.ClassDef) and size > max_class:
-                out.append(f"{rel}:{node.lineno}: class {node.name} has {size} lines (> {max_class})")
+        out.extend(sizes(rel, tree, max_function, max_class))
         mine = layer(name, order)
         aliases: dict[str, str] = {}
         for target, taken, line in imports(name, tree, known):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -114,8 +115,7 @@ def man_page() -> str:
                              for n in names.split(", ")))
         out.append(roff(" ".join(help_text.split())))
     out.append(".SH EXIT STATUS")
-    for code, what in EXIT_STATUS:
-        out += [".TP", f"\\fB{int(code)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    out += _entries((int(code), what) for code, what in EXIT_STATUS)
     out += [
         ".SH ENVIRONMENT",
         ".TP",
@@ -129,20 +129,22 @@ def man_page() -> str:
     ]
     out += _integration()
     out.append(".SH EXAMPLES")
-    for command, what in EXAMPLES:
-        out += [".TP", f"\\fB{roff(command)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    out += _entries(EXAMPLES)
     out += [".SH SEE ALSO", "\\fBfd\\fR(1), \\fBfzf\\fR(1)", ""]
     return "\n".join(out)
 
 
 def _integration() -> list[str]:
     """The "Shell and editor integration" section and the picker's keys."""
-    out = [".SH SHELL AND EDITOR INTEGRATION"]
-    for command, what in INTEGRATION:
-        out += [".TP", f"\\fB{roff(command)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
-    out += [".PP", roff(INTEGRATION_NOTE), ".SH PICKER KEYS"]
-    for keys, what in KEY_TABLE:
-        out += [".TP", f"\\fB{roff(keys)}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+    return [".SH SHELL AND EDITOR INTEGRATION", *_entries(INTEGRATION),
+            ".PP", roff(INTEGRATION_NOTE), ".SH PICKER KEYS", *_entries(KEY_TABLE)]
+
+
+def _entries(pairs: Iterable[tuple[object, str]]) -> list[str]:
+    """A ``.TP`` entry for each (term, sentence): the term bold, the sentence capitalised."""
+    out = []
+    for term, what in pairs:
+        out += [".TP", f"\\fB{roff(str(term))}\\fR", roff(what[:1].upper() + what[1:] + ".")]
     return out
 
 

@@ -25,8 +25,8 @@ from resident_server_test import (
 )
 
 import ffind
-from ffind.frontends.picker import SPINNER, Waker
-from ffind.frontends.picker.view import COUNTING, Picker
+from ffind.frontends.picker.view import COUNTING, SPINNER, Picker
+from ffind.frontends.picker.waker import Waker
 from ffind.options import SearchOptions
 from ffind.resident import client, server
 from ffind.searching.session import Snapshot

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from tmux_pane import TmuxPane
 
-from ffind.frontends.picker import SPINNER, Waker, delete_word, parse_keys
+from ffind.frontends.picker.keys import QueryLine, parse_keys
+from ffind.frontends.picker.view import SPINNER
+from ffind.frontends.picker.waker import Waker
 
 LONG = "very/long/folder/name/that/goes/on/and/on/for/quite/a/while/target_file.txt"
 FILES = [
@@ -213,11 +215,14 @@ def test_parse_keys() -> None:
         "char:a", "char: ", "char:b", "enter"]
 
 
-def testdelete_word() -> None:
-    assert delete_word("src/ses", " ") == ""
-    assert delete_word("foo bar ", " ") == "foo "
-    assert delete_word("src/ses", " /_-.") == "src/"
-    assert delete_word("src/", " /_-.") == ""
+@pytest.mark.parametrize(("text", "key", "left"), [
+    ("src/ses", "ctrl-w", ""), ("foo bar ", "ctrl-w", "foo "),
+    ("src/ses", "alt-bs", "src/"), ("src/", "alt-bs", ""),
+])
+def test_a_word_is_deleted_before_the_cursor(text: str, key: str, left: str) -> None:
+    line = QueryLine(text, len(text))
+    assert line.handle(key)
+    assert (line.text, line.pos) == (left, len(left))
 
 
 def test_page_down_and_up_move_the_cursor_to_the_ends(start: Callable[..., Pane]) -> None:
@@ -350,7 +355,7 @@ def test_a_picked_name_with_escapes_never_reaches_the_terminal_raw(
     start: Callable[..., Pane], tmp_path: Path,
 ) -> None:
     """The row and the printed pick (stdout on the terminal) are escaped by output's rules:
-    the OSC sequence in the name must not set the pane's title (issue 12.18)."""
+    the OSC sequence in the name must not set the pane's title."""
     listing = tmp_path / "list.txt"
     listing.write_bytes(b"d/\x1b]0;pwned\x07.txt\nother.py\n")
     pane = start(command=f"{FFIND} --stdin -i pwn < {shlex.quote(str(listing))} > /dev/tty")
@@ -484,8 +489,6 @@ def test_parse_keys_reads_mouse_reports_and_cursor_keys() -> None:
 
 
 def test_query_line_edits_at_the_cursor() -> None:
-    from ffind.frontends.picker.keys import QueryLine
-
     line = QueryLine("src/ses", 7)
     for key in ("alt-b", "char:X", "ctrl-e", "bs", "ctrl-a", "del", "alt-f", "ctrl-f"):
         assert line.handle(key)
@@ -495,17 +498,9 @@ def test_query_line_edits_at_the_cursor() -> None:
     assert (line.text, line.pos) == ("Xse", 0)
 
 
-def test_query_line_compares_and_shows_as_a_record() -> None:
-    from ffind.frontends.picker.keys import QueryLine
-
-    assert QueryLine("ab", 1) == QueryLine("ab", 1) != QueryLine("ab", 2)
-    assert QueryLine() == QueryLine("", 0) and QueryLine("a") != "a"
-    assert repr(QueryLine("a", 1)) == "QueryLine(text='a', pos=1)"
-
-
 def test_the_pickers_start_imports_no_dataclasses_nor_typing() -> None:
     """What runs before the picker asks the resident server for its first frame (the
-    command's parse, the picker's modules) imports neither (~10-20 ms, issue 14)."""
+    command's parse, the picker's modules) imports neither."""
     import subprocess
     import sys
 
@@ -539,7 +534,7 @@ def test_empty_query_lists_files_in_path_order(start: Callable[..., Pane]) -> No
 
 def test_a_pick_is_remembered_and_listed_first_next_time(start: Callable[..., Pane],
                                                           tmp_path: Path) -> None:
-    """The memory (issue 15): each printed pick is a visit; before typing, the next listing
+    """The memory: each printed pick is a visit; before typing, the next listing
     puts it first.  conftest.py points XDG_STATE_HOME at a test folder."""
     import sqlite3
 

@@ -6,7 +6,6 @@ import threading
 from pathlib import Path
 
 from ffind.frontends.picker.preview import READ_LIMIT, Preview, file_text, folder_text
-from ffind.frontends.picker.view import make_console
 
 
 def test_text_file_first_lines(tmp_path: Path) -> None:
@@ -45,7 +44,7 @@ def _rendered(preview: Preview, key: tuple[str, int, int], woken: threading.Even
 def test_command_gets_the_path_quoted(tmp_path: Path) -> None:
     name = str(tmp_path / "it's a $(file).txt")
     woken = threading.Event()
-    preview = Preview("printf '[%s]' {}", lambda w: make_console(w, False), woken.set)
+    preview = Preview("printf '[%s]' {}", False, woken.set)
     lines = _rendered(preview, (name, 200, 4), woken)
     assert lines[0].rstrip() == f"[{name}]"
     assert len(lines) == 4 and all(len(x) == 200 for x in lines)
@@ -55,7 +54,7 @@ def test_builtin_highlights_and_cuts_long_lines(tmp_path: Path) -> None:
     f = tmp_path / "m.py"
     f.write_text("def f():\n    return '" + "x" * 500 + "'\n")
     woken = threading.Event()
-    preview = Preview(None, lambda w: make_console(w, True), woken.set)
+    preview = Preview(None, True, woken.set)
     lines = _rendered(preview, (str(f), 40, 5), woken)
     assert "\x1b[" in lines[0] and "def" in lines[0]
     assert len(lines) == 5
@@ -63,7 +62,7 @@ def test_builtin_highlights_and_cuts_long_lines(tmp_path: Path) -> None:
 
 def test_a_newer_request_cancels_a_slow_command(tmp_path: Path) -> None:
     woken = threading.Event()
-    preview = Preview("sleep 30; echo {}", lambda w: make_console(w, False), woken.set)
+    preview = Preview("sleep 30; echo {}", False, woken.set)
     assert preview.get(("slow", 20, 2)) is None
     preview.cancel()
     assert not woken.wait(0.5)

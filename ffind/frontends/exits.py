@@ -1,7 +1,6 @@
-"""The one place a front end's work becomes an exit status (``ffind.errors.ExitCode``): a user
-error is one line ``ffind: ...`` on stderr and 2, Ctrl-C is 130, a reader that went away
-(a closed pipe) ends quietly with 0.  Light on purpose: the console script's fast paths
-(``--remember``, ``--version``) use it before anything else is imported."""
+"""Where a front end's work becomes an exit status (``ffind.errors.ExitCode``): a user error is
+one line ``ffind: ...`` on stderr and 2, Ctrl-C is 130, a closed pipe ends quietly with 0.
+Light: the console script's fast paths (``--remember``, ``--version``) use it first."""
 
 from __future__ import annotations
 
@@ -35,15 +34,9 @@ def answered(work: Callable[[], int]) -> int:
 
 
 def exit_now(code: int) -> NoReturn:
-    """Flush and end the process without the interpreter's teardown (the command after a
-    search or the picker, and the console script after the resident server answered).
-
-    Used after the picker (its ``on_done``: its session is closed, the walk's workers have been
-    waited for, the selection is written and the terminal restored) and after a one-shot search
-    has written its results (its walk is over and reaped); what is left is freeing the index
-    and the rest of the heap: ~0.1-0.7 s for a million paths in the picker, 10-20 ms after a
-    search of 100k files.
-    """
+    """Flush and end the process without the interpreter's teardown: once the results are
+    written and the walk reaped, what is left is freeing the index and the heap (up to a
+    fraction of a second for a million paths)."""
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             # (not ``contextlib.suppress``: the client path imports nothing it can avoid)

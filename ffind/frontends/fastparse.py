@@ -1,5 +1,5 @@
-"""The command line of a plain search parsed without click (click costs ~10-15 ms of every
-``ffind`` call to import, more than the rest of the parsing and checking together).
+"""The command line of a plain search parsed without click (whose import costs more than the
+rest of the parsing and checking together).
 
 :func:`parse` reads ``argv`` as click would with the command ``cli.build_command()`` makes
 from the same table (:data:`~ffind.frontends.flags.FLAGS`), and answers only when it is sure
@@ -160,11 +160,5 @@ def _folder_ok(path: str) -> bool:
     try:
         st = os.stat(path)
     except (OSError, ValueError):
-        return not _has_nul(path)
+        return "\0" not in path  # (a NUL: click fails in its own way; leave it to click)
     return not stat.S_ISREG(st.st_mode) and os.access(path, os.R_OK)
-
-
-def _has_nul(path: str) -> bool:
-    # os.stat raises ValueError for an embedded NUL; click's os.stat does too (and then
-    # fails with a traceback of its own): leave it to click.
-    return "\0" in path

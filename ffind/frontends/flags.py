@@ -1,22 +1,11 @@
 """Every flag of the ``ffind`` command, defined once.
 
-The click command (:func:`ffind.frontends.cli.build_command`), the shell completions
-(``completions/``) and the man page (``man/ffind.1``) are all generated from :data:`FLAGS`;
-``scripts/generate_docs.py`` rewrites the generated files and ``tests/docs_test.py`` fails when
-a committed one differs from a fresh generation.
-
-Adding a flag is one row here:
-
-1. append a :class:`Flag` to :data:`FLAGS` (the order is the order of ``--help`` and the man
-   page).  ``dest`` names where its value goes: a field of
-   :class:`~ffind.options.SearchOptions` (``target="options"``) or of the command's
-   :class:`~ffind.frontends.cli.Invocation` (``target="invocation"``; add the field there);
-   ``convert`` turns the parsed value into that field's value (``--no-ignore`` gives
-   ``respect_ignore=not value``).
-2. run ``python scripts/generate_docs.py`` and commit the completions and the man page.
-
-``picker`` says whether the flag means anything to the picker (``ffind -i``); the man page
-says which do not.  Nothing else in the command lists flags.
+The click command (:func:`ffind.frontends.cli.build_command`), the fast parse
+(:mod:`ffind.frontends.fastparse`), the shell completions (``completions/``) and the man page
+(``man/ffind.1``) are all made from :data:`FLAGS`.  Adding a flag is one :class:`Flag` row
+(``dest`` names the :class:`~ffind.options.SearchOptions` or ``Invocation`` field its value
+goes to), then ``python scripts/generate_docs.py`` to rewrite the generated files
+(``tests/docs_test.py`` fails while they differ).
 """
 
 from __future__ import annotations
@@ -120,11 +109,6 @@ def command_limit(given: int | None, pattern: str) -> int | None:
     return given or None
 
 
-def _tuple(value: object) -> object:
-    assert isinstance(value, tuple)
-    return tuple(value)
-
-
 TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
 """What ``-t`` accepts, and the type letter each means."""
 
@@ -150,7 +134,7 @@ FLAGS: tuple[Flag, ...] = (
          "Compute the matched character positions (JSON 'indices').", dest="compute_indices",
          picker=False),
     Flag("exclude", "e", "str", (), "Exclude paths matching the gitignore-style GLOB (repeatable).",
-         dest="exclude", convert=_tuple, metavar="GLOB", multiple=True),
+         dest="exclude", metavar="GLOB", multiple=True),
     Flag("threads", None, "int", DEFAULT_THREADS, "Walk with N worker processes.",
          dest="threads", metavar="N", minimum=1, show_default=True),
     Flag("hidden", "H", "bool", False, "Include hidden files and folders.", dest="hidden"),

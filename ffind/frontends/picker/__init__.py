@@ -9,8 +9,7 @@ query line edited at its cursor, the keys table), ``waker`` (the session's repor
 ``view`` (the loop and the drawing), ``preview`` (``--preview``, rendered off the loop).
 
 Built from rich (styles, cell widths, the colour system and ``NO_COLOR``) with raw terminal
-input read here; prompt_toolkit costs ~60 ms of import against rich's ~17 ms, which is most of
-the 150 ms first-frame budget (see the README).
+input read here: prompt_toolkit's import alone would take most of the first frame's budget.
 """
 
 from __future__ import annotations
@@ -20,9 +19,8 @@ import threading
 from collections.abc import Callable, Iterable
 
 from ffind.errors import ExitCode, FfindError
-from ffind.frontends.picker.keys import delete_word, parse_keys
 from ffind.frontends.picker.terminal import Height, Terminal
-from ffind.frontends.picker.view import SPINNER, Picker, make_console, printable
+from ffind.frontends.picker.view import Picker, printable
 from ffind.frontends.picker.waker import Waker
 from ffind.frozen import replace
 from ffind.options import SearchOptions
@@ -33,8 +31,7 @@ if TYPE_CHECKING:
     from ffind.searching.session import FileSearcher
     from ffind.state.memory import Memory
 
-__all__ = ["SPINNER", "Height", "Waker", "delete_word", "parse_keys",
-           "run_picker"]
+__all__ = ["Height", "run_picker"]
 
 CLOSE_WAIT = 0.2
 """Seconds to wait on exit for the match thread to leave an ``Index`` call."""
@@ -43,8 +40,7 @@ SERVER_WAIT = 2.0
 shown only if it comes before the session's first state)."""
 FIRST_WAIT = 0.5
 """Seconds the session's start waits for the resident server's first frame (its rows, then
-their count), drawn meanwhile: the session's loading of a large snapshot would take the CPU
-and the GIL from that frame (at 1M paths: ~50 ms for the rows, ~200 ms more for the count)."""
+their count), drawn meanwhile: loading a large snapshot would take the CPU from that frame."""
 PREFETCH_PAGES = 1
 """Screenfuls ranked with every new state (scrolling further asks the session for more)."""
 
@@ -56,25 +52,17 @@ def run_picker(
     preview: str | None = None, memory: Memory | None = None, cache: bool = False,
     server: bool = False,
 ) -> int:
-    """Run the picker; print the selection to stdout; return the exit code.
+    """Run the picker, print the selection to stdout and return the exit code.
 
-    ``memory``: rank with it (remembered files first before typing), and record each picked
-    path in it as a visit.
-
-    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: draw
-    in colour (True, even with ``NO_COLOR`` or ``TERM=dumb``) or without (False: bold and
-    underline only); None decides from the environment (``NO_COLOR``, ``TERM=dumb``).
-    ``height``: draw inline below the cursor (None: full screen).  ``preview``: show the
-    selected path ("" built in, else a command with ``{}``; None: no preview).
-    ``cache``: use the warm index (``FileSearcher(cache=True)``: the first frame from the
-    last snapshot, then the validated listing).
-    ``server``: with ``cache``, one root and no ``paths``, ask the root's resident server (if
-    one runs; never started here), in a thread, for the first screenful over the listing it
-    holds (provisional: not validated), drawn before the session starts (``FIRST_WAIT`` at
-    most; later, shown if it comes before the session's first state, which replaces it).
-    ``on_done(code)``: called last, once the selection is printed and the session closed, while
-    the session is still referenced (the command ends the process there with ``os._exit``:
-    freeing a million paths' index costs more than everything else after Enter).
+    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: True
+    or False forces colour on or off (off: bold and underline only); None follows
+    ``NO_COLOR`` and ``TERM=dumb``.  ``height``: draw inline below the cursor (None: full
+    screen).  ``preview``: "" for the built-in preview, else a command with ``{}``; None for
+    none.  ``memory``: rank with it, and record each pick as a visit.  ``cache``: use the
+    warm index.  ``server``: with ``cache``, one root and no ``paths``, ask the root's
+    resident server (if one runs) for a provisional first screenful, drawn until the
+    session's first state.  ``on_done(code)``: called last, once the selection is printed
+    and the session closed (the command ends the process there).
     """
     query = query or ""
     try:
@@ -101,7 +89,7 @@ def run_picker(
             if preview is not None:
                 from ffind.frontends.picker.preview import Preview
 
-                shown = Preview(preview, lambda width: make_console(width, color), waker.wake)
+                shown = Preview(preview, color, waker.wake)
             picker = Picker(term, None, waker, query, color, shown)
             if asker is not None:  # (its first frame drawn before the session starts)
                 picker.first(FIRST_WAIT, lambda: not asked.is_set())
@@ -124,16 +112,7 @@ def run_picker(
             ended = ended and not asker.is_alive()
         for f in (fd, wake_r, wake_w) if ended else (fd,):
             os.close(f)
-    _print_warnings(searcher.warnings if searcher is not None else [])
-    if picked is None:
-        code = ExitCode.INTERRUPTED
-    elif not picked:
-        code = ExitCode.NOT_FOUND
-    else:
-        _print_selection(picked, print0)
-        if memory is not None:
-            _remember(memory, picked, roots)
-        code = ExitCode.FOUND
+    code = _finish(picked, searcher.warnings, print0, memory, roots)
     if on_done is not None:
         on_done(code)
     return code
@@ -141,14 +120,12 @@ def run_picker(
 
 def _first_from_server(query: str, root: str, options: SearchOptions,
                        memory: Memory | None, waker: Waker, asked: threading.Event) -> None:
-    """The resident server's answer to ``query`` (``options``: the session's, so the same
-    ranking and screenful), shown until the session's first state (issue 14; run in a thread
-    of its own).  A provisional answer (``ask(provisional=True)``): ranked at once over the
-    listing the server holds, not validated first (at 1M files that ``stat`` pass alone
-    takes a second); the session's own states replace it, and they end on the validated
-    listing.  Any failure, no answer within ``SERVER_WAIT``, or an answer after the
-    session's first state: nothing (the session's states as without a server).  ``asked``
-    is set at the end (and ``waker.arrived``: ``Picker.first`` waits no longer)."""
+    """Ask the resident server for ``query`` (``options``: the session's, so the same
+    ranking and screenful), in a thread of its own, and hand its answer to ``waker`` as a
+    provisional state: ranked at once over the listing the server holds, not validated, until
+    the session's first state replaces it.  A failure, no answer within ``SERVER_WAIT`` or
+    one after the session's first state: nothing.  Sets ``asked`` and ``waker.arrived`` at
+    the end (``Picker.first`` waits no longer)."""
     from ffind.resident.client import Answer, ask
 
     def show(answer: Answer) -> None:
@@ -171,22 +148,20 @@ def _first_from_server(query: str, root: str, options: SearchOptions,
         waker.arrived.set()
 
 
-def _print_warnings(warnings: list[str]) -> None:
-    """The walk's warnings (unreadable folders), held back while the picker had the screen
-    (a stderr that cannot be written loses them, never the selection)."""
-    from ffind.frontends.output import warn
+def _finish(picked: list[FileMatch] | None, warnings: list[str], print0: bool,
+            memory: Memory | None, roots: list[str]) -> ExitCode:
+    """Print the walk's warnings (held back while the picker had the screen) and the
+    selection, record each pick in the memory (as an absolute path); the exit code."""
+    from ffind.frontends.output import print_paths, warn
 
     for message in warnings:
         warn(message)
-
-
-def _remember(memory: Memory, picked: list[FileMatch], roots: list[str]) -> None:
-    """Each printed pick is a visit (the memory keeps absolute paths)."""
-    for m in picked:
-        memory.record(os.path.join(m.root or (roots[0] if roots else "."), m.path))
-
-
-def _print_selection(picked: list[FileMatch], print0: bool) -> None:
-    from ffind.frontends.output import print_paths
-
+    if picked is None:
+        return ExitCode.INTERRUPTED
+    if not picked:
+        return ExitCode.NOT_FOUND
     print_paths(picked, print0=print0)  # the command's writer: escaped on a terminal
+    if memory is not None:
+        for m in picked:
+            memory.record(os.path.join(m.root or (roots[0] if roots else "."), m.path))
+    return ExitCode.FOUND

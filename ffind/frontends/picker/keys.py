@@ -79,11 +79,6 @@ def _csi(seq: str) -> str:
     return KEYS.get(seq, "ignore")
 
 
-def delete_word(query: str, seps: str) -> str:
-    """The query without its last word: trailing separators, then up to the previous one."""
-    return query[: word_left(query, len(query), seps)]
-
-
 def word_left(text: str, pos: int, seps: str) -> int:
     """Where a word ending before ``pos`` starts (separators before the cursor skipped)."""
     while pos and text[pos - 1] in seps:
@@ -104,24 +99,12 @@ def word_right(text: str, pos: int, seps: str) -> int:
 
 
 class QueryLine:
-    """The query and the cursor inside it (0 = before the first character).  A plain class,
-    not a dataclass: ``dataclasses`` costs the picker's start ~10 ms of imports, before it
-    asks the resident server for its first frame."""
+    """The query and the cursor inside it (0 = before the first character)."""
 
     __slots__ = ("pos", "text")
 
     def __init__(self, text: str = "", pos: int = 0) -> None:
         self.text, self.pos = text, pos
-
-    def __repr__(self) -> str:
-        return f"QueryLine(text={self.text!r}, pos={self.pos!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, QueryLine):
-            return NotImplemented
-        return (self.text, self.pos) == (other.text, other.pos)
-
-    __hash__ = None  # type: ignore[assignment]  # (mutable, as the dataclass was)
 
     EDITS = frozenset({"bs", "del", "ctrl-u", "ctrl-w", "alt-bs", "alt-d", "left", "right",
                        "ctrl-a", "ctrl-e", "ctrl-b", "ctrl-f", "alt-b", "alt-f"})

@@ -21,8 +21,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ffind.frontends.picker.terminal import make_console, to_ansi
+
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.text import Text
 
 READ_LIMIT = 8192
@@ -87,10 +88,12 @@ def builtin_lines(path: str, cols: int, rows: int) -> list[Text]:
 class Preview:
     """The newest preview: rendered in a thread per request, handed over through a lock."""
 
-    def __init__(self, command: str | None, make_console: Callable[[int], Console],
+    def __init__(self, command: str | None, color: bool | None,
                  wake: Callable[[], None]) -> None:
+        """``command``: the preview command (None or "": the built-in preview); ``color``: as
+        ``run_picker``'s; ``wake``: called when a preview is ready."""
         self.command = command or None
-        self._make_console = make_console
+        self.color = color
         self._wake = wake
         self._lock = threading.Lock()
         self._key: Key | None = None
@@ -163,16 +166,10 @@ class Preview:
         return Text.from_ansi(out.decode("utf-8", "replace").expandtabs(4)).split("\n")[:rows]
 
     def _to_ansi(self, texts: list[Text], cols: int, rows: int) -> list[str]:
-        from rich.text import Text
-
         lines = [t.copy() for t in texts[:rows]]
         for line in lines:
             line.truncate(cols, overflow="crop", pad=True)
-        console = self._make_console(cols)
-        with console.capture() as cap:
-            console.print(Text("\n").join(lines), no_wrap=True, overflow="crop", crop=True,
-                          end="")
-        out = cap.get().split("\n") if lines else []
+        out = to_ansi(make_console(cols, self.color), lines, cols) if lines else []
         return out + [" " * cols] * (rows - len(out))
 
     def _to_ansi_plain(self, message: str, cols: int, rows: int) -> list[str]:

@@ -23,6 +23,9 @@ TYPE_CHECKING = False  # (not typing's: the picker's start imports as little as 
 if TYPE_CHECKING:
     from dataclasses import dataclass
     from typing import Any
+
+    from rich.console import Console
+    from rich.text import Text
 else:  # (a frozen record without importing dataclasses: ffind.frozen)
     from ffind.frozen import dataclass
 
@@ -61,14 +64,12 @@ class Terminal:
     """Raw mode on ``fd``, full screen or inline (``height``), restored on exit; reads keys and
     the wake-up pipe (written by the session's reporter, the preview, and on SIGWINCH)."""
 
-    def __init__(self, fd: int, wake_r: int, wake_w: int, height: Height | None = None,
-                 mouse: bool = True) -> None:
+    def __init__(self, fd: int, wake_r: int, wake_w: int, height: Height | None = None) -> None:
         self.fd = fd
         self.wake_r, self.wake_w = wake_r, wake_w
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
         self.height = height
-        self.mouse = mouse
         self.resized = False
         self.rows = 0
         """Inline: the rows below the cursor's line that were made room for."""
@@ -76,10 +77,6 @@ class Terminal:
         """The screen row (1-based) of the first row drawn, for mouse clicks; 0: unknown."""
         self._saved: list[Any] | None = None
         self._handlers: dict[int, Any] = {}
-
-    @property
-    def inline(self) -> bool:
-        return self.height is not None
 
     def __enter__(self) -> Terminal:
         import termios
@@ -94,27 +91,25 @@ class Terminal:
             self._handlers[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, self._on_winch)
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 self._handlers[sig] = signal.signal(sig, _interrupt)
-        mouse = MOUSE_ON if self.mouse else ""
         if self.height is None:
             self.origin = 1
-            self.write(f"\x1b[?1049h\x1b[?2004h{mouse}\x1b[?25l\x1b[H\x1b[2J")
+            self.write(f"\x1b[?1049h\x1b[?2004h{MOUSE_ON}\x1b[?25l\x1b[H\x1b[2J")
         else:
             self.rows = self.height.rows(self._raw_size()[1])
             # Make room below (scrolling at the bottom), back to the line, save it, ask where
             # it is (the answer comes in as a "cpr" key).
-            self.write(f"\x1b[?2004h{mouse}\x1b[?25l" + "\n" * self.rows
+            self.write(f"\x1b[?2004h{MOUSE_ON}\x1b[?25l" + "\n" * self.rows
                        + f"\x1b[{self.rows}A\x1b7\x1b[6n")
         return self
 
     def __exit__(self, *exc: object) -> None:
         import termios
 
-        mouse = MOUSE_OFF if self.mouse else ""
         with contextlib.suppress(OSError):
             if self.height is None:
-                self.write(f"\x1b[0m\x1b[2J\x1b[?25h\x1b[?2004l{mouse}\x1b[?1049l")
+                self.write(f"\x1b[0m\x1b[2J\x1b[?25h\x1b[?2004l{MOUSE_OFF}\x1b[?1049l")
             else:
-                self.write(f"\x1b[0m{self.clear()}\x1b8\x1b[?25h\x1b[?2004l{mouse}")
+                self.write(f"\x1b[0m{self.clear()}\x1b8\x1b[?25h\x1b[?2004l{MOUSE_OFF}")
         if self._saved is not None:
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
@@ -190,3 +185,26 @@ class Terminal:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def make_console(width: int, color: bool | None) -> Console:
+    """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
+    from rich.console import Console
+
+    dumb = os.environ.get("TERM") == "dumb"  # (rich: no colour system; NO_COLOR read too)
+    return Console(
+        force_terminal=True, highlight=False, markup=False, emoji=False,
+        legacy_windows=False, width=width,
+        no_color=None if color is None else not color,
+        color_system="standard" if color and dumb else "auto",
+    )
+
+
+def to_ansi(console: Console, texts: list[Text], width: int) -> list[str]:
+    """``texts`` as lines of ANSI, each cut to ``width`` cells."""
+    from rich.text import Text
+
+    console.width = width
+    with console.capture() as cap:
+        console.print(Text("\n").join(texts), no_wrap=True, overflow="crop", crop=True, end="")
+    return cap.get().split("\n")

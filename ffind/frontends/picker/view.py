@@ -14,12 +14,11 @@ list's rows (terminals of ``SIDE_MIN_COLS`` columns or more) or their lower half
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
 from ffind.frontends.picker.keys import QueryLine
-from ffind.frontends.picker.terminal import Terminal
+from ffind.frontends.picker.terminal import Terminal, make_console, to_ansi
 from ffind.frontends.picker.waker import Waker
 
 TYPE_CHECKING = False  # (not typing's: imported on the picker's start)
@@ -37,23 +36,16 @@ ENTER_WAIT = 1.0
 TICK = 0.1
 """Spinner period while the walk or the matching is running."""
 MIN_REDRAW = 0.03
-"""Seconds between two redraws for new results while the walk or the matching goes on (the
-answer to the typed query, keys other than typing, and resizes redraw at once)."""
+"""Fewest seconds between two redraws for progress (the walk's, the matching's)."""
 ECHO_WAIT = 0.02
 """Seconds a typed key waits for its query's answer before the prompt is redrawn over the
-previous results: one frame instead of two when the answer is quick, and no drawing (which
-holds the GIL) while the matcher works on it."""
+previous results: one frame instead of two when the answer is quick."""
 COUNTING = "…"
-"""The counter's match count while it is being counted (the resident server's first frame:
-its rows come before their count)."""
+"""The counter's match count while it is counted (the resident server's rows come first)."""
 SIDE_MIN_COLS = 100
 """From this width on the preview is beside the list; below it, under the list."""
 WHEEL = {"64": -1, "65": 1}
 """SGR mouse buttons of the wheel: up, down."""
-
-
-def full_path(m: FileMatch) -> str:
-    return m.path if m.root is None else os.path.join(m.root, m.path)
 
 
 def printable(text: str) -> str:
@@ -63,25 +55,73 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() or c == " " else "?" for c in text)
 
 
-def make_console(width: int, color: bool | None) -> Console:
-    """A rich console writing ANSI for the picker (``color``: as ``run_picker``'s)."""
-    from rich.console import Console
-
-    # no_color=None: rich reads NO_COLOR; its colour system is None for TERM=dumb.
-    dumb = os.environ.get("TERM") == "dumb"
-    return Console(
-        force_terminal=True, highlight=False, markup=False, emoji=False,
-        legacy_windows=False, width=width,
-        no_color=None if color is None else not color,
-        color_system="standard" if color and dumb else "auto",
-    )
-
-
 def _count(snap: Snapshot | None) -> int:
     """The matches the cursor may move over: the count, or the rows while it is counted."""
     if snap is None:
         return 0
     return len(snap.matches) if snap.total_match_count < 0 else snap.total_match_count
+
+
+def prompt_line(query: str, pos: int, cols: int, plain: bool) -> tuple[str, int]:
+    """The query line cut to ``cols`` around the cursor at ``pos``, and the cursor's column."""
+    from rich.cells import cell_len
+
+    shown = printable(query)
+    while shown and pos and cell_len(shown) > cols - 3:  # keep the cursor in view
+        shown, pos = shown[1:], pos - 1
+    while shown and cell_len(shown) > cols - 3:
+        shown = shown[:-1]
+    arrow = "\x1b[1m>\x1b[0m " if plain else "\x1b[1;36m>\x1b[0m "
+    return arrow + shown, 3 + cell_len(shown[:pos])
+
+
+def info_line(snap: Snapshot, marked: int, busy: bool) -> Text:
+    """The counter: matched/scanned, how many are marked, and a spinner while busy."""
+    from rich.text import Text
+
+    count = snap.total_match_count
+    text = Text(f"  {COUNTING if count < 0 else count}/{snap.scanned_file_count}",
+                style="yellow")
+    if marked:
+        text.append(f" ({marked})", style="magenta")
+    if busy:
+        text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
+    return text
+
+
+def match_line(m: FileMatch, is_cur: bool, marked: bool, cols: int, plain: bool) -> Text:
+    """One row of the list: the path (cut on the left to keep the file name) with its
+    matched characters highlighted, after the cursor and mark columns."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from ffind.frontends.output import escape_indexed, path_with_root
+
+    full, indices = path_with_root(m)
+    shown, indices = escape_indexed(full, indices or ())  # never a raw control character
+    avail = cols - 2
+    shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
+    if cell_len(shown) > avail:
+        cut = 0
+        while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
+            cut += 1
+        shown = ".." + shown[cut:]
+        shift, lo = 2 - cut, 2
+    line = Text(no_wrap=True, overflow="crop", end="")
+    line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
+    line.append("*" if marked else " ", style="bold magenta")
+    start = len(line)
+    line.append(shown, style="bold" if is_cur else "")
+    for i in indices:
+        j = i + shift
+        if lo <= j < len(shown):
+            line.stylize("bold underline" if plain else "bold green", start + j, start + j + 1)
+    if is_cur:
+        pad = cols - cell_len(line.plain)
+        if pad > 0:
+            line.append(" " * pad)
+        line.stylize("on grey23")
+    return line
 
 
 class Picker:
@@ -92,8 +132,7 @@ class Picker:
         """``searcher``: the session; None until ``attach`` (``first`` draws before it)."""
         self.term = term
         self.color = color
-        self.plain = False
-        """Drawing without colour: the prompt is bold, matched characters bold and underlined."""
+        self.plain = False  # no colour: the prompt bold, matched characters bold and underlined
         self._searcher = searcher
         self.waker = waker
         self.line = QueryLine(query, len(query))
@@ -124,18 +163,15 @@ class Picker:
     def attach(self, searcher: FileSearcher) -> None:
         self._searcher = searcher
 
-    # --- the loop
-
     def _console(self) -> None:
         if self.console is None:
             self.console = make_console(self.term.size()[0], self.color)
             self.plain = self.console.no_color or self.console.color_system is None
 
     def first(self, wait: float, asking: Callable[[], bool]) -> None:
-        """Before the session (``attach``): draw the provisional states that come within
-        ``wait`` seconds (the resident server's rows, then their count) while ``asking()``,
-        until one with its count is drawn.  The session is not started meanwhile: its
-        loading of a large snapshot would take the CPU and the GIL from this frame."""
+        """Before the session starts: draw the provisional states (the resident server's rows,
+        then their count) that come within ``wait`` seconds while ``asking()``, until one
+        with its count is drawn."""
         deadline = time.monotonic() + wait
         self._console()  # (rich's import, while the server works)
         import ffind.searching.session  # noqa: F401  (the frame's state, meanwhile too)
@@ -165,12 +201,10 @@ class Picker:
                 self.preview.cancel()
 
     def loop(self) -> list[FileMatch] | None:
-        # The answer to the typed query and resizes redraw at once; so do keys that do not
-        # change the query.  A typed key waits up to ECHO_WAIT for its answer, then the
-        # prompt is redrawn over the previous results.  Other new states (the walk's
-        # progress, the spinner, the preview) redraw at most every ``2 x`` the last draw's
-        # cost: a draw ranks the new state, and drawing every state while walking would
-        # starve the walk.
+        # The typed query's answer, resizes and keys that leave the query alone redraw at
+        # once; a typed key redraws after ECHO_WAIT without its answer.  Progress (the walk,
+        # the spinner, the preview) redraws at most every twice the last draw's cost: drawing
+        # every state would starve the walk.
         now_due, later_due, next_at = True, False, 0.0
         echo_at: float | None = None
         while True:
@@ -213,13 +247,13 @@ class Picker:
         return not (self.waker.complete and snap is not None and snap.query == self.query)
 
     def handle(self, key: str) -> tuple[bool, list[FileMatch] | None]:
-        rows = self.list_rows()
         if self.preview is not None and (key == "preview" or key == "char:?"):
             self.show_preview = not self.show_preview
             self.prev_lines = []
         elif self.line.handle(key):
             self.set_query(self.line.text)
         elif key in ("up", "down", "pgup", "pgdn", "home", "end"):
+            rows = self.layout()[1]
             step = {"up": -1, "down": 1, "pgup": -rows, "pgdn": rows,
                     "home": -(1 << 60), "end": 1 << 60}[key]
             self.move(step)
@@ -252,10 +286,11 @@ class Picker:
             self.move(WHEEL[button])
             return
         row = self.term.row_at(int(screen_row))
-        if button != "0" or row is None or row < 2 or int(col) > self.list_cols():
+        list_cols, rows, _ = self.layout()
+        if button != "0" or row is None or row < 2 or int(col) > list_cols:
             return
         index = self.offset + row - 2
-        if row - 2 < self.list_rows() and index < len(self.items):
+        if row - 2 < rows and index < len(self.items):
             self.cur = index
 
     def current(self) -> FileMatch | None:
@@ -289,40 +324,22 @@ class Picker:
         m = self.current()
         return [] if m is None else [m]
 
-    # --- layout
-
-    def preview_side(self) -> bool:
-        return self.term.size()[0] >= SIDE_MIN_COLS
-
-    def showing_preview(self) -> bool:
-        return self.preview is not None and self.show_preview and self.term.size()[1] >= 6
-
-    def list_cols(self) -> int:
-        cols = self.term.size()[0]
-        if self.showing_preview() and self.preview_side():
-            return cols // 2
-        return cols
-
-    def list_rows(self) -> int:
-        rows = max(self.term.size()[1] - 2, 1)
-        if self.showing_preview() and not self.preview_side():
-            return max(rows // 2, 1)
-        return rows
-
-    def preview_box(self) -> tuple[int, int]:
-        """The preview's columns and rows (beside: after a separator; below: after a rule)."""
+    def layout(self) -> tuple[int, int, bool | None]:
+        """The list's columns and rows, and the preview's place: beside the list (True),
+        under it (False), or not shown (None)."""
         cols, height = self.term.size()
-        if self.preview_side():
-            return cols - self.list_cols() - 2, height - 2
-        return cols, height - 2 - self.list_rows() - 1
-
-    # --- drawing
+        rows = max(height - 2, 1)
+        if self.preview is None or not self.show_preview or height < 6:
+            return cols, rows, None
+        if cols >= SIDE_MIN_COLS:
+            return cols // 2, rows, True
+        return cols, max(rows // 2, 1), False
 
     def draw(self) -> None:
         from ffind.searching.session import Snapshot
 
         cols, height = self.term.size()
-        rows = self.list_rows()
+        rows = self.layout()[1]
         self.drawn_seq = self.waker.seq
         snap = self.waker.newest(self.query)
         if snap is None:
@@ -346,107 +363,43 @@ class Picker:
         self.flush(lines, cols, height)
 
     def render(self, cols: int, height: int, snap: Snapshot) -> list[str]:
-
-        assert self.console is not None
-        rows, list_cols = self.list_rows(), self.list_cols()
-        side = self.showing_preview() and self.preview_side()
-        texts = []
-        for i in range(self.offset, min(len(self.items), self.offset + rows)):
-            texts.append(self.match_line(self.items[i], i == self.cur, list_cols))
+        list_cols, rows, side = self.layout()
+        texts = [match_line(m, i == self.cur, (m.root, m.path) in self.marks, list_cols,
+                            self.plain)
+                 for i, m in enumerate(self.items[self.offset : self.offset + rows], self.offset)]
         if side:
             for t in texts:
                 t.truncate(list_cols, overflow="crop", pad=True)
-        body = self.to_ansi([self.info_line(snap), *texts], cols)
+        assert self.console is not None
+        info = info_line(snap, len(self.marks), self.busy())
+        body = to_ansi(self.console, [info, *texts], cols)
         listed = body[1:] + [" " * list_cols if side else ""] * (rows - len(texts))
-        prompt, self.cursor_col = self.prompt_line(cols)
-        if self.showing_preview():
-            listed = self.with_preview(listed, side)
+        prompt, self.cursor_col = prompt_line(self.query, self.line.pos, cols, self.plain)
+        if side is not None:
+            listed = self.with_preview(listed, side, list_cols, rows)
         return [prompt, body[0], *listed][:height]
 
-    def to_ansi(self, texts: list[Text], width: int) -> list[str]:
-        from rich.text import Text
-
-        assert self.console is not None
-        self.console.width = width
-        with self.console.capture() as cap:
-            self.console.print(Text("\n").join(texts), no_wrap=True, overflow="crop",
-                               crop=True, end="")
-        return cap.get().split("\n")
-
-    def with_preview(self, listed: list[str], side: bool) -> list[str]:
-        """The list's rows with the preview beside them, or followed by a rule and it."""
+    def with_preview(self, listed: list[str], side: bool, list_cols: int, rows: int,
+                     ) -> list[str]:
+        """The list's rows with the preview beside them (after a separator), or followed by a
+        rule and it."""
         assert self.preview is not None
-        pcols, prows = self.preview_box()
+        cols, height = self.term.size()
+        pcols, prows = (cols - list_cols - 2, height - 2) if side else (cols, height - 3 - rows)
         m = self.current() if self.shown_query == self.query else None
         shown = None
         if m is not None and pcols > 0 and prows > 0:
-            shown = self.preview.get((full_path(m), pcols, prows))
+            from ffind.frontends.output import path_with_root
+
+            shown = self.preview.get((path_with_root(m)[0], pcols, prows))
         else:
             self.preview.cancel()
         shown = shown or [""] * prows
-        bar = "\x1b[0;2m│\x1b[0m " if side else ""
         if side:
-            return [f"{row}\x1b[0m{bar}{p}" for row, p in zip(listed, shown, strict=False)]
-        rule = "\x1b[0;2m" + "─" * self.term.size()[0] + "\x1b[0m"
+            bar = "\x1b[0m\x1b[0;2m│\x1b[0m "
+            return [f"{row}{bar}{p}" for row, p in zip(listed, shown, strict=False)]
+        rule = "\x1b[0;2m" + "─" * cols + "\x1b[0m"
         return [*listed, rule, *shown]
-
-    def prompt_line(self, cols: int) -> tuple[str, int]:
-        from rich.cells import cell_len
-
-        shown = printable(self.query)
-        pos = self.line.pos
-        while shown and pos and cell_len(shown) > cols - 3:  # keep the cursor in view
-            shown, pos = shown[1:], pos - 1
-        while shown and cell_len(shown) > cols - 3:
-            shown = shown[:-1]
-        arrow = "\x1b[1m>\x1b[0m " if self.plain else "\x1b[1;36m>\x1b[0m "
-        return arrow + shown, 3 + cell_len(shown[:pos])
-
-    def info_line(self, snap: Snapshot) -> Text:
-        from rich.text import Text
-
-        count = snap.total_match_count
-        text = Text(f"  {COUNTING if count < 0 else count}/{snap.scanned_file_count}",
-                    style="yellow")
-        if self.marks:
-            text.append(f" ({len(self.marks)})", style="magenta")
-        if self.busy():
-            text.append(" " + SPINNER[int(time.monotonic() / TICK) % len(SPINNER)], style="cyan")
-        return text
-
-    def match_line(self, m: FileMatch, is_cur: bool, cols: int) -> Text:
-        from rich.cells import cell_len
-        from rich.text import Text
-
-        from ffind.frontends.output import escape_indexed, path_with_root
-
-        full, indices = path_with_root(m)
-        shown, indices = escape_indexed(full, indices or ())  # never a raw control character
-        avail = cols - 2
-        shift = lo = 0  # lo: the first column a highlight may fall on (after "..")
-        if cell_len(shown) > avail:  # keep the file name: cut on the left
-            cut = 0
-            while cut < len(shown) and cell_len(shown[cut:]) > avail - 2:
-                cut += 1
-            shown = ".." + shown[cut:]
-            shift, lo = 2 - cut, 2
-        marked = (m.root, m.path) in self.marks
-        line = Text(no_wrap=True, overflow="crop", end="")
-        line.append(">" if is_cur else " ", style="bold red" if is_cur else "")
-        line.append("*" if marked else " ", style="bold magenta")
-        start = len(line)
-        line.append(shown, style="bold" if is_cur else "")
-        for i in indices:
-            j = i + shift
-            if lo <= j < len(shown):
-                line.stylize("bold underline" if self.plain else "bold green",
-                             start + j, start + j + 1)
-        if is_cur:
-            pad = cols - cell_len(line.plain)
-            if pad > 0:
-                line.append(" " * pad)
-            line.stylize("on grey23")
-        return line
 
     def flush(self, lines: list[str], cols: int, height: int) -> None:
         full = (cols, height) != self.prev_size or self.term.resized

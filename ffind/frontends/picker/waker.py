@@ -38,7 +38,7 @@ class Waker:
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._w, b".")
 
-    def _poke(self, snapshot: Snapshot, complete: bool = False) -> None:
+    def on_update(self, snapshot: Snapshot, complete: bool = False) -> None:
         if not snapshot.walk_complete and snapshot.scanned_file_count < self._known:
             from ffind.searching.session import Snapshot
 
@@ -51,6 +51,9 @@ class Waker:
             self.reported = True
         self.arrived.set()
         self.wake()
+
+    def on_complete(self, snapshot: Snapshot) -> None:
+        self.on_update(snapshot, complete=True)
 
     def on_ranked(self, query: str, matches: list[FileMatch]) -> None:
         with self._lock:
@@ -99,9 +102,3 @@ class Waker:
         if self.ranked_seq > self.latest_seq:
             return self.ranked is not None and self.ranked[0] == query
         return self.complete and self.latest is not None and self.latest.query == query
-
-    def on_update(self, snapshot: Snapshot) -> None:
-        self._poke(snapshot)
-
-    def on_complete(self, snapshot: Snapshot) -> None:
-        self._poke(snapshot, complete=True)
