@@ -3,9 +3,9 @@
     python benchmarks/mcp_first_bench.py TREE [TREE...] [--query Q] [--runs N]
 
 A ``ToolServer`` (what ``ffind mcp`` serves) in a new process, ``warm()`` (its own walk
-starts, from the warm snapshot), then ``find_files(Q)``; the time from ``ToolServer(...)`` to the answer (the agent module already
-imported), and the child's whole wall time (spawn to exit).  Two modes, interleaved run by
-run:
+starts, from the warm snapshot), then ``find_files(Q)``; the time from ``ToolServer(...)`` to
+the answer (the agent module already imported), and the child's whole wall time (spawn to
+exit).  Two modes, interleaved run by run:
 
 - own walk: ``FFIND_NO_SERVER=1``: the first answer waits for the walk of the snapshot and
   its index;
