@@ -2,14 +2,13 @@
 
     python benchmarks/mcp_first_bench.py TREE [TREE...] [--query Q] [--runs N]
 
-As docs/benchmarks.md measured it before ("The MCP server's first answer"): a ``ToolServer``
-in a new process, ``warm()`` (its own walk starts, from the warm snapshot), then
-``find_files(Q)``; the time from ``ToolServer(...)`` to the answer (the agent module already
-imported), and the child's whole wall time (spawn to exit).  Two modes, interleaved run by
-run:
+A ``ToolServer`` (what ``ffind mcp`` serves) in a new process, ``warm()`` (its own walk
+starts, from the warm snapshot), then ``find_files(Q)``; the time from ``ToolServer(...)`` to
+the answer (the agent module already imported), and the child's whole wall time (spawn to
+exit).  Two modes, interleaved run by run:
 
 - own walk: ``FFIND_NO_SERVER=1``: the first answer waits for the walk of the snapshot and
-  its index (what the MCP server did before);
+  its index;
 - server: the root's resident server runs (started once before; asked once first, so its
   index is built): the first call is answered by it while the walk goes on.
 

@@ -22,7 +22,7 @@ the rows).  Then Esc is sent and the process reaped.  Systems, measured interlea
 ``--server``: also ``ffind -i --no-server`` and ``ffind -i`` with the tree's resident server
 running (started here, with the interpreter running this script, which must have ffind: use a
 non-editable install; it answers once before the runs and is stopped at the end), side by side:
-the first frame drawn from the server's answer while the picker's session loads (issue 14).
+the first frame drawn from the server's answer while the picker's session loads.
 ``--against PYTHON``: the same two rows for the ffind installed beside another interpreter
 (e.g. a venv of main: before/after in one interleaved run), with its own server.
 Each ``ffind`` row runs once before the timed runs (the warm snapshot exists).
@@ -49,7 +49,7 @@ import sys
 import termios
 import time
 
-from binaries import TREE_HELP, real_binary
+from benchlib import TREE_HELP, real_binary
 
 COUNTER = re.compile(rb"([1-9]\d*)/(\d+)")
 ROWS = re.compile(rb"(?:[1-9]\d*|\xe2\x80\xa6)/\d+")
@@ -143,17 +143,17 @@ def frames(argv: list[str], cwd: str, env: dict[str, str],
 
 
 def _serve_with(python: str, tree: str, query: str) -> str:
-    """``_serve`` run by another install's interpreter (``--against``): its server's socket."""
+    """``serve`` run by another install's interpreter (``--against``): its server's socket."""
     here = os.path.dirname(os.path.abspath(__file__))
     code = (f"import sys; sys.path.insert(0, {here!r}); import picker_bench;"
-            " print(picker_bench._serve(sys.argv[1], sys.argv[2]))")
+            " print(picker_bench.serve(sys.argv[1], sys.argv[2]))")
     env = {k: v for k, v in os.environ.items() if k not in ("FFIND_NO_SERVER", "PYTHONPATH")}
     done = subprocess.run([python, "-c", code, tree, query], env=env, capture_output=True,
                           text=True, check=True)
     return done.stdout.strip().splitlines()[-1]
 
 
-def _serve(tree: str, query: str) -> str:
+def serve(tree: str, query: str) -> str:
     """Start ``tree``'s resident server (FFIND_NO_SERVER unset) and let it answer once; its
     socket."""
     from ffind.options import SearchOptions
@@ -214,7 +214,7 @@ def main() -> int:
     systems["rich floor"] = ([sys.executable, "-c", RICH_FLOOR], env)
     if args.server and args.server_only:
         systems = {name: sys_ for name, sys_ in systems.items() if name.endswith("(server)")}
-    stop = _serve(args.tree, args.query) if args.server else None
+    stop = serve(args.tree, args.query) if args.server else None
     stops = [] if stop is None else [stop]
     try:
         if args.server and args.against:

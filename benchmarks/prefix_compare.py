@@ -5,8 +5,8 @@ check that a speed change ranks nothing differently, on a tree where the exact b
     PYTHONPATH=CHECKOUT python benchmarks/prefix_compare.py PATHS_FILE --json OUT [--repeat 2]
     python benchmarks/prefix_compare.py --diff BEFORE.json AFTER.json
 
-PATHS_FILE holds one path per line.  Each repeat builds a fresh ``Index`` (numpy on), runs
-``warm`` to the end as the idle session does, then types each query one key at a time
+PATHS_FILE holds one path per line.  Each repeat builds a fresh ``Index``, runs its idle work
+to the end as an idle session does, then types each query one key at a time
 (``match(prefix, limit=20)``); a prefix's time is the least CPU time over the repeats.
 ``--json`` writes the results (score, path) and times per prefix; ``--diff`` lists the
 prefixes whose results differ between two such files.
@@ -20,21 +20,15 @@ import statistics
 import sys
 import time
 
-WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
-         "session test", "web servlet", "src main java"]
+from benchlib import WORDS, new_index, p95, read_paths
 
 
 def run(paths: list[str], words: list[str], repeat: int) -> tuple[dict[str, list[list[object]]],
                                                                    dict[str, float]]:
-    from ffind.engine.index import Index
-
     results: dict[str, list[list[object]]] = {}
     times: dict[str, float] = {}
     for _ in range(repeat):
-        ix = Index(paths, numpy=True)
-        ix.numpy_ready()
-        for _ in ix.warm():
-            pass
+        ix = new_index(paths)
         for w in words:
             for k in range(1, len(w) + 1):
                 p = w[:k]
@@ -66,8 +60,7 @@ def main() -> int:
         return 1 if differ else 0
     if not args.paths:
         ap.error("PATHS_FILE is required (or --diff)")
-    with open(args.paths) as f:
-        paths = f.read().splitlines()
+    paths = read_paths(args.paths)
     words = [w for w in args.words.split(",") if w]
     results, times = run(paths, words, args.repeat)
     for w in words:
@@ -76,7 +69,7 @@ def main() -> int:
               + " ".join(f"{w[:k]}:{times[w[:k]]:.0f}" for k in range(1, len(w) + 1)))
     xs = sorted(times.values())
     print(f"all            median {statistics.median(xs):6.1f}  "
-          f"p95 {xs[round(0.95 * (len(xs) - 1))]:6.1f}  max {xs[-1]:6.1f}")
+          f"p95 {p95(xs):6.1f}  max {xs[-1]:6.1f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"results": results, "times": times}, f)

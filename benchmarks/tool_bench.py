@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from binaries import TREE_HELP
+from benchlib import TREE_HELP
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parent.parent

@@ -27,13 +27,12 @@ import tempfile
 import threading
 import time
 
-from binaries import TREE_HELP
+from benchlib import TREE_HELP
 
 # The walk alone, printed as the command would (the ``ffind`` command adds its own start-up).
 _WALK = (
     "import sys\n"
-    "from ffind.fs.walk import walk_batches\n"
-    "from ffind.options import SearchOptions\n"
+    "from ffind import SearchOptions, walk_batches\n"
     "write = sys.stdout.buffer.write\n"
     "for batch in walk_batches('.', SearchOptions(threads=int(sys.argv[1]))):\n"
     "    write(('\\n'.join(batch) + '\\n').encode('utf-8', 'surrogateescape'))\n"
@@ -101,8 +100,7 @@ def side_by_side(tree: str, rounds: int) -> None:
 
 
 def in_process(tree: str, rounds: int) -> None:
-    from ffind.fs.walk import walk_batches
-    from ffind.options import SearchOptions
+    from ffind import SearchOptions, walk_batches
 
     for threads in (1, 2):
         firsts = []
