@@ -61,7 +61,7 @@ def main() -> int:
     args = ap.parse_args()
     words = [w for w in args.words.split(",") if w]
     if args.no_reuse:
-        ffind.searching.session.CACHE_QUERIES = 0
+        ffind.searching.matchsets.CACHE_QUERIES = 0
     t = time.perf_counter()
     with FileSearcher(args.tree, SearchOptions(limit=20)) as fs:
         fs.wait()

@@ -43,7 +43,7 @@ try:  # (a checkout before the tenth pass: no ends found between keys)
     from ffind.engine.matchset import Ender
 except ImportError:
     Ender = None  # type: ignore[assignment,misc]
-from ffind.searching.session import IDLE_SLICE
+from ffind.searching.idle import IDLE_SLICE
 
 WORDS = ["prom", "base_cod", "foobar", "mod.rs", "s/p/t", "controller", "readme", "test util",
          "session test", "web servlet", "src main java"]

@@ -34,10 +34,9 @@ from __future__ import annotations
 import sys
 
 from ffind.errors import ExitCode, FfindError
+from ffind.text import __version__
 
 TYPE_CHECKING = False  # (not typing's: ``import ffind`` does not import typing)
-
-__version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "SearchOptions": "ffind.options",

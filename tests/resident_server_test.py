@@ -947,7 +947,7 @@ def test_a_server_primed_for_other_options_answers_a_request_correctly(
     found = client.where(str(root), create=True)
     assert found is not None
     text = protocol.encode_prime(str(root), client.options_dict(SearchOptions(hidden=True)))
-    proc = subprocess.Popen([sys.executable, "-m", "ffind.resident.server", "--root",
+    proc = subprocess.Popen([sys.executable, "-m", protocol.SERVER_MODULE, "--root",
                              str(root), "--socket", found[0], "--prime", text])
     try:
         stats = _wait_for_server(root)

@@ -25,11 +25,17 @@ from ffind.options import SearchOptions
 TYPE_CHECKING = False  # (not typing's: a search does not import it, nor dataclasses)
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Protocol
 
     import click
 
-    from ffind.frontends.early import Started
     from ffind.scoring.scorer import FileMatch
+    from ffind.searching import oneshot
+
+    class Started(oneshot.Started, Protocol):
+        """The walk the console script started (``ffind.frontends.early``)."""
+
+        invocation: Invocation
     from ffind.state.memory import Memory
 else:  # the same classes, without importing dataclasses (ffind.frozen)
     from ffind.frozen import dataclass
@@ -342,7 +348,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
                               on_done=finish, height=height, preview=inv.preview,
                               cache=inv.cache, server=inv.server)
 
-    on_tty, options, style = _rendering(inv)
+    on_tty, options, style = rendering(inv)
     if inv.stdin:
         from ffind.searching.oneshot import search_paths
 
@@ -364,7 +370,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
     return finish(code)
 
 
-def _rendering(inv: Invocation, on_tty: bool | None = None,
+def rendering(inv: Invocation, on_tty: bool | None = None,
                environ: Mapping[str, str] | None = None,
                ) -> tuple[bool, SearchOptions, str | None]:
     """(stdout is a terminal, the options to search with, the highlight style): colouring
@@ -431,7 +437,7 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
     it; None when no server answered (search locally)."""
     from ffind.resident.client import ask
 
-    on_tty, options, style = _rendering(inv)
+    on_tty, options, style = rendering(inv)
     answer = ask(inv.pattern, inv.root, options, memory=inv.memory,
                  count=inv.json or _stderr_isatty())
     if answer is None:

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Iterable, Mapping
 
 from ffind.errors import FfindError
+from ffind.text import escape_char, terminal_safe
 
 TYPE_CHECKING = False  # (not typing's: ``ffind --version`` does not import typing)
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ RESET = "\x1b[0m"
 _UNDECODABLE = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
 """The surrogates ``surrogateescape`` gives undecodable bytes, each to U+FFFD (``str.translate``:
 no ``re`` import on the output's path)."""
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def use_color(choice: str, isatty: bool, environ: Mapping[str, str] | None = None) -> bool:
@@ -69,26 +69,6 @@ def highlight_style(
     if compute_indices and choice == "auto" and isatty and env.get("TERM") != "dumb":
         return BOLD
     return None
-
-
-def _escape_char(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x80:  # an ASCII control: the byte and the character are one
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with every non-printable character (controls, undecodable bytes, format
-    characters such as a right-to-left override, unassigned code points) escaped."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
 
 
 def highlight(
@@ -119,7 +99,7 @@ def escape_indexed(text: str, indices: Iterable[int]) -> tuple[str, list[int]]:
     n = 0
     for ch in text:
         starts.append(n)
-        shown = ch if ch.isprintable() else _escape_char(ch)
+        shown = ch if ch.isprintable() else escape_char(ch)
         out.append(shown)
         n += len(shown)
     starts.append(n)
@@ -221,6 +201,17 @@ def print_paths(
     if escape is None:
         escape = stdout.isatty()
     write(stdout.buffer, format_plain(matches, print0=print0, style=style, escape=escape))
+
+
+def write_answer(before: list[str], data: bytes, after: list[str], code: int) -> int:
+    """Write a resident server's answer to a command line (``client.command``): its
+    warnings, its output, its notes; its exit status."""
+    for warning in before:
+        warn(warning)
+    write_stdout(data)
+    for note in after:
+        warn(note)
+    return code
 
 
 def warn(message: str) -> None:

@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-from ffind import __version__
 from ffind.resident import protocol
+from ffind.text import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,16 +136,14 @@ def _streams_open() -> bool:
     return sys.stdout is not None and sys.stderr is not None
 
 
-def command(args: list[str]) -> int | None:
+def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
     """The command line ``args`` (``ffind ...`` in the current folder) answered by the
-    folder's server, before this process imports the command (``ffind.frontends.entry``):
-    the server parses it as the command does (``fastparse``, ``cli.invocation``), searches,
-    and renders the output with the command's writers (``cli.render``, with this process's
-    terminals and ``NO_COLOR``/``TERM``); the bytes and the warnings are written here.
-    The exit status, or None: not a plain search, no server, any failure (the command runs
-    as without a server, and asks again once it has parsed).  A server that took the
-    request and did not answer in time raises :class:`Stuck` (the command then searches
-    itself without asking it again: one wait of ``REPLY_TIMEOUT``, not two)."""
+    folder's server, before this process imports the command (``ffind.frontends.entry``),
+    with this process's terminals and ``NO_COLOR``/``TERM``: (the warnings before the
+    output, its bytes, the notes after it, the exit status), for the caller to write.
+    None: not a plain search, no server, any failure (the command runs as without a
+    server).  A server that took the request and did not answer in time raises
+    :class:`Stuck` (the command then searches itself without asking it again)."""
     if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
         return None  # (the last: click answers the shell's completion requests)
     found = where(".")
@@ -167,18 +165,7 @@ def command(args: list[str]) -> int | None:
     if not (isinstance(before, list) and isinstance(after, list) and isinstance(data, bytes)
             and isinstance(code, int) and all(isinstance(w, str) for w in before + after)):
         return None
-    from ffind.frontends import output
-    from ffind.frontends.exits import answered
-
-    def write() -> int:
-        for warning in before:
-            output.warn(warning)
-        output.write_stdout(data)
-        for note in after:
-            output.warn(note)
-        return code
-
-    return answered(write)
+    return before, data, after, code
 
 
 class Stuck(Exception):
@@ -305,7 +292,7 @@ def start(root: str, environ: Mapping[str, str] | None = None,
     # folder this ffind was imported from goes first on it (a checkout run in place).
     first = os.path.dirname(protocol.PACKAGE)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (first, env.get("PYTHONPATH")) if p)
-    args = [sys.executable, "-P", "-m", "ffind.resident.server", "--root",
+    args = [sys.executable, "-P", "-m", protocol.SERVER_MODULE, "--root",
             os.path.realpath(root), "--socket", path]
     if prime is not None:
         try:

@@ -48,8 +48,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ffind import __version__
 from ffind.resident import protocol
+from ffind.text import __version__
 
 if TYPE_CHECKING:
     from ffind.agent.tool import TreeSnapshot
@@ -60,8 +60,11 @@ if TYPE_CHECKING:
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
-    from ffind.searching.oneshot import _Recalling
+    from ffind.searching.catalog import Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
+
+CommandHandler = Callable[["Server", dict[str, Any]], tuple[dict[str, Any], "Held"]]
+"""Answers a ``command`` request (a whole command line) with the server's ``found``."""
 
 IDLE_SECONDS = 600.0
 """How long the server waits for a request before it exits (``FFIND_SERVER_IDLE``)."""
@@ -141,7 +144,7 @@ class Held:
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
         """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
-        self.git: _Recalling | None = None
+        self.git: Recalling | None = None
         self.memory: object = None
         """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
         ``id()``, which a new memory (one per request) must not reuse."""
@@ -163,6 +166,33 @@ class Held:
             return False
         return not self.hinted or (self.hint is not None and (not self.hint.armed
                                                               or self.ahead))
+
+    def needs_table(self, table_from: int) -> bool:
+        """Whether the index (of ``table_from`` paths or more) has no count table built yet."""
+        index = self.index
+        return (index is not None and len(index) >= table_from
+                and (self.table is None or self.table.store is not index.store
+                     or not self.table.done))
+
+    def tabulate(self) -> bool:
+        """One step of the count table's build (a new table for a new index); False when it
+        failed (the table is then dropped: counted as without one)."""
+        from ffind.engine.counting import CountTable
+
+        index = self.index
+        assert index is not None
+        if self.table is None or self.table.store is not index.store:
+            self.table = CountTable(index.store)
+            self.building = self.table.build()
+        try:
+            assert self.building is not None
+            next(self.building)
+        except StopIteration:
+            self.building = None
+        except Exception:
+            self.building = self.table = None
+            return False
+        return True
 
     def close(self) -> None:
         """Let go of what runs beside the listing: the last ``git status``, the watches."""
@@ -221,8 +251,12 @@ class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
     def __init__(self, root: str, path: str, key: str, idle: float,
-                 watch_budget: int | None = None, mark_budget: int | None = None) -> None:
+                 watch_budget: int | None = None, mark_budget: int | None = None,
+                 on_command: CommandHandler | None = None) -> None:
         self.root, self.path, self.key, self.idle = root, path, key, idle
+        self.on_command = on_command
+        """What answers a whole command line (``ffind.frontends.served``: the command's parse
+        and writers); None: such requests are refused."""
         self.watch_budget = watch_budget
         """The inotify watches each listing's hint may hold (None: its share of the user's
         free watches, ``ffind.fs.watch.WATCH_SHARE``)."""
@@ -234,14 +268,12 @@ class Server:
         self.answered = 0
         self.rebuilt = 0
         self.arming = False
-        """Idle work (``arm``) under way: its listing may look done (``unarmed``) before its
-        check ahead has run (read by the tests, after ``unarmed``)."""
+        """Idle work (``arm``) under way (read by the tests)."""
         self.checked = -1
         """The folders the last validation ``stat``-checked by its hint's choice; -1: every
         one (no hint yet, or it could not tell)."""
         self.narrowed = 0
-        """How many validations asked the hint which folders to check (for tests and
-        benchmarks; with a budget of 0 it answers every one)."""
+        """How many validations asked the hint which folders to check."""
         self.table_from = TABLE_FROM
         """From how many paths an index gets a count table while idle (``TABLE_FROM``)."""
         self.stopping = False
@@ -367,30 +399,14 @@ class Server:
         """A listing whose index (of ``table_from`` paths or more) has no count table built
         yet, the most recently used first."""
         for held in reversed(self.held.values()):
-            index = held.index
-            if (index is not None and len(index) >= self.table_from
-                    and (held.table is None or held.table.store is not index.store
-                         or not held.table.done)):
+            if held.needs_table(self.table_from):
                 return held
         return None
 
     def tabulate(self, held: Held) -> None:
-        """One step of ``held``'s count table's build (a new table for a new index)."""
-        from ffind.engine.counting import CountTable
-
-        index = held.index
-        assert index is not None
-        if held.table is None or held.table.store is not index.store:
-            held.table = CountTable(index.store)
-            held.building = held.table.build()
-        try:
-            assert held.building is not None
-            next(held.building)
-        except StopIteration:
-            held.building = None
-        except Exception:  # (a bug, not the tree: count as before, without a table)
-            held.building = None
-            held.table = None
+        """One step of ``held``'s count table's build; after a failure (a bug, not the
+        tree) no index gets a table."""
+        if not held.tabulate():
             self.table_from = sys.maxsize
 
     def prime(self, root: str, options: SearchOptions, index: bool = False) -> Held | None:
@@ -555,30 +571,11 @@ class Server:
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to a command line (``client.command``): parsed as the command parses
-        it, searched, rendered by the command's writers for the client's terminals; a
-        ValueError when it is not a plain search of the client's folder (the client then
-        runs the command itself)."""
-        from ffind.frontends.cli import Invocation, _rendering, invocation, render
-        from ffind.frontends.fastparse import parse
-
-        argv, cwd = request["argv"], str(request["cwd"])
-        tty_out, tty_err = (bool(t) for t in request["tty"])
-        env = {str(k): str(v) for k, v in dict(request["env"]).items()}
-        quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
-        inv = None if quick is None else invocation(*quick)
-        if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
-                or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
-                or inv.forget or inv.clear_cache):
-            raise ValueError("not a plain search of the current folder")
-        on_tty, options, style = _rendering(inv, tty_out, env)
-        top, total, warnings, memory_warning, held, _ = self.found(
-            inv.root, cwd, inv.pattern, options, inv.memory, inv.json or tty_err)
-        data, notes, code = render(inv, options, style, on_tty, tty_err, top, lambda: total)
-        if memory_warning:
-            notes.append(memory_warning)
-        return {"ok": True, "before": warnings, "stdout": data, "after": notes,
-                "code": int(code)}, held
+        """The answer to a whole command line (``client.command``), by ``on_command``; a
+        ValueError without one (the client then runs the command itself)."""
+        if self.on_command is None:
+            raise ValueError("no command line is answered here")
+        return self.on_command(self, request)
 
     def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
               count: bool, validate: bool = True, later: bool = False,
@@ -592,7 +589,8 @@ class Server:
         (the callable computes it then).  Either way the count is remembered
         (``Held.counts``), and a query counted before over the same index has it at once."""
         from ffind.fs.roots import check_root
-        from ffind.searching.oneshot import _Recalling, list_every, rank_matches
+        from ffind.searching.catalog import Recalling, answer, list_every
+        from ffind.searching.merge import ranked
 
         # Work with the root as the client named it, from its folder (the warnings name
         # folders from the root as given: they are mapped back below).  An empty name is no
@@ -611,11 +609,6 @@ class Server:
 
             opened = open_memory()
         index = self.indexed(held) if query else held.index
-        if opened is not None and held.recall is None:  # (the empty query's: kept too)
-            from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
-
-            held.recall = Recall(Index)
         # One ``git status`` at a time, never stopped for a reply: the last request's, while
         # it runs, serves this one too (until it answers, with the answer remembered before
         # it); once it has answered (and remembered its answer), a new one starts.
@@ -623,9 +616,9 @@ class Server:
         if running is not None and running.answered():
             running = None
         held.git = None
-        recall = (None if opened is None or (query and not _ranked(query))
-                  else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
-                                  git=running))
+        recall = (None if opened is None or (query and not ranked(query))
+                  else Recalling(opened, root, remember=True, wait_for_git=True,
+                                 running=running, recall=held.recall))
         total = -1
         tally = None
         if not query:  # (a listing not validated is not complete: the memory keeps all)
@@ -635,7 +628,7 @@ class Server:
             assert index is not None
             known = held.counts.get(query) if count or later else None
             matchset = index.run(query)
-            top = rank_matches(index, query, matchset, options, recall)
+            top = answer(index, query, matchset, options, recall)
             if known is not None:  # (this index's count of the query, remembered)
                 held.counts.move_to_end(query)
                 total = known
@@ -647,6 +640,8 @@ class Server:
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
+        if recall is not None:
+            held.recall = recall.recall
         held.memory = opened
         if not os.path.isabs(given):
             warnings = [_as_given(w, root, given) for w in warnings]
@@ -693,10 +688,10 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     from ffind.agent.tool import (
         TOOL_OPTIONS,
         TreeSnapshot,
-        _tool_batches,
         check_limit,
         glob_snapshot,
         search_snapshot,
+        tool_batches,
     )
     from ffind.fs.roots import check_root
 
@@ -709,7 +704,7 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     assert held.listing is not None
     snap = held.tool
     if snap is None:
-        snap = held.tool = TreeSnapshot.build(_tool_batches(iter([held.listing])), numpy=True)
+        snap = held.tool = TreeSnapshot.build(tool_batches(iter([held.listing])), numpy=True)
         self.rebuilt += 1
     if request["tool"] == "glob":
         text = glob_snapshot(snap.paths, directory, str(request["query"]), GLOB_LIMIT,
@@ -739,14 +734,9 @@ def _as_given(warning: str, root: str, given: str) -> str:
     return warning.replace(root + "/", given + "/").replace(root + ":", given + ":")
 
 
-def _ranked(query: str) -> bool:
-    from ffind.searching.merge import ranked
-
-    return ranked(query)
-
-
 def run(root: str, path: str, idle: float | None = None,
-        prime: tuple[str, dict[str, Any], bool] | None = None) -> int:
+        prime: tuple[str, dict[str, Any], bool] | None = None,
+        on_command: CommandHandler | None = None) -> int:
     """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another
     server holds the lock (or the socket cannot be bound).  ``prime``: (root as the client
     named it, absolute; the ``SearchOptions`` fields; whether to index it) of the listing to
@@ -769,7 +759,7 @@ def run(root: str, path: str, idle: float | None = None,
             return 1  # (removed since it was opened, by a server that stopped: start again)
         held = True
         server = Server(os.path.realpath(root), path, key,
-                        idle_seconds() if idle is None else idle)
+                        idle_seconds() if idle is None else idle, on_command=on_command)
         try:
             server.bind()
         except OSError:
@@ -801,7 +791,7 @@ def _stop_on_signals(server: Server) -> None:
         signal.signal(sig, stop)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, on_command: CommandHandler | None = None) -> int:
     """``python -m ffind.resident.server --root ROOT --socket PATH`` (what
     ``ffind.resident.client.start`` runs)."""
     args = sys.argv[1:] if argv is None else argv
@@ -819,7 +809,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ffind server: {e}", file=sys.stderr)
             return 2
     os.chdir("/")
-    return run(root, path, prime=prime)
+    return run(root, path, prime=prime, on_command=on_command)
 
 
 if __name__ == "__main__":
