@@ -1,7 +1,6 @@
 """The agent tools as Python functions: ``find_files`` and ``glob_files``, plain text out.
 
-A coding agent knows it needs "the database migration file" but not its path.  ``find_files``
-answers with a few ranked paths as plain text, and says honestly when it cut the list::
+``find_files`` answers with a few ranked paths and says when it cut the list::
 
     Found 412 files matching "migration":
 
@@ -9,23 +8,12 @@ answers with a few ranked paths as plain text, and says honestly when it cut the
     ...
     (showing 20 of 412 matches; narrow the query or raise limit)
 
-What is searched: the folder ``path``, walked with ``SearchOptions(hidden=True)``: .gitignore
-and .ignore honoured, hidden files included (agents need ``.github/workflows/ci.yml``), VCS
-folders (``VCS_FOLDERS``) never, whatever ``path`` says.  Files that usually hold secrets
-(``ffind.agent.secrets``) are left out unless the query names them, and then listed after every
-other match.
-
-Where: with a ``root`` (the MCP server always has one), ``path`` must resolve inside it: ``..``,
-absolute paths elsewhere and symlinks leading out are refused with ``FfindError`` (the server
-turns it into a tool error with the same one-line message).  Without ``root`` the caller is
-trusted: ``path`` (absolute, or relative to the working directory) is the folder searched.
-Nothing here writes to the file system.
-
-When nothing matches exactly, looser forms of the query's words are tried
-(``ffind.agent.loose``), then the matcher's typo matches are offered as ``Did you mean:``
-suggestions (``_typo_suggestions`` extends them to each word of a several-word query).
-Answers repeat the query back, cut at ``ECHO_CHARS`` characters.
-"""
+The folder ``path`` is walked with ``TOOL_OPTIONS`` (ignore files honoured, hidden files
+included, VCS folders never); files that usually hold secrets (``ffind.agent.secrets``) are left
+out unless the query names them, and then listed last.  With a ``root``, ``path`` must resolve
+inside it (``FfindError`` otherwise); without one the caller is trusted.  When nothing matches
+exactly, looser forms of the query are tried (``ffind.agent.loose``), then typo matches are
+offered as ``Did you mean:``.  Nothing here writes to the file system."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ EXAMPLES: list[tuple[str, str]] = [
 EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
-# --- Shell and editor integration (issue 16): the text of the help section, the picker's keys.
+# --- Shell and editor integration: the text of the help section, the picker's keys.
 INTEGRATION: list[tuple[str, str]] = [
     ('eval "$(ffind --bash)"', "in ~/.bashrc: CTRL-T, ALT-C and **<TAB> for bash"),
     ("source <(ffind --zsh)", "in ~/.zshrc: the same for zsh"),
@@ -237,11 +237,6 @@ def build_command() -> click.Command:
     return version(cmd)
 
 
-_check_streams = output.check_streams
-_stdout_errors = output.stdout_errors
-_write_stdout = output.write_stdout
-
-
 def _stdin_paths() -> Iterator[str]:
     for line in sys.stdin.buffer:
         line = line.rstrip(b"\r\n")
@@ -277,7 +272,7 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
 
         # The bindings pick with ``ffind -i``, which records its picks in the memory itself:
         # the scripts' own hook (for a picker that does not) stays a no-op.
-        _write_stdout(script(inv.shell, remember=False).encode())
+        output.write_stdout(script(inv.shell, remember=False).encode())
         return ExitCode.FOUND
     if inv.remember or inv.forget:
         if inv.remember and inv.forget:
@@ -342,7 +337,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
         height = None if inv.height is None else Height.parse(inv.height)
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
-        with _stdout_errors():  # writing the selection
+        with output.stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color, memory=memory,
                               on_done=finish, height=height, preview=inv.preview,
@@ -416,7 +411,7 @@ def _write_results(inv: Invocation, options: SearchOptions, style: str | None, o
                    matches: list[FileMatch], total: Callable[[], int]) -> int:
     """Write the results (``render``) and the notes after them; the exit status."""
     data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches, total)
-    _write_stdout(data)
+    output.write_stdout(data)
     for note in notes:
         output.warn(note)
     return code
@@ -494,7 +489,7 @@ def _parse(args: list[str]) -> Invocation | int:
     import click
 
     try:
-        with _stdout_errors():  # --help into a full disk
+        with output.stdout_errors():  # --help into a full disk
             rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
     except click.exceptions.Abort:
         return ExitCode.INTERRUPTED
@@ -528,9 +523,9 @@ def _main(args: list[str], exit_fast: bool = False, started: Started | None = No
             from ffind.agent.server import mcp_main
 
             return mcp_main(args[1:])
-        _check_streams()
+        output.check_streams()
         if args == ["--version"]:  # (``cli.main`` called directly: answered without click)
-            _write_stdout(f"ffind {__version__}\n".encode())
+            output.write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
         # (the console script parsed it already when it started the walk: ``early``)
         inv = (first if first is not None else _parse(args) if started is None

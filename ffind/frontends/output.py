@@ -1,21 +1,12 @@
-"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour; escaping.
+"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour.
 
-Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
-
-- piped (no escaping): each path is ``os.fsencode(path)``, so a name that is not valid UTF-8
-  comes out as the same bytes it has on disk;
-- on a terminal (``escape=True``; the command also escapes whenever it colours, as
-  ``--color always | less -R`` ends on a terminal too): control characters, undecodable bytes
-  and other non-printable characters are shown as escapes, so a file name cannot move the
-  cursor or change colours: ``\\n``, ``\\t``, ``\\r``, ``\\x1b`` (an ASCII control), ``\\xa0``
-  (an undecodable byte), ``\\u00a0`` / ``\\U000e0001`` (a valid but non-printable character);
-  matched characters are highlighted with plain ANSI escapes (no rich import: it costs 60-90 ms);
-  the picker draws its rows through the same escaping;
-- JSON lines (orjson): ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
-  relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut
-  the results.  A path that is not valid UTF-8 cannot be a JSON string: each undecodable byte
-  becomes U+FFFD, one character for one byte, so ``indices`` still line up.
-"""
+Everything is written as bytes to ``sys.stdout.buffer``.  Piped, each path is
+``os.fsencode(path)`` (a name that is not UTF-8 comes out as its bytes on disk).  On a terminal,
+and whenever colour is on (``--color always | less -R`` ends on one too), paths are escaped
+(``ffind.text.terminal_safe``) and matched characters highlighted with plain ANSI escapes (no
+rich import).  JSON lines: ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
+relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut;
+each undecodable byte becomes U+FFFD, so ``indices`` still line up."""
 
 from __future__ import annotations
 
@@ -215,13 +206,8 @@ def write_answer(before: list[str], data: bytes, after: list[str], code: int) ->
 
 
 def warn(message: str) -> None:
-    """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
-    held-back warnings), escaped like a path on a terminal (a warning names folders, whose
-    names may hold control characters).
-
-    A stderr that cannot be written (closed, full) loses the message, never the results: the
-    failure is swallowed and stderr pointed at /dev/null, so later writes and the
-    interpreter's last flush are quiet too."""
+    """One line ``ffind: message`` on stderr, escaped like a path on a terminal.  A stderr that
+    cannot be written loses the message, never the results (it is pointed at /dev/null)."""
     stream = sys.stderr
     if stream is None:  # started with fd 2 closed
         return

@@ -104,7 +104,7 @@ class QueryCache:
 
     def _compact_idle(self, new: State, old: State) -> None:
         """The cached sets that neither the new state nor the one before reads as arrays
-        (``MatchSet.compact``, issue 17), before a ranking, which is when the memory peaks."""
+        (``MatchSet.compact``), before a ranking, which is when the memory peaks."""
         from ffind.engine.matchset import compact_idle
 
         with self._ilock:

@@ -183,10 +183,8 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         )
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
         # A searcher never closed still stops its walk and its workers at exit (before
-        # multiprocessing's own exit handler, which would race the walk's clean-up).
-        # The match thread is waited for too (briefly): a daemon thread still inside numpy or
-        # rapidfuzz while the interpreter finalizes could crash the exit (seen, rarely, as a
-        # segfault of a program that never closed its searcher).
+        # multiprocessing's exit handler), and its match thread is waited for briefly: a
+        # daemon thread inside numpy or rapidfuzz while the interpreter finalizes may crash.
         weakref.finalize(self, _shutdown, self._cancel, self._cond, self._walker, self._matcher)
         self._walker.start()
         self._matcher.start()
