@@ -287,11 +287,9 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         return ExitCode.FOUND
     _check_where(inv)
     if exit_fast:
-        # A one-shot search ends the process once its results are written (``exits.exit_now``,
-        # the server's answer too): what the cyclic collector would free is freed then anyway,
-        # and its passes over the young objects cost ~5 ms of a warm search in a 13k-file
-        # checkout (the console script turned it off before its imports, ``entry.main``).
-        # The picker lives on.
+        # A one-shot search ends the process once its results are written (``exit_now``):
+        # the cyclic collector's passes would free nothing that the exit does not.  The
+        # picker lives on.
         import gc
 
         if inv.interactive:
@@ -387,7 +385,7 @@ def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: b
     """The results as the command writes them: (standard output's bytes: plain,
     NUL-separated, coloured or JSON lines; the notes for stderr after them: the limit that
     cut; the exit status).  ``total``: the count before the limit (only asked when it is
-    printed).  The local search and the resident server (``ffind.resident.server``) both
+    printed).  The local search and the resident server (``ffind.frontends.served``) both
     render here."""
     if inv.json:
         data = output.format_json(

@@ -1,10 +1,9 @@
-"""The thin side of the resident server: ask it, start it, stop it.
+"""The thin side of the resident server: ask it, start it, stop it (transport only: the caller
+writes what it answers).
 
-Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: what
-``ffind QUERY`` pays when a server answers is the interpreter, the command line's parse and
-this.  Every failure (no server, refused, another version, a timeout, a malformed reply)
-gives None: the caller searches itself, exactly as without a server.
-"""
+Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: a served ``ffind
+QUERY`` pays the interpreter and this.  Every failure (no server, refused, another version, a
+timeout, a malformed reply) gives None: the caller searches itself."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ server's first walk, may take a while; a server that dies closes the socket at o
 
 
 class Found:
-    """One match as the server sent it (what ``ffind.frontends.output`` reads of a
-    ``FileMatch``: ``score``, ``path``, ``indices``, ``typo``, ``root``)."""
+    """One match as the server sent it (``score``, ``path``, ``indices``, ``typo``, ``root``)."""
 
     __slots__ = ("indices", "path", "root", "score", "typo")
 
@@ -40,11 +38,9 @@ class Found:
 
 
 class Answer:
-    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted),
-    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``; ``scanned``: the
-    paths of the listing ranked (-1: not said); ``provisional``: ranked over the listing
-    the server held, not validated first (``ask(provisional=True)``: a picker's first
-    frame, never a final answer)."""
+    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted), ``complete``,
+    ``warnings``, ``memory_warning``, ``scanned`` (-1: not said) and ``provisional`` (ranked over
+    the listing held, not validated first: a picker's first frame only)."""
 
     __slots__ = ("complete", "matches", "memory_warning", "provisional", "scanned", "total",
                  "warnings")
@@ -169,19 +165,17 @@ def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
 
 
 class Stuck(Exception):
-    """The server accepted the request but did not answer within the reply's timeout (a
-    stopped or hung process): raised by ``request(stuck=True)`` so that the command does not
-    ask it again after its parse (``command``, ``ffind.frontends.entry``)."""
+    """The server took the request but did not answer in time (a stopped or hung process): the
+    command then searches itself without asking again."""
 
 
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
             then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
             ) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path``; its reply (within
-    ``timeout`` seconds once connected), or None.  A reply whose ``follows`` is true comes
-    in two messages: ``then(first)`` is called with the first, and the reply is the first
-    updated with the second.  ``stuck``: a reply not come within ``timeout`` raises
-    :class:`Stuck` instead."""
+    """Send ``message`` (with this version) to the server at ``path``; its reply within ``timeout``
+    seconds, or None.  A reply whose ``follows`` is true comes in two messages: ``then(first)``
+    is called with the first, and the second updates it.  ``stuck``: a reply not come in time
+    raises :class:`Stuck`."""
     sock = _connect(path)
     if sock is None:
         return None
@@ -206,9 +200,8 @@ def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOU
 
 
 def options_dict(options: SearchOptions) -> dict[str, object]:
-    """``options`` as the fields ``SearchOptions(**fields)`` takes (their names from
-    ``__match_args__``: ``__dataclass_fields__`` would import ``dataclasses``, ~8 ms of a
-    first call that starts the server, ``ffind.frozen``)."""
+    """``options`` as the fields ``SearchOptions(**fields)`` takes (from ``__match_args__``: no
+    ``dataclasses`` import)."""
     names: tuple[str, ...] = type(options).__match_args__
     return {name: getattr(options, name) for name in names}
 
@@ -216,16 +209,11 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         count: bool, timeout: float = REPLY_TIMEOUT, provisional: bool = False,
         on_rows: Callable[[Answer], object] | None = None) -> Answer | None:
-    """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
-    the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, no answer within ``timeout`` seconds, or any failure (search yourself).
-
-    ``provisional``: the answer at once over the listing the server holds, without
-    validating it first (``Answer.provisional``; a server that holds none yet validates as
-    ever): it may miss changes made since the server's last request, so it is only ever
-    shown until an exact answer replaces it (the picker's first frame).  The command, the
-    library and the MCP server never ask for it.  Its count, when asked, comes after its
-    rows: ``on_rows(answer)`` is called with the rows (``total`` -1) as soon as they come."""
+    """``root``'s server's answer to a search of ``query`` (with the memory when ``memory``;
+    ``count``: the total count, else -1), or None (search yourself).  ``provisional``: at once
+    over the listing the server holds, not validated (``Answer.provisional``: only ever shown
+    until an exact answer replaces it); its count, when asked, comes after its rows:
+    ``on_rows(answer)`` gets the rows first."""
     found = where(root)
     if found is None:
         return None
@@ -276,12 +264,9 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
 
 def start(root: str, environ: Mapping[str, str] | None = None,
           prime: SearchOptions | None = None, index: bool = True) -> int | None:
-    """Start ``root``'s server in the background (its own session, standard streams on
-    ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the
-    spawn failed).  Does not wait: a server that finds another one running exits at once.
-    ``prime``: the listing options the server validates (and whose snapshot it writes)
-    once its socket is bound, before it answers (``protocol.encode_prime``), and indexes
-    when ``index`` (the next call will likely rank a query)."""
+    """Start ``root``'s server in the background (its own session, streams on /dev/null); the
+    child's pid, or None.  Does not wait.  ``prime``: the listing options the server validates,
+    and writes the snapshot of, before it serves (indexed too when ``index``)."""
     found = where(root, environ, create=True)
     if found is None:
         return None

@@ -502,10 +502,8 @@ class Server:
             "scanned": len(held.listing or ()), "provisional": provisional,
         }
         if provisional and count and total < 0:
-            # The rows at once, the count (a pass over every candidate) in a second message:
-            # from the rows' own match set, which holds what their ranking computed (at 110k:
-            # 0-24 ms instead of 36-43 for a new set of the same query), remembered
-            # (``Held.counts``).
+            # The rows at once, the count (a pass over every candidate) in a second message,
+            # from the rows' own match set (it holds what their ranking computed).
             assert tally is not None
             reply["follows"] = True
             reply["rest"] = lambda: {"total": tally()}
@@ -732,7 +730,7 @@ def main(argv: list[str] | None = None, on_command: CommandHandler | None = None
     args = sys.argv[1:] if argv is None else argv
     if (len(args) not in (4, 6) or args[0] != "--root" or args[2] != "--socket"
             or args[4:5] not in ([], ["--prime"])):
-        print("usage: python -m ffind.resident.server --root ROOT --socket PATH "
+        print("usage: python -m ffind.frontends.served --root ROOT --socket PATH "
               "[--prime DATA]", file=sys.stderr)
         return 2
     root, path = args[1], args[3]

@@ -322,9 +322,8 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             self._walk_imported.wait(0.2)
             from ffind.engine.index import Index
 
-            # a session matches many times: numpy's import pays for itself
-            # With the warm index, numpy's import waits for the first frame (``_first_shown``):
-            # beside ``extend`` of the snapshot's paths it would cost that frame ~90 ms.
+            # A session matches many times: numpy's import pays for itself; with the warm
+            # index it waits for the first frame (``_first_shown``), which it would slow.
             self._index = Index(numpy=None if self._cached else True)
             self._match_loop()
         except BaseException as e:
