@@ -20,9 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from ffind.errors import FfindError
 from ffind.frozen import replace
-from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.catalog import (
     KeepVisited,
@@ -32,7 +30,7 @@ from ffind.searching.catalog import (
     prefilter,
     walk_filter,
 )
-from ffind.searching.merge import merge, ranked
+from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:
     from ffind.engine.index import Prefilter
@@ -335,16 +333,8 @@ def search(
     """
     query = check_query(query)
     options = check_options(options)
-    if roots is None:
-        root_list = ["."]
-    elif isinstance(roots, (str, os.PathLike)):
-        root_list = [os.fspath(roots)]
-    else:
-        root_list = [os.fspath(r) for r in roots]
-    if not root_list:
-        raise FfindError("no folder to search")
-    for root in root_list:
-        check_root(root)
+    root_list = ["."] if roots is None else as_roots(roots)
+    check_roots(root_list)
     started = _started
     if started is not None and len(root_list) != 1:
         started.close()

@@ -40,13 +40,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ffind.errors import FfindError
-from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.feed import WalkFeed, feed
 from ffind.searching.idle import IDLE_DELAY, IdleWork
 from ffind.searching.matchsets import Cancelled, QueryCache, State
-from ffind.searching.merge import order_matches, ranked
+from ffind.searching.merge import as_roots, check_roots, order_matches, ranked
 from ffind.searching.order import SessionOrder
 
 if TYPE_CHECKING:
@@ -92,12 +90,6 @@ class Reporter(Protocol):
     def on_complete(self, snapshot: Snapshot) -> None: ...
 
 
-def _normalise_roots(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
-    if isinstance(roots, (str, os.PathLike)):
-        return [os.fspath(roots)]
-    return [os.fspath(r) for r in roots]
-
-
 class FileSearcher(WalkFeed, QueryCache, IdleWork):
     """A background walk plus incremental matching; see the module docstring.
 
@@ -126,12 +118,9 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be an iterable of str, not a single str")
-        self.roots = _normalise_roots(roots)
+        self.roots = as_roots(roots)
         if paths is None:
-            if not self.roots:
-                raise FfindError("no folder to search")
-            for root in self.roots:
-                check_root(root)
+            check_roots(self.roots)
         self.warnings: list[str] = []
         self._reporter = reporter
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
@@ -302,16 +291,12 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             found = self._order.ranked(self._index, state.query, state.ms, state.covered,
                                        limit, ci)
         if self._multi:
-            found = self._with_roots(found, state.query)
+            found = with_roots(found, state.query, self.roots, self._root_of)
         with self._cond:
             if len(state.tops) >= 8:
                 state.tops.clear()
             state.tops[key] = found
         return list(found)
-
-    def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
-        """``found`` with each match's root, in the one multi-root order (``merge``)."""
-        return with_roots(found, query, self.roots, self._root_of)
 
     # --- match thread
 
