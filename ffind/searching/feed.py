@@ -101,15 +101,16 @@ class WalkFeed:
                 self._cond.notify_all()
 
 
-def feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+def batched(paths: Iterable[str], size: int) -> Iterator[list[str]]:
+    """``paths`` in lists of ``size`` (the last one shorter), read as they are needed."""
     batch: list[str] = []
     for p in paths:
         batch.append(p)
-        if len(batch) >= FEED_BATCH:
-            yield 0, batch
+        if len(batch) >= size:
+            yield batch
             batch = []
     if batch:
-        yield 0, batch
+        yield batch
 
 
 def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event,

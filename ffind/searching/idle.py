@@ -71,9 +71,8 @@ class IdleWork:
     _warm_took: float
 
     def _idle(self) -> bool:
-        """Nothing to do but idle work: no paths pending, no report due, the first results
-        shown (the picker's first frame), the walk over (with the warm index, its
-        validation's ``stat`` threads need the GIL)."""
+        """Nothing to do but idle work: no paths pending, no report due, the first results shown,
+        the walk over (with the warm index its validation needs the GIL)."""
         return not (self._pending or self._report_due or self._replace
                     or (self._reporter is not None and not self._last_report)
                     or self._state.covered == 0
@@ -84,16 +83,16 @@ class IdleWork:
         return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
 
     def _settled_on(self, state: State) -> bool:
-        """Settled (``_settled``), the walk over, and ``state`` the published answer to the
-        current query over every indexed path: what the idle fill and ends work on."""
+        """Settled, the walk over, and ``state`` the published answer to the current query over
+        every indexed path: what the fill and ends steps work on."""
         return (self._walk_done and self._settled() and state.epoch == self._epoch
                 and state.query == self._query and self._state_gen == self._gen
                 and state.covered == len(self._index))
 
     @contextlib.contextmanager
     def _on_index(self) -> Iterator[None]:
-        """An idle step's work on the index: the condition (held by the match loop) released
-        meanwhile, so ``set_query`` never waits on it, and the index lock held."""
+        """An idle step's work on the index: the index lock held and the condition released
+        meanwhile (``set_query`` never waits on it)."""
         self._cond.release()
         try:
             with self._ilock:
@@ -102,11 +101,9 @@ class IdleWork:
             self._cond.acquire()
 
     def _fill_step(self) -> bool:
-        """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
-        answered without it (a shortcut), so that the next key narrows it instead of matching
-        every path again (fzf's way); the condition is released meanwhile, so ``set_query``
-        never waits on it, and a key waits for one slice at most.  False when there is nothing
-        to fill."""
+        """Compute ``IDLE_SLICE`` more ids of the published query's set when a shortcut answered
+        without it, so that the next key narrows it (fzf's way); False when there is nothing to
+        fill."""
         state = self._state
         ms = state.ms
         if ms is None or ms.computed or not self._settled_on(state):
@@ -128,10 +125,9 @@ class IdleWork:
         return True
 
     def _ends_step(self) -> bool:
-        """Idle, the published set computed: find ``IDLE_SLICE`` more of its last term's greedy
-        ends when that term is a new lone character (``test u``: ``matchset.Ender``), so the
-        next key of that term (``test ut``) narrows from them by ``FoldedBuffer.advance``
-        (0.4-0.5 times the narrowing it replaces); False when there is nothing to find."""
+        """Find ``IDLE_SLICE`` more greedy ends of the published set's last term when it is a new
+        lone character (``matchset.Ender``), so the next key of that term narrows from them;
+        False when there is nothing to find."""
         state = self._state
         ms = state.ms
         if ms is None or not ms.computed or not self._settled_on(state):
@@ -152,10 +148,8 @@ class IdleWork:
         return ender is not None and not (ender.finished and ender.upto == 0)
 
     def _compact_step(self) -> bool:
-        """Idle, the published set filled: ``compact_idle`` one of the cached sets it does not
-        read (``MatchSet.compact``; a set at a time, as a key may wait for the step), until
-        none is left for this state, so that the next key's own ``_compact_idle`` finds them
-        done; False when done already."""
+        """Compact one cached set the published state does not read (``compact_idle``), so that the
+        next key finds them done; False when none is left."""
         state = self._state
         if (self._compacted == state.version or state.ms is None
                 or state.epoch != self._epoch or not self._settled()):
@@ -168,12 +162,9 @@ class IdleWork:
             self._compacted = state.version
         return True
 
-
     def _warm_up_step(self) -> bool:
-        """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
-        released so ``set_query`` never waits on it), its full collection (``COLLECTING``, ~15
-        ms at 110k paths) only once settled (``IDLE_DELAY`` after the last answer, which a key
-        typed back to back would wait for); False when there is nothing to warm."""
+        """One step of ``Index.warm`` (the condition released), its full collection only once
+        settled; False when there is nothing to warm."""
         from ffind.engine.warmup import COLLECTING
 
         if self._warmed == len(self._index) or not self._idle() or (
@@ -206,12 +197,10 @@ class IdleWork:
         return more
 
     def _warm_within(self, started: float, gen: int) -> None:
-        """A key whose own work since ``started`` (``time.monotonic``) took ``SLOW_KEY`` or
-        more takes steps of ``Index.warm`` before its answer is published, while it would take
-        no more than ``WARM_WITHIN`` in all (a step is expected to take as long as the one
-        before; its full collection, ``COLLECT_PER_PATH``) and no newer key came: typed back to
-        back, the warm-up is paid by keys that are slow anyway, and the fast keys typed after
-        them wait for fewer steps.  Not from ``WARM_WITHIN_MOST`` paths."""
+        """A key whose own work since ``started`` took ``SLOW_KEY`` or more takes ``warm`` steps
+        before its answer is published, while they fit in ``WARM_WITHIN`` (each expected to take
+        as long as the one before; the full collection ``COLLECT_PER_PATH``) and no newer key
+        came.  Not from ``WARM_WITHIN_MOST`` paths."""
         from ffind.engine.warmup import COLLECTING
 
         if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:

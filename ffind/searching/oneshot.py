@@ -30,6 +30,7 @@ from ffind.searching.catalog import (
     prefilter,
     walk_filter,
 )
+from ffind.searching.feed import batched
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:
@@ -374,16 +375,6 @@ def search_paths(
         raise TypeError("paths must be an iterable of str, not a single str")
 
     keep = prefilter(query)  # only what the query can match goes into the index
-
-    def batches() -> Iterable[list[str]]:
-        batch: list[str] = []
-        for p in paths:
-            batch.append(p)
-            if len(batch) >= batch_size:
-                yield batch if keep is None else keep(batch)
-                batch = []
-        if batch:
-            yield batch if keep is None else keep(batch)
-
-    top, total, complete = _match_batches(query, batches(), options, _Cancel(None), eager_count)
+    batches = (b if keep is None else keep(b) for b in batched(paths, batch_size))
+    top, total, complete = _match_batches(query, batches, options, _Cancel(None), eager_count)
     return FileSearchResults(top, total, complete)

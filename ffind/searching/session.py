@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ffind.options import SearchOptions, check_options, check_query
-from ffind.searching.feed import WalkFeed, feed
+from ffind.searching.feed import FEED_BATCH, WalkFeed, batched
 from ffind.searching.idle import IDLE_DELAY, IdleWork
 from ffind.searching.matchsets import Cancelled, QueryCache, State
 from ffind.searching.merge import as_roots, check_roots, order_matches, ranked
@@ -165,7 +165,8 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         self._completed_version = -1
 
         source: Iterator[tuple[int, list[str]]] = (
-            feed(paths) if paths is not None else self._walk_all()
+            ((0, b) for b in batched(paths, FEED_BATCH)) if paths is not None
+            else self._walk_all()
         )
         self._walker = threading.Thread(
             target=self._walk_main, args=(source,), name="ffind-walk", daemon=True
