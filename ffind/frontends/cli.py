@@ -277,7 +277,9 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
     if inv.remember or inv.forget:
         if inv.remember and inv.forget:
             raise FfindError("--remember and --forget cannot be used together")
-        return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
+        from ffind.frontends.visits import visits
+
+        return visits("--remember" if inv.remember else "--forget", [inv.pattern])
     if inv.clear_cache:
         from ffind.resident.client import stop_all
         from ffind.state.cache import SnapshotStore
@@ -316,13 +318,6 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         return code
 
     return _run(inv, memory, finish, started, first)
-
-
-def _visits(action: str, paths: list[str]) -> int:
-    """``ffind --remember PATH...`` / ``--forget PATH...`` (``ffind.frontends.visits``)."""
-    from ffind.frontends.visits import visits
-
-    return visits(action, paths)
 
 
 def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
