@@ -14,6 +14,7 @@ import heapq
 import itertools
 import operator
 import os
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ffind.searching.merge import ranked
@@ -166,3 +167,15 @@ def walk_filter(query: str, memory: VisitSource | None,
         return keep
     visited = frozenset(memory.weights(os.path.abspath(root)))
     return KeepVisited(keep, visited) if visited else keep
+
+
+def batched(paths: Iterable[str], size: int) -> Iterator[list[str]]:
+    """``paths`` in lists of ``size`` (the last one shorter), read as they are needed."""
+    batch: list[str] = []
+    for p in paths:
+        batch.append(p)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

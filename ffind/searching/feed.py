@@ -9,13 +9,10 @@ it differs; the validation waits for the first frame (``FIRST_FRAME_WAIT`` at mo
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 from ffind.options import SearchOptions
-
-if TYPE_CHECKING:
-    from ffind.searching.matchsets import State
+from ffind.searching.shared import SessionParts
 
 FEED_BATCH = 4_096
 """Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
@@ -26,26 +23,8 @@ REPLACE = -1
 when it differs from the snapshot's paths shown first)."""
 
 
-class WalkFeed:
+class WalkFeed(SessionParts):
     """The walk thread of ``FileSearcher`` (a mixin: the session's own state)."""
-
-    roots: list[str]
-    options: SearchOptions
-    warnings: list[str]
-    _cond: threading.Condition
-    _cancel: threading.Event
-    _walk_imported: threading.Event
-    _shown: threading.Event
-    _cached: bool
-    _reporter: Any
-    _pending: list[tuple[int, list[str]]]
-    _replace: bool
-    _scanned: int
-    _query: str
-    _state: State
-    _walk_done: bool
-    _walk_complete: bool
-    _error: BaseException | None
 
     def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
         if self._cached:
@@ -99,18 +78,6 @@ class WalkFeed:
                 self._walk_complete = error is None and not self._cancel.is_set()
                 self._error = error
                 self._cond.notify_all()
-
-
-def batched(paths: Iterable[str], size: int) -> Iterator[list[str]]:
-    """``paths`` in lists of ``size`` (the last one shorter), read as they are needed."""
-    batch: list[str] = []
-    for p in paths:
-        batch.append(p)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event,

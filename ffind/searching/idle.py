@@ -11,16 +11,14 @@ so that keys typed back to back leave fewer of them to the fast keys.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ffind.searching.shared import SessionParts
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
-    from ffind.engine.matchset import Ender, Filler
-    from ffind.searching.matchsets import State
+    from ffind.searching.shared import State
 
 IDLE_DELAY = 0.01
 """Seconds after a state is published before idle work starts (but for ``warm``'s steps short
@@ -42,33 +40,8 @@ IDLE_SLICE = 16_384
 wait for (about 1-3 ms)."""
 
 
-class IdleWork:
+class IdleWork(SessionParts):
     """The idle steps of ``FileSearcher``'s match thread (a mixin: the session's own state)."""
-
-    _cond: threading.Condition
-    _ilock: threading.Lock
-    _index: Index
-    _state: State
-    _cache: OrderedDict[str, State]
-    _cached: bool
-    _epoch: int
-    _gen: int
-    _query: str
-    _state_gen: int
-    _pending: list[tuple[int, list[str]]]
-    _replace: bool
-    _reporter: Any
-    _report_due: bool
-    _last_report: float
-    _published: float
-    _walk_done: bool
-    _compacted: int
-    _filler: Filler | None
-    _ender: Ender | None
-    _warmer: Iterator[str | None] | None
-    _warmed: int
-    _warm_next: str | None
-    _warm_took: float
 
     def _idle(self) -> bool:
         """Nothing to do but idle work: no paths pending, no report due, the first results shown,

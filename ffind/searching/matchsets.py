@@ -9,15 +9,12 @@ abandoned between chunks when a newer key comes (``Cancelled``).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ffind.searching.shared import Cancelled, SessionParts, State
+
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet
-    from ffind.engine.matchset import Filler
-    from ffind.scoring.scorer import FileMatch
+    from ffind.engine.index import MatchSet
 
 CHUNK = 32_768
 """Ids matched per ``Index.run`` call: the preemption grain."""
@@ -25,36 +22,8 @@ CACHE_QUERIES = 16
 """Match sets kept for reuse (backspacing, narrowing from an older prefix)."""
 
 
-@dataclass(slots=True)
-class State:
-    """A published result: every match of ``query`` among ids ``[0, covered)``."""
-
-    query: str
-    ms: MatchSet | None
-    """None before the index exists (it is built in the match thread, while the walk starts)."""
-    covered: int
-    version: int
-    tops: dict[tuple[int | None, bool], list[FileMatch]]
-    """Rankings already computed for this (query, covered), by (limit, compute_indices)."""
-    count: int | None = None
-    """``len(ms)``, once asked (it may cost the index a typo pass)."""
-    epoch: int = 0
-    """The index ``ms`` belongs to (a replaced listing starts a new one)."""
-
-
-class Cancelled(Exception):
-    """Raised inside the match thread when its work went stale."""
-
-
-class QueryCache:
+class QueryCache(SessionParts):
     """The matching of ``FileSearcher``'s match thread (a mixin: the session's own state)."""
-
-    _ilock: threading.Lock
-    _index: Index
-    _cache: OrderedDict[str, State]
-    _cancel: threading.Event
-    _gen: int
-    _filler: Filler | None
 
     def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
         # The narrowest base: the longest cached query that ``query`` narrows (not the smallest

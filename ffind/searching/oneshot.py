@@ -26,11 +26,11 @@ from ffind.searching.catalog import (
     KeepVisited,
     Recalling,
     answer,
+    batched,
     list_every,
     prefilter,
     walk_filter,
 )
-from ffind.searching.feed import batched
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:

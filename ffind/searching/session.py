@@ -41,11 +41,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ffind.options import SearchOptions, check_options, check_query
-from ffind.searching.feed import FEED_BATCH, WalkFeed, batched
+from ffind.searching.catalog import batched
+from ffind.searching.feed import FEED_BATCH, WalkFeed
 from ffind.searching.idle import IDLE_DELAY, IdleWork
-from ffind.searching.matchsets import Cancelled, QueryCache, State
+from ffind.searching.matchsets import QueryCache
 from ffind.searching.merge import as_roots, check_roots, order_matches, ranked
 from ffind.searching.order import SessionOrder
+from ffind.searching.shared import Cancelled, State
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index
