@@ -8,25 +8,16 @@ What editors, pickers and agents build on (Codex's ``file-search`` session, nucl
         for m in fs.results(20):
             print(m.path)
 
-Two background threads, both ended by ``close()``:
+Two background threads, both ended by ``close()``: the *walk* thread queues the batches of each
+root's walk (``feed``); the *match* thread owns the ``Index`` (built there, so importing the
+matcher overlaps the walk's start), appends the queued paths and matches them (at most every
+``WALK_INTERVAL`` while walking), rematches when the query changes from the cheapest known start
+(``matchsets``), ranks the default view and only then publishes the new state and calls the
+reporter; between keys it computes ahead and warms the index (``idle``).
 
-- the *walk* thread consumes ``walk_batches`` (whose workers are child processes) for each root
-  and queues the batches;
-- the *match* thread owns the ``Index`` (built there, so importing the matcher overlaps the
-  walk's start): it appends the queued paths, matches them against the current query
-  (``Index.run(q, start=old_len)``, merged into the current ``MatchSet``; at most every
-  ``WALK_INTERVAL`` while walking), rematches when the query changes, ranks the default view
-  (``options.limit``) and only then publishes the new state and calls the reporter.
-
-A query change is matched from the cheapest known start (``ffind.searching.matchsets``);
-idle time computes ahead and warms the index (``ffind.searching.idle``); the walk thread's
-sources are in ``ffind.searching.feed``.
-
-Consistency: what ``results``/``snapshot`` return is always one published state: the complete
-matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
-one only once it is complete; paths the walk finds later are added to the state as they are
-matched.
-"""
+What ``results``/``snapshot`` return is always one published state: the complete matches of *one*
+query over the first ``covered`` paths.  A new query's state replaces the old one only once
+complete; paths found later are added to the state as they are matched."""
 
 from __future__ import annotations
 
@@ -79,13 +70,9 @@ class Snapshot:
 
 
 class Reporter(Protocol):
-    """Receives snapshots from the match thread; keep the callbacks short.
-
-    A reporter may also have ``on_ranked(query, matches)``: before ``on_complete``, it is then
-    handed the completed query's best matches, ahead of the snapshot's ``total_match_count``
-    (the count may cost a pass over every candidate, 5-30 ms at 100k paths), so a picker can
-    draw them at once.
-    """
+    """Receives snapshots from the match thread; keep the callbacks short.  A reporter may also have
+    ``on_ranked(query, matches)``: called before ``on_complete`` with the completed query's best
+    matches, ahead of its count (which may cost a pass over every candidate)."""
 
     def on_update(self, snapshot: Snapshot) -> None: ...
 
