@@ -7,22 +7,20 @@ The data flow, one package a concern (``docs/architecture.md``)::
             ^ fs.ignore rules      ^ searching.session: narrow on append, rescore otherwise
                                    '-- frontends.picker (terminal UI) and agent (tools, MCP)
 
+- ``frozen``, ``errors``, ``text``  records without ``dataclasses``; FfindError and ExitCode;
+                  the version and terminal-safe text.
 - ``options``     SearchOptions, the one frozen settings object passed down from the CLI.
-- ``errors``      FfindError and ExitCode (0 found, 1 none, 2 error, 130 interrupted).
-- ``frozen``      ``@dataclass(frozen=True, slots=True)`` for the records of a search, without
-                  importing ``dataclasses`` (~8-10 ms of every call).
 - ``query``       query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
-- ``scoring``     the weights, the scorer (FileMatch), bounds, the memory's boost (``recency``).
-- ``engine``      ``Index``: the path store, prefilter, match sets, ranking (top-k by branch
-                  and bound, exact shortcuts), typos, ranking with the memory (``recall``).
-- ``fs``          the parallel walk (``walk``, worker ``pool``, ``roots``) and the ignore rules
-                  (``fs.ignore``: wildmatch, patterns, gitconfig, gitcase, scope).
-- ``searching``   ``search()`` (``oneshot``: walk + index + match in one call, what the command
-                  runs), FileSearcher (``session``), the multi-root ``merge``.
-- ``frontends``   the console script (``entry``), the click command (``cli``, ``flags``),
-                  ``output`` writers, the ``picker``, the ``shell`` integration scripts.
+- ``scoring``     the weights, the scorer (FileMatch), bounds, the memory's boost.
+- ``engine``      ``Index``: the path store, prefilter, match sets, ranking, typos, recall.
+- ``state``       what is kept between runs: snapshots, the memory of opened files, git status.
+- ``fs``          the parallel walk, the warm index's validation, the ignore rules.
+- ``resident``    the resident server's protocol and client (``server``: the server itself).
+- ``searching``   ``catalog`` (listing + index + memory: how every search answers), ``search()``
+                  (``oneshot``), FileSearcher (``session``), the multi-root ``merge``.
 - ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
-- ``state``       what is kept between runs: the memory of opened files (``Memory``), git status.
+- ``frontends``   the console script, the click command, output writers, the picker, the shell
+                  scripts, the resident server's program (``served``).
 
 Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
 cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``
@@ -34,10 +32,9 @@ from __future__ import annotations
 import sys
 
 from ffind.errors import ExitCode, FfindError
+from ffind.text import __version__
 
 TYPE_CHECKING = False  # (not typing's: ``import ffind`` does not import typing)
-
-__version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "SearchOptions": "ffind.options",

@@ -230,7 +230,7 @@ def test_a_first_calls_server_start_imports_no_dataclasses(tree: Path, server_on
     # (the options sent to the primed server once read ``__dataclass_fields__``: ~8 ms)
     out, err, code, forked, _, modules = run(tree, "-l", "2", "q", patch=_SPAWN_RECORDED)
     assert (code, forked) == (0, True) and out
-    assert err == "spawned -m ffind.resident.server --root --prime"
+    assert err == "spawned -m ffind.frontends.served --root --prime"
     assert not modules & {"dataclasses", "inspect", "ast", "dis", "tokenize"}
 
 

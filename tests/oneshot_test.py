@@ -156,12 +156,12 @@ def test_multi_root_ties_follow_the_one_rule(tmp_path: Path) -> None:
 
 def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
         tmp_path: Path) -> None:
-    """``_Recalling.listing``: the remembered first, then path order; with a limit, the first
+    """``Recalling.listing``: the remembered first, then path order; with a limit, the first
     of the others are taken without sorting every path, and a kept ``Recall`` (the resident
     server's, its folders mapped once) gives the same answer again."""
     from ffind.engine.index import Index
     from ffind.engine.recall import Recall
-    from ffind.searching.oneshot import _Recalling
+    from ffind.searching.catalog import Recalling
     from ffind.state.memory import Memory
 
     root = tmp_path / "root"
@@ -172,7 +172,7 @@ def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
     for rel in visited:
         memory.record(root / rel)
     shuffled = paths[50:] + paths[:50]
-    every = _Recalling(memory, str(root)).listing(shuffled, None)
+    every = Recalling(memory, str(root)).listing(shuffled, None)
     boosted = [m for m in every if m.score > 0]
     assert visited <= {m.path for m in boosted}
     assert every[:len(boosted)] == sorted(boosted, key=lambda m: (-m.score, m.path))
@@ -180,9 +180,9 @@ def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
     assert rest and [m.path for m in rest] == sorted(set(paths) - {m.path for m in boosted})
     kept = Recall(Index)
     for limit in (0, 1, len(boosted), len(boosted) + 1, len(boosted) + 7, 101, 200):
-        got = _Recalling(memory, str(root)).listing(shuffled, limit)
+        got = Recalling(memory, str(root)).listing(shuffled, limit)
         assert got == every[:limit], limit
-        assert _Recalling(memory, str(root), state=kept).listing(shuffled, limit) == got
+        assert Recalling(memory, str(root), recall=kept).listing(shuffled, limit) == got
 
 
 def test_the_one_shot_search_ranks_with_the_memory_as_an_index_of_every_path(

@@ -947,7 +947,7 @@ def test_a_server_primed_for_other_options_answers_a_request_correctly(
     found = client.where(str(root), create=True)
     assert found is not None
     text = protocol.encode_prime(str(root), client.options_dict(SearchOptions(hidden=True)))
-    proc = subprocess.Popen([sys.executable, "-m", "ffind.resident.server", "--root",
+    proc = subprocess.Popen([sys.executable, "-m", protocol.SERVER_MODULE, "--root",
                              str(root), "--socket", found[0], "--prime", text])
     try:
         stats = _wait_for_server(root)
@@ -963,6 +963,29 @@ def test_a_server_primed_for_other_options_answers_a_request_correctly(
     finally:
         client.stop_all()
         proc.wait(timeout=10)
+
+
+def test_a_server_without_a_command_handler_refuses_command_lines(
+        resident: Path, tmp_path: Path) -> None:
+    """The server answers a whole command line only with the command's parse and writers
+    (``ffind.frontends.served``); without them the client is told no, and runs the command."""
+    from ffind.frontends import served
+    from ffind.text import __version__
+
+    root = _tree(tmp_path)
+    found = client.where(str(root), create=True)
+    assert found is not None
+    request = {"v": __version__, "op": "command", "key": found[1], "argv": ["main"],
+               "cwd": str(root), "tty": [False, False], "env": {}}
+    bare = server.Server(os.path.realpath(root), found[0], found[1], idle=60)
+    reply, _ = bare.answer(request)
+    assert reply["ok"] is False and bare.answered == 0
+    full = server.Server(os.path.realpath(root), found[0], found[1], idle=60,
+                         on_command=served.command)
+    reply, after = full.answer(request)
+    assert reply["ok"] is True and full.answered == 1 and after is not None
+    local = _ffind("--no-cache", "main", cwd=root)
+    assert (reply["stdout"], reply["code"]) == (local.stdout, local.returncode)
 
 
 def test_a_malformed_prime_is_a_usage_error(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from warm_test import settle
 from ffind.fs import refresh, warm
 from ffind.fs.warm import listing_key
 from ffind.options import SearchOptions
-from ffind.searching import session
+from ffind.searching import feed
 from ffind.searching.session import FileSearcher, Snapshot
 from ffind.state.cache import SUFFIX, CachedListing, SnapshotStore
 
@@ -197,13 +197,13 @@ def test_without_cache_nothing_is_written(tmp_path: Path) -> None:
 
 def test_candidates_first_splits_by_the_prefilter() -> None:
     paths = ["a/x.py", "a/y.txt", "b/c/z.py", "b/keep.md", "top.py", "n1.txt", "n2.txt"]
-    head, rest = session.candidates_first("zpy", paths)
+    head, rest = feed.candidates_first("zpy", paths)
     assert head == ["b/c/z.py"] and sorted(head + rest) == sorted(paths)
     assert rest == [p for p in paths if p != "b/c/z.py"]  # (the order kept)
-    assert session.candidates_first("", paths) == (paths, [])  # no query
-    assert session.candidates_first("!txt", paths) == (paths, [])  # no positive term
-    assert session.candidates_first("qqq", paths) == (paths, [])  # nothing kept
-    assert session.candidates_first("t", paths) == (paths, [])  # more than half kept
+    assert feed.candidates_first("", paths) == (paths, [])  # no query
+    assert feed.candidates_first("!txt", paths) == (paths, [])  # no positive term
+    assert feed.candidates_first("qqq", paths) == (paths, [])  # nothing kept
+    assert feed.candidates_first("t", paths) == (paths, [])  # more than half kept
 
 
 def test_the_first_frame_indexes_the_querys_candidates_first(
@@ -218,7 +218,7 @@ def test_the_first_frame_indexes_the_querys_candidates_first(
     expected = session_results(root, False, "py")
     session_results(root, True, "")  # the snapshot
     settle()
-    original = session.candidates_first
+    original = feed.candidates_first
     splits: list[tuple[int, int]] = []
 
     def known(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
@@ -226,7 +226,7 @@ def test_the_first_frame_indexes_the_querys_candidates_first(
         splits.append((len(head), len(rest)))
         return head, rest
 
-    monkeypatch.setattr(session, "candidates_first", known)
+    monkeypatch.setattr(feed, "candidates_first", known)
 
     class Frames:
         def __init__(self) -> None:

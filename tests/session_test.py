@@ -21,8 +21,9 @@ from ffind.errors import FfindError
 from ffind.options import SearchOptions
 from ffind.query import parse
 from ffind.scoring.scorer import FileMatch
-from ffind.searching import session
-from ffind.searching.session import FEED_BATCH, FileSearcher, Snapshot
+from ffind.searching import idle, matchsets
+from ffind.searching.feed import FEED_BATCH
+from ffind.searching.session import FileSearcher, Snapshot
 
 ALL = SearchOptions(limit=None)
 
@@ -79,12 +80,12 @@ KEYS = st.lists(
 @contextlib.contextmanager
 def chunked(on: bool) -> Iterator[None]:
     """Match in chunks of 3 ids (preemptible), or in one ``run`` per range."""
-    saved = session.CHUNK
-    session.CHUNK = 3 if on else sys.maxsize
+    saved = matchsets.CHUNK
+    matchsets.CHUNK = 3 if on else sys.maxsize
     try:
         yield
     finally:
-        session.CHUNK = saved
+        matchsets.CHUNK = saved
 
 
 @pytest.mark.parametrize("in_chunks", [False, True], ids=["whole", "chunks"])
@@ -92,7 +93,7 @@ def chunked(on: bool) -> Iterator[None]:
 @given(keys=KEYS)
 def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str]) -> None:
     with chunked(in_chunks), FileSearcher(options=ALL, paths=PATHS) as fs:
-        assert (session.CHUNK == 3) == in_chunks
+        assert (matchsets.CHUNK == 3) == in_chunks
         query = ""
         for key in keys:
             if key == "wait":
@@ -404,12 +405,12 @@ MANY = PATHS + [f"src/d{i % 5}/m{i % 3}/prom_{i}.{'py' if i % 2 else 'rs'}" for 
 
 @contextlib.contextmanager
 def idle_slice(size: int) -> Iterator[None]:
-    saved = session.IDLE_SLICE
-    session.IDLE_SLICE = size
+    saved = idle.IDLE_SLICE
+    idle.IDLE_SLICE = size
     try:
         yield
     finally:
-        session.IDLE_SLICE = saved
+        idle.IDLE_SLICE = saved
 
 
 class _Rationed(FileSearcher):
@@ -524,7 +525,7 @@ def test_a_new_one_character_term_has_its_greedy_ends_found_when_idle(
 ) -> None:
     """``prom s``'s set, computed for its key, gets the greedy ends of ``s`` in idle slices
     (``matchset.Ender``); ``prom sr`` then narrows from them."""
-    monkeypatch.setattr(session, "IDLE_SLICE", 7)
+    monkeypatch.setattr(idle, "IDLE_SLICE", 7)
     assert Index(MANY, numpy=True).numpy_ready(60)  # (before the warm-up: its buffer)
     with FileSearcher(options=SearchOptions(limit=3), paths=MANY) as fs:
         assert fs.wait(10)
@@ -555,7 +556,7 @@ def test_a_key_answered_by_a_shortcut_has_its_set_computed_when_idle(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The published set is computed in idle slices, and the next key narrows it."""
-    monkeypatch.setattr(session, "IDLE_SLICE", 7)
+    monkeypatch.setattr(idle, "IDLE_SLICE", 7)
     with FileSearcher(options=SearchOptions(limit=3), paths=MANY) as fs:
         fs.set_query("prom")
         assert fs.wait(10)

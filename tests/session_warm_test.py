@@ -13,7 +13,7 @@ import pytest
 import ffind
 from ffind.engine import warmup
 from ffind.options import SearchOptions
-from ffind.searching import session
+from ffind.searching import idle
 from ffind.searching.session import FileSearcher
 
 PATHS = [f"src/pkg{i % 13}/mod{i % 7}/file_{i}.py" for i in range(400)] + [
@@ -63,8 +63,8 @@ def _key(fs: FileSearcher, query: str) -> None:
 def test_a_slow_key_takes_the_warm_up_before_its_answer(
     monkeypatch: pytest.MonkeyPatch, idle_gate: threading.Event
 ) -> None:
-    monkeypatch.setattr(session, "SLOW_KEY", 0.0)  # every key is slow
-    monkeypatch.setattr(session, "WARM_WITHIN", 60.0)
+    monkeypatch.setattr(idle, "SLOW_KEY", 0.0)  # every key is slow
+    monkeypatch.setattr(idle, "WARM_WITHIN", 60.0)
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
@@ -76,8 +76,8 @@ def test_a_slow_key_takes_the_warm_up_before_its_answer(
 def test_a_fast_key_takes_no_warm_up_step(
     monkeypatch: pytest.MonkeyPatch, idle_gate: threading.Event
 ) -> None:
-    monkeypatch.setattr(session, "SLOW_KEY", 60.0)  # no key is slow
-    monkeypatch.setattr(session, "WARM_WITHIN", 120.0)
+    monkeypatch.setattr(idle, "SLOW_KEY", 60.0)  # no key is slow
+    monkeypatch.setattr(idle, "WARM_WITHIN", 120.0)
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
@@ -93,9 +93,9 @@ def test_a_fast_key_takes_no_warm_up_step(
 def test_a_large_index_takes_no_warm_up_step_in_its_keys(
     monkeypatch: pytest.MonkeyPatch, idle_gate: threading.Event
 ) -> None:
-    monkeypatch.setattr(session, "SLOW_KEY", 0.0)
-    monkeypatch.setattr(session, "WARM_WITHIN", 60.0)
-    monkeypatch.setattr(session, "WARM_WITHIN_MOST", len(PATHS))  # (1M paths: too many)
+    monkeypatch.setattr(idle, "SLOW_KEY", 0.0)
+    monkeypatch.setattr(idle, "WARM_WITHIN", 60.0)
+    monkeypatch.setattr(idle, "WARM_WITHIN_MOST", len(PATHS))  # (1M paths: too many)
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
@@ -109,9 +109,9 @@ def test_a_slow_key_takes_the_collection_only_when_it_fits(
     fake = _Collector()
     monkeypatch.setattr(warmup, "gc", fake)
     monkeypatch.setattr(warmup, "COLLECT_FROM", 100)
-    monkeypatch.setattr(session, "SLOW_KEY", 0.0)
-    monkeypatch.setattr(session, "WARM_WITHIN", 60.0)
-    monkeypatch.setattr(session, "COLLECT_PER_PATH", 0.0 if fits else 1.0)  # (1 s a path)
+    monkeypatch.setattr(idle, "SLOW_KEY", 0.0)
+    monkeypatch.setattr(idle, "WARM_WITHIN", 60.0)
+    monkeypatch.setattr(idle, "COLLECT_PER_PATH", 0.0 if fits else 1.0)  # (1 s a path)
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")

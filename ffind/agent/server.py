@@ -1,20 +1,11 @@
 """``ffind mcp``: the agent tools served over MCP (stdio), with the walks they search cached.
 
 The server walks its root at start-up, keeps one walk per searched folder (``CachedTree``, at
-most ``ToolServer.MAX_TREES`` kept) and answers from it; after answering, a call starts a
-background re-walk unless one is running or the last ended under ``REFRESH_INTERVAL`` seconds
-ago (OpenCode's approach, throttled), so repeated calls are fast and new files show up.
-
-A cached tree is dropped (its walks cancelled) only when no call is using it: a call counts as
-a user from the moment it picks the tree until its answer is made, so a burst of calls over
-more folders than ``MAX_TREES`` can never cancel a walk another call waits on (the cache grows
-past the bound for as long as more trees are in use).  A walk that was cancelled anyway is
-never answered from.
-
-Every argument from the client is untrusted: ``path`` is confined to the root
-(``ffind.agent.tool.resolve_dir``).  Ctrl-C (SIGINT) ends the server at once with exit code 130.
-The ``mcp`` package is only imported by ``build_server``/``mcp_main``.
-"""
+most ``ToolServer.MAX_TREES`` idle ones) and answers from it; after answering, a call starts a
+background re-walk unless one runs or the last ended under ``REFRESH_INTERVAL`` seconds ago. A
+tree in use by a call is never dropped, and a cancelled walk is never answered from.  Every
+argument from the client is untrusted (``path`` is confined to the root).  Ctrl-C ends the server
+with 130.  The ``mcp`` package is imported only by ``build_server``/``mcp_main``."""
 
 from __future__ import annotations
 
@@ -58,15 +49,10 @@ REFRESH_DELAY = 0.05
 
 
 class CachedTree:
-    """The walk of one folder, kept in the server and refreshed in the background.
-
-    ``get()`` returns the last finished walk at once (the first call walks in the foreground);
-    ``kick()``, called once the answer is ready, starts a re-walk in a background thread when
-    none is running and the last one ended at least ``min_interval`` seconds ago (throttled so
-    that a burst of calls does not keep the walk workers busy while matching).  A re-walk that
-    finds the same paths keeps the old snapshot, and with it the answers cached in it.
-    ``close()`` cancels the walks; ``get()`` then raises rather than answer from a cut walk.
-    """
+    """The walk of one folder, kept and refreshed in the background: ``get()`` returns the last
+    finished walk (the first call walks in the foreground); ``kick()`` starts a throttled
+    re-walk; a re-walk that finds the same paths keeps the old snapshot and its cached answers;
+    ``close()`` cancels the walks (``get()`` then raises)."""
 
     def __init__(
         self,
@@ -222,10 +208,9 @@ class ToolServer:
         return [self._trees.pop(d) for d in idle[:max(excess, 0)]]
 
     def _resident(self, tree: CachedTree, tool: str, query: str, limit: int) -> str | None:
-        """Before the folder's first walk is indexed: the answer of its resident server
-        (``ffind.resident``: the same listing, validated, and the same tool functions), if
-        one runs and this server's walks are cached; the first walk then starts in the
-        background.  None: answer here."""
+        """Before the folder's first walk is indexed: its resident server's answer (the same listing
+        and tool functions), if one runs; the first walk then starts in the background. None:
+        answer here."""
         if tree.ready() or self._walker is not cached_tool_walk or not self._memory_default():
             return None
         from ffind.resident.client import ask_tool
@@ -236,9 +221,8 @@ class ToolServer:
         return text
 
     def _resident_runs(self) -> bool:
-        """Whether the root's resident server runs and may answer this server's first
-        calls: then the walk at start-up waits for the first call (it would take the CPU
-        that call's answer needs)."""
+        """Whether the root's resident server runs and may answer the first calls (the walk at
+        start-up then waits for the first call)."""
         if self._walker is not cached_tool_walk or not self._memory_default():
             return False
         from ffind.resident import client
@@ -307,9 +291,7 @@ class ToolServer:
 
 
 def _start_resident(root: str) -> None:
-    """Start ``root``'s resident index server (``ffind.resident``) unless one runs: the next
-    MCP server's first call in this folder (and ``ffind`` there) is answered by it.  Its
-    process is waited for in a thread (no zombie once it exits)."""
+    """Start ``root``'s resident server unless one runs (reaped in a thread once it exits)."""
     from ffind.resident import client
 
     found = client.where(root, create=True)
@@ -402,9 +384,8 @@ def _parse(argv: list[str]) -> Any:
 
 
 def _exit_on_sigint(state: ToolServer) -> None:
-    """Ctrl-C ends the server at once with 130.  The SDK reads stdin in a worker thread that
-    only returns when a line or end of file comes, so the usual KeyboardInterrupt would wait
-    for stdin to close; the walks are cancelled, and their workers end with our pipes."""
+    """Ctrl-C ends the server at once with 130 (the SDK's stdin thread would hold a
+    KeyboardInterrupt until stdin closes); the walks are cancelled."""
     import signal
 
     def interrupted(signum: int, frame: object) -> None:

@@ -1,7 +1,6 @@
 """The agent tools as Python functions: ``find_files`` and ``glob_files``, plain text out.
 
-A coding agent knows it needs "the database migration file" but not its path.  ``find_files``
-answers with a few ranked paths as plain text, and says honestly when it cut the list::
+``find_files`` answers with a few ranked paths and says when it cut the list::
 
     Found 412 files matching "migration":
 
@@ -9,23 +8,12 @@ answers with a few ranked paths as plain text, and says honestly when it cut the
     ...
     (showing 20 of 412 matches; narrow the query or raise limit)
 
-What is searched: the folder ``path``, walked with ``SearchOptions(hidden=True)``: .gitignore
-and .ignore honoured, hidden files included (agents need ``.github/workflows/ci.yml``), VCS
-folders (``VCS_FOLDERS``) never, whatever ``path`` says.  Files that usually hold secrets
-(``ffind.agent.secrets``) are left out unless the query names them, and then listed after every
-other match.
-
-Where: with a ``root`` (the MCP server always has one), ``path`` must resolve inside it: ``..``,
-absolute paths elsewhere and symlinks leading out are refused with ``FfindError`` (the server
-turns it into a tool error with the same one-line message).  Without ``root`` the caller is
-trusted: ``path`` (absolute, or relative to the working directory) is the folder searched.
-Nothing here writes to the file system.
-
-When nothing matches exactly, looser forms of the query's words are tried
-(``ffind.agent.loose``), then the matcher's typo matches are offered as ``Did you mean:``
-suggestions (``_typo_suggestions`` extends them to each word of a several-word query).
-Answers repeat the query back, cut at ``ECHO_CHARS`` characters.
-"""
+The folder ``path`` is walked with ``TOOL_OPTIONS`` (ignore files honoured, hidden files
+included, VCS folders never); files that usually hold secrets (``ffind.agent.secrets``) are left
+out unless the query names them, and then listed last.  With a ``root``, ``path`` must resolve
+inside it (``FfindError`` otherwise); without one the caller is trusted.  When nothing matches
+exactly, looser forms of the query are tried (``ffind.agent.loose``), then typo matches are
+offered as ``Did you mean:``.  Nothing here writes to the file system."""
 
 from __future__ import annotations
 
@@ -42,11 +30,13 @@ from ffind.agent.secrets import secret_kind, split_secrets, wants_secrets
 from ffind.errors import FfindError
 from ffind.fs.walk import VCS_DIRS
 from ffind.options import SearchOptions
+from ffind.text import terminal_safe
 
 if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import Recall, VisitSource
+    from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
+    from ffind.searching.catalog import Recalling
 
 MAX_SUGGESTIONS = 5
 ANSWER_CACHE = 32
@@ -119,7 +109,7 @@ def tool_walk(directory: str, cancel: threading.Event | None = None) -> Iterator
     folders left out."""
     from ffind.fs.walk import walk_batches
 
-    yield from _tool_batches(walk_batches(directory, TOOL_OPTIONS, cancel=cancel,
+    yield from tool_batches(walk_batches(directory, TOOL_OPTIONS, cancel=cancel,
                                           on_warning=_ignore))
 
 
@@ -129,7 +119,7 @@ def cached_tool_walk(directory: str,
     walks, so that its first call, and each re-walk, re-reads only the folders that changed."""
     from ffind.fs.warm import cached_batches
 
-    yield from _tool_batches(cached_batches(directory, TOOL_OPTIONS, cancel=cancel,
+    yield from tool_batches(cached_batches(directory, TOOL_OPTIONS, cancel=cancel,
                                             on_warning=_ignore))
 
 
@@ -144,7 +134,7 @@ def cached_tool_build(directory: str, cancel: threading.Event | None = None,
     built = None
     try:
         for attempt in attempts:
-            snap = TreeSnapshot.build(_tool_batches(attempt.batches), numpy=numpy)
+            snap = TreeSnapshot.build(tool_batches(attempt.batches), numpy=numpy)
             if not attempt.stale():
                 built = snap
     finally:
@@ -153,7 +143,7 @@ def cached_tool_build(directory: str, cancel: threading.Event | None = None,
     return built
 
 
-def _tool_batches(batches: Iterator[list[str]]) -> Iterator[list[str]]:
+def tool_batches(batches: Iterator[list[str]]) -> Iterator[list[str]]:
     for batch in batches:
         if _OTHER_VCS.search("\n".join(batch)):
             batch = [p for p in batch if not _OTHER_VCS.search(p)]
@@ -181,7 +171,7 @@ class TreeSnapshot:
     matchsets: dict[str, MatchSet] = field(default_factory=dict)
     """Recent queries' match sets: a query that narrows one (a longer word, one more word)
     only re-filters its matches, as the session does while the user types."""
-    recall: Recall | None = None
+    recall: Recalling | None = None
     """Ranking with the memory (the MCP server's), made on first use."""
 
     @classmethod
@@ -253,15 +243,15 @@ def _ranked(snap: TreeSnapshot, ms: MatchSet, query: str, limit: int,
             memory: VisitSource | None, root: str) -> list[FileMatch]:
     if memory is None:
         return snap.main.top(ms, limit)
-    from ffind.engine.index import Index
-    from ffind.engine.recall import Recall, rank_with_memory
+    from ffind.searching.catalog import Recalling
 
-    if snap.recall is None:
-        snap.recall = Recall(Index)
-    return rank_with_memory(snap.recall, snap.main.paths, query,
-                            lambda k: snap.main.top(ms, k), limit=limit,
-                            compute_indices=False, memory=memory, root=root, now=None,
-                            main=ms)
+    kept = recalling = snap.recall
+    if (recalling is None or recalling.visits.memory is not memory
+            or recalling.root != os.path.abspath(root)):
+        # (made before the one it replaces is let go: ``Recall`` keys its boosts by ``id``)
+        recalling = snap.recall = Recalling(memory, root, git=False,
+                                            recall=None if kept is None else kept.recall)
+    return recalling.rank(snap.main, query, lambda k: snap.main.top(ms, k), limit, False, ms)
 
 
 def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | None = None,
@@ -340,8 +330,6 @@ def format_found(
 
     Paths are escaped as the command shows them on a terminal (``terminal_safe``): one line of
     valid UTF-8 each, control characters and undecodable bytes as ``\\n``, ``\\xNN``."""
-    from ffind.frontends.output import terminal_safe
-
     noun = "file" if total == 1 else "files"
     lines = [header or f"Found {total} {noun} matching {_quote(query)}{what}:", ""]
     lines.extend(terminal_safe(p) for p in paths)
@@ -352,8 +340,6 @@ def format_found(
 
 
 def _no_match(query: str, suggestions: Sequence[str], what: str = "") -> str:
-    from ffind.frontends.output import terminal_safe
-
     text = f"No files found matching {what}{_quote(query)}."
     if suggestions:
         text += "\n\nDid you mean:\n" + "\n".join(terminal_safe(p) for p in suggestions)
@@ -362,8 +348,6 @@ def _no_match(query: str, suggestions: Sequence[str], what: str = "") -> str:
 
 def _quote(text: str) -> str:
     """``text`` in double quotes, escaped, cut to ``ECHO_CHARS`` characters and ``…``."""
-    from ffind.frontends.output import terminal_safe
-
     cut = text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
     return '"' + terminal_safe(cut) + '"'
 

@@ -25,11 +25,17 @@ from ffind.options import SearchOptions
 TYPE_CHECKING = False  # (not typing's: a search does not import it, nor dataclasses)
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Protocol
 
     import click
 
-    from ffind.frontends.early import Started
     from ffind.scoring.scorer import FileMatch
+    from ffind.searching import oneshot
+
+    class Started(oneshot.Started, Protocol):
+        """The walk the console script started (``ffind.frontends.early``)."""
+
+        invocation: Invocation
     from ffind.state.memory import Memory
 else:  # the same classes, without importing dataclasses (ffind.frozen)
     from ffind.frozen import dataclass
@@ -54,7 +60,7 @@ EXAMPLES: list[tuple[str, str]] = [
 EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 
-# --- Shell and editor integration (issue 16): the text of the help section, the picker's keys.
+# --- Shell and editor integration: the text of the help section, the picker's keys.
 INTEGRATION: list[tuple[str, str]] = [
     ('eval "$(ffind --bash)"', "in ~/.bashrc: CTRL-T, ALT-C and **<TAB> for bash"),
     ("source <(ffind --zsh)", "in ~/.zshrc: the same for zsh"),
@@ -231,11 +237,6 @@ def build_command() -> click.Command:
     return version(cmd)
 
 
-_check_streams = output.check_streams
-_stdout_errors = output.stdout_errors
-_write_stdout = output.write_stdout
-
-
 def _stdin_paths() -> Iterator[str]:
     for line in sys.stdin.buffer:
         line = line.rstrip(b"\r\n")
@@ -271,12 +272,14 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
 
         # The bindings pick with ``ffind -i``, which records its picks in the memory itself:
         # the scripts' own hook (for a picker that does not) stays a no-op.
-        _write_stdout(script(inv.shell, remember=False).encode())
+        output.write_stdout(script(inv.shell, remember=False).encode())
         return ExitCode.FOUND
     if inv.remember or inv.forget:
         if inv.remember and inv.forget:
             raise FfindError("--remember and --forget cannot be used together")
-        return _visits("--remember" if inv.remember else "--forget", [inv.pattern])
+        from ffind.frontends.visits import visits
+
+        return visits("--remember" if inv.remember else "--forget", [inv.pattern])
     if inv.clear_cache:
         from ffind.resident.client import stop_all
         from ffind.state.cache import SnapshotStore
@@ -286,11 +289,9 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         return ExitCode.FOUND
     _check_where(inv)
     if exit_fast:
-        # A one-shot search ends the process once its results are written (``exits.exit_now``,
-        # the server's answer too): what the cyclic collector would free is freed then anyway,
-        # and its passes over the young objects cost ~5 ms of a warm search in a 13k-file
-        # checkout (the console script turned it off before its imports, ``entry.main``).
-        # The picker lives on.
+        # A one-shot search ends the process once its results are written (``exit_now``):
+        # the cyclic collector's passes would free nothing that the exit does not.  The
+        # picker lives on.
         import gc
 
         if inv.interactive:
@@ -319,13 +320,6 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
     return _run(inv, memory, finish, started, first)
 
 
-def _visits(action: str, paths: list[str]) -> int:
-    """``ffind --remember PATH...`` / ``--forget PATH...`` (``ffind.frontends.visits``)."""
-    from ffind.frontends.visits import visits
-
-    return visits(action, paths)
-
-
 def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
          started: Started | None = None, first: bool = False) -> int:
     if inv.interactive:
@@ -336,13 +330,13 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
         height = None if inv.height is None else Height.parse(inv.height)
         paths = list(_stdin_paths()) if inv.stdin else None
         color = output.use_color(inv.color, isatty=True)  # the picker draws on a terminal
-        with _stdout_errors():  # writing the selection
+        with output.stdout_errors():  # writing the selection
             return run_picker(inv.pattern, [inv.root], inv.options, print0=inv.print0,
                               paths=paths, color=color, memory=memory,
                               on_done=finish, height=height, preview=inv.preview,
                               cache=inv.cache, server=inv.server)
 
-    on_tty, options, style = _rendering(inv)
+    on_tty, options, style = rendering(inv)
     if inv.stdin:
         from ffind.searching.oneshot import search_paths
 
@@ -364,7 +358,7 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
     return finish(code)
 
 
-def _rendering(inv: Invocation, on_tty: bool | None = None,
+def rendering(inv: Invocation, on_tty: bool | None = None,
                environ: Mapping[str, str] | None = None,
                ) -> tuple[bool, SearchOptions, str | None]:
     """(stdout is a terminal, the options to search with, the highlight style): colouring
@@ -386,7 +380,7 @@ def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: b
     """The results as the command writes them: (standard output's bytes: plain,
     NUL-separated, coloured or JSON lines; the notes for stderr after them: the limit that
     cut; the exit status).  ``total``: the count before the limit (only asked when it is
-    printed).  The local search and the resident server (``ffind.resident.server``) both
+    printed).  The local search and the resident server (``ffind.frontends.served``) both
     render here."""
     if inv.json:
         data = output.format_json(
@@ -410,7 +404,7 @@ def _write_results(inv: Invocation, options: SearchOptions, style: str | None, o
                    matches: list[FileMatch], total: Callable[[], int]) -> int:
     """Write the results (``render``) and the notes after them; the exit status."""
     data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches, total)
-    _write_stdout(data)
+    output.write_stdout(data)
     for note in notes:
         output.warn(note)
     return code
@@ -431,7 +425,7 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
     it; None when no server answered (search locally)."""
     from ffind.resident.client import ask
 
-    on_tty, options, style = _rendering(inv)
+    on_tty, options, style = rendering(inv)
     answer = ask(inv.pattern, inv.root, options, memory=inv.memory,
                  count=inv.json or _stderr_isatty())
     if answer is None:
@@ -488,7 +482,7 @@ def _parse(args: list[str]) -> Invocation | int:
     import click
 
     try:
-        with _stdout_errors():  # --help into a full disk
+        with output.stdout_errors():  # --help into a full disk
             rv = build_command().main(args=args, prog_name="ffind", standalone_mode=False)
     except click.exceptions.Abort:
         return ExitCode.INTERRUPTED
@@ -522,9 +516,9 @@ def _main(args: list[str], exit_fast: bool = False, started: Started | None = No
             from ffind.agent.server import mcp_main
 
             return mcp_main(args[1:])
-        _check_streams()
+        output.check_streams()
         if args == ["--version"]:  # (``cli.main`` called directly: answered without click)
-            _write_stdout(f"ffind {__version__}\n".encode())
+            output.write_stdout(f"ffind {__version__}\n".encode())
             return ExitCode.FOUND
         # (the console script parsed it already when it started the walk: ``early``)
         inv = (first if first is not None else _parse(args) if started is None

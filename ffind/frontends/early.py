@@ -1,24 +1,15 @@
 """The walk of a cold search, started by the console script before its imports.
 
-A one-shot search without the warm index (``ffind --no-cache ...``) walks the tree in a forked
-child while the process imports its engine (``ffind.fs.walk.walk_ahead``, docs/cache.md
-"Fourth pass").  Forked there, the child starts only once the command's modules, the walk's
-and ``git status``'s are imported and a 3 ms probe has read the first folders: ~12 ms after
-the console script starts, when the walk is most of a call's wall time (a tree of a few
-thousand folders).  :func:`start` forks it as soon as the command line is parsed (``fastparse``,
-no click), before those imports: the child imports the walk's modules itself, on the other
-CPU, and walks from the root as ``walk_ahead``'s child would; the search takes it over
-(``ffind.searching.oneshot.search(_started=...)``, ``ffind.fs.walk.started_walk``) if it is for
-the same root and listing options, else ends it.
+A cold search (``--no-cache``, or a folder's first call) walks in a forked child.  Forked by
+:func:`start` as soon as the command line is parsed (``fastparse``, no click), the child imports
+the walk's modules itself on the other CPU while this process imports the command; the search
+takes it over (``ffind.search(_started=...)``) when it walks the same root with the same listing
+options, else ends it.  Only where the walk would fork its child anyway: a plain search on Linux,
+``threads`` between 2 and ``load.max_workers()``, links not followed, a depth of at least 1 and
+an idle CPU.
 
-Only where ``walk_ahead`` would fork its child anyway: a plain search with ``--no-cache`` (no
-picker, no ``--stdin``), ``threads`` between 2 and ``load.max_workers()``, links not
-followed, a depth of at least 1, a CPU idle now (``ffind.fs.load.cpu_idle``) and ``os.fork``.
-
-Whoever holds a :class:`Started` ends it: ``take`` hands the child over (the search then
-reaps it) or ends it; ``close`` ends a child nobody took (the console script, on every way
-out: an error, Ctrl-C, a failed import).
-"""
+Whoever holds a :class:`Started` ends it: ``take`` hands the child over or ends it; ``close``
+ends a child nobody took (the console script, on every way out)."""
 
 from __future__ import annotations
 
@@ -87,9 +78,7 @@ def start(args: list[str]) -> Started | None:
 
 
 def start_for(inv: Invocation) -> Started | None:
-    """Fork the walk of the plain search ``inv`` (``_plain_search``), answered as a cold
-    search (``--no-cache``, or a first call: :func:`first_call`), if ``walk_ahead`` would fork
-    it (the module docstring)."""
+    """Fork the walk of the plain search ``inv`` (a cold search), if the walk would fork it."""
     if sys.platform != "linux" or not hasattr(os, "fork"):
         return None
     from ffind.fs.load import cpu_idle, max_workers
@@ -102,14 +91,10 @@ def start_for(inv: Invocation) -> Started | None:
 
 
 def first_call(args: list[str]) -> Invocation | None:
-    """The command line ``args`` parsed, when it is a folder's first call with the warm
-    index on: a plain search (``_plain_search``) with the cache and the resident server on,
-    a usable socket folder, and no snapshot yet for its listing key
-    (``ffind.state.snapkey``: the file ``SnapshotStore().path`` names).  Such a call is
-    answered as ``--no-cache`` answers it (its walk forked here, ``start_for``), and the
-    command then starts the root's server primed with its listing, which writes the
-    snapshot (``cli._start_server``, docs/cache.md "Sixth pass").  None otherwise (the
-    command goes as before: a warm search, or a walk that writes the snapshot itself)."""
+    """``args`` parsed, when it is a folder's first call with the warm index on: a plain search with
+    the cache and the resident server on, a usable socket folder and no snapshot yet.  Such a
+    call is searched as ``--no-cache`` searches (its walk forked here), and the command then
+    starts the root's server primed with its listing, which writes the snapshot.  None otherwise."""
     if os.environ.get("_FFIND_COMPLETE") or args[:1] == ["mcp"]:
         return None
     inv = _plain_search(args)
@@ -174,9 +159,8 @@ def _fork(inv: Invocation) -> Started | None:
 
 
 def _child(root: str, options: SearchOptions, read: int, write: int) -> None:
-    """The forked child: ``ffind.fs.walk.early_child`` run as ``pool.fork_stream`` runs its
-    function (``pool._stream_main``: only its pipe kept, the cyclic GC off, ``D`` at the end
-    or ``X`` and one line when it fails, ``os._exit``).  Never returns."""
+    """The forked child: ``walk.early_child`` run as ``pool.fork_stream`` runs its function. Never
+    returns."""
     try:
         from ffind.fs import pool, walk
 

@@ -41,15 +41,16 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.resident.client import command as served
 
         try:
-            code = served(args)  # (None: no server, or not a plain search)
+            reply = served(args)  # (None: no server, or not a plain search)
         except Stuck:  # (taken, not answered in time: not asked again, nor started again)
             from ffind.frontends.cli import main as command
 
             return command(argv, server=False)
-        if code is not None:
-            from ffind.frontends.exits import exit_now
+        if reply is not None:
+            from ffind.frontends.exits import answered, exit_now
+            from ffind.frontends.output import write_answer
 
-            exit_now(code)
+            exit_now(answered(lambda: write_answer(*reply)))
         # No server answered: a folder's first call is answered as a cold search, and the
         # server it starts writes the snapshot.
         from ffind.frontends.early import first_call

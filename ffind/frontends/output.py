@@ -1,21 +1,12 @@
-"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour; escaping.
+"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour.
 
-Everything is written as bytes to a binary stream (``sys.stdout.buffer``):
-
-- piped (no escaping): each path is ``os.fsencode(path)``, so a name that is not valid UTF-8
-  comes out as the same bytes it has on disk;
-- on a terminal (``escape=True``; the command also escapes whenever it colours, as
-  ``--color always | less -R`` ends on a terminal too): control characters, undecodable bytes
-  and other non-printable characters are shown as escapes, so a file name cannot move the
-  cursor or change colours: ``\\n``, ``\\t``, ``\\r``, ``\\x1b`` (an ASCII control), ``\\xa0``
-  (an undecodable byte), ``\\u00a0`` / ``\\U000e0001`` (a valid but non-printable character);
-  matched characters are highlighted with plain ANSI escapes (no rich import: it costs 60-90 ms);
-  the picker draws its rows through the same escaping;
-- JSON lines (orjson): ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
-  relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut
-  the results.  A path that is not valid UTF-8 cannot be a JSON string: each undecodable byte
-  becomes U+FFFD, one character for one byte, so ``indices`` still line up.
-"""
+Everything is written as bytes to ``sys.stdout.buffer``.  Piped, each path is
+``os.fsencode(path)`` (a name that is not UTF-8 comes out as its bytes on disk).  On a terminal,
+and whenever colour is on (``--color always | less -R`` ends on one too), paths are escaped
+(``ffind.text.terminal_safe``) and matched characters highlighted with plain ANSI escapes (no
+rich import).  JSON lines: ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
+relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut;
+each undecodable byte becomes U+FFFD, so ``indices`` still line up."""
 
 from __future__ import annotations
 
@@ -25,6 +16,7 @@ import sys
 from collections.abc import Iterable, Mapping
 
 from ffind.errors import FfindError
+from ffind.text import escape_char, terminal_safe
 
 TYPE_CHECKING = False  # (not typing's: ``ffind --version`` does not import typing)
 if TYPE_CHECKING:
@@ -42,7 +34,6 @@ RESET = "\x1b[0m"
 _UNDECODABLE = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
 """The surrogates ``surrogateescape`` gives undecodable bytes, each to U+FFFD (``str.translate``:
 no ``re`` import on the output's path)."""
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def use_color(choice: str, isatty: bool, environ: Mapping[str, str] | None = None) -> bool:
@@ -69,26 +60,6 @@ def highlight_style(
     if compute_indices and choice == "auto" and isatty and env.get("TERM") != "dumb":
         return BOLD
     return None
-
-
-def _escape_char(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x80:  # an ASCII control: the byte and the character are one
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with every non-printable character (controls, undecodable bytes, format
-    characters such as a right-to-left override, unassigned code points) escaped."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
 
 
 def highlight(
@@ -119,7 +90,7 @@ def escape_indexed(text: str, indices: Iterable[int]) -> tuple[str, list[int]]:
     n = 0
     for ch in text:
         starts.append(n)
-        shown = ch if ch.isprintable() else _escape_char(ch)
+        shown = ch if ch.isprintable() else escape_char(ch)
         out.append(shown)
         n += len(shown)
     starts.append(n)
@@ -223,14 +194,20 @@ def print_paths(
     write(stdout.buffer, format_plain(matches, print0=print0, style=style, escape=escape))
 
 
-def warn(message: str) -> None:
-    """One line ``ffind: message`` on stderr (the command's errors and warnings, the picker's
-    held-back warnings), escaped like a path on a terminal (a warning names folders, whose
-    names may hold control characters).
+def write_answer(before: list[str], data: bytes, after: list[str], code: int) -> int:
+    """Write a resident server's answer to a command line (``client.command``): its
+    warnings, its output, its notes; its exit status."""
+    for warning in before:
+        warn(warning)
+    write_stdout(data)
+    for note in after:
+        warn(note)
+    return code
 
-    A stderr that cannot be written (closed, full) loses the message, never the results: the
-    failure is swallowed and stderr pointed at /dev/null, so later writes and the
-    interpreter's last flush are quiet too."""
+
+def warn(message: str) -> None:
+    """One line ``ffind: message`` on stderr, escaped like a path on a terminal.  A stderr that
+    cannot be written loses the message, never the results (it is pointed at /dev/null)."""
     stream = sys.stderr
     if stream is None:  # started with fd 2 closed
         return

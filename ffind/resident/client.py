@@ -1,10 +1,9 @@
-"""The thin side of the resident server: ask it, start it, stop it.
+"""The thin side of the resident server: ask it, start it, stop it (transport only: the caller
+writes what it answers).
 
-Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: what
-``ffind QUERY`` pays when a server answers is the interpreter, the command line's parse and
-this.  Every failure (no server, refused, another version, a timeout, a malformed reply)
-gives None: the caller searches itself, exactly as without a server.
-"""
+Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: a served ``ffind
+QUERY`` pays the interpreter and this.  Every failure (no server, refused, another version, a
+timeout, a malformed reply) gives None: the caller searches itself."""
 
 from __future__ import annotations
 
@@ -12,8 +11,8 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-from ffind import __version__
 from ffind.resident import protocol
+from ffind.text import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,8 +28,7 @@ server's first walk, may take a while; a server that dies closes the socket at o
 
 
 class Found:
-    """One match as the server sent it (what ``ffind.frontends.output`` reads of a
-    ``FileMatch``: ``score``, ``path``, ``indices``, ``typo``, ``root``)."""
+    """One match as the server sent it (``score``, ``path``, ``indices``, ``typo``, ``root``)."""
 
     __slots__ = ("indices", "path", "root", "score", "typo")
 
@@ -40,11 +38,9 @@ class Found:
 
 
 class Answer:
-    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted),
-    ``complete``, ``warnings`` (the walk's, in order), ``memory_warning``; ``scanned``: the
-    paths of the listing ranked (-1: not said); ``provisional``: ranked over the listing
-    the server held, not validated first (``ask(provisional=True)``: a picker's first
-    frame, never a final answer)."""
+    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted), ``complete``,
+    ``warnings``, ``memory_warning``, ``scanned`` (-1: not said) and ``provisional`` (ranked over
+    the listing held, not validated first: a picker's first frame only)."""
 
     __slots__ = ("complete", "matches", "memory_warning", "provisional", "scanned", "total",
                  "warnings")
@@ -136,16 +132,14 @@ def _streams_open() -> bool:
     return sys.stdout is not None and sys.stderr is not None
 
 
-def command(args: list[str]) -> int | None:
+def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
     """The command line ``args`` (``ffind ...`` in the current folder) answered by the
-    folder's server, before this process imports the command (``ffind.frontends.entry``):
-    the server parses it as the command does (``fastparse``, ``cli.invocation``), searches,
-    and renders the output with the command's writers (``cli.render``, with this process's
-    terminals and ``NO_COLOR``/``TERM``); the bytes and the warnings are written here.
-    The exit status, or None: not a plain search, no server, any failure (the command runs
-    as without a server, and asks again once it has parsed).  A server that took the
-    request and did not answer in time raises :class:`Stuck` (the command then searches
-    itself without asking it again: one wait of ``REPLY_TIMEOUT``, not two)."""
+    folder's server, before this process imports the command (``ffind.frontends.entry``),
+    with this process's terminals and ``NO_COLOR``/``TERM``: (the warnings before the
+    output, its bytes, the notes after it, the exit status), for the caller to write.
+    None: not a plain search, no server, any failure (the command runs as without a
+    server).  A server that took the request and did not answer in time raises
+    :class:`Stuck` (the command then searches itself without asking it again)."""
     if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
         return None  # (the last: click answers the shell's completion requests)
     found = where(".")
@@ -167,34 +161,21 @@ def command(args: list[str]) -> int | None:
     if not (isinstance(before, list) and isinstance(after, list) and isinstance(data, bytes)
             and isinstance(code, int) and all(isinstance(w, str) for w in before + after)):
         return None
-    from ffind.frontends import output
-    from ffind.frontends.exits import answered
-
-    def write() -> int:
-        for warning in before:
-            output.warn(warning)
-        output.write_stdout(data)
-        for note in after:
-            output.warn(note)
-        return code
-
-    return answered(write)
+    return before, data, after, code
 
 
 class Stuck(Exception):
-    """The server accepted the request but did not answer within the reply's timeout (a
-    stopped or hung process): raised by ``request(stuck=True)`` so that the command does not
-    ask it again after its parse (``command``, ``ffind.frontends.entry``)."""
+    """The server took the request but did not answer in time (a stopped or hung process): the
+    command then searches itself without asking again."""
 
 
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
             then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
             ) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path``; its reply (within
-    ``timeout`` seconds once connected), or None.  A reply whose ``follows`` is true comes
-    in two messages: ``then(first)`` is called with the first, and the reply is the first
-    updated with the second.  ``stuck``: a reply not come within ``timeout`` raises
-    :class:`Stuck` instead."""
+    """Send ``message`` (with this version) to the server at ``path``; its reply within ``timeout``
+    seconds, or None.  A reply whose ``follows`` is true comes in two messages: ``then(first)``
+    is called with the first, and the second updates it.  ``stuck``: a reply not come in time
+    raises :class:`Stuck`."""
     sock = _connect(path)
     if sock is None:
         return None
@@ -219,9 +200,8 @@ def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOU
 
 
 def options_dict(options: SearchOptions) -> dict[str, object]:
-    """``options`` as the fields ``SearchOptions(**fields)`` takes (their names from
-    ``__match_args__``: ``__dataclass_fields__`` would import ``dataclasses``, ~8 ms of a
-    first call that starts the server, ``ffind.frozen``)."""
+    """``options`` as the fields ``SearchOptions(**fields)`` takes (from ``__match_args__``: no
+    ``dataclasses`` import)."""
     names: tuple[str, ...] = type(options).__match_args__
     return {name: getattr(options, name) for name in names}
 
@@ -229,16 +209,11 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         count: bool, timeout: float = REPLY_TIMEOUT, provisional: bool = False,
         on_rows: Callable[[Answer], object] | None = None) -> Answer | None:
-    """The answer of ``root``'s server (if one runs) to a search of ``query``, ranked with
-    the memory when ``memory``; ``count``: compute the total count (else -1).  None: no
-    server, no answer within ``timeout`` seconds, or any failure (search yourself).
-
-    ``provisional``: the answer at once over the listing the server holds, without
-    validating it first (``Answer.provisional``; a server that holds none yet validates as
-    ever): it may miss changes made since the server's last request, so it is only ever
-    shown until an exact answer replaces it (the picker's first frame).  The command, the
-    library and the MCP server never ask for it.  Its count, when asked, comes after its
-    rows: ``on_rows(answer)`` is called with the rows (``total`` -1) as soon as they come."""
+    """``root``'s server's answer to a search of ``query`` (with the memory when ``memory``;
+    ``count``: the total count, else -1), or None (search yourself).  ``provisional``: at once
+    over the listing the server holds, not validated (``Answer.provisional``: only ever shown
+    until an exact answer replaces it); its count, when asked, comes after its rows:
+    ``on_rows(answer)`` gets the rows first."""
     found = where(root)
     if found is None:
         return None
@@ -289,12 +264,9 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
 
 def start(root: str, environ: Mapping[str, str] | None = None,
           prime: SearchOptions | None = None, index: bool = True) -> int | None:
-    """Start ``root``'s server in the background (its own session, standard streams on
-    ``/dev/null``); the child's pid, or None (not started: no usable socket folder, or the
-    spawn failed).  Does not wait: a server that finds another one running exits at once.
-    ``prime``: the listing options the server validates (and whose snapshot it writes)
-    once its socket is bound, before it answers (``protocol.encode_prime``), and indexes
-    when ``index`` (the next call will likely rank a query)."""
+    """Start ``root``'s server in the background (its own session, streams on /dev/null); the
+    child's pid, or None.  Does not wait.  ``prime``: the listing options the server validates,
+    and writes the snapshot of, before it serves (indexed too when ``index``)."""
     found = where(root, environ, create=True)
     if found is None:
         return None
@@ -305,7 +277,7 @@ def start(root: str, environ: Mapping[str, str] | None = None,
     # folder this ffind was imported from goes first on it (a checkout run in place).
     first = os.path.dirname(protocol.PACKAGE)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (first, env.get("PYTHONPATH")) if p)
-    args = [sys.executable, "-P", "-m", "ffind.resident.server", "--root",
+    args = [sys.executable, "-P", "-m", protocol.SERVER_MODULE, "--root",
             os.path.realpath(root), "--socket", path]
     if prime is not None:
         try:

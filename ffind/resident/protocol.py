@@ -24,7 +24,7 @@ import sys
 import zlib
 from collections.abc import Mapping
 
-from ffind import __version__
+from ffind.text import __version__
 
 TYPE_CHECKING = False  # (not typing's: the client imports as little as it can)
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ MAX_SUN_PATH = 107
 _PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
               "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
 _NOT_KEYED = ("FFIND_NO_SERVER",)
+SERVER_MODULE = "ffind.frontends.served"
+"""The server's program (``python -m``): the server with the command's parse and writers."""
 PROVISIONAL = "provisional"
 """The request kind of a search answered over the listing the server holds, without
 validating it first (a picker's first frame only: ``client.ask(provisional=True)``)."""

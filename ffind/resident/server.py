@@ -1,40 +1,17 @@
-"""The resident index server of one root: ``python -m ffind.resident.server --root ROOT``.
+"""The resident index server of one root (``docs/cache.md``, "The resident server").
 
-Started by a folder's first call (no snapshot yet: ``ffind.frontends.early.first_call``), it
-is primed (``--prime``): it holds that call's listing, and writes its snapshot, before it
-answers (``Server.prime``).
+Per listing key (the root and the listing options; the last ``MAX_KEYS``) it holds the validated
+listing, its ``Index`` and its snapshot, and answers over a Unix socket
+(``ffind.resident.protocol``).  Per request the listing is validated as a warm search does
+(``changed_listing``: the snapshot held in memory, its folders ``stat``-ed, narrowed by an
+inotify/fanotify hint once armed while idle), the index rebuilt when the listing changed, the
+query answered as ``ffind.search`` answers it (``ffind.searching.catalog``), and the refreshed
+snapshot written after the reply.  While idle it arms the hints and builds count tables.
 
-It keeps, per listing key (``ffind.fs.warm.listing_key``: the root and the listing
-options), the validated listing and an ``Index`` of every path (the last ``MAX_KEYS`` keys),
-and answers searches over a Unix socket (``ffind.resident.protocol``).  Per request:
-
-1. the listing is validated exactly as a warm search does (``changed_listing``: the inputs
-   above the root, then the folders of the snapshot ``stat``-ed, changed folders read again:
-   ``ffind.fs.warm``'s own refresh over the snapshot held in memory); nothing is copied from
-   the warm path, the server only keeps its snapshot in memory instead of reading the file.
-   Once a listing is held, an inotify hint (``ffind.fs.watch.Hint``, one per listing key,
-   its watches added while idle, after a reply; fanotify marks for the folders beyond
-   inotify's share, ``ffind.fs.fanwatch``; neither with ``FFIND_NO_WATCH``) narrows the
-   ``stat`` pass to the folders that may have changed (every folder when the hint cannot
-   tell, and the unwatched ones);
-2. when the listing differs from the one indexed, the index is rebuilt (whole: an update in
-   place is left to do);
-3. the query is ranked as ``ffind.search`` ranks it (``oneshot.rank_matches`` /
-   ``list_every``; the memory and ``git status`` per request, with ``_Recalling``), and the
-   answer is sent: the matches (score, path, indices, typo), the total count, whether the
-   listing was complete, the warnings.  The count of a query is remembered per index
-   (``Held.counts``); a new query over a large index is counted over its count table
-   (``ffind.engine.counting``, built while idle: ``Server.tabulate``);
-4. a refreshed snapshot is written to the cache folder after the answer (a cold process
-   benefits from it too).
-
-It exits after ``FFIND_SERVER_IDLE`` seconds without a request (default ``IDLE_SECONDS``),
-on SIGTERM or SIGINT, on a ``stop`` request, when a client of another version asks, and when
-its socket file is removed or replaced (checked every ``CHECK_SECONDS``).  One server per
-socket: it holds an ``fcntl`` lock on the lock file next to the socket for its whole life.
-It runs in its own session, with ``/`` as its folder and its standard streams on
-``/dev/null``, and writes nothing but the socket and the snapshots.
-"""
+It exits after ``FFIND_SERVER_IDLE`` seconds without a request, on SIGTERM/SIGINT/SIGHUP, on a
+``stop`` request, when a client of another version asks, and when its socket file is removed or
+replaced.  One server per socket (an ``fcntl`` lock next to it).  A first call starts it primed
+(``--prime``): it holds that call's listing and writes its snapshot before it serves."""
 
 from __future__ import annotations
 
@@ -48,8 +25,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ffind import __version__
 from ffind.resident import protocol
+from ffind.text import __version__
 
 if TYPE_CHECKING:
     from ffind.agent.tool import TreeSnapshot
@@ -60,8 +37,11 @@ if TYPE_CHECKING:
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
-    from ffind.searching.oneshot import _Recalling
+    from ffind.searching.catalog import Recalling
     from ffind.state.cache import CachedListing, SnapshotStore
+
+CommandHandler = Callable[["Server", dict[str, Any]], tuple[dict[str, Any], "Held"]]
+"""Answers a ``command`` request (a whole command line) with the server's ``found``."""
 
 IDLE_SECONDS = 600.0
 """How long the server waits for a request before it exits (``FFIND_SERVER_IDLE``)."""
@@ -74,10 +54,8 @@ COUNTS_KEPT = 64
 REQUEST_WATCHES = 1024
 """At most this many inotify watches added on a request's path (the others while idle)."""
 TABLE_FROM = 200_000
-"""From how many paths an index gets a count table while the server is idle
-(``ffind.engine.counting``: a new query's count at 1M paths in ~12 ms instead of ~180-280;
-~1.2 s of idle work and +8-20 MiB at 1M).  Below it the usual count is fast enough (~15 ms
-at 110k)."""
+"""From how many paths an index gets a count table while idle (a new query's count at 1M paths in
+~12 ms instead of ~180-280; below it the usual count is fast enough)."""
 
 
 def idle_seconds(environ: dict[str, str] | None = None) -> float:
@@ -91,9 +69,8 @@ def idle_seconds(environ: dict[str, str] | None = None) -> float:
 
 
 class _HeldStore:
-    """The snapshot store the warm path reads and writes (``load``/``save``), answering from
-    the snapshot held in memory; a save is kept and written to the real store later
-    (``flush``, after the answer has been sent)."""
+    """The snapshot store the warm path reads and writes, answering from the snapshot held in
+    memory; a save is written to the real store by ``flush``, after the reply."""
 
     def __init__(self, real: SnapshotStore, held: CachedListing | None) -> None:
         self.real = real
@@ -118,51 +95,67 @@ class _HeldStore:
 
 
 class Held:
-    """What the server keeps for one listing key: the snapshot, the listing last indexed,
-    its index (made on first use), the inotify hint of the listing."""
+    """What the server keeps for one listing key: the listing, its snapshot, index, count table,
+    inotify hint, and the last request's memory and ``git status``."""
 
     def __init__(self, store: _HeldStore, root: str, options: SearchOptions) -> None:
         self.store = store
         self.root, self.options = root, options
         self.listing: list[str] | None = None
         self.snap: CachedListing | None = None
-        """The snapshot the last validation ended with (``Refresh.listing``: the one held for
-        the next), or None (none made: a plain walk, a coarse file system)."""
+        """The snapshot the last validation ended with, or None (a plain walk)."""
         self.index: Index | None = None
         self.counts: OrderedDict[str, int] = OrderedDict()
-        """The total counts of the last queries counted over ``index`` (``COUNTS_KEPT``; let
-        go with it): a query counted again (a picker opened again on the same query) has its
-        count at once, with its rows."""
+        """The total counts of the last queries over ``index`` (``COUNTS_KEPT``)."""
         self.table: CountTable | None = None
-        """The count table of ``index`` (``ffind.engine.counting``), built while idle
-        (``Server.tabulate``); it counts once built, over the index it was made for."""
+        """The count table of ``index`` (``ffind.engine.counting``), built while idle."""
         self.building: Iterator[None] | None = None
-        """``table``'s build, under way."""
         self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None
-        """The agent tool's indexed walk of this listing (``ffind.agent.tool``), when asked."""
-        self.git: _Recalling | None = None
+        """The agent tools' indexed walk of this listing, when asked."""
+        self.git: Recalling | None = None
         self.memory: object = None
-        """The last request's memory, kept alive: ``Recall`` keys its boosts by the memory's
-        ``id()``, which a new memory (one per request) must not reuse."""
+        """The last request's memory, kept alive: ``Recall`` keys its boosts by ``id()``."""
         self.hint: Hint | None = None
         """The listing's inotify hint (``ffind.fs.watch``), started after the first reply."""
         self.hinted = False
-        """Whether the hint was started (or could not be: ``Hint.start`` gave None)."""
         self.ahead = False
-        """The watches are added and their folders not checked yet: a validation while idle
-        is due (``Server.check_ahead``)."""
+        """Watches added and their folders not checked yet: an idle validation is due."""
         self.only: Hint | None = None
-        """The hint the last validation asked (its ``last``: the folders it checked), or
-        None (no hint, a cold or plain walk)."""
+        """The hint the last validation asked (``last``: the folders it checked), or None."""
 
     def to_arm(self) -> bool:
-        """Whether there is idle work for this listing: its hint to start, watches to add, or
-        the folders newly watched to check (``ahead``)."""
+        """Whether there is idle work: the hint to start, watches to add, folders to check."""
         if self.snap is None:
             return False
         return not self.hinted or (self.hint is not None and (not self.hint.armed
                                                               or self.ahead))
+
+    def needs_table(self, table_from: int) -> bool:
+        """Whether the index (of ``table_from`` paths or more) has no count table built yet."""
+        index = self.index
+        return (index is not None and len(index) >= table_from
+                and (self.table is None or self.table.store is not index.store
+                     or not self.table.done))
+
+    def tabulate(self) -> bool:
+        """One step of the count table's build; False when it failed (counted without one)."""
+        from ffind.engine.counting import CountTable
+
+        index = self.index
+        assert index is not None
+        if self.table is None or self.table.store is not index.store:
+            self.table = CountTable(index.store)
+            self.building = self.table.build()
+        try:
+            assert self.building is not None
+            next(self.building)
+        except StopIteration:
+            self.building = None
+        except Exception:
+            self.building = self.table = None
+            return False
+        return True
 
     def close(self) -> None:
         """Let go of what runs beside the listing: the last ``git status``, the watches."""
@@ -176,11 +169,9 @@ class Held:
 
 def changed_listing(root: str, options: SearchOptions, held: Held,
                     warn: Callable[[str], None]) -> bool:
-    """Validate ``held``'s listing of ``root`` as a warm search does (the inputs above the
-    root; the ``stat`` pass over the held snapshot's folders, narrowed by the hint when
-    there is one, ``ffind.fs.watch.refreshed``; changed folders read again; a cold walk when
-    it must); True when the listing differs from the one indexed (``held.listing`` is then
-    the new one).  The snapshot to write goes to ``held.store`` (written after the reply)."""
+    """Validate ``held``'s listing of ``root`` as a warm search does (its snapshot's folders
+    ``stat``-ed, narrowed by the hint; changed folders read again; a cold walk when it must);
+    True when the listing differs from the one indexed (``held.listing`` is then the new one)."""
     from ffind.fs.warm import prepare
     from ffind.fs.watch import refreshed
 
@@ -221,29 +212,25 @@ class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
     def __init__(self, root: str, path: str, key: str, idle: float,
-                 watch_budget: int | None = None, mark_budget: int | None = None) -> None:
+                 watch_budget: int | None = None, mark_budget: int | None = None,
+                 on_command: CommandHandler | None = None) -> None:
         self.root, self.path, self.key, self.idle = root, path, key, idle
+        self.on_command = on_command
+        """What answers a whole command line (``ffind.frontends.served``); None: refused."""
         self.watch_budget = watch_budget
-        """The inotify watches each listing's hint may hold (None: its share of the user's
-        free watches, ``ffind.fs.watch.WATCH_SHARE``)."""
+        """The inotify watches a listing's hint may hold (None: its share)."""
         self.mark_budget = mark_budget
-        """The fanotify marks each listing's hint may hold for the folders beyond its
-        watches (None: its share of the user's free marks, ``ffind.fs.fanwatch.MARK_SHARE``;
-        0: inotify alone)."""
+        """The fanotify marks a hint may hold beyond its watches (None: its share; 0: none)."""
         self.held: OrderedDict[str, Held] = OrderedDict()
         self.answered = 0
         self.rebuilt = 0
         self.arming = False
-        """Idle work (``arm``) under way: its listing may look done (``unarmed``) before its
-        check ahead has run (read by the tests, after ``unarmed``)."""
+        """Idle work (``arm``) under way (read by the tests)."""
         self.checked = -1
-        """The folders the last validation ``stat``-checked by its hint's choice; -1: every
-        one (no hint yet, or it could not tell)."""
+        """The folders the last validation checked by its hint's choice; -1: every one."""
         self.narrowed = 0
-        """How many validations asked the hint which folders to check (for tests and
-        benchmarks; with a budget of 0 it answers every one)."""
+        """How many validations asked the hint which folders to check."""
         self.table_from = TABLE_FROM
-        """From how many paths an index gets a count table while idle (``TABLE_FROM``)."""
         self.stopping = False
         self.listener: socket.socket | None = None
         self.identity: tuple[int, int] | None = None
@@ -342,8 +329,7 @@ class Server:
             return True
 
     def arm(self, held: Held) -> None:
-        """Start ``held``'s hint if not yet, and add its watches until a client waits (the
-        next request checks the folders newly watched; the ones after, only what changed)."""
+        """Start ``held``'s hint if not yet, and add its watches until a client waits."""
         if not held.hinted:
             from ffind.fs.watch import Hint
 
@@ -364,45 +350,21 @@ class Server:
             self.check_ahead(held)
 
     def untabled(self) -> Held | None:
-        """A listing whose index (of ``table_from`` paths or more) has no count table built
-        yet, the most recently used first."""
+        """A listing whose large index has no count table yet, the most recently used first."""
         for held in reversed(self.held.values()):
-            index = held.index
-            if (index is not None and len(index) >= self.table_from
-                    and (held.table is None or held.table.store is not index.store
-                         or not held.table.done)):
+            if held.needs_table(self.table_from):
                 return held
         return None
 
     def tabulate(self, held: Held) -> None:
-        """One step of ``held``'s count table's build (a new table for a new index)."""
-        from ffind.engine.counting import CountTable
-
-        index = held.index
-        assert index is not None
-        if held.table is None or held.table.store is not index.store:
-            held.table = CountTable(index.store)
-            held.building = held.table.build()
-        try:
-            assert held.building is not None
-            next(held.building)
-        except StopIteration:
-            held.building = None
-        except Exception:  # (a bug, not the tree: count as before, without a table)
-            held.building = None
-            held.table = None
+        """One step of ``held``'s count table; after a failure no index gets one."""
+        if not held.tabulate():
             self.table_from = sys.maxsize
 
     def prime(self, root: str, options: SearchOptions, index: bool = False) -> Held | None:
-        """Hold ``root``'s listing with ``options`` before the first request (the server
-        started by a folder's first call, ``--prime``): validated exactly as a request's
-        (``_held``, ``changed_listing``: with no snapshot yet, the cold walk that records
-        the folders' signatures), and the snapshot written at once (as ``check_ahead``).
-        Run after the socket is bound and before serving: a client that connects meanwhile
-        waits in the backlog, and its request then validates the listing held as ever.  Its
-        warnings are not kept (the next request warns); a failure leaves nothing held that
-        a request would not redo (None).  ``index``: its ``Index`` is built too, as the
-        first request with a query would build it (the first call had a query)."""
+        """Hold ``root``'s listing with ``options`` before the first request (``--prime``),
+        validated as a request's and its snapshot written; with ``index``, indexed too.  None
+        when it failed (nothing is held that a request would not redo)."""
         held = self._held(root, options)
         try:
             changed_listing(root, options, held, _ignore_warning)
@@ -416,8 +378,7 @@ class Server:
         return held
 
     def indexed(self, held: Held) -> Index:
-        """``held``'s ``Index`` of its listing, built when it has none (a new one's counts and
-        recall start afresh)."""
+        """``held``'s ``Index``, built when it has none (its counts and recall start afresh)."""
         if held.index is None:
             from ffind.engine.index import Index
 
@@ -429,10 +390,8 @@ class Server:
         return held.index
 
     def check_ahead(self, held: Held) -> None:
-        """Validate ``held``'s listing now, while idle, once its watches are added: the
-        folders newly watched are checked here instead of by the next request (which then
-        checks only what changed).  Its warnings are not kept: the folders that warn are
-        read again by every validation (no signature), and the next request warns."""
+        """Validate ``held``'s listing while idle once its watches are added, so that the next
+        request checks only what changed (warnings are left to the requests)."""
         held.ahead = False  # (once: failed or not, the next request validates as ever)
         with contextlib.suppress(Exception):
             changed_listing(held.root, held.options, held, _ignore_warning)
@@ -475,8 +434,8 @@ class Server:
             after()
 
     def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
-        """The reply to ``request`` and what to do once it is sent.  A reply whose
-        ``follows`` is true has a ``rest`` (a callable, not sent): its second message."""
+        """The reply to ``request`` and what to do once it is sent; a reply whose ``follows`` is
+        true has a ``rest`` (a callable, not sent): its second message."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
         if request.get("v") != __version__:
@@ -524,10 +483,8 @@ class Server:
         return held
 
     def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to a search request (the options and the query, ``client.ask``), as
-        ``ffind.search`` would give it; a ``provisional`` one (a picker's first frame) is
-        ranked over the listing held, not validated first (unless none is held yet), and
-        says so (``provisional``)."""
+        """The answer to a search request (``client.ask``); a ``provisional`` one (a picker's first
+        frame) is ranked over the listing held, not validated first, and says so."""
         from ffind.options import SearchOptions
 
         options = SearchOptions(**request["options"])
@@ -545,54 +502,31 @@ class Server:
             "scanned": len(held.listing or ()), "provisional": provisional,
         }
         if provisional and count and total < 0:
-            # The rows at once, the count (a pass over every candidate) in a second message:
-            # from the rows' own match set, which holds what their ranking computed (at 110k:
-            # 0-24 ms instead of 36-43 for a new set of the same query), remembered
-            # (``Held.counts``).
+            # The rows at once, the count (a pass over every candidate) in a second message,
+            # from the rows' own match set (it holds what their ranking computed).
             assert tally is not None
             reply["follows"] = True
             reply["rest"] = lambda: {"total": tally()}
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to a command line (``client.command``): parsed as the command parses
-        it, searched, rendered by the command's writers for the client's terminals; a
-        ValueError when it is not a plain search of the client's folder (the client then
-        runs the command itself)."""
-        from ffind.frontends.cli import Invocation, _rendering, invocation, render
-        from ffind.frontends.fastparse import parse
-
-        argv, cwd = request["argv"], str(request["cwd"])
-        tty_out, tty_err = (bool(t) for t in request["tty"])
-        env = {str(k): str(v) for k, v in dict(request["env"]).items()}
-        quick = parse([str(a) for a in argv]) if isinstance(argv, list) else None
-        inv = None if quick is None else invocation(*quick)
-        if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
-                or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
-                or inv.forget or inv.clear_cache):
-            raise ValueError("not a plain search of the current folder")
-        on_tty, options, style = _rendering(inv, tty_out, env)
-        top, total, warnings, memory_warning, held, _ = self.found(
-            inv.root, cwd, inv.pattern, options, inv.memory, inv.json or tty_err)
-        data, notes, code = render(inv, options, style, on_tty, tty_err, top, lambda: total)
-        if memory_warning:
-            notes.append(memory_warning)
-        return {"ok": True, "before": warnings, "stdout": data, "after": notes,
-                "code": int(code)}, held
+        """A whole command line (``client.command``), by ``on_command``; ValueError without."""
+        if self.on_command is None:
+            raise ValueError("no command line is answered here")
+        return self.on_command(self, request)
 
     def found(self, given: str, cwd: str, query: str, options: SearchOptions, memory: bool,
               count: bool, validate: bool = True, later: bool = False,
               ) -> tuple[list[FileMatch], int, list[str], str | None, Held,
                          Callable[[], int] | None]:
-        """Search ``query`` in the root ``given`` (from the folder ``cwd``) as ``ffind.search``
-        would: (the matches, the total count or -1 unless ``count``, the walk's warnings, the
-        memory's warning, what is held for the listing, what computes the total count: None
-        for the empty query).  ``validate=False``: over the listing held as it is, when there
-        is one (a provisional answer).  ``later``: the count is asked once the rows are sent
-        (the callable computes it then).  Either way the count is remembered
-        (``Held.counts``), and a query counted before over the same index has it at once."""
+        """Search ``query`` in the root ``given`` (from ``cwd``) as ``ffind.search`` would:
+        (matches, total count or -1 unless ``count``, warnings, the memory's warning, the listing
+        held, what computes the count: None for the empty query).  ``validate=False``: over the
+        listing held (a provisional answer); ``later``: the count is asked after the rows.
+        Counts are remembered."""
         from ffind.fs.roots import check_root
-        from ffind.searching.oneshot import _Recalling, list_every, rank_matches
+        from ffind.searching.catalog import Recalling, answer, list_every
+        from ffind.searching.merge import ranked
 
         # Work with the root as the client named it, from its folder (the warnings name
         # folders from the root as given: they are mapped back below).  An empty name is no
@@ -611,11 +545,6 @@ class Server:
 
             opened = open_memory()
         index = self.indexed(held) if query else held.index
-        if opened is not None and held.recall is None:  # (the empty query's: kept too)
-            from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
-
-            held.recall = Recall(Index)
         # One ``git status`` at a time, never stopped for a reply: the last request's, while
         # it runs, serves this one too (until it answers, with the answer remembered before
         # it); once it has answered (and remembered its answer), a new one starts.
@@ -623,9 +552,9 @@ class Server:
         if running is not None and running.answered():
             running = None
         held.git = None
-        recall = (None if opened is None or (query and not _ranked(query))
-                  else _Recalling(opened, root, cache=True, state=held.recall, keep_git=True,
-                                  git=running))
+        recall = (None if opened is None or (query and not ranked(query))
+                  else Recalling(opened, root, remember=True, wait_for_git=True,
+                                 running=running, recall=held.recall))
         total = -1
         tally = None
         if not query:  # (a listing not validated is not complete: the memory keeps all)
@@ -635,7 +564,7 @@ class Server:
             assert index is not None
             known = held.counts.get(query) if count or later else None
             matchset = index.run(query)
-            top = rank_matches(index, query, matchset, options, recall)
+            top = answer(index, query, matchset, options, recall)
             if known is not None:  # (this index's count of the query, remembered)
                 held.counts.move_to_end(query)
                 total = known
@@ -647,6 +576,8 @@ class Server:
         # The request's ``git status`` is not stopped: it may finish before the next request,
         # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
+        if recall is not None:
+            held.recall = recall.recall
         held.memory = opened
         if not os.path.isabs(given):
             warnings = [_as_given(w, root, given) for w in warnings]
@@ -655,8 +586,8 @@ class Server:
 
 
 def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``, or ``held.table``'s count, the same) and
-    remembers it in ``held.counts`` while its index is held's."""
+    """What computes ``matchset``'s count (``len``, or the count table's, the same) and remembers it
+    in ``held.counts`` while its index is held's."""
     from ffind.engine.prefilter import typo_term
     from ffind.query import parse
 
@@ -686,17 +617,16 @@ def _known(n: int) -> Callable[[], int]:
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-    """The answer of an agent tool (``find_files`` or ``glob``, ``ffind.agent.tool``) in the
-    folder ``root`` (absolute), as the MCP server's own walk of it would give it: the same
-    listing (``TOOL_OPTIONS``), validated as a search's, and the same functions over it."""
+    """An agent tool's answer (``find_files``, ``glob``) in the absolute folder ``root``, as the MCP
+    server's own walk would give it: the same listing, validated as a search's."""
     from ffind.agent.schema import GLOB_LIMIT
     from ffind.agent.tool import (
         TOOL_OPTIONS,
         TreeSnapshot,
-        _tool_batches,
         check_limit,
         glob_snapshot,
         search_snapshot,
+        tool_batches,
     )
     from ffind.fs.roots import check_root
 
@@ -709,7 +639,7 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
     assert held.listing is not None
     snap = held.tool
     if snap is None:
-        snap = held.tool = TreeSnapshot.build(_tool_batches(iter([held.listing])), numpy=True)
+        snap = held.tool = TreeSnapshot.build(tool_batches(iter([held.listing])), numpy=True)
         self.rebuilt += 1
     if request["tool"] == "glob":
         text = glob_snapshot(snap.paths, directory, str(request["query"]), GLOB_LIMIT,
@@ -733,24 +663,17 @@ def _ignore_warning(warning: str) -> None:
 
 
 def _as_given(warning: str, root: str, given: str) -> str:
-    """A walk's warning with the paths below ``root`` (``cwd/given``) named from ``given``,
-    as the client's own walk names them (``cannot read folder ./a: ...``); other paths (an
-    ignore file found from the absolute root) are left as they are."""
+    """A walk's warning with the paths below ``root`` named from ``given``, as the client's own walk
+    names them."""
     return warning.replace(root + "/", given + "/").replace(root + ":", given + ":")
 
 
-def _ranked(query: str) -> bool:
-    from ffind.searching.merge import ranked
-
-    return ranked(query)
-
-
 def run(root: str, path: str, idle: float | None = None,
-        prime: tuple[str, dict[str, Any], bool] | None = None) -> int:
-    """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another
-    server holds the lock (or the socket cannot be bound).  ``prime``: (root as the client
-    named it, absolute; the ``SearchOptions`` fields; whether to index it) of the listing to
-    hold before serving (``Server.prime``)."""
+        prime: tuple[str, dict[str, Any], bool] | None = None,
+        on_command: CommandHandler | None = None) -> int:
+    """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another server
+    holds the lock or the socket cannot be bound.  ``prime``: (root, options' fields, index) of
+    the listing to hold first."""
     import fcntl
 
     env = protocol.answer_env()
@@ -769,7 +692,7 @@ def run(root: str, path: str, idle: float | None = None,
             return 1  # (removed since it was opened, by a server that stopped: start again)
         held = True
         server = Server(os.path.realpath(root), path, key,
-                        idle_seconds() if idle is None else idle)
+                        idle_seconds() if idle is None else idle, on_command=on_command)
         try:
             server.bind()
         except OSError:
@@ -801,13 +724,13 @@ def _stop_on_signals(server: Server) -> None:
         signal.signal(sig, stop)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m ffind.resident.server --root ROOT --socket PATH`` (what
-    ``ffind.resident.client.start`` runs)."""
+def main(argv: list[str] | None = None, on_command: CommandHandler | None = None) -> int:
+    """``--root ROOT --socket PATH [--prime DATA]``: what ``client.start`` runs (through
+    ``ffind.frontends.served``)."""
     args = sys.argv[1:] if argv is None else argv
     if (len(args) not in (4, 6) or args[0] != "--root" or args[2] != "--socket"
             or args[4:5] not in ([], ["--prime"])):
-        print("usage: python -m ffind.resident.server --root ROOT --socket PATH "
+        print("usage: python -m ffind.frontends.served --root ROOT --socket PATH "
               "[--prime DATA]", file=sys.stderr)
         return 2
     root, path = args[1], args[3]
@@ -819,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ffind server: {e}", file=sys.stderr)
             return 2
     os.chdir("/")
-    return run(root, path, prime=prime)
+    return run(root, path, prime=prime, on_command=on_command)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,30 @@ by :class:`ffind.FileSearcher` (one index for every root, whose ranking this ord
 from __future__ import annotations
 
 import heapq
+import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ffind.errors import FfindError
+from ffind.fs.roots import check_root
+
 if TYPE_CHECKING:
     from ffind.scoring.scorer import FileMatch
+
+
+def as_roots(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    """``roots`` (one folder or several) as a list of str."""
+    if isinstance(roots, (str, os.PathLike)):
+        return [os.fspath(roots)]
+    return [os.fspath(r) for r in roots]
+
+
+def check_roots(roots: list[str]) -> None:
+    """Raise ``FfindError`` when ``roots`` is empty or one is missing or not a folder."""
+    if not roots:
+        raise FfindError("no folder to search")
+    for root in roots:
+        check_root(root)
 
 
 def ranked(query: str) -> bool:

@@ -15,27 +15,29 @@ The module is called ``oneshot`` so that it does not shadow the function ``ffind
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import operator
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from ffind.errors import FfindError
 from ffind.frozen import replace
-from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
-from ffind.searching.merge import merge, ranked
+from ffind.searching.catalog import (
+    KeepVisited,
+    Recalling,
+    answer,
+    batched,
+    list_every,
+    prefilter,
+    walk_filter,
+)
+from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet, Prefilter
-    from ffind.engine.recall import Rank, Recall, VisitSource
-    from ffind.frontends.early import Started
+    from ffind.engine.index import Prefilter
+    from ffind.engine.recall import VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
-    from ffind.state.gitstatus import GitChanges
 
 __all__ = ["FileSearchResults", "search", "search_paths"]
 
@@ -113,12 +115,20 @@ class _Cancel:
         return self._event.is_set() or (self._outer is not None and self._outer.is_set())
 
 
+class Started(Protocol):
+    """A walk started before the search (the console script's, ``ffind.frontends.early``)."""
+
+    def take(self, root: str, options: SearchOptions) -> tuple[int, int] | None: ...
+
+    def close(self) -> None: ...
+
+
 Total = int | Callable[[], int]
 
 
 def _match_batches(
     query: str, batches: Iterable[list[str]], options: SearchOptions, cancel: _Cancel,
-    eager_count: bool = False, recall: _Recalling | None = None,
+    eager_count: bool = False, recall: Recalling | None = None,
     stale: Callable[[], bool] | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """Match every batch as it arrives; return (top matches, total count, complete).
@@ -155,89 +165,8 @@ def _match_batches(
         return [], 0, False
     if matchset is None:
         matchset = index.run(query)
-    return rank_matches(index, query, matchset, options, recall), matchset.__len__, \
+    return answer(index, query, matchset, options, recall), matchset.__len__, \
         not cancel.is_set()
-
-
-def list_every(paths: list[str], options: SearchOptions, recall: _Recalling | None,
-               complete: bool = True) -> list[FileMatch]:
-    """The answer to an empty query: every path in path order (with the memory, the
-    remembered first), at most ``limit``.  ``complete``: ``paths`` is the root's whole
-    listing (the memory then forgets what is gone)."""
-    limit = options.limit
-    if recall is not None:
-        if complete:
-            recall.prune(paths, options)
-        return recall.listing(paths, limit)
-    from ffind.scoring.scorer import FileMatch
-
-    chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
-    return [FileMatch(0, p) for p in chosen]
-
-
-def rank_matches(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
-                 recall: _Recalling | None) -> list[FileMatch]:
-    """The best ``options.limit`` of ``matchset`` (the matches of a non-empty ``query`` in
-    ``index``), as the search answers them: ranked (with the memory when ``recall``), or in
-    path order for a query of negations only.  The one-shot search and the resident server
-    (``ffind.resident.server``, over an index of every path) both rank here."""
-    limit = options.limit
-    if ranked(query) and recall is not None:
-        ms, ci = matchset, options.compute_indices
-        return recall.rank(index, query, lambda k: index.top(ms, k, ci), limit, ci, ms)
-    if ranked(query):
-        return index.top(matchset, limit, options.compute_indices)
-    # Only negations (``!test``): every match scores alike; list them in path order, like
-    # an empty query, not in the walk's (thread-dependent) order.
-    every = index.top(matchset, None, options.compute_indices)
-    key = operator.attrgetter("path")
-    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
-
-
-class _KeepVisited:
-    """The query's ``Prefilter``, keeping the remembered paths too: they are among the
-    visits that share the memory's prior only if the index holds them
-    (``ffind.engine.recall.Recall.boosts``), as an index of every path (the resident
-    server's, the session's) does.  A path the prefilter drops cannot match the query, so
-    no ranking changes but the memory's.  Picklable (the walk's workers call it)."""
-
-    __slots__ = ("keep", "visited")
-
-    def __init__(self, keep: Prefilter, visited: frozenset[str]) -> None:
-        self.keep = keep
-        self.visited = visited
-
-    def __call__(self, paths: list[str]) -> list[str]:
-        kept = self.keep(paths)
-        extra = self.visited.intersection(paths)
-        if not extra or extra.issubset(kept):
-            return kept
-        chosen = extra.union(kept)
-        return [p for p in paths if p in chosen]
-
-
-def _keep(query: str, visited: frozenset[str]) -> Prefilter | _KeepVisited | None:
-    """What the walk keeps of a search of ``query``: the query's ``Prefilter`` (None: every
-    path), and the remembered paths ``visited`` (relative to the root)."""
-    keep = _prefilter(query)
-    return keep if keep is None or not visited else _KeepVisited(keep, visited)
-
-
-def _visited(memory: VisitSource | None, root: str) -> frozenset[str]:
-    """The paths under ``root`` (relative to it) that ``memory`` remembers."""
-    if memory is None:
-        return frozenset()
-    return frozenset(memory.weights(os.path.abspath(root)))
-
-
-def _prefilter(query: str) -> Prefilter | None:
-    """The query's ``Prefilter``; None when it keeps everything (no positive term)."""
-    if not query:
-        return None
-    from ffind.engine.index import Prefilter
-
-    keep = Prefilter(query)
-    return keep if keep.active else None
 
 
 def _sum(totals: list[Total]) -> Total:
@@ -246,81 +175,13 @@ def _sum(totals: list[Total]) -> Total:
     return lambda: sum(t if isinstance(t, int) else t() for t in totals)
 
 
-class _Recalling:
-    """Ranking one root's matches with the memory and the work tree's uncommitted changes
-    (``git status``, started with the walk at the lowest CPU priority and skipped if it has
-    not answered by the time the walk has; then, with ``cache``, the last complete answer
-    remembered is used if still valid: ``ffind.state.gitstatus``)."""
-
-    def __init__(self, memory: VisitSource, root: str, cache: bool = False,
-                 state: Recall | None = None, keep_git: bool = False,
-                 git: GitChanges | None = None) -> None:
-        from ffind.state.gitstatus import GitChanges, Visits
-
-        self.root = os.path.abspath(root)
-        # ``keep_git``: a ``git status`` that has not answered in time is not stopped; it
-        # finishes beside and, with ``cache``, remembers its answer for the searches after
-        # it; ``git``: one still running, used instead of starting another (the resident
-        # server answers before its ``git status`` nearly always, and would otherwise never
-        # learn of an edit made without ``git add``).
-        if git is None:
-            git = GitChanges(self.root, remember=None if cache else "")
-        self.visits = Visits(memory, git, wait_for_git=keep_git)
-        self.state = state
-        """The ``Recall`` of the index ranked (kept by a caller that ranks one index again:
-        the resident server); None: a new one."""
-
-    def rank(self, index: Index, query: str, rank: Rank, limit: int | None,
-             ci: bool, main: MatchSet) -> list[FileMatch]:
-        from ffind.engine.recall import rank_with_memory
-
-        return rank_with_memory(self._recall(), index.paths, query, rank, limit=limit,
-                                compute_indices=ci, memory=self.visits, root=self.root,
-                                now=None, main=main)
-
-    def _recall(self) -> Recall:
-        """The kept ``Recall`` (its folders kept), or a new one."""
-        if self.state is not None:
-            return self.state
-        from ffind.engine.index import Index
-        from ffind.engine.recall import Recall
-
-        return Recall(Index)
-
-    def stop(self) -> None:
-        """The search has answered: a ``git status`` still running is not needed."""
-        if self.visits.git is not None:
-            self.visits.git.stop()
-
-    def prune(self, paths: list[str], options: SearchOptions) -> None:
-        """After a complete listing of the root: the memory forgets what it no longer holds.
-        Only what is gone from the disk: a path the listing left out because it is hidden,
-        ignored, excluded or too deep is still there (one ``lstat`` per remembered path
-        the listing did not hold, only for these)."""
-        memory = self.visits.memory
-        prune = getattr(memory, "prune", None)
-        if prune is not None and "f" in options.types:
-            prune(self.root, paths, lambda p: not os.path.lexists(os.path.join(self.root, p)))
-
-    def listing(self, paths: list[str], limit: int | None) -> list[FileMatch]:
-        """Every path: the boosted first (most boosted first), then in path order."""
-        from ffind.scoring.scorer import FileMatch
-
-        boost = self._recall().boosts(paths, self.visits, self.root, None)
-        first = sorted(boost, key=lambda p: (-boost[p], p))
-        # (with a limit, the first of the others are among the smallest ``limit + boosted``)
-        ordered = sorted(paths) if limit is None else heapq.nsmallest(limit + len(boost), paths)
-        rest = (p for p in ordered if p not in boost)
-        chosen = itertools.chain(((p, boost[p]) for p in first), ((p, 0) for p in rest))
-        return [FileMatch(b, p) for p, b in itertools.islice(chosen, limit)]
-
-
 def _walk_one(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
     on_warning: Callable[[str], None] | None, eager_count: bool,
     memory: VisitSource | None = None, cache: bool = False, server: bool = True,
     started: Started | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
+    """One root's answer: its server's, else a warm search (``cache``) or a cold walk."""
     taken = None if started is None or cache else started.take(root, options)
     if started is not None and taken is None:
         started.close()  # (not this walk's)
@@ -329,13 +190,17 @@ def _walk_one(
         if found is not None:
             return found
     # (a query of negations only lists in path order: no memory, no git status)
-    remembers = not (memory is None or (query and not ranked(query)))
+    if query and not ranked(query):
+        memory = None
 
-    def keep() -> Prefilter | _KeepVisited | None:
-        return _keep(query, _visited(memory, root) if remembers and query else frozenset())
+    def keep() -> Prefilter | KeepVisited | None:
+        return walk_filter(query, memory, root)
+
+    def recalling() -> Recalling | None:
+        return None if memory is None else Recalling(memory, root, remember=cache)
 
     if cache:
-        recall = _Recalling(memory, root, cache) if remembers and memory is not None else None
+        recall = recalling()
         try:
             return _match_warm(query, root, options, cancel, on_warning, eager_count, recall,
                                keep())
@@ -345,10 +210,8 @@ def _walk_one(
     from ffind.fs.walk import started_walk, walk_ahead
 
     # The walk starts first (a forked child reads the folders while this process starts
-    # ``git status`` and imports the engine: ``walk_ahead``), or started before this
-    # process's imports (``started``: the console script's); the query's prefilter drops
-    # what it cannot match (in the workers, for a tree too big for the child alone), but
-    # for the remembered paths (``_KeepVisited``).
+    # ``git status`` and imports the engine), or was started before this process's imports
+    # (``started``: the console script's).
     if taken is not None:
         batches = started_walk(*taken, options, cancel=cancel, on_warning=on_warning,
                                keep=keep)
@@ -357,8 +220,7 @@ def _walk_one(
                              keep=keep)
     recall = None
     try:
-        if remembers and memory is not None:
-            recall = _Recalling(memory, root, cache)
+        recall = recalling()
         return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
         cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind
@@ -384,20 +246,20 @@ def _from_server(
     from ffind.resident.client import ask
     from ffind.scoring.scorer import FileMatch
 
-    answer = ask(query, root, options, memory=memory is not None, count=True)
-    if answer is None:
+    reply = ask(query, root, options, memory=memory is not None, count=True)
+    if reply is None:
         return None
     if on_warning is not None:
-        for warning in answer.warnings:
+        for warning in reply.warnings:
             on_warning(warning)
-    top = [FileMatch(m.score, m.path, m.indices, m.typo) for m in answer.matches]
-    return top, answer.total, answer.complete
+    top = [FileMatch(m.score, m.path, m.indices, m.typo) for m in reply.matches]
+    return top, reply.total, reply.complete
 
 
 def _match_warm(
     query: str, root: str, options: SearchOptions, cancel: _Cancel,
-    on_warning: Callable[[str], None] | None, eager_count: bool, recall: _Recalling | None,
-    keep: Prefilter | _KeepVisited | None,
+    on_warning: Callable[[str], None] | None, eager_count: bool, recall: Recalling | None,
+    keep: Prefilter | KeepVisited | None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """``_match_batches`` over the warm index's listing (the snapshot's paths, the same
     prefilter here: ``keep``), matched while the snapshot is validated aside; matched again
@@ -463,10 +325,8 @@ def search(
     for a query with typo tolerance when you never read it; until then the results keep the
     index alive).
 
-    ``_started`` (the command's, not the library's): a walk of the root already started by
-    the console script (``ffind.frontends.early``), taken over when it is of this one root
-    with these listing options and ``cache`` is off; else ended (the caller ends it if this
-    raises first).
+    ``_started`` (the command's): a walk the console script started (``Started``), taken over
+    when it is of this one root with these listing options and ``cache`` is off, else ended.
 
     Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
     ``exclude`` glob is invalid; ``TypeError`` when ``query`` is not a str or ``options`` not a
@@ -474,16 +334,8 @@ def search(
     """
     query = check_query(query)
     options = check_options(options)
-    if roots is None:
-        root_list = ["."]
-    elif isinstance(roots, (str, os.PathLike)):
-        root_list = [os.fspath(roots)]
-    else:
-        root_list = [os.fspath(r) for r in roots]
-    if not root_list:
-        raise FfindError("no folder to search")
-    for root in root_list:
-        check_root(root)
+    root_list = ["."] if roots is None else as_roots(roots)
+    check_roots(root_list)
     started = _started
     if started is not None and len(root_list) != 1:
         started.close()
@@ -522,17 +374,7 @@ def search_paths(
     if isinstance(paths, (str, bytes)):
         raise TypeError("paths must be an iterable of str, not a single str")
 
-    keep = _prefilter(query)  # only what the query can match goes into the index
-
-    def batches() -> Iterable[list[str]]:
-        batch: list[str] = []
-        for p in paths:
-            batch.append(p)
-            if len(batch) >= batch_size:
-                yield batch if keep is None else keep(batch)
-                batch = []
-        if batch:
-            yield batch if keep is None else keep(batch)
-
-    top, total, complete = _match_batches(query, batches(), options, _Cancel(None), eager_count)
+    keep = prefilter(query)  # only what the query can match goes into the index
+    batches = (b if keep is None else keep(b) for b in batched(paths, batch_size))
+    top, total, complete = _match_batches(query, batches, options, _Cancel(None), eager_count)
     return FileSearchResults(top, total, complete)

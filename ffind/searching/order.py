@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import os
 from typing import TYPE_CHECKING
 
+from ffind.searching.catalog import Recalling
 from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import Recall, VisitSource
+    from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
-    from ffind.state.gitstatus import Visits
 
 
 class SessionOrder:
@@ -28,23 +27,17 @@ class SessionOrder:
 
     def __init__(self, memory: VisitSource | None, roots: list[str],
                  paths_given: bool, *, remember: bool = False) -> None:
-        self._visits: Visits | None = None
-        self._recall: Recall | None = None
-        self._root = ""
+        self._recalling: Recalling | None = None
         self._path_order: tuple[str, int, int, list[int]] | None = None
         if memory is not None and (paths_given or len(roots) == 1):
-            from ffind.state.gitstatus import GitChanges, Visits
-
-            self._root = os.path.abspath("." if paths_given else roots[0])
-            # (``remember``: the session may write the cache, where a finished
-            # ``git status`` is remembered for one-shot searches)
-            git = None if paths_given else GitChanges(self._root,
-                                                      remember=None if remember else "")
-            self._visits = Visits(memory, git, wait_for_git=True)
+            self._recalling = Recalling(memory, "." if paths_given else roots[0],
+                                        git=not paths_given, remember=remember,
+                                        wait_for_git=True)
 
     def restart(self) -> None:
         """Forget what was kept about the index (the session starts a new one)."""
-        self._recall = None
+        if self._recalling is not None:
+            self._recalling.restart()
         self._path_order = None
 
     def ranked(self, index: Index, query: str, ms: MatchSet, covered: int, limit: int | None,
@@ -59,16 +52,9 @@ class SessionOrder:
                 return index.top(ms, k, ci)
             return self._in_path_order(index, query, ms, covered, k, ci)
 
-        if self._visits is None or (not positive and query.strip()):
+        if self._recalling is None or (not positive and query.strip()):
             return plain(limit)  # only negations: path order, no memory
-        from ffind.engine.index import Index
-        from ffind.engine.recall import Recall, rank_with_memory
-
-        if self._recall is None:
-            self._recall = Recall(Index)
-        return rank_with_memory(self._recall, index.paths, query, plain, limit=limit,
-                                compute_indices=ci, memory=self._visits, root=self._root,
-                                now=None, main=ms)
+        return self._recalling.rank(index, query, plain, limit, ci, ms)
 
     def _in_path_order(self, index: Index, query: str, ms: MatchSet, covered: int,
                        limit: int | None, ci: bool) -> list[FileMatch]:

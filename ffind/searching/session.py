@@ -8,57 +8,40 @@ What editors, pickers and agents build on (Codex's ``file-search`` session, nucl
         for m in fs.results(20):
             print(m.path)
 
-Two background threads, both ended by ``close()``:
+Two background threads, both ended by ``close()``: the *walk* thread queues the batches of each
+root's walk (``feed``); the *match* thread owns the ``Index`` (built there, so importing the
+matcher overlaps the walk's start), appends the queued paths and matches them (at most every
+``WALK_INTERVAL`` while walking), rematches when the query changes from the cheapest known start
+(``matchsets``), ranks the default view and only then publishes the new state and calls the
+reporter; between keys it computes ahead and warms the index (``idle``).
 
-- the *walk* thread consumes ``walk_batches`` (whose workers are child processes) for each root
-  and queues the batches;
-- the *match* thread owns the ``Index`` (built there, so importing the matcher overlaps the
-  walk's start): it appends the queued paths, matches them against the current query
-  (``Index.run(q, start=old_len)``, merged into the current ``MatchSet``; at most every
-  ``WALK_INTERVAL`` while walking), rematches when the query changes, ranks the default view
-  (``options.limit``) and only then publishes the new state and calls the reporter.
-
-A query change is matched from the cheapest known starting point: a cached ``MatchSet`` of the
-same query (backspacing back to a query typed before costs only the ranking), else the smallest
-cached ``MatchSet`` that ``can_narrow`` to it (typing one more character re-filters only the
-previous matches: nucleo's and Codex's "append" case), else every path.  Work is done in chunks
-of ids; a newer ``set_query`` or ``cancel`` abandons the stale work between chunks.
-
-Idle time (nothing pending, ``IDLE_DELAY`` after a state is published) first computes the
-published query's set when its ranking did not (a shortcut answered): ``IDLE_SLICE`` ids at a
-time, so that the next key narrows it (fzf's way) and waits for one slice at most; a set left
-half done is narrowed as far as it goes.  Then the cold cached sets are compacted, then
-``Index.warm`` builds its tables, a step at a time.  And a key slower than ``SLOW_KEY`` takes
-``warm`` steps before its answer is published (up to ``WARM_WITHIN`` in all), so that keys
-typed back to back right after the walk leave fewer of them to the fast keys.
-
-Consistency: what ``results``/``snapshot`` return is always one published state: the complete
-matches of *one* query over the first ``covered`` paths.  A new query's state replaces the old
-one only once it is complete; paths the walk finds later are added to the state as they are
-matched.
-"""
+What ``results``/``snapshot`` return is always one published state: the complete matches of *one*
+query over the first ``covered`` paths.  A new query's state replaces the old one only once
+complete; paths found later are added to the state as they are matched."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ffind.errors import FfindError
-from ffind.fs.roots import check_root
 from ffind.options import SearchOptions, check_options, check_query
-from ffind.searching.merge import order_matches, ranked
+from ffind.searching.catalog import batched
+from ffind.searching.feed import FEED_BATCH, WalkFeed
+from ffind.searching.idle import IDLE_DELAY, IdleWork
+from ffind.searching.matchsets import QueryCache
+from ffind.searching.merge import as_roots, check_roots, order_matches, ranked
 from ffind.searching.order import SessionOrder
+from ffind.searching.shared import Cancelled, State
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet
+    from ffind.engine.index import Index
     from ffind.engine.matchset import Ender, Filler
     from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
@@ -68,44 +51,6 @@ UPDATE_INTERVAL = 0.02
 WALK_INTERVAL = 0.1
 """Seconds between two rematches driven by the walk's new paths (a new query never waits):
 each new state costs its readers a ranking, which would starve the walk if done per batch."""
-CHUNK = 32_768
-"""Ids matched per ``Index.run`` call when the index supports ``end=``: the preemption grain."""
-FEED_BATCH = 4_096
-"""Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
-FIRST_FRAME_WAIT = 1.0
-"""Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
-REPLACE = -1
-"""The root number of a walk batch that replaces every path given before (with the warm
-index: the validated listing, when it differs from the snapshot's paths shown first)."""
-IDLE_DELAY = 0.01
-"""Seconds after a state is published before its set is computed in idle time (``_fill_step``,
-``_compact_step``; ``warm`` steps do not wait, but for its full collection): its reader
-(``results``, a picker's rows) and a fast typist's next key do not share the GIL with it, and
-keys typed back to back (no gap a typist leaves) compute no set they would not have
-computed."""
-SLOW_KEY = 0.004
-"""Seconds of a key's own work from which ``Index.warm`` takes steps before the key's answer is
-published (``_warm_within``): a key already that slow pays for the warm-up, not the faster
-keys that follow it (typed back to back, the key after a published answer waited for the step
-begun meanwhile; docs/speed.md, nineteenth pass)."""
-WARM_WITHIN = 0.02
-"""Seconds a slow key (``SLOW_KEY``) may take in all with the ``warm`` steps it takes before
-its answer is published (at 110k paths, under the keys that make the p95, ~28 ms)."""
-WARM_WITHIN_MOST = 262_144
-"""From how many indexed paths slow keys take no ``warm`` steps (``_warm_within``): at 110k
-paths the warm-up is ~110 ms of CPU, which the first slow keys' margins finish; at 1M it is
-~1.1 s, which they could not, and its largest table (the folded buffer) is read only once it
-covers every path: they would only hold its memory sooner (docs/speed.md, nineteenth pass)."""
-COLLECT_PER_PATH = 1.2e-7
-"""Seconds per indexed path that ``Index.warm``'s full collection is expected to take (9-15 ms
-at 110k paths, 70 at 1M): a slow key takes it only when it fits in ``WARM_WITHIN``, else it is
-left for idle time (``IDLE_DELAY`` after an answer), not for the next key."""
-IDLE_SLICE = 16_384
-"""Ids per idle step computing the published query's set (``_fill_step``): what a key that
-comes in meanwhile may wait for (about 1-3 ms of ``Index.compute``)."""
-CACHE_QUERIES = 16
-"""MatchSets kept for reuse (backspacing, narrowing from an older prefix); each holds at most
-one id per path.  Counted, not measured: ``len(MatchSet)`` may cost a typo pass."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,47 +70,16 @@ class Snapshot:
 
 
 class Reporter(Protocol):
-    """Receives snapshots from the match thread; keep the callbacks short.
-
-    A reporter may also have ``on_ranked(query, matches)``: before ``on_complete``, it is then
-    handed the completed query's best matches, ahead of the snapshot's ``total_match_count``
-    (the count may cost a pass over every candidate, 5-30 ms at 100k paths), so a picker can
-    draw them at once.
-    """
+    """Receives snapshots from the match thread; keep the callbacks short.  A reporter may also have
+    ``on_ranked(query, matches)``: called before ``on_complete`` with the completed query's best
+    matches, ahead of its count (which may cost a pass over every candidate)."""
 
     def on_update(self, snapshot: Snapshot) -> None: ...
 
     def on_complete(self, snapshot: Snapshot) -> None: ...
 
 
-@dataclass(slots=True)
-class _State:
-    """A published result: every match of ``query`` among ids ``[0, covered)``."""
-
-    query: str
-    ms: MatchSet | None
-    """None before the index exists (it is built in the match thread, while the walk starts)."""
-    covered: int
-    version: int
-    tops: dict[tuple[int | None, bool], list[FileMatch]]
-    """Rankings already computed for this (query, covered), by (limit, compute_indices)."""
-    count: int | None = None
-    """``len(ms)``, once asked (it may cost the index a typo pass)."""
-    epoch: int = 0
-    """The index ``ms`` belongs to (``REPLACE`` starts a new one)."""
-
-
-class _Cancelled(Exception):
-    """Raised inside the match thread when its work went stale."""
-
-
-def _normalise_roots(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
-    if isinstance(roots, (str, os.PathLike)):
-        return [os.fspath(roots)]
-    return [os.fspath(r) for r in roots]
-
-
-class FileSearcher:
+class FileSearcher(WalkFeed, QueryCache, IdleWork):
     """A background walk plus incremental matching; see the module docstring.
 
     ``roots``: folders to walk (paths come back relative to their root; with several roots each
@@ -193,12 +107,9 @@ class FileSearcher:
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be an iterable of str, not a single str")
-        self.roots = _normalise_roots(roots)
+        self.roots = as_roots(roots)
         if paths is None:
-            if not self.roots:
-                raise FfindError("no folder to search")
-            for root in self.roots:
-                check_root(root)
+            check_roots(self.roots)
         self.warnings: list[str] = []
         self._reporter = reporter
         self._index: Index  # set by the match thread: importing the matcher overlaps the walk
@@ -232,28 +143,27 @@ class FileSearcher:
         self._compacted = -1  # the state version whose idle sets were last compacted
         self._walk_complete = False  # ... and it finished normally
         self._error: BaseException | None = None
-        self._state = _State("", None, 0, 0, {})
+        self._state = State("", None, 0, 0, {})
         self._state_gen = 0
         self._closed = False
         # Match thread only:
-        self._cache: OrderedDict[str, _State] = OrderedDict()
+        self._cache: OrderedDict[str, State] = OrderedDict()
         self._last_report = 0.0
         self._last_walk_update = 0.0
         self._report_due = False
         self._completed_version = -1
 
         source: Iterator[tuple[int, list[str]]] = (
-            _feed(paths) if paths is not None else self._walk_all()
+            ((0, b) for b in batched(paths, FEED_BATCH)) if paths is not None
+            else self._walk_all()
         )
         self._walker = threading.Thread(
             target=self._walk_main, args=(source,), name="ffind-walk", daemon=True
         )
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
         # A searcher never closed still stops its walk and its workers at exit (before
-        # multiprocessing's own exit handler, which would race the walk's clean-up).
-        # The match thread is waited for too (briefly): a daemon thread still inside numpy or
-        # rapidfuzz while the interpreter finalizes could crash the exit (seen, rarely, as a
-        # segfault of a program that never closed its searcher).
+        # multiprocessing's exit handler), and its match thread is waited for briefly: a
+        # daemon thread inside numpy or rapidfuzz while the interpreter finalizes may crash.
         weakref.finalize(self, _shutdown, self._cancel, self._cond, self._walker, self._matcher)
         self._walker.start()
         self._matcher.start()
@@ -353,7 +263,7 @@ class FileSearcher:
                 and not self._replace and self._state.epoch == self._epoch)
 
     def _top(
-        self, state: _State, limit: int | None, compute_indices: bool | None
+        self, state: State, limit: int | None, compute_indices: bool | None
     ) -> list[FileMatch]:
         if limit is None:
             limit = self.options.limit
@@ -371,71 +281,12 @@ class FileSearcher:
             found = self._order.ranked(self._index, state.query, state.ms, state.covered,
                                        limit, ci)
         if self._multi:
-            found = self._with_roots(found, state.query)
+            found = with_roots(found, state.query, self.roots, self._root_of)
         with self._cond:
             if len(state.tops) >= 8:
                 state.tops.clear()
             state.tops[key] = found
         return list(found)
-
-    def _with_roots(self, found: list[FileMatch], query: str) -> list[FileMatch]:
-        """``found`` with each match's root, in the one multi-root order (``merge``)."""
-        return with_roots(found, query, self.roots, self._root_of)
-
-    # --- walk thread
-
-    def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
-        if self._cached:
-            return warm_root(self.roots[0], self.options, self._cancel, self._warn,
-                             self._walk_imported, self._shown, lambda: self._query,
-                             self._caught_up)
-        self._walk_imported.set()
-        return walk_roots(self.roots, self.options, self._cancel, self._warn)
-
-    def _caught_up(self) -> None:
-        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched: the
-        warm index's validation waits for it (its ``stat`` pass and the matching would take
-        the GIL from each other)."""
-        with self._cond:
-            self._cond.wait_for(lambda: self._cancel.is_set() or (
-                not self._pending and self._state.covered >= self._scanned), FIRST_FRAME_WAIT)
-
-    def _warn(self, message: str) -> None:
-        self.warnings.append(message)
-        on_warning = getattr(self._reporter, "on_warning", None)
-        if on_warning is not None:
-            on_warning(message)
-
-    def _walk_main(self, source: Iterator[tuple[int, list[str]]]) -> None:
-        error: BaseException | None = None
-        try:
-            for root_id, batch in source:
-                if self._cancel.is_set():
-                    break
-                if root_id == REPLACE:
-                    with self._cond:
-                        self._pending = [(0, batch)] if batch else []
-                        self._scanned = len(batch)
-                        self._replace = True
-                        self._cond.notify_all()
-                    continue
-                if not batch:
-                    continue
-                with self._cond:
-                    self._pending.append((root_id, batch))
-                    self._scanned += len(batch)
-                    self._cond.notify_all()
-        except BaseException as e:  # reported through wait(); the thread must not die silently
-            error = e
-        finally:
-            close = getattr(source, "close", None)
-            if close is not None:
-                close()
-            with self._cond:
-                self._walk_done = True
-                self._walk_complete = error is None and not self._cancel.is_set()
-                self._error = error
-                self._cond.notify_all()
 
     # --- match thread
 
@@ -446,9 +297,8 @@ class FileSearcher:
             self._walk_imported.wait(0.2)
             from ffind.engine.index import Index
 
-            # a session matches many times: numpy's import pays for itself
-            # With the warm index, numpy's import waits for the first frame (``_first_shown``):
-            # beside ``extend`` of the snapshot's paths it would cost that frame ~90 ms.
+            # A session matches many times: numpy's import pays for itself; with the warm
+            # index it waits for the first frame (``_first_shown``), which it would slow.
             self._index = Index(numpy=None if self._cached else True)
             self._match_loop()
         except BaseException as e:
@@ -497,7 +347,7 @@ class FileSearcher:
                 self._last_walk_update = time.monotonic()
             try:
                 changed = self._bring_up_to_date(query, gen)
-            except _Cancelled:
+            except Cancelled:
                 continue
             self._report(changed)
             if self._state.covered and not self._shown.is_set():
@@ -527,173 +377,6 @@ class FileSearcher:
                 self._warm_next = None
                 self._filler = None
                 self._ender = None
-
-    def _idle(self) -> bool:
-        """Nothing to do but idle work: no paths pending, no report due, the first results
-        shown (the picker's first frame), the walk over (with the warm index, its
-        validation's ``stat`` threads need the GIL)."""
-        return not (self._pending or self._report_due or self._replace
-                    or (self._reporter is not None and not self._last_report)
-                    or self._state.covered == 0
-                    or (self._cached and not self._walk_done))
-
-    def _settled(self) -> bool:
-        """Idle (``_idle``), and ``IDLE_DELAY`` past the last state published."""
-        return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
-
-    def _settled_on(self, state: _State) -> bool:
-        """Settled (``_settled``), the walk over, and ``state`` the published answer to the
-        current query over every indexed path: what the idle fill and ends work on."""
-        return (self._walk_done and self._settled() and state.epoch == self._epoch
-                and state.query == self._query and self._state_gen == self._gen
-                and state.covered == len(self._index))
-
-    @contextlib.contextmanager
-    def _on_index(self) -> Iterator[None]:
-        """An idle step's work on the index: the condition (held by the match loop) released
-        meanwhile, so ``set_query`` never waits on it, and the index lock held."""
-        self._cond.release()
-        try:
-            with self._ilock:
-                yield
-        finally:
-            self._cond.acquire()
-
-    def _fill_step(self) -> bool:
-        """Idle: compute ``IDLE_SLICE`` more ids of the published query's set when its key was
-        answered without it (a shortcut), so that the next key narrows it instead of matching
-        every path again (fzf's way); the condition is released meanwhile, so ``set_query``
-        never waits on it, and a key waits for one slice at most.  False when there is nothing
-        to fill."""
-        state = self._state
-        ms = state.ms
-        if ms is None or ms.computed or not self._settled_on(state):
-            return False
-        from ffind.query import parse
-
-        if not parse(state.query).positive:
-            return False  # (every id of its ranges: nothing a next key could narrow)
-        filler = self._filler
-        if filler is None or filler.ms is not ms:
-            from ffind.engine.matchset import Filler
-
-            filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
-        with self._on_index():
-            if state.epoch == self._epoch:
-                filler.step()
-        if filler.finished and self._filler is filler:
-            self._filler = None
-        return True
-
-    def _ends_step(self) -> bool:
-        """Idle, the published set computed: find ``IDLE_SLICE`` more of its last term's greedy
-        ends when that term is a new lone character (``test u``: ``matchset.Ender``), so the
-        next key of that term (``test ut``) narrows from them by ``FoldedBuffer.advance``
-        (0.4-0.5 times the narrowing it replaces); False when there is nothing to find."""
-        state = self._state
-        ms = state.ms
-        if ms is None or not ms.computed or not self._settled_on(state):
-            return False
-        ender = self._ender
-        if ender is not None and ender.ms is ms and ender.finished:
-            return False
-        with self._on_index():
-            if state.epoch == self._epoch:
-                if ender is None or ender.ms is not ms:
-                    from ffind.engine.matchset import Ender
-
-                    ender = Ender(self._index.find_ends, ms, IDLE_SLICE)
-                    ender.finished = not self._index.wants_ends(ms)
-                ender.step()
-        if ender is not None and state is self._state:
-            self._ender = ender
-        return ender is not None and not (ender.finished and ender.upto == 0)
-
-    def _compact_step(self) -> bool:
-        """Idle, the published set filled: ``compact_idle`` one of the cached sets it does not
-        read (``MatchSet.compact``; a set at a time, as a key may wait for the step), until
-        none is left for this state, so that the next key's own ``_compact_idle`` finds them
-        done; False when done already."""
-        state = self._state
-        if (self._compacted == state.version or state.ms is None
-                or state.epoch != self._epoch or not self._settled()):
-            return False
-        from ffind.engine.matchset import compact_idle
-
-        with self._on_index():
-            done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
-        if not done:
-            self._compacted = state.version
-        return True
-
-    def _partial(self, ms: MatchSet | None) -> MatchSet | None:
-        """The part of ``ms`` (not computed) computed in idle time so far, when there is one
-        (a computed set over ``ms``'s first ids; the filler is then dropped: the part's arrays
-        are handed out)."""
-        filler = self._filler
-        if (ms is None or ms.computed or filler is None or filler.ms is not ms
-                or filler.upto <= filler.start):
-            return None
-        self._filler = None
-        return filler.done()
-
-    def _warm_up_step(self) -> bool:
-        """Idle, with results shown: one step of ``Index.warm`` (a few ms, with the condition
-        released so ``set_query`` never waits on it), its full collection (``COLLECTING``, ~15
-        ms at 110k paths) only once settled (``IDLE_DELAY`` after the last answer, which a key
-        typed back to back would wait for); False when there is nothing to warm."""
-        from ffind.engine.warmup import COLLECTING
-
-        if self._warmed == len(self._index) or not self._idle() or (
-                self._warm_next == COLLECTING and not self._settled()):
-            return False
-        self._cond.release()
-        try:
-            self._warm_one()
-        finally:
-            self._cond.acquire()
-        return True
-
-    def _warm_one(self) -> bool:
-        """One step of ``Index.warm`` (the condition not held); False when it had ended."""
-        warmer = self._warmer
-        if warmer is None:
-            warmer = self._warmer = self._index.warm()
-        with self._ilock:
-            t = time.monotonic()
-            more = True
-            try:
-                did = next(warmer)
-            except StopIteration:
-                more, did = False, None
-                self._warmed = len(self._index)
-            self._warm_took = time.monotonic() - t
-        self._warm_next = did
-        if not more:
-            self._warmer = None
-        return more
-
-    def _warm_within(self, started: float, gen: int) -> None:
-        """A key whose own work since ``started`` (``time.monotonic``) took ``SLOW_KEY`` or
-        more takes steps of ``Index.warm`` before its answer is published, while it would take
-        no more than ``WARM_WITHIN`` in all (a step is expected to take as long as the one
-        before; its full collection, ``COLLECT_PER_PATH``) and no newer key came: typed back to
-        back, the warm-up is paid by keys that are slow anyway, and the fast keys typed after
-        them wait for fewer steps.  Not from ``WARM_WITHIN_MOST`` paths."""
-        from ffind.engine.warmup import COLLECTING
-
-        if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:
-            return
-        while self._gen == gen:
-            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == COLLECTING
-                    else self._warm_took)
-            if time.monotonic() + took - started >= WARM_WITHIN:
-                return
-            with self._cond:
-                if self._warmed == len(self._index) or not self._idle():
-                    return
-            if not self._warm_one():
-                return
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
         with self._ilock:
@@ -732,7 +415,7 @@ class FileSearcher:
             ms = self._merge(hit.ms, self._run(query, None, hit.covered, n, gen))
         else:
             ms = self._fresh(query, n, gen)
-        new = _State(query, ms, n, state.version + 1, tops, count, self._epoch)
+        new = State(query, ms, n, state.version + 1, tops, count, self._epoch)
         self._remember(new)
         if not tops:  # a ranking follows (a query seen before has its own): memory peaks
             self._compact_idle(new, state)
@@ -744,66 +427,12 @@ class FileSearcher:
             self._warm_within(started, gen)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
-                raise _Cancelled
+                raise Cancelled
             self._state = new
             self._state_gen = gen
             self._published = time.monotonic()
             self._cond.notify_all()
         return True
-
-    def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
-        # The narrowest base: the longest cached query that ``query`` narrows (not the smallest
-        # ``len``, which may cost a typo pass).
-        bases = [c for c in self._cache.values() if c.ms is not None and c.ms.can_narrow(query)]
-        if not bases:
-            return self._run(query, None, 0, n, gen)
-        base = max(bases, key=lambda c: len(c.query))
-        ms, covered = base.ms, base.covered
-        partial = self._partial(ms)
-        # (its first ids computed in idle time: those narrowed, the others from scratch)
-        narrowed = self._run(query, ms, 0, covered, gen, partial)
-        if covered == n:
-            return narrowed
-        return self._merge(narrowed, self._run(query, None, covered, n, gen))
-
-    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int,
-             hint: MatchSet | None = None) -> MatchSet:
-        """Every match of ``query`` among ids ``[start, end)`` (of ``within``; narrowing
-        ``hint``, see ``Index.run``), in chunks."""
-        acc: MatchSet | None = None
-        lo = start
-        while True:
-            self._check(gen)
-            hi = min(lo + CHUNK, end)
-            with self._ilock:
-                part = self._index.run(query, within=within, start=lo, end=hi, hint=hint)
-            acc = part if acc is None else self._merge(acc, part)
-            lo = hi
-            if lo >= end:
-                return acc
-
-    def _merge(self, a: MatchSet, b: MatchSet) -> MatchSet:
-        # Under the index lock: a merge may compute a lazy MatchSet, which reads the index.
-        with self._ilock:
-            return a.merge(b)
-
-    def _check(self, gen: int) -> None:
-        if self._gen != gen or self._cancel.is_set():
-            raise _Cancelled
-
-    def _remember(self, state: _State) -> None:
-        self._cache[state.query] = state
-        self._cache.move_to_end(state.query)
-        while len(self._cache) > CACHE_QUERIES:
-            self._cache.popitem(last=False)
-
-    def _compact_idle(self, new: _State, old: _State) -> None:
-        """The cached sets that neither the new state nor the one before reads as arrays
-        (``MatchSet.compact``, issue 17), before a ranking, which is when the memory peaks."""
-        from ffind.engine.matchset import compact_idle
-
-        with self._ilock:
-            compact_idle([c.ms for c in self._cache.values()], [new.ms, old.ms])
 
     def _report(self, changed: bool) -> None:
         with self._cond:
@@ -848,78 +477,12 @@ def _shutdown(cancel: threading.Event, cond: threading.Condition,
             thread.join(timeout=2)
 
 
-def _feed(paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    batch: list[str] = []
-    for p in paths:
-        batch.append(p)
-        if len(batch) >= FEED_BATCH:
-            yield 0, batch
-            batch = []
-    if batch:
-        yield 0, batch
 
 
-def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event,
-               warn: Callable[[str], None]) -> Iterator[tuple[int, list[str]]]:
-    """Every root's walk in turn, as ``(root number, batch)``, until ``cancel``."""
-    from ffind.fs.walk import walk_batches
-
-    for i, root in enumerate(roots):
-        batches = walk_batches(root, options, cancel=cancel, on_warning=warn)
-        try:
-            for batch in batches:
-                yield i, batch
-                if cancel.is_set():
-                    return
-        finally:
-            close = getattr(batches, "close", None)
-            if close is not None:
-                close()
 
 
-def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
-              warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
-              query: Callable[[], str] = str, caught_up: Callable[[], object] | None = None,
-              ) -> Iterator[tuple[int, list[str]]]:
-    """One root's listing through the warm index (``warm.session_batches``), as ``(0, batch)``
-    or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded; the
-    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most.  The
-    snapshot's paths that ``query()`` (the session's query then) can match come first, so
-    that the first frame indexes only them (``candidates_first``); the others follow, and the
-    validation then waits for ``caught_up()`` (them matched)."""
-    from ffind.fs.warm import session_batches
-
-    imported.set()
-    batches = session_batches(root, options, cancel=cancel, on_warning=warn,
-                              pause=lambda: shown.wait(FIRST_FRAME_WAIT),
-                              first=lambda paths: candidates_first(query(), paths),
-                              settle=caught_up)
-    try:
-        for replace, batch in batches:
-            yield (REPLACE if replace else 0), batch
-            if cancel.is_set():
-                return
-    finally:
-        batches.close()
 
 
-def candidates_first(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
-    """``paths`` split into those ``query`` can match (``Prefilter``: every match is among
-    them, and a ranking does not depend on the order paths were added in) and the others;
-    ``(paths, [])`` when that does not pay (no positive term, nothing kept, or more than
-    half kept)."""
-    if not query:
-        return paths, []
-    from ffind.engine.prefilter import Prefilter
-
-    keep = Prefilter(query)
-    if not keep.active:
-        return paths, []
-    head = keep(paths)
-    if not head or 2 * len(head) > len(paths):
-        return paths, []
-    chosen = set(head)
-    return head, [p for p in paths if p not in chosen]
 
 
 def with_roots(found: list[FileMatch], query: str, roots: list[str],

@@ -1,0 +1,181 @@
+"""The one composition of a listing, its index and the memory: how every search answers.
+
+The one-shot search, the session, the resident server and the agent tools build their
+``Index`` their own way (batch by batch during a walk, whole from a held listing), then answer
+here: :func:`answer` ranks a query's match set (with the memory through :class:`Recalling`,
+in path order for a query of negations only), :func:`list_every` answers the empty query, and
+:func:`walk_filter` says what a walk may drop before indexing.  The memory's ranking
+(``ffind.engine.recall``) is set up only in :class:`Recalling`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import operator
+import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from ffind.searching.merge import ranked
+
+if TYPE_CHECKING:
+    from ffind.engine.index import Index, MatchSet, Prefilter
+    from ffind.engine.recall import Rank, Recall, VisitSource
+    from ffind.options import SearchOptions
+    from ffind.scoring.scorer import FileMatch
+    from ffind.state.gitstatus import GitChanges
+
+
+class Recalling:
+    """Ranking one root's matches with ``memory`` and, with ``git``, the work tree's
+    uncommitted changes (``ffind.state.gitstatus``).
+
+    ``git``: start a ``git status`` (remembering its answer in the cache when ``remember``),
+    or use ``running`` (one started before, still running); with ``wait_for_git`` its answer
+    is waited for, else skipped when late.  ``recall``: the ``Recall`` of the index ranked, kept
+    by a caller that ranks one index again (made on first use otherwise; ``restart`` drops it).
+    """
+
+    def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
+                 remember: bool = False, wait_for_git: bool = False,
+                 running: GitChanges | None = None, recall: Recall | None = None) -> None:
+        from ffind.state.gitstatus import GitChanges, Visits
+
+        self.root = os.path.abspath(root)
+        if git and running is None:
+            running = GitChanges(self.root, remember=None if remember else "")
+        self.visits = Visits(memory, running if git else None, wait_for_git=wait_for_git)
+        self.recall = recall
+
+    def _recall(self) -> Recall:
+        if self.recall is None:
+            from ffind.engine.index import Index
+            from ffind.engine.recall import Recall
+
+            self.recall = Recall(Index)
+        return self.recall
+
+    def restart(self) -> None:
+        """A new index is ranked from now on."""
+        self.recall = None
+
+    def rank(self, index: Index, query: str, rank: Rank, limit: int | None, ci: bool,
+             main: MatchSet) -> list[FileMatch]:
+        """The best ``limit`` of ``main`` (``query``'s matches in ``index``) with the memory;
+        ``rank(k)`` gives the best ``k`` without it."""
+        from ffind.engine.recall import rank_with_memory
+
+        return rank_with_memory(self._recall(), index.paths, query, rank, limit=limit,
+                                compute_indices=ci, memory=self.visits, root=self.root,
+                                now=None, main=main)
+
+    def stop(self) -> None:
+        """The search has answered: a ``git status`` still running is not needed."""
+        if self.visits.git is not None:
+            self.visits.git.stop()
+
+    def prune(self, paths: list[str], options: SearchOptions) -> None:
+        """After a complete listing of the root, the memory forgets the remembered paths gone
+        from the disk (not those the listing left out: hidden, ignored, excluded, too deep)."""
+        prune = getattr(self.visits.memory, "prune", None)
+        if prune is not None and "f" in options.types:
+            prune(self.root, paths, lambda p: not os.path.lexists(os.path.join(self.root, p)))
+
+    def listing(self, paths: list[str], limit: int | None) -> list[FileMatch]:
+        """Every path: the boosted first (most boosted first), then in path order."""
+        from ffind.scoring.scorer import FileMatch
+
+        boost = self._recall().boosts(paths, self.visits, self.root, None)
+        first = sorted(boost, key=lambda p: (-boost[p], p))
+        # (with a limit, the first of the others are among the smallest ``limit + boosted``)
+        ordered = sorted(paths) if limit is None else heapq.nsmallest(limit + len(boost), paths)
+        rest = (p for p in ordered if p not in boost)
+        chosen = itertools.chain(((p, boost[p]) for p in first), ((p, 0) for p in rest))
+        return [FileMatch(b, p) for p, b in itertools.islice(chosen, limit)]
+
+
+def list_every(paths: list[str], options: SearchOptions, recall: Recalling | None,
+               complete: bool = True) -> list[FileMatch]:
+    """The answer to an empty query: every path in path order (with the memory, the
+    remembered first), at most ``limit``.  ``complete``: ``paths`` is the root's whole
+    listing (the memory then forgets what is gone)."""
+    limit = options.limit
+    if recall is not None:
+        if complete:
+            recall.prune(paths, options)
+        return recall.listing(paths, limit)
+    from ffind.scoring.scorer import FileMatch
+
+    chosen = sorted(paths) if limit is None else heapq.nsmallest(limit, paths)
+    return [FileMatch(0, p) for p in chosen]
+
+
+def answer(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
+           recall: Recalling | None) -> list[FileMatch]:
+    """The best ``options.limit`` of ``matchset`` (the matches of a non-empty ``query`` in
+    ``index``): ranked (with the memory when ``recall``), or in path order for a query of
+    negations only (every match scores alike)."""
+    limit, ci = options.limit, options.compute_indices
+    if ranked(query) and recall is not None:
+        return recall.rank(index, query, lambda k: index.top(matchset, k, ci), limit, ci,
+                           matchset)
+    if ranked(query):
+        return index.top(matchset, limit, ci)
+    every = index.top(matchset, None, ci)
+    key = operator.attrgetter("path")
+    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
+
+
+class KeepVisited:
+    """The query's ``Prefilter``, keeping the remembered paths too: they share the memory's
+    prior only if the index holds them (``Recall.boosts``), as an index of every path does.
+    A path the prefilter drops cannot match, so no ranking changes but the memory's.
+    Picklable (the walk's workers call it)."""
+
+    __slots__ = ("keep", "visited")
+
+    def __init__(self, keep: Prefilter, visited: frozenset[str]) -> None:
+        self.keep = keep
+        self.visited = visited
+
+    def __call__(self, paths: list[str]) -> list[str]:
+        kept = self.keep(paths)
+        extra = self.visited.intersection(paths)
+        if not extra or extra.issubset(kept):
+            return kept
+        chosen = extra.union(kept)
+        return [p for p in paths if p in chosen]
+
+
+def prefilter(query: str) -> Prefilter | None:
+    """The query's ``Prefilter``; None when it keeps everything (no positive term)."""
+    if not query:
+        return None
+    from ffind.engine.index import Prefilter
+
+    keep = Prefilter(query)
+    return keep if keep.active else None
+
+
+def walk_filter(query: str, memory: VisitSource | None,
+                root: str) -> Prefilter | KeepVisited | None:
+    """What a walk of ``root`` searched for ``query`` keeps (None: every path): what the
+    query can match, and the paths under ``root`` that ``memory`` remembers."""
+    keep = prefilter(query)
+    if keep is None or memory is None:
+        return keep
+    visited = frozenset(memory.weights(os.path.abspath(root)))
+    return KeepVisited(keep, visited) if visited else keep
+
+
+def batched(paths: Iterable[str], size: int) -> Iterator[list[str]]:
+    """``paths`` in lists of ``size`` (the last one shorter), read as they are needed."""
+    batch: list[str] = []
+    for p in paths:
+        batch.append(p)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
