@@ -144,12 +144,13 @@ def test_aligned_on_a_first_letter_table_is_kept_until_the_table_grows() -> None
     assert st.aligned("s/p/t", list(st.first["t"])) == [*first, len(PATHS)]
 
 
-def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ffind.engine import store
+def test_names_kept_while_small_and_sliced_past_it() -> None:
+    from ffind.engine.store import PathStore
+    from ffind.engine.tuning import Tuning
 
     kept = _store(PATHS)
-    monkeypatch.setattr(store, "NAMES_KEPT_UPTO", 10)
-    small = _store(PATHS[:8])
+    small = PathStore(DEFAULT, Tuning(names_upto=10))
+    small.extend(PATHS[:8])
     ids = list(range(8))
     assert small._names is not None and small.names_of(ids) == kept.names_of(ids)
     assert small.stems_of(ids) == kept.stems_of(ids)
@@ -307,18 +308,12 @@ def test_lengths_read_from_the_buffer_equal_the_per_path_lengths(
     id, the rest computed from the strings), grown in steps, equals ``name_lengths``."""
     import numpy as np
 
-    from ffind.engine import occur
     from ffind.engine.occur import FoldedBuffer
 
     st = _store(paths)
     n = len(paths)
-    old = occur.SLICE
-    occur.SLICE = size
-    try:
-        buf = FoldedBuffer(np)
-        assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
-    finally:
-        occur.SLICE = old
+    buf = FoldedBuffer(np, size)
+    assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
     cuts = sorted(data.draw(st_.lists(st_.integers(0, n), max_size=3)))
     for whole in (False, True):
         for c in cuts:

@@ -37,65 +37,6 @@ UNKNOWN = -(1 << 31)
 """A kept bound not computed yet (``Bounder.early_bounds``)."""
 
 
-EARLY_NUMPY_FROM = 2048
-"""From how many ids ``Bounder.early_total`` runs in numpy (when the index uses it)."""
-MARKS_AT_ONCE = 65536
-"""How many ids ``Bounder._marks`` gives the marks of at a time: the bounds from them hold
-some 60 bytes an id in temporaries (``test u`` at a million paths: 611k ids)."""
-MARKS_KEPT = 4
-"""How many terms' marks over every path ``Bounder._marks`` keeps (seven bits a path each:
-about 0.9 MiB a term for a million paths)."""
-
-PREFIX_NUMPY_FROM = 2048
-"""From how many ids ``Bounder.prefix_scored`` computes its closed form in numpy (a first
-key's bucket: 10k names start with ``p`` in 104k paths)."""
-
-STARTS_BLOCK_FROM = 1024
-"""From how many ids in one block of word starts (``PathStore.initials_block``, 4,096 ids)
-``Bounder.starts_lcs`` scores the whole block at once instead of the ids' own strings."""
-
-NAMES_AT_ONCE = 32768
-"""How many file names ``Bounder.tighten_name`` slices out at a time."""
-
-ONE_CHAR_NUMPY_FROM = 2048
-"""From how many candidates a one-character last term is bounded from the letter masks."""
-
-LAST_AT_ONCE = 65536
-"""How many ids ``Bounder.bounds_any`` bounds a last term per path (``_last_plain``, and a
-term with ``/`` without the buffer) at a time when the earlier terms' total is a numpy array:
-the lists of a part, not of every candidate (``test ut`` at a million paths: two lists of
-611k, ~13 MiB, for the bounds written into the total anyway)."""
-
-HOLDERS_SHARE = 32
-"""``Bounder.has`` keeps the paths that hold its last term when they are at most one
-``HOLDERS_SHARE``-th of the index (their ids: an eighth of a byte a path at most), and answers
-a term that contains it (``s/p/`` -> ``s/p/t``) by testing only those paths."""
-
-JOINED_FROM = 2048
-"""From how many candidates (and ``JOINED_SHARE``) the tests of a term of two characters or
-more run over the folded paths' buffer (``ffind.engine.occur``) instead of path by path."""
-JOINED_SHARE = 3
-"""... when the candidates are at least one ``JOINED_SHARE``-th of the index (the buffer's
-searches cost the same whatever the candidates; ``benchmarks/bulk_bench.py``: below a third of
-the index, ``session`` at 29%, the per-candidate searches were faster); but for the last term's
-bounds, ``LAST_JOINED_SHARE``."""
-
-LAST_JOINED_SHARE = 5
-"""The last term's bounds (``Bounder.bounds_any``) are read from its occurrences in the whole
-buffer (``_last_joined``) from a fifth of the index on, not ``JOINED_SHARE``'s third.  Over
-the matches of two-term queries (``benchmarks/last_joined_share.py``): at 104k paths of the
-corpus the buffer was faster in 157 of 160 queries from 20% of the index on (``session tes``
-20.4 -> 11.5 ms), in 17 of 26 at 15-20%; in the deno tree (14.5k) in 124 of 130 from 25% on,
-level at 20-25%, slower at 15-20% (1 of 23). Below 10% (at 104k) the buffer was slower."""
-
-BUFFER_UPTO = 500_000
-"""Up to how many paths the folded paths' buffer is built (``build_buffer``; ~73 bytes a path
-on the corpus trees: 72 MiB at 1M paths, a fifth of a session's memory budget, issue 17).
-Past it the per-path code answers, which at 1M paths costs the keys that search the whole
-buffer 50-90 ms each once the session has warmed up (``test u``, ``s/p/t``), still far under
-``fzf --filter`` over the same paths (docs/speed.md, twenty-third pass)."""
-
-
 @dataclass(frozen=True, slots=True)
 class _Marks:
     """Where a term occurs in each of some ids (``Bounder._marks``), as numpy arrays by
@@ -124,16 +65,17 @@ class Bounder:
         self.weights = store.weights
         self.b = Bounds(store.weights)
         self.numpy = numpy
+        self.tuning = store.tuning
         self._buffer: FoldedBuffer | None = None
         self.early_bounds: dict[str, array[int]] = {}
         """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
         computed yet), kept between rankings."""
         self._kept_holders: tuple[str, int, Any] | None = None
         """``has``' last term, how many paths it covered, and the ids (int32) of the paths
-        holding it, when few (``HOLDERS_SHARE``)."""
+        holding it, when few (``Tuning.few_share``)."""
         self._kept_marks: dict[str, tuple[int, Any]] = {}
         """``_marks``' last answers over every path: per term, how many paths they cover and
-        the seven marks packed a bit a path (``MARKS_KEPT`` terms, oldest first)."""
+        the seven marks packed a bit a path (``Tuning.kept`` terms, oldest first)."""
 
     def aligned_bucket(self, fq: str) -> Sequence[int] | None:
         """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
@@ -150,7 +92,7 @@ class Bounder:
         """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
         form (``Bounds.name_prefix_score``: the placement at the name's start is the best one
         there is)."""
-        if len(ids) >= PREFIX_NUMPY_FROM:
+        if len(ids) >= self.tuning.numpy_from:
             np = self.numpy.module()
             if np is not None:
                 return self._prefix_scored_array(t, ids, hidden_ok, np)
@@ -273,14 +215,14 @@ class Bounder:
 
     def early_total(self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None) -> Any:
         """Per id: the bounds of every term but the last, less the path's penalty (a list;
-        with numpy, for ``EARLY_NUMPY_FROM`` ids or more, an int64 array; ``at``: ``ids`` as
+        with numpy, for ``Tuning.numpy_from`` ids or more, an int64 array; ``at``: ``ids`` as
         one already, see ``bounds_any``).
 
         Each of those terms is scored anywhere, or against the folder path with the file's
         folder as the name (``ExactScorer.score``): no file-name bound; but a term that is
         nowhere contiguous gets no prefix, whole-name, contiguity or folder bonus in either
         reading (unless it has a ``/``, which may align with the folders instead)."""
-        np = self.numpy.module() if len(ids) >= EARLY_NUMPY_FROM else None
+        np = self.numpy.module() if len(ids) >= self.tuning.numpy_from else None
         if np is not None:
             return self._early_total_array(q, ids if at is None else at, hidden_ok, np)
         st = self.store
@@ -326,11 +268,11 @@ class Bounder:
                 got = self._early_joined(fq, new, most, np) if wide else None
                 if got is not None:
                     kv[new] = got
-                for s in range(0, len(new) if got is None else 0, MARKS_AT_ONCE):
-                    part = new[s:s + MARKS_AT_ONCE]  # (a list of ints a part at a time)
+                for s in range(0, len(new) if got is None else 0, self.tuning.chunk):
+                    part = new[s:s + self.tuning.chunk]  # (a list of ints a part at a time)
                     kv[part] = self._early_term(fq, part.tolist(), most)
-            for s in range(0, len(a), MARKS_AT_ONCE):  # (the values read a part at a time)
-                total[s:s + MARKS_AT_ONCE] += kv[a[s:s + MARKS_AT_ONCE]]
+            for s in range(0, len(a), self.tuning.chunk):  # (the values read a part at a time)
+                total[s:s + self.tuning.chunk] += kv[a[s:s + self.tuning.chunk]]
             del kv  # (``known`` may grow later: no view of it may outlive this)
         return total
 
@@ -343,10 +285,10 @@ class Bounder:
         """The kept bounds of the earlier term ``fq`` (``early_bounds``), one per path
         (``UNKNOWN`` where not computed yet), and whether they were made just now (all
         unknown: its bounds kept between rankings, computed for new ids only)."""
-        known, made = kept(self.early_bounds, fq, lambda: array("i"))
+        known, made = kept(self.early_bounds, fq, lambda: array("i"), self.tuning.kept)
         n = len(self.store.paths)
         if len(known) < n:  # (a part at a time: no second table's worth of temporary)
-            fill = array("i", [UNKNOWN]) * min(n - len(known), MARKS_AT_ONCE)
+            fill = array("i", [UNKNOWN]) * min(n - len(known), self.tuning.chunk)
             while len(known) < n:
                 known.extend(fill if n - len(known) >= len(fill) else fill[:n - len(known)])
         return known, made
@@ -427,12 +369,12 @@ class Bounder:
         if "/" in fq:
             return self._aligned_bounds(fq, ids, total, at)
         m = len(fq)
-        if m == 1 and len(ids) >= ONE_CHAR_NUMPY_FROM and bit_of(fq) is not None:
+        if m == 1 and len(ids) >= self.tuning.numpy_from and bit_of(fq) is not None:
             np = self.numpy.module()
             got = None if np is None else self._one_char(fq, ids, total, np, at)
             if got is not None:
                 return got
-        if m >= 2 and self.wide(ids, LAST_JOINED_SHARE) and findable(fq):
+        if m >= 2 and self.wide(ids, self.tuning.last_joined_share) and findable(fq):
             np = self.numpy.module()
             got = None if np is None else self._last_joined(fq, ids, total, np, at)
             if got is not None:
@@ -447,7 +389,7 @@ class Bounder:
         """A last term bounded path by path (``per_path(ids)``: each id's bound and whether
         it is loose, which adds ``bonus``) added to the earlier terms' ``total``: a list (new
         lists), or ``early_total``'s numpy array (a new array, ours: in place,
-        ``LAST_AT_ONCE`` ids at a time, so that the lists are a part's, not every
+        ``Tuning.chunk`` ids at a time, so that the lists are a part's, not every
         candidate's; the loose flags as a bool array)."""
         if isinstance(total, list):
             tb, flagged = per_path(ids)
@@ -455,8 +397,8 @@ class Bounder:
                     for a, b, f in zip(total, tb, flagged, strict=True)], flagged
         np = self.numpy.module()
         loose = np.empty(len(ids), dtype=bool)
-        for s in range(0, len(ids), LAST_AT_ONCE):
-            tb, flagged = per_path(ids[s:s + LAST_AT_ONCE])
+        for s in range(0, len(ids), self.tuning.chunk):
+            tb, flagged = per_path(ids[s:s + self.tuning.chunk])
             f = np.array(flagged, dtype=bool)
             total[s:s + len(f)] += np.array(tb, dtype=np.int64) + bonus * f
             loose[s:s + len(f)] = f
@@ -531,11 +473,11 @@ class Bounder:
 
     def build_buffer(self, np: Any, upto: int) -> None:
         """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
-        time); once the store holds more than ``BUFFER_UPTO`` paths, drop it instead (what
+        time); once the store holds more than ``Tuning.buffer_upto`` paths, drop it instead (what
         was built is freed, and nothing more is)."""
         if self._buffer is None:
-            self._buffer = FoldedBuffer(np)
-        if len(self.store.paths) > BUFFER_UPTO:
+            self._buffer = FoldedBuffer(np, self.tuning.slice)
+        if len(self.store.paths) > self.tuning.buffer_upto:
             self._buffer.drop()
             return
         self._buffer.sync(self.store.folded, upto)
@@ -550,7 +492,7 @@ class Bounder:
     def has(self, fq: str, buf: FoldedBuffer, np: Any) -> Any:
         """``buf.has(fq)`` (``fq`` findable; ``buf`` the ``folded_buffer``): per path covered,
         whether ``fq`` occurs in it.  When the paths holding the last term asked for were
-        few (``HOLDERS_SHARE``) and that term is inside ``fq``, only they can hold ``fq``:
+        few (``Tuning.few_share``) and that term is inside ``fq``, only they can hold ``fq``:
         each is tested (``in``) instead of a pass over the whole buffer (``s/p/t`` after
         ``s/p/``)."""
         n = buf.covered
@@ -565,26 +507,26 @@ class Bounder:
             out = buf.has(fq)
         ids = np.flatnonzero(out)
         self._kept_holders = (
-            (fq, n, ids.astype(np.int32)) if len(ids) * HOLDERS_SHARE <= n else None)
+            (fq, n, ids.astype(np.int32)) if len(ids) * self.tuning.few_share <= n else None)
         return out
 
     def wide(self, ids: Sequence[int], share: int | None = None) -> bool:
         """Whether ``ids`` are enough of the index for the searches over the whole buffer to
-        beat the per-candidate ones (``JOINED_FROM``, and one ``share``-th of the index:
-        ``JOINED_SHARE`` when None)."""
-        share = JOINED_SHARE if share is None else share
-        return len(ids) >= JOINED_FROM and len(ids) * share >= len(self.store.paths)
+        beat the per-candidate ones (``Tuning.numpy_from``, and one ``share``-th of the index:
+        ``Tuning.joined_share`` when None)."""
+        share = self.tuning.joined_share if share is None else share
+        return len(ids) >= self.tuning.numpy_from and len(ids) * share >= len(self.store.paths)
 
     def _marks(self, fq: str, ids: Sequence[int], np: Any) -> Iterator[_Marks] | None:
         """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
-        folded paths' buffer (``folded_buffer``), ``MARKS_AT_ONCE`` ids at a time (in order);
+        folded paths' buffer (``folded_buffer``), ``Tuning.chunk`` ids at a time (in order);
         None when there is no buffer.  Folding keeps one code point for one
         (``ffind.query.fold``), so ``base`` and ``pstart`` are positions in the folded path
         too, and with no ``/`` in the term an occurrence never spans the ``/`` before a name
         or a folder: "inside the folders" is an occurrence that starts before ``base``, and so
         on.
 
-        The marks of every path are kept for the last ``MARKS_KEPT`` terms: a term bounded
+        The marks of every path are kept for the last ``Tuning.kept`` terms: a term bounded
         as the last one (``test``) is bounded again as an earlier one at the next key
         (``test u``), and its occurrences are not searched for again."""
         got = self._every_marks(fq, np)
@@ -594,8 +536,8 @@ class Bounder:
         at = np.asarray(ids, dtype=np.int64)
 
         def parts() -> Iterator[_Marks]:
-            for s in range(0, len(at), MARKS_AT_ONCE):
-                a = at[s:s + MARKS_AT_ONCE]
+            for s in range(0, len(at), self.tuning.chunk):
+                a = at[s:s + self.tuning.chunk]
                 found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, a]
                 yield _Marks(
                     at=a, base=base_a[a].astype(np.int64), pstart=pst_a[a].astype(np.int64),
@@ -606,7 +548,7 @@ class Bounder:
 
     def _every_marks(self, fq: str, np: Any) -> tuple[Any, Any, Any] | None:
         """``_marks``' seven marks of every path (``_every_mark``: kept for the last
-        ``MARKS_KEPT`` terms) and the paths' ``base`` and ``pstart`` arrays; None when there
+        ``Tuning.kept`` terms) and the paths' ``base`` and ``pstart`` arrays; None when there
         is no buffer."""
         buf = self.folded_buffer()
         if buf is None:
@@ -620,7 +562,7 @@ class Bounder:
             every = self._every_mark(fq, buf, base_a, pst_a, np)
             kept = (n_all, np.packbits(every, axis=1))
         self._kept_marks[fq] = kept  # (last: the most recent)
-        while len(self._kept_marks) > MARKS_KEPT:
+        while len(self._kept_marks) > self.tuning.kept:
             del self._kept_marks[next(iter(self._kept_marks))]
         return every, base_a, pst_a
 
@@ -658,8 +600,8 @@ class Bounder:
         per = np.full(len(found), tiers.rest + bonus, dtype=np.int32)  # (nowhere: loose)
         loose = np.ones(len(found), dtype=bool)
         holders = np.flatnonzero(found)
-        for s in range(0, len(holders), MARKS_AT_ONCE):  # (the temporaries a part at a time)
-            f = holders[s:s + MARKS_AT_ONCE]
+        for s in range(0, len(holders), self.tuning.chunk):  # (the temporaries a part at a time)
+            f = holders[s:s + self.tuning.chunk]
             b, ps = base_a[f].astype(np.int64), pst_a[f].astype(np.int64)
             v = np.where(name_start[f], tiers.top,
                          np.where(in_name[f], tiers.in_name, tiers.in_path))
@@ -716,7 +658,7 @@ class Bounder:
         bit = np.uint64(1) << np.uint64(j)
         n_all = len(base_a)
         # which paths start their name or folder name with ``c``, or have it as a folder:
-        # a byte a path, once; then the ids ``MARKS_AT_ONCE`` at a time (the temporaries,
+        # a byte a path, once; then the ids ``Tuning.chunk`` at a time (the temporaries,
         # some 40 bytes an id, a part at a time: ``test u`` at 1M, 611k ids, 26 -> 9 MiB)
         starts = self._marks_of(st.first.get(c, ()), n_all, np)
         parents = self._marks_of(st.parent_first.get(c, ()), n_all, np)
@@ -726,8 +668,8 @@ class Bounder:
         bonus = self.b.name_bonus(1)
         out = np.asarray(total, dtype=np.int64)  # (``early_total``'s array, ours: no copy)
         flagged = np.empty(len(a), dtype=bool)
-        for s in range(0, len(a), MARKS_AT_ONCE):
-            e = min(s + MARKS_AT_ONCE, len(a))
+        for s in range(0, len(a), self.tuning.chunk):
+            e = min(s + self.tuning.chunk, len(a))
             ai = a[s:e]
             in_dirs = (dirs_m[ai] & bit) != 0
             in_name = (name_m[ai] & bit) != 0
@@ -798,9 +740,9 @@ class Bounder:
         if np is not None and ids:
             # the file names a part at a time (past NAMES_KEPT_UPTO paths the store slices them)
             v = np.concatenate([
-                process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE]),
+                process.cdist([fq], names_of(ids[s:s + self.tuning.chunk]),
                               scorer=LCSseq.similarity, dtype=np.int32)[0]
-                for s in range(0, len(ids), NAMES_AT_ONCE)])
+                for s in range(0, len(ids), self.tuning.chunk)])
             arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
             out: list[int] = arr.tolist()
             return out
@@ -821,9 +763,9 @@ class Bounder:
         if not len(ids):
             return np.array(bounds, dtype=np.int64)
         v = np.concatenate([
-            process.cdist([fq], names_of(ids[s:s + NAMES_AT_ONCE].tolist()),
+            process.cdist([fq], names_of(ids[s:s + self.tuning.chunk].tolist()),
                           scorer=LCSseq.similarity, dtype=np.int64)[0]
-            for s in range(0, len(ids), NAMES_AT_ONCE)])
+            for s in range(0, len(ids), self.tuning.chunk)])
         return bounds + self.weights.bonus_name * (v - len(fq))
 
     def tighten_name_upper(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
@@ -855,10 +797,10 @@ class Bounder:
         always = sum(fq.count(c) for c in set(fq) if c != "/" and bit_of(c) is None)
         bits = [(np.uint64(1) << np.uint64(j), most.dtype.type(fq.count(c)))
                 for c in sorted(set(fq)) if c != "/" and (j := bit_of(c)) is not None]
-        for s in range(0, len(ids), MARKS_AT_ONCE):  # (the masks' temporaries a part at a time)
-            part = names[ids[s:s + MARKS_AT_ONCE]]
+        for s in range(0, len(ids), self.tuning.chunk):  # (the masks' temporaries a part at a time)
+            part = names[ids[s:s + self.tuning.chunk]]
             held = np.empty(len(part), dtype=np.uint64)
-            got = most[s:s + MARKS_AT_ONCE]
+            got = most[s:s + self.tuning.chunk]
             for bit, times in bits:
                 np.bitwise_and(part, bit, out=held)
                 got += (held != 0) * times
@@ -954,7 +896,7 @@ class Bounder:
 
     def starts_lcs(self, fq: str, ids: Any, np: Any) -> Any:
         """Per id of ``ids`` (an int64 array), the LCS of ``fq`` with its word starts
-        (rapidfuzz's ``cdist``), as an int64 array.  Where ``STARTS_BLOCK_FROM`` ids or more
+        (rapidfuzz's ``cdist``), as an int64 array.  Where ``Tuning.block_from`` ids or more
         fall in one block of word starts, the whole block is split and scored at once and
         their entries taken by position: no string sliced per id (``s/p/t``'s 57k at 110k
         paths: 10.9 -> 8.7 ms); the other ids are scored from ``PathStore.initials``."""
@@ -970,7 +912,7 @@ class Bounder:
         done = st.initials_len()
         rest = []
         for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(s_ids)], strict=True):
-            if hi - lo < STARTS_BLOCK_FROM or int(s_ids[hi - 1]) >= done:
+            if hi - lo < self.tuning.block_from or int(s_ids[hi - 1]) >= done:
                 rest.append(order[lo:hi])
                 continue
             k = int(blk[lo])

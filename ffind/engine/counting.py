@@ -41,9 +41,6 @@ from ffind.engine.store import PathStore
 from ffind.engine.typos import refine
 from ffind.query import Kind, parse
 
-STEP = 16384
-"""Paths per step of ``CountTable.build`` (~20 ms each at 1M paths on a quiet machine: a
-request waits for one step at most)."""
 MAX_PAIRS = 4_000_000
 """Most (substring, component) comparisons one term's ``adv`` may take: ``m (m + 1) / 2``
 substrings of an ``m``-character term against every distinct folder name."""
@@ -71,13 +68,13 @@ class CountTable:
         """Built, over every path the store holds (a store that grew since is not)."""
         return self.done and len(self.store.paths) == self.size
 
-    def build(self, step: int = STEP) -> Iterator[None]:
-        """Build the table ``step`` paths at a time (a generator: one step per ``next``).
-        The folder names and file names are looked up in dicts while it runs, let go at its
-        end (the resident set +36 MiB at its highest at 1M paths, for the build's second or
-        so; +8-20 MiB kept)."""
+    def build(self, step: int | None = None) -> Iterator[None]:
+        """Build the table ``step`` paths at a time (``Tuning.slice`` when None; a generator:
+        one step per ``next``).  The folder and file names are looked up in dicts while it
+        runs, let go at its end."""
         import numpy as np
 
+        step = self.store.tuning.slice if step is None else step
         folded, base = self.store.folded, self.store.base
         names: dict[str, int] = {}
         comps: dict[str, int] = {}
@@ -180,7 +177,8 @@ class CountTable:
         superset: Ids = np.flatnonzero(ok).tolist()
         for t in q.positive:
             if t.kind is not Kind.FUZZY:
-                superset = select(t.kind, t.folded, store.folded, superset, np=np)
+                superset = select(t.kind, t.folded, store.folded, superset, np=np,
+                                  chunk=store.tuning.chunk)
         strict = refine(store, superset, q, np)
         loose = refine(store, superset, q.insensitive(), np) if q.case_sensitive else strict
         ids = loose if not strict and strict is not loose and loose else strict

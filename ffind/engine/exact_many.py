@@ -88,7 +88,7 @@ def scorer(
         lacks scored and kept."""
         if early is None:
             return both(t, ids)
-        known = kept(early, t, dict)[0]
+        known = kept(early, t, dict, store.tuning.kept)[0]
         new = [i for i in dict.fromkeys(ids) if i not in known]
         if new:
             for i, a, d in zip(new, *both(t, new), strict=True):

@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 from ffind.engine import accel
 from ffind.engine.accel import Ids, loaded_numpy
 from ffind.engine.prefilter import typo_term
+from ffind.engine.tuning import Tuning
 from ffind.query import parse
 
 Range = tuple[int, int]
@@ -44,6 +45,8 @@ def union(a: list[Range], b: list[Range]) -> list[Range]:
 
 class Source(Protocol):
     """What a ``MatchSet`` computes itself with (``ffind.engine.index.Index``)."""
+
+    tuning: Tuning
 
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
@@ -84,13 +87,13 @@ def expand(ids: Compact) -> list[int]:
     return list(ids) if isinstance(ids, range) else ids.tolist()
 
 
-def restore(ids: Compact) -> Ids:
+def restore(ids: Compact, chunk: int = accel.CHUNK) -> Ids:
     """``ids`` as a computed set keeps them (``accel.Ids``): ``expand``'s list, but from
-    ``ARRAY_FROM`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
+    ``chunk`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
     ``range``, made from numpy): no list of ints made again (a compacted set narrowed from
     after a backspace, an empty query's million ids ranked)."""
     np = loaded_numpy()
-    if np is None or len(ids) < accel.ARRAY_FROM:
+    if np is None or len(ids) < chunk:
         return expand(ids)
     if isinstance(ids, range):
         return array("i", np.arange(ids.start, ids.stop, dtype=np.int32).tobytes())
@@ -129,10 +132,10 @@ def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] |
     return _each_once(expand, packed)
 
 
-def restored(packed: Packed) -> tuple[Ids, Ids, Ids, Ids | None]:
+def restored(packed: Packed, chunk: int = accel.CHUNK) -> tuple[Ids, Ids, Ids, Ids | None]:
     """``unpack`` as a computed set keeps its ids (``restore``), one object where the compact
     forms were one."""
-    return _each_once(restore, packed)
+    return _each_once(lambda ids: restore(ids, chunk), packed)
 
 
 class MatchSet:
@@ -227,7 +230,8 @@ class MatchSet:
     def _unpack(self) -> None:
         packed = self._packed
         if packed is not None and self._superset is None:
-            self._superset, self._strict, self._loose, self._typos = restored(packed)
+            self._superset, self._strict, self._loose, self._typos = restored(
+                packed, self.index.tuning.chunk)
 
     def size(self) -> int:
         """How many ids the superset holds (computing it when it is not; not restoring the
@@ -345,7 +349,7 @@ class MatchSet:
         def cat(a: Ids, b: Ids) -> Ids:
             if isinstance(a, list) and isinstance(b, list):
                 return sorted(a + b) if a and b and a[-1] > b[0] else a + b
-            # (an ``array('i')`` on one side at least: ``Ids`` of ``ARRAY_FROM`` or more)
+            # (an ``array('i')`` on one side at least: ``Ids`` of a chunk or more)
             if a and b and a[-1] > b[0]:
                 return to_array(sorted([*a, *b]))
             return to_array(a) + to_array(b)

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ffind.engine.tuning import DEFAULT
+
 SEP = "\0"
-SLICE = 16384
-"""Paths per slice of the buffer (about 1.3 MB on real paths)."""
 SUB = 4096
 """``has`` runs over this many paths of a slice at a time: its temporaries (a few bytes a
 character) then stay in the processor's cache, where a whole slice's (about 1.3 MB each) did
@@ -47,14 +47,15 @@ def findable(term: str) -> bool:
 
 class FoldedBuffer:
     """The folded paths ``0 .. covered - 1`` of a store as NUL-separated byte buffers, one per
-    slice of ``SLICE`` paths built (``sync``), each with where its paths start in it: searched
-    slice by slice, so nothing is ever copied to grow it and a search's temporaries are a few
-    bytes per character of one slice."""
+    slice of ``size`` paths (``Tuning.slice``) built (``sync``), each with where its paths
+    start in it: searched slice by slice, so nothing is copied to grow it and a search's
+    temporaries are a few bytes per character of one slice."""
 
-    __slots__ = ("_parts", "broken", "np")
+    __slots__ = ("_parts", "broken", "np", "size")
 
-    def __init__(self, np: Any) -> None:
+    def __init__(self, np: Any, size: int = DEFAULT.slice) -> None:
         self.np = np
+        self.size = size
         self._parts: list[tuple[int, Any, Any]] = []
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
@@ -88,8 +89,8 @@ class FoldedBuffer:
         n = len(folded) if upto is None else min(upto, len(folded))
         if self.broken:
             return False
-        for s in range(n0, n, SLICE):
-            part = folded[s:min(n, s + SLICE)]
+        for s in range(n0, n, self.size):
+            part = folded[s:min(n, s + self.size)]
             raw = np.frombuffer((SEP.join(part) + SEP * (1 + WINDOW)).encode(
                 "latin-1", "replace"), dtype=np.uint8)
             ends = np.flatnonzero(raw == 0)[:-WINDOW]

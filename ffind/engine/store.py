@@ -2,7 +2,7 @@
 needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
 string when folding changes nothing; the first-letter tables and penalties are
 ``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
-kept, nor file names and stems past ``NAMES_KEPT_UPTO`` paths (sliced, or reversed, where they
+kept, nor file names and stems past ``Tuning.names_upto`` paths (sliced, or reversed, where they
 are needed); the word starts are kept a block of ids to one string, one byte a character
 (``NARROW``); the one-character folders' letter masks only for the paths that have one.  Some
 tables are built on ``extend`` (folded forms, offsets, first-letter tables, names and stems),
@@ -22,6 +22,7 @@ from typing import Any
 from ffind.engine.accel import loaded_numpy
 from ffind.engine.letters import Slices
 from ffind.engine.prefilter import aligned_rx
+from ffind.engine.tuning import DEFAULT, Tuning
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials, initials_many
 from ffind.scoring.weights import Weights
@@ -30,11 +31,6 @@ INIT_SHIFT = 12
 """The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
-NAMES_KEPT_UPTO = 262144
-"""Up to how many paths the folded file names and stems are kept (~140 B a path, 36 MiB at
-most): slicing them out where needed (``tighten_name`` over every optimistic candidate, the
-typo pass over the names of about the term's length) costs a slow key at 110k paths 5-10 ms;
-past this size the memory matters more."""
 NARROW = "\x7f"
 """What stands in the blocks of word starts for a character beyond ASCII (the exact strings
 are kept beside them, ``PathStore.initials``): an ASCII term without it has the same longest
@@ -62,8 +58,9 @@ class PathStore:
     (``name``, ``names_of``); ``stem``, ``stems_of`` and ``aligned`` slice or reverse on use.
     """
 
-    def __init__(self, weights: Weights) -> None:
+    def __init__(self, weights: Weights, tuning: Tuning = DEFAULT) -> None:
         self.weights = weights
+        self.tuning = tuning
         self.paths: list[str] = []
         self.folded: list[str] = []
         self.base: list[int] = []
@@ -73,7 +70,7 @@ class PathStore:
         self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
-        # the folded file names and stems, kept while the store is small (``NAMES_KEPT_UPTO``)
+        # the folded file names and stems, kept while the store is small (``Tuning.names_upto``)
         self._names: list[str] | None = []
         self._stems: list[str] | None = []
         self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
@@ -123,7 +120,7 @@ class PathStore:
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
         if self._names is not None and self._stems is not None:
-            if len(self.paths) > NAMES_KEPT_UPTO:
+            if len(self.paths) > self.tuning.names_upto:
                 self._names = self._stems = None
             else:
                 names = [f[b:] for f, b in zip(folded, base, strict=True)]
@@ -433,7 +430,8 @@ class PathStore:
             return np.zeros(0, dtype=np.int32)
         parts = []
         bases = self._bases(hi)
-        for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices) if slices else ()):
+        for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices, self.tuning.slice)
+                                     if slices else ()):
             b = np.asarray(bases[a:z], dtype=np.int64)
             lens = starts[1:] - starts[:-1] - 1
             name = np.maximum(lens - b, 0)
@@ -532,7 +530,8 @@ class PathStore:
         upto = min(upto, len(self.folded), len(self.base))
         have = self._masks_n
         if have < upto:
-            dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices)
+            dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices,
+                                      self.tuning.slice)
             arrays = self._mask_arrays
             if arrays is None or len(arrays[0]) < upto:  # room for every path indexed so far
                 room = max(upto, len(self.folded))

@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ffind.engine.accel import CDIST_AT_ONCE, Ids, NearPaths, NumpyUse
+from ffind.engine.accel import Ids, NearPaths, NumpyUse
 from ffind.engine.matchset import Range
 from ffind.engine.prefilter import select, typo_term
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 
 NEAR_SHARE = 4
-"""Before the names' lengths are built, the near paths' names (``accel.NearPaths``) are
-measured one by one when they are at most one in ``NEAR_SHARE`` of a range (~250 ns a name
-against ~150 ns a path for the table, which the next keys reuse: at 1M paths ``base_cod``'s
-107k in 33 ms, ``readme``'s 463k would take 117)."""
+"""Before the names' lengths are built, only the near paths' names are measured, when they are
+at most one in ``NEAR_SHARE`` of a range (a name costs ~250 ns, a path of the table ~150)."""
 
 
 def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
@@ -75,10 +73,10 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
             most = None if name_lcs_upper is None else name_lcs_upper(key, near_a, np)
             if most is not None:
                 near_a = near_a[most >= m - 1]
-            # ``CDIST_AT_ONCE`` names at a time: the names' strings and the ids as ints of a
-            # part, not of all (``base_cod`` at 1M paths: 20 -> ~8 MiB traced; issue 17)
-            for p in range(0, len(near_a), CDIST_AT_ONCE):
-                near = near_a[p:p + CDIST_AT_ONCE].tolist()
+            # a chunk of names at a time: the strings and ints of a part, not of all
+            chunk = store.tuning.chunk
+            for p in range(0, len(near_a), chunk):
+                near = near_a[p:p + chunk].tolist()
                 d = process.cdist([key], sliced(near), scorer=OSA.distance,
                                   score_cutoff=1, dtype=np.int32)
                 found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
@@ -96,9 +94,11 @@ def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
     """``ids`` narrowed by the query's case- or accent-sensitive terms and its negations."""
     for t in q.positive:
         if t.case_sensitive or t.accent_sensitive:
-            ids = select(t.kind, t.key, store.term_texts(t), ids, np=np)
+            ids = select(t.kind, t.key, store.term_texts(t), ids, np=np,
+                         chunk=store.tuning.chunk)
     for t in q.negative:
-        ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np)
+        ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np,
+                     chunk=store.tuning.chunk)
     return ids
 
 
