@@ -348,11 +348,11 @@ def test_prefix_scores_key_after_key_are_the_plain_ones(
     the name before in the same folder (a folder, then one inside it, then one beside it)
     give the per-path closed form."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding, store
+    from ffind.engine import prefix_bounds, tables
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "DOT_CAP", cap)
-        mp.setattr(store, "DOT_CAP", cap)
+        mp.setattr(prefix_bounds, "DOT_CAP", cap)
+        mp.setattr(tables, "DOT_CAP", cap)
         with_np, plain = twins(paths, DEFAULT, False, Tuning(numpy_from=1))
         for k in range(1, len(word) + 1):
             if k == 2:

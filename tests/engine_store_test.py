@@ -258,10 +258,10 @@ def test_name_heads_are_read_from_the_paths(
     path's file name starts with a letter or digit and where its first dot is (-1 none,
     ``DOT_CAP`` that far or farther), as read from the path itself."""
     np = pytest.importorskip("numpy")
-    from ffind.engine import store
+    from ffind.engine import tables
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store, "DOT_CAP", cap)
+        mp.setattr(tables, "DOT_CAP", cap)
         st = _store(paths)
         for batch in range(4):
             if batch == 2:
@@ -286,7 +286,7 @@ def test_lengths_in_arrays_equal_the_per_path_lengths(paths: list[str], cuts: li
     first, last or none in the name, empty names."""
     import numpy as np
 
-    from ffind.engine.store import narrow
+    from ffind.engine.tables import narrow
 
     st = _store(paths)
     for whole in (False, True):
