@@ -1,16 +1,14 @@
 """Whether an index reads rapidfuzz's ``cdist`` results through numpy: one ``NumpyUse`` per
 ``Index`` (no process-wide switch, so one session never changes another index).
 
-``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x
-cheaper per keystroke); None, the default: once something has imported numpy, or once the
-index ranks for the second time (a long-lived index pays the import once; a one-shot search,
-which ranks once, never pays it: it costs more than it saves in one match); False: never
-(``process.extract_iter`` instead; the same results).
+``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x cheaper
+per keystroke); None, the default: once something has imported numpy, or once the index ranks for
+the second time (a long-lived index pays the import once; a one-shot search, which ranks once, never
+pays it: it costs more than it saves in one match); False: never (``process.extract_iter`` instead;
+the same results).
 
-The import never holds a ranking up: it runs in a thread of its own (40-80 ms, which would
-otherwise delay a picker's first results), and rankings use the plain path until it is done
-(``ready`` waits for it).
-"""
+The import never holds a ranking up: it runs in a thread of its own, and rankings use the plain
+path until it is done (``ready`` waits for it)."""
 
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ from ffind.engine.tuning import DEFAULT
 
 Ids: TypeAlias = "list[int] | array[int]"
 """A match set's ids, ascending: a list of ints, or, from ``Tuning.chunk`` ids with numpy, an
-``array('i')`` (``ids_of``: 4 bytes an id instead of a pointer and an int object)."""
+``array('i')``."""
 
 CHUNK = DEFAULT.chunk
 
@@ -110,9 +108,8 @@ def subsequence_hits(
     key: str, texts: Sequence[str], np: Any = None, lo: int = 0, hi: int | None = None,
     chunk: int = CHUNK,
 ) -> list[int]:
-    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given; over
-    ``texts[lo:hi]`` only, the positions still counted in ``texts``; ``chunk`` texts a
-    ``cdist`` call (rapidfuzz holds ~48 bytes a text while it runs)."""
+    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given; over ``texts[lo:hi]``
+    only, the positions still counted in ``texts``; ``chunk`` texts a ``cdist`` call."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -165,11 +162,10 @@ def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
 def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
                      hi: int | None = None, chunk: int = CHUNK) -> tuple[Any, Any]:
     """``subsequence_array`` over ``texts[lo:hi]`` with numpy (not None), and from the same
-    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with
-    ``key`` (two characters or more) is at least its length less one (``numpy.packbits``,
-    little bit order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a
-    uint8 one.  A text holding a part one edit (``OSA``) from ``key`` has its bit set
-    (``base_cod`` at 1M paths: 21,603 hits, 107,293 bits set)."""
+    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with ``key``
+    (two characters or more) is at least its length less one (``numpy.packbits``, little bit
+    order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a uint8 one.  A text
+    holding a part one edit (``OSA``) from ``key`` has its bit set."""
     hi = len(texts) if hi is None else min(hi, len(texts))
     m = len(key)
     hits = []

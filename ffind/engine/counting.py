@@ -1,32 +1,28 @@
 """The match count of a query over a whole index without a pass over every path's string:
-``CountTable(store)``, built once (``build``, a slice of paths at a time, for an idle
-caller), then ``count(query)`` equals ``len(Index.run(query))`` (issue 14: the picker's first
-complete frame needs a new query's exact count; at 1M paths the prefilter's ``cdist`` over
-every path took ~110 ms and the typo pass over every name ~50 ms).
+``CountTable(store)``, built once (``build``, a slice of paths at a time, for an idle caller), then
+``count(query)`` equals ``len(Index.run(query))``.
 
-Each folded path is split at its file name (``base``): a folder part ``D`` (empty, or ending
-with ``/``) and a name ``N``.  Many paths share a folder and many share a name (1M paths: 385k
-folders, 28k names, 7.7k folder names), so the table keeps per path the ids of its folder and
-of its name (two int32 arrays), and per folder its parent's id and its last component's id.
+Each folded path is split at its file name (``base``): a folder part ``D`` (empty, or ending with
+``/``) and a name ``N``.  Many paths share a folder and many share a name (1M paths: 385k folders,
+28k names, 7.7k folder names), so the table keeps per path the ids of its folder and of its name
+(two int32 arrays), and per folder its parent's id and its last component's id.
 
 A fuzzy term ``k`` (``m`` characters) is a subsequence of ``D + N`` exactly when the greedy
-(leftmost) match of ``k`` over ``D`` matched ``p(D)`` characters and ``k[p(D):]`` is a
-subsequence of ``N``; as a shorter suffix of ``k`` is a subsequence whenever a longer one is,
-that is ``p(D) >= need(N)``, the start of the longest suffix of ``k`` that ``N`` holds.  The
-greedy match over ``D = P + C`` (``C`` its last component, with its ``/``) continues from
-``p(P)`` over ``C``: ``p(D) = p(P) + adv(C, p(P))``, ``adv(C, s)`` the longest prefix of
-``k[s:]`` that ``C`` holds.  So one query costs a ``cdist`` of ``k``'s substrings against the
-distinct components (``adv``), of its suffixes against the distinct names (``need``), one
-array step per folder depth (``p``), and ``p[dir] >= need[name]`` over the paths: ~12 ms at
-1M paths instead of ~110.  The typo pass (``ffind.engine.typos``: a name or stem one edit
-away) compares each distinct name once and reads the paths through their name ids.
+(leftmost) match of ``k`` over ``D`` matched ``p(D)`` characters and ``k[p(D):]`` is a subsequence
+of ``N``; as a shorter suffix of ``k`` is a subsequence whenever a longer one is, that is ``p(D) >=
+need(N)``, the start of the longest suffix of ``k`` that ``N`` holds.  The greedy match over ``D = P
++ C`` (``C`` its last component, with its ``/``) continues from ``p(P)`` over ``C``: ``p(D) = p(P) +
+adv(C, p(P))``, ``adv(C, s)`` the longest prefix of ``k[s:]`` that ``C`` holds.  So one query costs
+a ``cdist`` of ``k``'s substrings against the distinct components (``adv``), of its suffixes against
+the distinct names (``need``), one array step per folder depth (``p``), and ``p[dir] >= need[name]``
+over the paths.  The typo pass (``ffind.engine.typos``: a name
+or stem one edit away) compares each distinct name once and reads the paths through their name ids.
 
 Only fuzzy terms use the table; other positive terms, case- or accent-sensitive terms and
 negations refine the ids as ``Index.compute`` does, and the count is put together as
-``MatchSet.__len__`` does (the case fallback, typo matches not counted twice).  A query
-without a fuzzy term, or with one too long for the substring ``cdist`` (``MAX_PAIRS``), is
-not counted here (``count`` gives None: the caller counts the usual way).
-"""
+``MatchSet.__len__`` does (the case fallback, typo matches not counted twice).  A query without a
+fuzzy term, or with one too long for the substring ``cdist`` (``MAX_PAIRS``), is not counted here
+(``count`` gives None: the caller counts the usual way)."""
 
 from __future__ import annotations
 

@@ -102,18 +102,16 @@ class FirstBounds(Occurrences):
         return known, made
 
     def _early_term(self, fq: str, new: Sequence[int], most: int) -> list[int]:
-        """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it
-        is contiguous, a prefix of the file name or of its folder's name, inside one of them,
-        or elsewhere; the folder extras only when it is inside the folders.
+        """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it is
+        contiguous, a prefix of the file name or of its folder's name, inside one of them, or
+        elsewhere; the folder extras only when it is inside the folders.
 
-        Each rule is read from the term's first occurrence ``p`` where it can be (a search
-        per rule cost 4-5 searches a path: a million paths' ``test u``, 611k ids, ~250 ms):
-        the term is in the folders (an occurrence inside ``[0, base)``) exactly when the first
-        one ends by ``base``; when ``p >= base`` every occurrence is in the name; the first
-        occurrence at or after the file's folder's start ``ps`` is ``p`` itself when
-        ``p >= ps``, so the folder holds one (inside ``[ps, base - 1)``) exactly when ``p``
-        ends inside it.  Only a name search from ``base`` and, when ``p < ps``, a search in
-        the file's folder remain."""
+        Each rule is read from the term's first occurrence ``p`` where it can be: the term is in
+        the folders (an occurrence inside ``[0, base)``) exactly when the first one ends by
+        ``base``; when ``p >= base`` every occurrence is in the name; the first occurrence at or
+        after the file's folder's start ``ps`` is ``p`` itself when ``p >= ps``, so the folder
+        holds one (inside ``[ps, base - 1)``) exactly when ``p`` ends inside it.  Only a name
+        search from ``base`` and, when ``p < ps``, a search in the file's folder remain."""
         st = self.store
         folded, base, pst = st.folded, st.base, st.pstart
         m = len(fq)
@@ -191,10 +189,10 @@ class FirstBounds(Occurrences):
     def bounds_any(
         self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None
     ) -> tuple[Any, Any]:
-        """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed
-        in numpy (for a caller that goes on in numpy: no ``tolist`` and back).  ``at``: the
-        same ids as an int64 array when the caller has one (read, never written): each numpy
-        stage reads it instead of converting ``ids`` again (14 ms for 837k ids)."""
+        """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed in
+        numpy (for a caller that goes on in numpy: no ``tolist`` and back).  ``at``: the same ids
+        as an int64 array when the caller has one (read, never written): each numpy stage reads
+        it instead of converting ``ids`` again."""
         total = self.early_total(q, ids, hidden_ok, at)
         fq = q.positive[-1].folded
         if "/" in fq:
@@ -236,18 +234,16 @@ class FirstBounds(Occurrences):
         return total, loose
 
     def _last_plain(self, fq: str, ids: Sequence[int]) -> tuple[list[int], list[bool]]:
-        """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of
-        its characters, and whether it is loose (not in the file name as it is: that bonus
-        is then added for every character, for ``tighten_name`` to take back).
+        """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of its
+        characters, and whether it is loose (not in the file name as it is: that bonus is then added
+        for every character, for ``tighten_name`` to take back).
 
-        One search per candidate finds the term's first occurrence ``p``, and the rules read
-        from it: the term has no ``/`` and ``base - 1`` is the ``/`` before the name, so an
-        occurrence that starts in the folders ends there, and the term is in the folders
-        exactly when ``p < base``; otherwise it is at the name's start exactly when
-        ``p == base``.  A folder prefix at ``pstart`` is an occurrence, so none when
-        ``p > pstart``.  One search from ``base`` then tells both "at the name's start" and
-        "in the name" (a search per rule took 20-30% longer: ``session te``'s 29.6k
-        candidates 13.6 -> 10-11 ms)."""
+        One search per candidate finds the term's first occurrence ``p``, and the rules read from
+        it: the term has no ``/`` and ``base - 1`` is the ``/`` before the name, so an occurrence
+        that starts in the folders ends there, and the term is in the folders exactly when ``p <
+        base``; otherwise it is at the name's start exactly when ``p == base``.  A folder prefix
+        at ``pstart`` is an occurrence, so none when ``p > pstart``.  One search from ``base``
+        then tells both "at the name's start" and "in the name"."""
         st = self.store
         folded, base = st.folded, st.base
         m = len(fq)
@@ -347,7 +343,7 @@ class FirstBounds(Occurrences):
         n_all = len(base_a)
         # which paths start their name or folder name with ``c``, or have it as a folder:
         # a byte a path, once; then the ids ``Tuning.chunk`` at a time (the temporaries,
-        # some 40 bytes an id, a part at a time: ``test u`` at 1M, 611k ids, 26 -> 9 MiB)
+        # some 40 bytes an id, a part at a time)
         starts = marks_of(st.first.get(c, ()), n_all, np)
         parents = marks_of(st.parent_first.get(c, ()), n_all, np)
         alone = marks_of(st.one_char_folders(j, np), n_all, np)

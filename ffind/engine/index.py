@@ -15,7 +15,7 @@ API contract used by the session and ``search``:
 - ``index.warm(step)``, ``index.prepare(query, start, limit)``: work ahead
   (``ffind.engine.warmup``); ``index.numpy_ready(timeout)``: numpy's use (``accel``).
 
-Where each part lives (``docs/ranking.md`` tells the whole story):
+Where each part lives:
 
 - ``store``: the paths and per-path arrays; ``prefilter``: what can match; ``matchset``: the
   lazy match sets; ``typos``: the typo pass;
@@ -25,11 +25,10 @@ Where each part lives (``docs/ranking.md`` tells the whole story):
   term with ``/``; ``warmup``: work ahead.
 
 ``run`` is lazy (it records the query, the ranges and the computed set it narrows), so a
-keystroke answered by a shortcut never builds the superset; narrowing filters only the
-previous set's ids; ``len`` computes the sets (and the typo pass) only when asked.  Nothing in
-a ranking depends on the order the paths were added in (seeds break ties by path), so the
-parallel walk's varying batch order never changes a result.
-"""
+keystroke answered by a shortcut never builds the superset; narrowing filters only the previous
+set's ids; ``len`` computes the sets only when asked.  Nothing in a ranking depends on the order
+the paths were added in (seeds break ties by path), so the parallel walk's varying batch order
+never changes a result."""
 
 from __future__ import annotations
 
@@ -332,13 +331,12 @@ class Index:
                       self.tuning.chunk)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
-        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of
-        one character with a bit of its own (``letters.bit_of``) among ids kept as an
-        ``array('i')`` (``accel.Ids``) read from the letter masks once ``warm`` has built
-        them over those ids: the character is in a folded path exactly when its bit is in
-        the path's folder or file-name mask (``/``, the only character of a path in
-        neither, has no bit), so no path's text is read (``test u`` from ``test``'s 700k
-        ids at 1M paths: a mask of the ids instead of a search per id)."""
+        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of one
+        character with a bit of its own (``letters.bit_of``) among ids kept as an ``array('i')``
+        (``accel.Ids``) read from the letter masks once ``warm`` has built them over those ids:
+        the character is in a folded path exactly when its bit is in the path's folder or
+        file-name mask (``/``, the only character of a path in neither, has no bit), so no path's
+        text is read."""
         if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
                 and t.kind in (Kind.FUZZY, Kind.EXACT)):
             j = bit_of(t.folded)

@@ -1,10 +1,10 @@
-"""Per-path letter masks: which characters occur in a path's folders, in its file name, and as
-a folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
-``ALPHABET`` in three uint64 arrays (24 bytes a path).  A one-character term is then bounded
-for a whole candidate set with array arithmetic (``Bounder.bounds``) instead of three string
-searches per path.  Built from the folded paths in slices, so the temporaries stay small: one
-byte a character, from the slices of the folded paths' buffer (``ffind.engine.occur``) when
-``warm`` has built it, else joined here (``texts``)."""
+"""Per-path letter masks: which characters occur in a path's folders, in its file name, and as a
+folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
+``ALPHABET`` in three uint64 arrays.  A one-character term is then bounded for a whole candidate
+set with array arithmetic (``Bounder.bounds``) instead of three string searches per path.  Built
+from the folded paths in slices, so the temporaries stay small: one byte a character, from the
+slices of the folded paths' buffer (``ffind.engine.occur``) when ``warm`` has built it, else
+joined here (``texts``)."""
 
 from __future__ import annotations
 
@@ -90,10 +90,9 @@ def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0, hi: int | None
 
 
 def ascii_bytes(texts: Sequence[str], np: Any) -> Any:
-    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character:
-    any character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'.
-    The rare path beyond ASCII is narrowed alone (a joined text holding one such character
-    would be 2-4 bytes a character, slower to join and to encode)."""
+    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character: any
+    character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'. The
+    rare path beyond ASCII is narrowed alone."""
     if not all(map(str.isascii, texts)):
         texts = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii")
                  for t in texts]

@@ -16,10 +16,9 @@ from ffind.query import parse
 
 Range = tuple[int, int]
 Greedy: TypeAlias = "tuple[Any, Any]"
-"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the
-query's last term ends in its folded path, as two int32 numpy arrays: the next key that adds a
-character to that term needs only the character's next occurrence from there
-(``FoldedBuffer.advance``; 8 bytes an id, kept until the set is compacted)."""
+"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the query's
+last term ends in its folded path, as two int32 numpy arrays: the next key that adds a character
+to that term needs only the character's next occurrence from there."""
 
 
 def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
@@ -62,10 +61,10 @@ compact form per distinct list (``MatchSet.compact``)."""
 
 
 def to_array(ids: Ids) -> array[int]:
-    """``array('i', ids)``; through numpy's ``fromiter`` (twice as fast: ~13 ns an id) when
-    numpy's import has finished (not while another thread imports it: an index's numpy is
-    imported in the background, and the session compacts sets meanwhile); ``ids`` itself when
-    it is an ``array`` (never changed once computed)."""
+    """``array('i', ids)``; through numpy's ``fromiter`` when numpy's import has finished (not
+    while another thread imports it: an index's numpy is imported in the background, and the
+    session compacts sets meanwhile); ``ids`` itself when it is an ``array`` (never changed once
+    computed)."""
     if isinstance(ids, array):
         return ids
     np = loaded_numpy()
@@ -384,10 +383,8 @@ def _run_of(ids: Sequence[int]) -> range | None:
 
 def _runs(a: MatchSet, b: MatchSet) -> Packed | None:
     """The merge of ``a`` and ``b`` (computed, or made so) in compact form when each of their
-    superset, strict and loose ids is one run and ``b``'s follows ``a``'s (the sets of a
-    query without positive terms, merged as a walk goes on: a million ids in a few ``range``
-    objects, not a list of a million ints, 38 MiB; issue 17), the lists one where they were;
-    else None."""
+    superset, strict and loose ids is one run and ``b``'s follows ``a``'s, the lists one where
+    they were; else None."""
     lists = []
     for ms in (a, b):
         if not ms.computed:
@@ -530,14 +527,12 @@ class Filler:
 
 
 class Ender:
-    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where
-    the greedy match of a computed set's last term ends when that term is a lone character
-    (a new term: ``test u``), which ``Index.compute`` finds only for a first key: the next
-    key of that term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()``
-    finds ``size`` more (``find(ms, ids)``: the ends of those superset ids, None when
-    unknown); once all are found, ``ms.set_greedy`` takes them.  The ends are written into
-    one array as they come (no slices joined at the end: 4 bytes an id at most, and the ids
-    a view of a compacted set's own array)."""
+    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where the
+    greedy match of a computed set's last term ends when that term is a lone character (a new
+    term: ``test u``), which ``Index.compute`` finds only for a first key: the next key of that
+    term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()`` finds ``size`` more
+    (``find(ms, ids)``: the ends of those superset ids, None when unknown); once all are found,
+    ``ms.set_greedy`` takes them.  The ends are written into one array as they come."""
 
     def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
                  size: int) -> None:

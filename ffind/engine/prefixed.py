@@ -15,15 +15,14 @@ from ffind.engine.tuning import DEFAULT
 
 
 class Prefixed:
-    """The ids of a first-letter table (``PathStore.first``, ``parent_first``) whose folded
-    file name (or folder) starts with a key, kept for the last ``kept`` keys of each kind, so
-    that a longer key is tested over the ids of the longest kept key it extends instead of
-    the whole table: the one-term shortcut's first shells, typed a key at a time (``prom``
-    after ``pro``; at 1M paths, 15-25 ms of a table of 100k ids, against 1-2 ms).
+    """The ids of a first-letter table (``PathStore.first``, ``parent_first``) whose folded file
+    name (or folder) starts with a key, kept for the last ``kept`` keys of each kind, so that a
+    longer key is tested over the ids of the longest kept key it extends instead of the whole table:
+    the one-term shortcut's first shells, typed a key at a time.
 
-    Exact: a text that starts with ``key + more`` starts with ``key``, so the longer key's
-    ids are the kept ids that start with it, in the table's order, then the ids the table
-    gained since they were kept (the tables only grow, appended to) tested the same way."""
+    Exact: a text that starts with ``key + more`` starts with ``key``, so the longer key's ids
+    are the kept ids that start with it, in the table's order, then the ids the table gained
+    since they were kept (the tables only grow, appended to) tested the same way."""
 
     def __init__(self, kept: int = DEFAULT.kept) -> None:
         self.most = kept

@@ -137,13 +137,11 @@ def rank(
 def _name_prefixed(
     ix: Parts, t: Term, ids: Ids
 ) -> tuple[list[int], Ids, Any]:
-    """The ids whose file name starts with the term ``t`` and the others, each in order, and
-    the others as an int64 array when numpy made one (else None).
-    Only a name whose first folded letter is the term's can: over many ids, with numpy, only
-    the ids of that letter's table (``PathStore.first``, a few percent of the paths) are
-    tested, instead of every id; none when the one-term shortcut has kept the table's ids
-    that start with the term or a shorter key (``Prefixed``: ``sr``, ``src`` 2.7-2.9 -> ~0.5
-    ms at 110k paths)."""
+    """The ids whose file name starts with the term ``t`` and the others, each in order, and the
+    others as an int64 array when numpy made one (else None). Only a name whose first folded
+    letter is the term's can: over many ids, with numpy, only the ids of that letter's table
+    (``PathStore.first``, a few percent of the paths) are tested, instead of every id; none when
+    the one-term shortcut has kept the table's ids that start with the term or a shorter key."""
     st = ix.store
     key, texts, base = t.key, st.term_texts(t), st.base
     np = ix.numpy.module()
@@ -193,11 +191,10 @@ def _split_arrays(
     ids: Any, bounds: Sequence[int], flagged: Sequence[bool], scratch: bool = False,
     chunk: int = DEFAULT_TUNING.chunk,
 ) -> tuple[Any, Any, list[tuple[int, Any]]]:
-    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and
-    bounds left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to
-    overwrite, and ``bounds`` too when it is an int64 array: the optimistic ones are moved to
-    their fronts a part at a time (``compact``) instead of copied out whole (``s/p/t`` at 1M
-    paths, ~560k optimistic of 611k: two copies, ~9 MiB, not made)."""
+    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and bounds
+    left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to overwrite, and
+    ``bounds`` too when it is an int64 array: the optimistic ones are moved to their fronts a
+    part at a time (``compact``) instead of copied out whole."""
     import numpy as np
 
     a = np.asarray(ids, dtype=np.int64)
@@ -230,10 +227,9 @@ def compact(a: Any, keep: Any, chunk: int) -> int:
 
 
 def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
-    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each
-    group in the order of ``ids``.  Each group an int64 array (a view of one sorted copy):
-    ``BranchAndBound.visit`` lists a group's ids when it visits it, and most are never
-    visited (``test u`` at 1M paths: ~600k ids as ints, 13 MiB traced, never made)."""
+    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each group in
+    the order of ``ids``.  Each group an int64 array (a view of one sorted copy):
+    ``BranchAndBound.visit`` lists a group's ids when it visits it, and most are never visited."""
     import numpy as np
 
     if not len(ids):
@@ -248,7 +244,7 @@ def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
         return list(zip(heads, np.split(si, cuts), strict=True))
     # each bound's distance from the highest as a uint16 key: the stable sort of it is a
     # radix sort (the same order as of ``-bounds``), and its counts give the groups' bounds
-    # and sizes (no sorted copy of the bounds; ``test u`` at 1M paths, 611k ids: 85 -> 11 ms)
+    # and sizes (no sorted copy of the bounds)
     key = np.empty(len(bounds), dtype=np.uint16)
     np.subtract(hi, bounds, out=key, casting="unsafe")
     order = np.argsort(key, kind="stable")

@@ -83,10 +83,10 @@ class Recall:
 
     def folders(self, paths: Sequence[str], wanted: set[str]) -> dict[str, set[str]]:
         """``{folder: its paths}`` of the index, for the folders ``wanted`` (at least: the
-        folders asked for before are kept; a folder with no path is missing).  Kept while
-        the index only grows: new paths are read for the folders known, and every path
-        again only when a folder is new (a visit elsewhere).  Only the folders of visits are
-        ever wanted: mapping every folder cost three times as much (86 ms at 104k paths)."""
+        folders asked for before are kept; a folder with no path is missing).  Kept while the
+        index only grows: new paths are read for the folders known, and every path again only
+        when a folder is new (a visit elsewhere).  Only the folders of visits are ever wanted:
+        mapping every folder cost three times as much."""
         if not wanted <= self._wanted:
             self._wanted |= wanted
             self._folders, self._folders_for = {}, 0

@@ -191,13 +191,11 @@ def aligned(
 
 
 def _aligned_ids(ix: Parts, fq: str, bucket: Sequence[int]) -> list[int]:
-    """``PathStore.aligned(fq, bucket)`` (``bucket``: ``Bounder.aligned_bucket(fq)``), from
-    fewer tests: for ``a/`` (``aligned_rx`` then wants only ``a`` a prefix of the file's
-    folder) the folder-prefixed ids of ``a`` (``Prefixed``: ``s/``'s are its whole table,
-    95k folders at 1M, each tested by the expression before), else the table narrowed by
-    ``_parent_narrowed``.  The same ids in the same order, unless a path's folded form
-    changed its length (then ``PathStore.aligned`` answers, as it tests those whatever their
-    tables)."""
+    """``PathStore.aligned(fq, bucket)`` (``bucket``: ``Bounder.aligned_bucket(fq)``), from fewer
+    tests: for ``a/`` (``aligned_rx`` then wants only ``a`` a prefix of the file's folder) the
+    folder-prefixed ids of ``a``, else the table narrowed by ``_parent_narrowed``.  The same ids
+    in the same order, unless a path's folded form changed its length (then ``PathStore.aligned``
+    answers, as it tests those whatever their tables)."""
     st = ix.store
     parts = fq.split("/")
     if len(parts) == 2 and parts[0] and not parts[1] and not st._resized:
@@ -213,13 +211,12 @@ def _aligned_ids(ix: Parts, fq: str, bucket: Sequence[int]) -> list[int]:
 
 def _parent_narrowed(ix: Parts, fq: str, bucket: Sequence[int]) -> Sequence[int]:
     """``bucket`` (the first-letter table of the file names that ``fq``'s last part starts)
-    without the ids whose folder does not start with the part before it, which
-    ``aligned_rx`` wants a prefix of the file's folder (``s/p``: a name from ``p``'s table
-    in a folder from ``s``'s table of folders, ``PathStore.parent_first``), in order: what
-    ``PathStore.aligned`` keeps is the same, tested over fewer ids (at 1M paths ``s/p``'s
-    table holds 99k names, 13% of them in a folder starting with ``s``).  Left as it is
-    without numpy, for a small table, or when a path's folded form changed its length (its
-    offsets are off, and ``PathStore.aligned`` tests it whatever its tables)."""
+    without the ids whose folder does not start with the part before it, which ``aligned_rx``
+    wants a prefix of the file's folder (``s/p``: a name from ``p``'s table in a folder from
+    ``s``'s table of folders, ``PathStore.parent_first``), in order: what ``PathStore.aligned``
+    keeps is the same, tested over fewer ids.  Left as it is without numpy, for a small table, or
+    when a path's folded form changed its length (its offsets are off, and ``PathStore.aligned``
+    tests it whatever its tables)."""
     parts = fq.split("/")
     st = ix.store
     np = ix.numpy.module()

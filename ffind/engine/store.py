@@ -1,13 +1,12 @@
 """The path store of an ``Index``: the paths (id = position) and the per-path tables matching
-needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
-string when folding changes nothing; the first-letter tables and penalties are
-``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
-kept, nor file names and stems past ``Tuning.names_upto`` paths (sliced, or reversed, where they
-are needed); the word starts are kept a block of ids to one string, one byte a character
-(``NARROW``); the one-character folders' letter masks only for the paths that have one.  Some
-tables are built on ``extend`` (folded forms, offsets, first-letter tables, names and stems),
-the others on first use and then extended as paths arrive (``penalties``, ``lengths``,
-``initials``, letter masks; ``ffind.engine.warmup`` builds them ahead)."""
+needs, kept compact: the folded form shares the path's string when folding changes nothing; the
+first-letter tables and penalties are ``array('i')``; reversed paths are not kept, nor file names
+and stems past ``Tuning.names_upto`` paths (sliced, or reversed, where they are needed); the word
+starts are kept a block of ids to one string, one byte a character (``NARROW``); the
+one-character folders' letter masks only for the paths that have one.  Some tables are built on
+``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on first use
+and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter masks;
+``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
@@ -292,7 +291,7 @@ class PathStore(Tables):
     def _add_loose(self, ids: list[int]) -> None:
         paths, loose = self.paths, self._iloose
         # a block at a time: ``initials_many``'s regex pass over a joined text holds a few
-        # objects per character of it (~1 KiB a path; 55 MiB for 57k paths at once)
+        # objects per character of it
         for s in range(0, len(ids), INIT_BLOCK):
             part = ids[s:s + INIT_BLOCK]
             for i, v in zip(part, initials_many([paths[i] for i in part], loaded_numpy()),

@@ -156,9 +156,8 @@ class Tables:
 
     def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
         """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
-        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few
-        paths that have such a folder (their ids and masks: 37k of a million paths, 0.3 MiB
-        instead of 7.6)."""
+        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few paths
+        that have such a folder."""
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
@@ -221,11 +220,9 @@ class Tables:
 
 
 def narrow(np: Any, arr: Any) -> Any:
-    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds every
-    value (offsets and lengths: one byte a path per table while no path is longer than 255
-    characters, as at the 1M tree's, else two while shorter than 32,768; issue 17).
-    Growing a table joins its parts with ``np.concatenate``, which widens to the type that
-    holds both; readers widen (``astype(np.int64)``) before any arithmetic."""
+    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds every value.
+    Growing a table joins its parts with ``np.concatenate``, which widens to the type that holds
+    both; readers widen (``astype(np.int64)``) before any arithmetic."""
     if not len(arr):
         return arr.astype(np.uint8)
     lo, hi = int(arr.min()), int(arr.max())

@@ -15,9 +15,8 @@ from ffind.engine.store import PathStore
 from ffind.query import parse
 
 COLLECTING = "collect"
-"""What ``warm`` yields (instead of None) just before the step that is its full collection (a
-step of ~15 ms at 110k paths, 70 at 1M; the others take a few ms): a caller with little time
-(``FileSearcher``: a slow key's answer not yet published) stops there."""
+"""What ``warm`` yields (instead of None) just before the step that is its full collection: a
+caller with little time (``FileSearcher``: a slow key's answer not yet published) stops there."""
 
 
 class WorkAhead:
@@ -73,9 +72,8 @@ class WorkAhead:
                 yield None
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
-                # and the same paths' word starts: one step of ~2.5 ms at 110k paths, not two
-                # (keys typed back to back each wait for about one step, whatever its size:
-                # half as many steps, half as many keys wait; docs/speed.md)
+                # and the same paths' word starts: one step, not two (keys typed back to back
+                # each wait for about one step, whatever its size)
                 if store.initials_len() < store.masks_len():
                     store.build_initials(store.masks_len())
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
