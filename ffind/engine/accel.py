@@ -26,6 +26,8 @@ Ids: TypeAlias = "list[int] | array[int]"
 ``array('i')``."""
 
 CHUNK = DEFAULT.chunk
+"""The chunk of the helpers below when their caller has no index's ``Tuning`` (the walk
+workers' ``Prefilter``); an index passes its own."""
 
 def ids_of(a: Any, np: Any, chunk: int = CHUNK) -> Ids:
     """The ascending ids of the numpy integer array ``a`` as ``Ids``: a list below ``chunk``

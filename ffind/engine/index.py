@@ -1,34 +1,12 @@
-"""``Index``: the candidate store and the search over it, a facade over ``ffind.engine``.
+"""``Index``: the seam of the matcher.  ``Index(paths, weights=, tuning=)``, ``extend(paths)``,
+``run(query, within=) -> MatchSet`` (lazy: a keystroke a shortcut answers never computes the
+set; narrowing reads only the previous set's ids), ``top(ms, limit)``, ``len(ms)`` (the count),
+``match(query, limit=, memory=)``, and the idle work ``warm()`` / ``prepare()``.
 
-API contract used by the session and ``search``:
-
-- ``Index(paths, *, weights=DEFAULT, numpy=None)``, ``len(index)``, ``index.paths`` (list,
-  id = position), ``index.extend(paths)`` (cheap: a few list appends per path).
-- ``index.match(query, *, limit=None, compute_indices=False) -> list[FileMatch]``.
-- ``index.run(query, *, within=None, start=0, end=None) -> MatchSet``: every match of ``query``
-  among ids in ``[start, end)``; with ``within`` (the MatchSet of a query that ``query``
-  narrows, see ``MatchSet.can_narrow``) only its ids are considered.
-- ``index.top(matchset, limit=None, compute_indices=False) -> list[FileMatch]``: best first.
-- ``MatchSet.merge(other)``: the MatchSet of the same query over both id ranges, exactly
-  what one ``run`` over the union would give.  ``len(matchset)`` = total match count
-  (typo matches included).
-- ``index.warm(step)``, ``index.prepare(query, start, limit)``: work ahead
-  (``ffind.engine.warmup``); ``index.numpy_ready(timeout)``: numpy's use (``accel``).
-
-Where each part lives:
-
-- ``store``: the paths and per-path arrays; ``prefilter``: what can match; ``matchset``: the
-  lazy match sets; ``typos``: the typo pass;
-- ``exact``: the exact score of a path for a query; ``bounding``: upper bounds in bulk,
-  from ``ffind.scoring.bounds``; ``rank``: order, top-k, branch and bound;
-- ``ranker``: the full ranking; ``shortcuts``: exact shortcuts for one plain term and one
-  term with ``/``; ``warmup``: work ahead.
-
-``run`` is lazy (it records the query, the ranges and the computed set it narrows), so a
-keystroke answered by a shortcut never builds the superset; narrowing filters only the previous
-set's ids; ``len`` computes the sets only when asked.  Nothing in a ranking depends on the order
-the paths were added in (seeds break ties by path), so the parallel walk's varying batch order
-never changes a result."""
+Behind it: ``store`` (the paths and per-path tables), ``prefilter`` and ``matchset`` (what
+matches), ``bounding`` (upper bounds), ``exact`` (exact scores), ``rank``, ``ranker`` and
+``shortcuts`` (the ranking), ``typos``, ``recall`` (memory), ``warmup``; sizes and thresholds
+in ``tuning``.  No ranking depends on the order the paths were added in."""
 
 from __future__ import annotations
 
