@@ -204,8 +204,8 @@ dense_path = st.lists(st.text(alphabet="abc_.", min_size=1, max_size=5), min_siz
 def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
     cands: list[str], q: str, k: int, budget: int, seed: int
 ) -> None:
-    """Past ``EXACT_BUDGET`` candidates share their group's cheap score and only each group's
-    ``limit`` best by the tie-breaks are kept; ``SEED`` candidates are scored before the
+    """Past ``Tuning.budget`` candidates share their group's cheap score and only each group's
+    ``limit`` best by the tie-breaks are kept; ``Tuning.seed`` candidates are scored before the
     bounds are refined; terms with ``/`` try their aligned paths first: still the first k of
     the unlimited ranking."""
     def index(paths: list[str]) -> Index:

@@ -1,4 +1,4 @@
-"""``typos.find_typos``: the names one edit away, found in parts of ``CDIST_AT_ONCE`` names
+"""``typos.find_typos``: the names one edit away, found in parts of ``Tuning.chunk`` names
 (issue 17), as in one part and as without numpy; with the letter masks built (which leave out the
 names that cannot be one edit away) as without them; with the paths near the term (or a term it
 extends) that the superset's pass found (``accel.NearPaths``) as without them."""

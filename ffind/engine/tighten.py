@@ -30,7 +30,7 @@ class Tighten(Occurrences):
         bonus = self.weights.bonus_name
         np = self.numpy.module()
         if np is not None and ids:
-            # the file names a part at a time (past NAMES_KEPT_UPTO paths the store slices them)
+            # the file names a part at a time (past ``Tuning.names_upto`` paths, sliced on use)
             v = np.concatenate([
                 process.cdist([fq], names_of(ids[s:s + self.tuning.chunk]),
                               scorer=LCSseq.similarity, dtype=np.int32)[0]
