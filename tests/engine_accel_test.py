@@ -27,13 +27,8 @@ def holds(key: str, text: str) -> bool:
 def test_slices_find_what_a_scan_finds(
     texts: list[str], key: str, lo: int, hi: int, at_once: int, with_numpy: bool,
 ) -> None:
-    saved = accel.CDIST_AT_ONCE
-    accel.CDIST_AT_ONCE = at_once
-    try:
-        got = subsequence_hits(key, texts, numpy if with_numpy else None, lo, hi)
-        whole = subsequence_hits(key, texts, numpy if with_numpy else None)
-    finally:
-        accel.CDIST_AT_ONCE = saved
+    got = subsequence_hits(key, texts, numpy if with_numpy else None, lo, hi, at_once)
+    whole = subsequence_hits(key, texts, numpy if with_numpy else None, chunk=at_once)
     assert got == [i for i in range(lo, min(hi, len(texts))) if holds(key, texts[i])]
     assert whole == [i for i, t in enumerate(texts) if holds(key, t)]
 
@@ -48,35 +43,25 @@ def test_no_texts_or_an_empty_slice(np: object) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="abc/.", max_size=6), max_size=40),
        st.text(alphabet="abc", min_size=2, max_size=3), st.integers(0, 45),
-       st.integers(0, 45), st.integers(1, 7), st.integers(0, 5))
+       st.integers(0, 45), st.integers(1, 7))
 def test_the_compact_hits_are_the_hits(
-    texts: list[str], key: str, lo: int, hi: int, at_once: int, array_from: int,
+    texts: list[str], key: str, lo: int, hi: int, chunk: int,
 ) -> None:
-    """``subsequence_ids`` (``Ids``: an ``array('i')`` from ``ARRAY_FROM`` hits) holds what
-    ``subsequence_hits`` finds, in order (issue 17: no list of ints for a big set)."""
-    saved = accel.CDIST_AT_ONCE, accel.ARRAY_FROM
-    accel.CDIST_AT_ONCE, accel.ARRAY_FROM = at_once, array_from
-    try:
-        got = accel.subsequence_ids(key, texts, numpy, lo, hi)
-        want = subsequence_hits(key, texts, None, lo, hi)
-    finally:
-        accel.CDIST_AT_ONCE, accel.ARRAY_FROM = saved
+    """``subsequence_ids`` (``Ids``: an ``array('i')`` from ``chunk`` hits) holds what
+    ``subsequence_hits`` finds, in order."""
+    got = accel.subsequence_ids(key, texts, numpy, lo, hi, chunk)
+    want = subsequence_hits(key, texts, None, lo, hi)
     assert list(got) == want
-    assert isinstance(got, array) == (len(want) >= array_from)
+    assert isinstance(got, array) == (len(want) >= chunk)
     assert not isinstance(got, array) or got.typecode == "i"
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 2**31 - 1)).map(sorted), st.integers(0, 5))
 def test_ids_of_and_compact_ids_keep_the_ids(ids: list[int], array_from: int) -> None:
-    saved = accel.ARRAY_FROM
-    accel.ARRAY_FROM = array_from
-    try:
-        a = accel.ids_of(numpy.array(ids, dtype=numpy.int64), numpy)
-        b = accel.compact_ids(ids, numpy)
-        c = accel.compact_ids(ids, None)
-    finally:
-        accel.ARRAY_FROM = saved
+    a = accel.ids_of(numpy.array(ids, dtype=numpy.int64), numpy, array_from)
+    b = accel.compact_ids(ids, numpy, array_from)
+    c = accel.compact_ids(ids, None, array_from)
     for got in (a, b):
         assert list(got) == ids
         assert isinstance(got, array) == (len(ids) >= array_from)
@@ -103,12 +88,7 @@ def test_subsequence_near_gives_the_hits_and_the_texts_one_short(
     """One ``cdist`` pass with the cutoff one lower: the hits as ``subsequence_hits`` finds
     them, and a bit per text of ``texts[lo:hi]`` set exactly where its LCS with the key is
     the key's length less one or more (in parts of any size, not only of whole bytes)."""
-    saved = accel.CDIST_AT_ONCE
-    accel.CDIST_AT_ONCE = at_once
-    try:
-        hits, bits = accel.subsequence_near(key, texts, numpy, lo, hi)
-    finally:
-        accel.CDIST_AT_ONCE = saved
+    hits, bits = accel.subsequence_near(key, texts, numpy, lo, hi, at_once)
     assert hits.dtype == numpy.int32 and bits.dtype == numpy.uint8
     assert hits.tolist() == subsequence_hits(key, texts, None, lo, hi)
     span = range(lo, min(hi, len(texts)))

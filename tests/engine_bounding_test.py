@@ -12,6 +12,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ffind.engine.index import Index
+from ffind.engine.tuning import DEFAULT as DEFAULT_TUNING
+from ffind.engine.tuning import Tuning
+from ffind.frozen import replace
 from ffind.query import Query, parse
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.weights import DEFAULT, Weights
@@ -26,22 +29,18 @@ def index() -> Index:
 
 
 @cache
-def warmed() -> Index:
+def warmed(tuning: Tuning = DEFAULT_TUNING) -> Index:
     """The same paths with numpy and the folded paths' buffer built."""
-    ix = Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=True)
+    ix = Index(CORPUS.read_text(encoding="utf-8").splitlines() + EXTRA, numpy=True,
+               tuning=tuning)
     assert ix.numpy_ready(30)
     for _ in ix.warm():
         pass
     return ix
 
 
-def always_joined(mp: pytest.MonkeyPatch) -> None:
-    """The folded paths' buffer used for any number of candidates (``Bounder.wide``)."""
-    from ffind.engine import bounding
-
-    mp.setattr(bounding, "JOINED_FROM", 0)
-    mp.setattr(bounding, "JOINED_SHARE", 10**9)
-    mp.setattr(bounding, "LAST_JOINED_SHARE", 10**9)
+JOINED = Tuning(numpy_from=1, joined_share=10**9, last_joined_share=10**9)
+"""The folded paths' buffer (and numpy) used for any number of candidates (``Bounder.wide``)."""
 
 
 def query_of(terms: list[str]) -> tuple[str, Query]:
@@ -50,9 +49,12 @@ def query_of(terms: list[str]) -> tuple[str, Query]:
     return q, parse(q)
 
 
-def twins(paths: list[str], w: Weights = DEFAULT, warm: bool = True) -> tuple[Index, Index]:
-    """An index of ``paths`` with numpy (built by ``warm`` when asked) and one without."""
-    with_np, plain = Index(paths, weights=w, numpy=True), Index(paths, weights=w, numpy=False)
+def twins(paths: list[str], w: Weights = DEFAULT, warm: bool = True,
+          tuning: Tuning = DEFAULT_TUNING) -> tuple[Index, Index]:
+    """An index of ``paths`` with numpy and ``tuning`` (built by ``warm`` when asked) and one
+    without."""
+    with_np = Index(paths, weights=w, numpy=True, tuning=tuning)
+    plain = Index(paths, weights=w, numpy=False)
     assert with_np.numpy_ready(30)
     if warm:
         for _ in with_np.warm():
@@ -83,9 +85,7 @@ def test_refine_is_the_plain_stages(term: str, data: st.DataObject) -> None:
     want = plain(ix, q, ids, bounds, floor)
     a, b = ix.bounder.refine(parse(q), ids, bounds, floor, np)
     assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
-    with pytest.MonkeyPatch.context() as mp:  # the bigrams from the buffer
-        always_joined(mp)
-        a, b = warmed().bounder.refine(parse(q), ids, bounds, floor, np)
+    a, b = warmed(JOINED).bounder.refine(parse(q), ids, bounds, floor, np)  # (the buffer's)
     assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
 
 
@@ -118,22 +118,17 @@ def test_bounds_from_the_buffer_are_the_plain_ones(
     combining accent: one byte each in the buffer), ``?`` and capitals, equal the per-path
     ones; the marks' arithmetic a part of ``part`` ids (or holders) at a time."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
     q, query = query_of(terms)
     if not query.positive:
         return
-    with pytest.MonkeyPatch.context() as mp:
-        always_joined(mp)
-        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays too)
-        mp.setattr(bounding, "MARKS_AT_ONCE", part)
-        with_np, plain = twins(paths)  # (the buffer is used once ``warm`` has built it)
-        assert with_np.bounder.folded_buffer() is not None
-        ids = list(range(len(paths)))
-        for _ in range(2):  # (the second time, the earlier terms' kept bounds)
-            assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
-                query, ids, hidden_ok), q
-        assert with_np.match(q) == plain.match(q)
+    with_np, plain = twins(paths, tuning=replace(JOINED, chunk=part))  # (once ``warm``ed)
+    assert with_np.bounder.folded_buffer() is not None
+    ids = list(range(len(paths)))
+    for _ in range(2):  # (the second time, the earlier terms' kept bounds)
+        assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
+            query, ids, hidden_ok), q
+    assert with_np.match(q) == plain.match(q)
 
 
 @pytest.mark.parametrize(("every", "joined"), [(8, False), (4, True)])
@@ -141,19 +136,17 @@ def test_a_last_terms_bounds_come_from_the_buffer_from_a_fifth_of_the_index(
     every: int, joined: bool
 ) -> None:
     """With the shares as they ship, the last term's bounds over candidates that are
-    ``LAST_JOINED_SHARE`` (a fifth) of the index or more come from the buffer
+    ``Tuning.last_joined_share`` (a fifth) of the index or more come from the buffer
     (``_last_joined``), below it path by path: the same bounds and the same ranking as an
     index without numpy either way (candidates every ``every``-th path: 12.5%, 25%)."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
-
     n = 17_000
     paths = [f"app{i % 37}/session_{i % 11}/te{i % 7}st_mod{i}.py" if i % every == 0
              else f"lib{i % 13}/core/x{i}.rs" for i in range(n)]
     with_np, plain = twins(paths)
     q, query = query_of(["session", "tes"])
     ids = [i for i in range(n) if i % every == 0]
-    assert len(ids) >= bounding.JOINED_FROM
+    assert len(ids) >= DEFAULT_TUNING.numpy_from
     used: list[int] = []
     real = with_np.bounder._last_joined
 
@@ -175,30 +168,26 @@ def test_a_last_terms_bounds_come_from_the_buffer_from_a_fifth_of_the_index(
 def test_bounds_without_the_buffer_a_part_at_a_time_are_the_plain_ones(
     paths: list[str], terms: list[str], hidden_ok: bool, part: int, skip: int
 ) -> None:
-    """With no folded paths' buffer (a million paths, past ``BUFFER_UPTO``) and the earlier
+    """With no folded paths' buffer (a million paths, past ``Tuning.buffer_upto``) and the earlier
     terms' total a numpy array, a last term bounded per path (``_last_plain``, or a term with
-    ``/``) ``LAST_AT_ONCE`` ids at a time into that total, and the earlier terms' kept bounds
-    grown ``MARKS_AT_ONCE`` at a time, give the per-path bounds and rankings, over every id or
+    ``/``) ``Tuning.chunk`` ids at a time into that total, and the earlier terms' kept bounds
+    grown ``Tuning.chunk`` at a time, give the per-path bounds and rankings, over every id or
     some, key after key (the kept bounds read back)."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
     q, query = query_of(terms)
     if not query.positive:
         return
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (early_total's arrays)
-        mp.setattr(bounding, "LAST_AT_ONCE", part)
-        mp.setattr(bounding, "MARKS_AT_ONCE", part)
-        with_np, plain = twins(paths, warm=False)  # (no buffer: ``warm`` builds it)
-        assert with_np.bounder.folded_buffer() is None
-        ids = list(range(0, len(paths), skip + 1))
-        for _ in range(2):  # (the second time, the earlier terms' kept bounds)
-            got = with_np.bounder.bounds_any(query, ids, hidden_ok)
-            assert [b.tolist() if not isinstance(b, list) else b for b in got] == list(
-                plain.bounder.bounds(query, ids, hidden_ok)), q
-        assert with_np.match(q) == plain.match(q)
-        assert with_np.match(q, limit=2) == plain.match(q, limit=2)
+    with_np, plain = twins(paths, warm=False,  # (no buffer: ``warm`` builds it)
+                           tuning=Tuning(numpy_from=1, chunk=part))
+    assert with_np.bounder.folded_buffer() is None
+    ids = list(range(0, len(paths), skip + 1))
+    for _ in range(2):  # (the second time, the earlier terms' kept bounds)
+        got = with_np.bounder.bounds_any(query, ids, hidden_ok)
+        assert [b.tolist() if not isinstance(b, list) else b for b in got] == list(
+            plain.bounder.bounds(query, ids, hidden_ok)), q
+    assert with_np.match(q) == plain.match(q)
+    assert with_np.match(q, limit=2) == plain.match(q, limit=2)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -206,29 +195,25 @@ def test_bounds_without_the_buffer_a_part_at_a_time_are_the_plain_ones(
 def test_past_buffer_upto_paths_no_buffer_and_the_same_matches(
     paths: list[str], more: list[str], terms: list[str]
 ) -> None:
-    """Past ``BUFFER_UPTO`` paths ``warm`` builds no folded paths' buffer, and drops one it
+    """Past ``Tuning.buffer_upto`` paths ``warm`` builds no folded paths' buffer, and drops one it
     built while the store was smaller (its bytes freed); the letter masks and lengths are
     then read from the folded paths, and every match is the plain index's."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
     q = query_of(terms)[0]
-    with pytest.MonkeyPatch.context() as mp:
-        always_joined(mp)
-        mp.setattr(bounding, "BUFFER_UPTO", len(paths))
-        with_np, plain = twins(paths)
-        buf = with_np.bounder.folded_buffer()
-        assert buf is not None  # (not past it yet)
-        with_np.extend(more)
-        plain.extend(more)
-        for _ in with_np.warm():
-            pass
-        assert with_np.bounder.folded_buffer() is None
-        assert buf.broken and buf.slices == []
-        n = len(paths) + len(more)
-        assert with_np.store.masks_len() == n and with_np.bounder.buffer_len() == n
-        assert with_np.match(q) == plain.match(q), q
-        assert with_np.match(q, limit=3) == plain.match(q, limit=3), q
+    with_np, plain = twins(paths, tuning=replace(JOINED, buffer_upto=max(len(paths), 1)))
+    buf = with_np.bounder.folded_buffer()
+    assert buf is not None  # (not past it yet)
+    with_np.extend(more)
+    plain.extend(more)
+    for _ in with_np.warm():
+        pass
+    assert with_np.bounder.folded_buffer() is None
+    assert buf.broken and buf.slices == []
+    n = len(paths) + len(more)
+    assert with_np.store.masks_len() == n and with_np.bounder.buffer_len() == n
+    assert with_np.match(q) == plain.match(q), q
+    assert with_np.match(q, limit=3) == plain.match(q, limit=3), q
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -241,21 +226,16 @@ def test_one_character_bounds_a_part_at_a_time_are_the_plain_ones(
     candidates), and the earlier terms' in numpy without the buffer, ``part`` ids at a time,
     equal the per-path ones, over every id or some."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
     q = " ".join([*(t.replace(" ", "") for t in terms), last])
     query = parse(q)
     if not query.positive or len(query.positive[-1].folded) != 1:
         return
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "ONE_CHAR_NUMPY_FROM", 0)
-        mp.setattr(bounding, "EARLY_NUMPY_FROM", 0)  # (the earlier terms' too, per path)
-        mp.setattr(bounding, "MARKS_AT_ONCE", part)
-        with_np, plain = twins(paths)
-        ids = list(range(0, len(paths), skip + 1))
-        got = with_np.bounder.bounds(query, ids, hidden_ok)
-        assert got == plain.bounder.bounds(query, ids, hidden_ok), q
-        assert with_np.match(q) == plain.match(q)
+    with_np, plain = twins(paths, tuning=Tuning(numpy_from=1, chunk=part))
+    ids = list(range(0, len(paths), skip + 1))
+    got = with_np.bounder.bounds(query, ids, hidden_ok)
+    assert got == plain.bounder.bounds(query, ids, hidden_ok), q
+    assert with_np.match(q) == plain.match(q)
 
 
 @pytest.mark.parametrize("w", [
@@ -269,14 +249,12 @@ def test_bounds_from_the_buffer_with_other_weights(w: Weights, q: str) -> None:
     pytest.importorskip("numpy")
     paths = ["ab/ab", "xab/b.a", "a/ba/ab.ab", "ba/xab/ab", "ab", "b.a/aßb", "e\u0301ab/ab-a",
              "A_b/ab/b", "?a/ab", "abab/ab/ba", "ab/ba", "x/y/z"]
-    with pytest.MonkeyPatch.context() as mp:
-        always_joined(mp)
-        with_np, plain = twins(paths, w)
-        ids = list(range(len(paths)))
-        for hidden_ok in (False, True):
-            assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
-                parse(q), ids, hidden_ok)
-        assert with_np.match(q) == plain.match(q)
+    with_np, plain = twins(paths, w, tuning=JOINED)
+    ids = list(range(len(paths)))
+    for hidden_ok in (False, True):
+        assert with_np.bounder.bounds(parse(q), ids, hidden_ok) == plain.bounder.bounds(
+            parse(q), ids, hidden_ok)
+    assert with_np.match(q) == plain.match(q)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -289,33 +267,30 @@ def test_kept_marks_give_the_plain_bounds_key_after_key(
     """``Bounder._marks`` keeps the last terms' marks over every path: asked again for other
     ids (a term last, then earlier), after other terms pushed them out, after the index grew,
     the bounds are still the per-path ones; with the earlier terms' bounds kept as arrays
-    (``EARLY_NUMPY_FROM`` 0) or as lists."""
+    (``Tuning.numpy_from`` 0) or as lists."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
-    with pytest.MonkeyPatch.context() as mp:
-        always_joined(mp)
-        mp.setattr(bounding, "MARKS_KEPT", kept)
-        mp.setattr(bounding, "EARLY_NUMPY_FROM", data.draw(st.sampled_from([0, 10**9])))
-        with_np, plain = twins(paths, warm=False)
-        for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
-            if step == len(queries):
-                with_np.extend(more)
-                plain.extend(more)
-            query = parse(" ".join(t.replace(" ", "") for t in terms))
-            if not query.positive:
-                continue
-            n = len(with_np)
-            for warm in (False, True):  # (before ``warm``: no buffer over the new paths)
-                if warm:
-                    for _ in with_np.warm():
-                        pass
-                ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1,
-                                               max_size=n)))
-                for hidden_ok in (False, True):
-                    assert with_np.bounder.bounds(query, ids, hidden_ok) == (
-                        plain.bounder.bounds(query, ids, hidden_ok)), query.raw
-        assert len(with_np.bounder._kept_marks) <= kept
+    numpy_from = data.draw(st.sampled_from([1, 10**9]))
+    with_np, plain = twins(paths, warm=False, tuning=replace(
+        JOINED, kept=kept, numpy_from=numpy_from))
+    for step, terms in enumerate(queries + queries[::-1]):  # (the same again, grown)
+        if step == len(queries):
+            with_np.extend(more)
+            plain.extend(more)
+        query = parse(" ".join(t.replace(" ", "") for t in terms))
+        if not query.positive:
+            continue
+        n = len(with_np)
+        for warm in (False, True):  # (before ``warm``: no buffer over the new paths)
+            if warm:
+                for _ in with_np.warm():
+                    pass
+            ids = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1,
+                                           max_size=n)))
+            for hidden_ok in (False, True):
+                assert with_np.bounder.bounds(query, ids, hidden_ok) == (
+                    plain.bounder.bounds(query, ids, hidden_ok)), query.raw
+    assert len(with_np.bounder._kept_marks) <= kept
 
 
 NAME_PATHS = st.lists(
@@ -337,26 +312,23 @@ NAME_PATHS = st.lists(
 def test_prefix_scores_in_numpy_are_the_plain_ones(
     paths: list[str], key: str, hidden_ok: bool, w: Weights, warm: bool
 ) -> None:
-    """``Bounder.prefix_scored`` in numpy (``PREFIX_NUMPY_FROM`` 0) gives the per-path closed
+    """``Bounder.prefix_scored`` in numpy (``Tuning.numpy_from`` 0) gives the per-path closed
     form: hidden paths, names that start on a symbol or an accent, capitals (a case-sensitive
     term), a dot after the term, a folder that is the term or starts with it (the folder
     extras read inline from the term's searches, not through ``folder_extras``, but for a
     one-character term with the masks); with the letter masks built (``warm``) or not."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding
 
     t = parse(key).terms[0]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "PREFIX_NUMPY_FROM", 0)
-        with_np, plain = twins(paths, w, warm)
-        st_ = plain.store
-        texts = st_.term_texts(t)
-        ids = [i for i in range(len(paths)) if texts[i].startswith(t.key, st_.base[i])]
-        if not ids:
-            return
-        assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
-            plain.bounder.prefix_scored(t, ids, hidden_ok)), key
-        assert with_np.match(key, limit=5) == plain.match(key, limit=5)
+    with_np, plain = twins(paths, w, warm, Tuning(numpy_from=1))
+    st_ = plain.store
+    texts = st_.term_texts(t)
+    ids = [i for i in range(len(paths)) if texts[i].startswith(t.key, st_.base[i])]
+    if not ids:
+        return
+    assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
+        plain.bounder.prefix_scored(t, ids, hidden_ok)), key
+    assert with_np.match(key, limit=5) == plain.match(key, limit=5)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -376,13 +348,12 @@ def test_prefix_scores_key_after_key_are_the_plain_ones(
     the name before in the same folder (a folder, then one inside it, then one beside it)
     give the per-path closed form."""
     pytest.importorskip("numpy")
-    from ffind.engine import bounding, store
+    from ffind.engine import prefix_bounds, tables
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "PREFIX_NUMPY_FROM", 0)
-        mp.setattr(bounding, "DOT_CAP", cap)
-        mp.setattr(store, "DOT_CAP", cap)
-        with_np, plain = twins(paths, DEFAULT, False)
+        mp.setattr(prefix_bounds, "DOT_CAP", cap)
+        mp.setattr(tables, "DOT_CAP", cap)
+        with_np, plain = twins(paths, DEFAULT, False, Tuning(numpy_from=1))
         for k in range(1, len(word) + 1):
             if k == 2:
                 with_np.extend(more)
@@ -391,7 +362,7 @@ def test_prefix_scores_key_after_key_are_the_plain_ones(
             st_ = plain.store
             texts = st_.term_texts(t)
             ids = [i for i in range(len(st_.paths)) if texts[i].startswith(t.key, st_.base[i])]
-            if ids:  # (numpy's from ``PREFIX_NUMPY_FROM`` ids, never none)
+            if ids:  # (numpy's from ``Tuning.numpy_from`` ids, never none)
                 assert with_np.bounder.prefix_scored(t, ids, hidden_ok) == (
                     plain.bounder.prefix_scored(t, ids, hidden_ok)), word[:k]
 
@@ -417,7 +388,7 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
     fq: str, share: int, seed: int, shuffled: bool
 ) -> None:
     """``Bounder.starts_lcs`` scores a block's word starts at once where enough ids fall in
-    it (``STARTS_BLOCK_FROM``: drawn), the ids' own word starts elsewhere (blocks with few,
+    it (``Tuning.block_from``: drawn), the ids' own word starts elsewhere (blocks with few,
     and the ids past the built blocks): the same LCS as ``cdist`` over ``initials(ids)``, in
     the order of ``ids`` (ascending or not)."""
     np = pytest.importorskip("numpy")
@@ -426,7 +397,6 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
-    from ffind.engine import bounding
 
     ix = _blocks_index()
     rng = random.Random(seed)
@@ -437,7 +407,7 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
     want = process.cdist([fq], ix.store.initials(ids), scorer=LCSseq.similarity,
                          dtype=np.int64)[0]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "STARTS_BLOCK_FROM", share)
+        mp.setattr(ix.bounder, "tuning", Tuning(block_from=share))
         got = ix.bounder.starts_lcs(fq, np.array(ids, dtype=np.int64), np)
     assert got.dtype == np.int64
     assert got.tolist() == want.tolist()
@@ -515,21 +485,18 @@ def test_has_from_the_last_terms_holders_is_the_buffers(
     pytest.importorskip("numpy")
     import numpy as np
 
-    from ffind.engine import bounding
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bounding, "HOLDERS_SHARE", share)
-        ix = Index(paths, numpy=True)
-        assert ix.numpy_ready(30)
-        for step, t in enumerate([*terms, "s/p/", "s/p/t"]):
-            if step == grow_at:
-                ix.extend(more)
-            for _ in ix.warm():
-                pass
-            buf = ix.bounder.folded_buffer()
-            assert buf is not None
-            want = [t in f for f in ix.store.folded]
-            assert ix.bounder.has(t, buf, np).tolist() == want, t
+    ix = Index(paths, numpy=True, tuning=Tuning(few_share=share))
+    assert ix.numpy_ready(30)
+    for step, t in enumerate([*terms, "s/p/", "s/p/t"]):
+        if step == grow_at:
+            ix.extend(more)
+        for _ in ix.warm():
+            pass
+        buf = ix.bounder.folded_buffer()
+        assert buf is not None
+        want = [t in f for f in ix.store.folded]
+        assert ix.bounder.has(t, buf, np).tolist() == want, t
 
 
 def early_term_reference(ix: Index, fq: str, ids: list[int], most: int) -> list[int]:

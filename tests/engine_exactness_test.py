@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ffind.engine.index import Index
 from ffind.engine.ranker import rank
 from ffind.engine.shortcuts import shortcut
+from ffind.engine.tuning import Tuning
 from ffind.scoring.weights import DEFAULT, Weights
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
@@ -127,7 +128,7 @@ def test_a_floor_cuts_the_full_ranking_and_nothing_else(
     order, so a floor that stops the visit early scores every visited group the same).  The
     floor is drawn at, just above and just below the scores found (where a bound can equal
     it), and anywhere."""
-    ix = Index(corpus(), budget=budget)
+    ix = Index(corpus(), tuning=Tuning(budget=budget))
     full = ix.top(ix.run(q), None)
     scores = sorted({m.score for m in full}) or [0]
     # (integers only: the index may be importing numpy in its thread meanwhile, which
@@ -148,7 +149,7 @@ def test_a_floor_cuts_the_full_ranking_and_nothing_else(
 def test_a_floor_at_every_score_found(q: str, budget: int) -> None:
     """The floor at, just above and just below every score of the full ranking (where a
     bound equal to the floor must still be visited), for the full ranking and a limit."""
-    ix = Index(corpus(), budget=budget)
+    ix = Index(corpus(), tuning=Tuning(budget=budget))
     full = ix.top(ix.run(q), None)
     assert full
     for least in sorted({m.score + d for m in full for d in (-1, 0, 1)}):

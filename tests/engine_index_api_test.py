@@ -7,6 +7,7 @@ import pytest
 
 import ffind
 from ffind.engine.index import Index
+from ffind.engine.tuning import Tuning
 from ffind.scoring.weights import Weights
 
 
@@ -33,16 +34,13 @@ def test_extend_refuses_what_is_not_a_str_and_keeps_the_index_whole() -> None:
     assert ix.paths == ["a/b.py"] and ix.match("b")[0].path == "a/b.py"
 
 
-def test_extend_a_slice_at_a_time_makes_the_same_index(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Index.extend`` gives its store ``EXTEND_AT_ONCE`` paths at a time: the same tables
+def test_extend_a_slice_at_a_time_makes_the_same_index() -> None:
+    """``Index.extend`` gives its store a ``Tuning.chunk`` of paths at a time: the same tables
     and answers as one batch (hidden and non-ASCII paths in later slices too), and a path
     that is not a str in any slice leaves the index as it was."""
-    from ffind.engine import index as engine_index
-
     paths = ["src/a.py", "src/B.py", ".hidden/c.py", "docs/Ünï.md", "d/e/f.txt", "x.py", "README"]
     whole = Index(paths)
-    monkeypatch.setattr(engine_index, "EXTEND_AT_ONCE", 2)
-    sliced = Index(paths)
+    sliced = Index(paths, tuning=Tuning(chunk=2))
     st_w, st_s = whole.store, sliced.store
     assert (st_s.paths, st_s.folded, st_s.base, st_s.pstart, bytes(st_s.hidden)) == (
         st_w.paths, st_w.folded, st_w.base, st_w.pstart, bytes(st_w.hidden))

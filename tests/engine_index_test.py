@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import ffind
 from ffind.engine.bounding import UNKNOWN
 from ffind.engine.index import Index, MatchSet
+from ffind.engine.tuning import Tuning
 from ffind.query import Kind, fold, parse, variant
 from ffind.scoring.scorer import FileMatch
 
@@ -203,12 +204,12 @@ dense_path = st.lists(st.text(alphabet="abc_.", min_size=1, max_size=5), min_siz
 def test_a_spent_exact_budget_keeps_limit_k_a_prefix(
     cands: list[str], q: str, k: int, budget: int, seed: int
 ) -> None:
-    """Past ``EXACT_BUDGET`` candidates share their group's cheap score and only each group's
-    ``limit`` best by the tie-breaks are kept; ``SEED`` candidates are scored before the
+    """Past ``Tuning.budget`` candidates share their group's cheap score and only each group's
+    ``limit`` best by the tie-breaks are kept; ``Tuning.seed`` candidates are scored before the
     bounds are refined; terms with ``/`` try their aligned paths first: still the first k of
     the unlimited ranking."""
     def index(paths: list[str]) -> Index:
-        return Index(paths, budget=budget, seed=seed)
+        return Index(paths, tuning=Tuning(budget=budget, seed=seed))
 
     ix = index(cands)
     full = ix.match(q)
@@ -439,18 +440,15 @@ def test_narrowing_skips_the_terms_the_hint_implies(
     assert ix.top(narrowed, k) == ix.match(q2, limit=k)
 
 
-def test_warm_builds_the_length_arrays_a_slice_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 17: the name, stem and path lengths and the offsets are built ``LENGTHS_STEP``
-    paths a step (at 1M paths all at once was one step of 365 ms a key waited for), and end
-    equal to the arrays built at once."""
-    from ffind.engine import warmup
-
+def test_warm_builds_the_length_arrays_a_slice_at_a_time() -> None:
+    """The name, stem and path lengths and the offsets are built half a ``Tuning.slice`` of
+    paths a step (or more, a sixteenth of the paths), and end equal to the arrays built at
+    once."""
     paths = ["src/session/prompt.ts", "src/pkg/tools.rs", ".github/ci.yml", "lib/mod.rs",
              "FooBar/Baz9.py", "a/b/c.txt", "docs/promtp.md"]
-    sliced, whole = Index(paths, numpy=True), Index(paths, numpy=True)
+    sliced = Index(paths, numpy=True, tuning=Tuning(slice=4))
+    whole = Index(paths, numpy=True)
     assert sliced.numpy_ready(60)  # (a dependency)
-    monkeypatch.setattr(warmup, "LENGTHS_STEP", 2)
-    monkeypatch.setattr(warmup, "LENGTHS_STEP_MIN", 2)
     st = sliced.store
     seen = []
     for _ in sliced.warm(step=3):
@@ -467,28 +465,20 @@ def test_warm_builds_the_length_arrays_a_slice_at_a_time(monkeypatch: pytest.Mon
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(1, 300), most=st.integers(1, 64), least=st.integers(1, 16))
-def test_warm_builds_the_lengths_a_sixteenth_of_the_paths_a_step(
-    n: int, most: int, least: int
-) -> None:
-    """Issue 17: a step of the lengths covers a sixteenth of the paths, between
-    ``LENGTHS_STEP_MIN`` and ``LENGTHS_STEP`` (110k paths: 8,192 a step, ~1.8 ms, where 32,768
-    took 7 ms that the key typed next waited for), and the arrays end equal to those built
-    at once."""
-    from ffind.engine import warmup
-
+@given(n=st.integers(1, 300), size=st.integers(1, 32))
+def test_warm_builds_the_lengths_a_sixteenth_of_the_paths_a_step(n: int, size: int) -> None:
+    """A step of the lengths covers a sixteenth of the paths, between half a ``Tuning.slice``
+    and two, and the arrays end equal to those built at once."""
     paths = [f"src/d{i % 7}/Mod{i}.rs" if i % 3 else f".hidden/ä{i}/x.py" for i in range(n)]
-    sliced, whole = Index(paths, numpy=True), Index(paths, numpy=True)
+    sliced = Index(paths, numpy=True, tuning=Tuning(slice=size))
+    whole = Index(paths, numpy=True)
     assert sliced.numpy_ready(60)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(warmup, "LENGTHS_STEP", most)
-        mp.setattr(warmup, "LENGTHS_STEP_MIN", least)
-        store = sliced.store
-        covered = [store.path_lengths_len()]
-        for _ in sliced.warm(step=5):
-            if store.path_lengths_len() != covered[-1]:
-                covered.append(store.path_lengths_len())
-    step = max(least, min(most, n // 16))
+    store = sliced.store
+    covered = [store.path_lengths_len()]
+    for _ in sliced.warm(step=5):
+        if store.path_lengths_len() != covered[-1]:
+            covered.append(store.path_lengths_len())
+    step = max(size // 2 or 1, min(2 * size, n // 16))
     assert covered == [*range(0, n, step), n]
     np = whole.numpy.module()
     for a, b in [(store.lengths(False, np), whole.store.lengths(False, np)),
@@ -631,15 +621,13 @@ def test_a_one_character_term_among_array_ids_from_the_letter_masks(
     """``Index._select``: a one-character term among ids kept as ``array('i')`` is read from
     the letter masks once built, and keeps exactly the ids ``select`` keeps (issue 17)."""
     from array import array as arr
-    from unittest.mock import patch
 
     import numpy
 
-    from ffind.engine import accel
     from ffind.engine.prefilter import select as plain_select
     from ffind.query import parse as parse_query
 
-    ix = Index(cands, numpy=True)
+    ix = Index(cands, numpy=True, tuning=Tuning(chunk=1))
     assert ix.numpy_ready(30)
     if warm:
         for _ in ix.warm(7):
@@ -651,11 +639,10 @@ def test_a_one_character_term_among_array_ids_from_the_letter_masks(
     t = term[0]
     ids = [i for i in range(len(cands)) if i % 3 != 1]
     folded = ix.store.folded
-    with patch.object(accel, "ARRAY_FROM", 0):
-        got = ix._select(t, folded, arr("i", ids), numpy)
+    got = ix._select(t, folded, arr("i", ids), numpy)
     want = plain_select(t.kind, t.folded, folded, ids)
     assert list(got) == list(want)
-    assert isinstance(got, arr)
+    assert isinstance(got, arr) or not want
 
 
 typo_word = st.text(alphabet="abcdé_.", min_size=4, max_size=7)

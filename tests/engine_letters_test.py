@@ -70,12 +70,7 @@ def test_masks_equal_the_former_build(texts: list[str], size: int) -> None:
     empty components, leading and trailing slashes), file names at the last slash, in
     slices of any size: the three masks equal the reference's, element for element."""
     bases = [t.rfind("/") + 1 for t in texts]
-    old = letters.SLICE
-    letters.SLICE = size
-    try:
-        got = masks(texts, bases, np)
-    finally:
-        letters.SLICE = old
+    got = masks(texts, bases, np, size=size)
     parts = [_old_slice(texts[s:s + size], bases[s:s + size], np)
              for s in range(0, len(texts), size)]
     for k in range(3):
@@ -103,7 +98,6 @@ def test_masks_read_from_the_buffer_equal_the_former_build(
         texts: list[str], size: int, data: st.DataObject) -> None:
     """The masks of ids ``lo .. hi`` read from the folded paths' buffer (slices of any size,
     built up to any id, the rest joined here) equal the reference's, element for element."""
-    from ffind.engine import occur
     from ffind.engine.occur import FoldedBuffer
 
     n = len(texts)
@@ -111,13 +105,8 @@ def test_masks_read_from_the_buffer_equal_the_former_build(
     hi = data.draw(st.integers(lo, n))
     upto = data.draw(st.integers(0, n))
     bases = [t.rfind("/") + 1 for t in texts]
-    old = occur.SLICE
-    occur.SLICE = size
-    try:
-        buf = FoldedBuffer(np)
-        assert buf.sync(texts, upto)
-    finally:
-        occur.SLICE = old
+    buf = FoldedBuffer(np, size)
+    assert buf.sync(texts, upto)
     as_array = data.draw(st.booleans())  # (``base`` as the store's int16 offsets, or a list)
     got = masks(texts, np.array(bases, dtype=np.int16) if as_array else bases, np, lo, hi,
                 buf.slices)

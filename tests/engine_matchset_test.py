@@ -20,6 +20,7 @@ from ffind.engine.matchset import (
     to_array,
     unpack,
 )
+from ffind.engine.tuning import Tuning
 from ffind.query import parse
 
 query_text = st.text(alphabet="abcAB_./é !", min_size=0, max_size=6)
@@ -390,30 +391,25 @@ def test_a_compacted_set_is_counted_and_read_without_its_lists() -> None:
 def _typed(cands: list[str], queries: list[str], array_from: int, warm: bool, cut: int,
            compact_each: list[bool]) -> list[object]:
     """Each query's sets, count and rankings, each query narrowing the one before when it
-    can, the first over two id ranges merged, with ``ARRAY_FROM`` at ``array_from``."""
-    from unittest.mock import patch
-
-    from ffind.engine import accel
-
-    with patch.object(accel, "ARRAY_FROM", array_from):
-        ix = Index(cands, numpy=True)
-        assert ix.numpy_ready(30)
-        if warm:
-            for _ in ix.warm(7):
-                pass
-        out: list[object] = []
-        prev: MatchSet | None = None
-        for q, squeeze in zip(queries, compact_each, strict=False):
-            if prev is not None and prev.can_narrow(q):
-                ms = ix.run(q, within=prev)
-            else:
-                ms = ix.run(q, end=cut).merge(ix.run(q, start=cut))
-            out.append((lists_of(ms), len(ms), ms.fallback,
-                        [(m.score, m.path, m.typo) for m in ix.top(ms, 3)],
-                        [(m.score, m.path, m.indices) for m in ix.top(ms, None, True)]))
-            if squeeze:
-                ms.compact()
-            prev = ms
+    can, the first over two id ranges merged, with ``Tuning.chunk`` at ``array_from``."""
+    ix = Index(cands, numpy=True, tuning=Tuning(chunk=array_from))
+    assert ix.numpy_ready(30)
+    if warm:
+        for _ in ix.warm(7):
+            pass
+    out: list[object] = []
+    prev: MatchSet | None = None
+    for q, squeeze in zip(queries, compact_each, strict=False):
+        if prev is not None and prev.can_narrow(q):
+            ms = ix.run(q, within=prev)
+        else:
+            ms = ix.run(q, end=cut).merge(ix.run(q, start=cut))
+        out.append((lists_of(ms), len(ms), ms.fallback,
+                    [(m.score, m.path, m.typo) for m in ix.top(ms, 3)],
+                    [(m.score, m.path, m.indices) for m in ix.top(ms, None, True)]))
+        if squeeze:
+            ms.compact()
+        prev = ms
     return out
 
 
@@ -423,35 +419,30 @@ def _typed(cands: list[str], queries: list[str], array_from: int, warm: bool, cu
 def test_ids_kept_as_arrays_give_what_lists_give(
     cands: list[str], q: str, warm: bool, cut: int, compact_each: list[bool],
 ) -> None:
-    """Issue 17: from ``ARRAY_FROM`` ids a computed set's ids are an ``array('i')`` (here
-    from 0: every set), narrowed, merged, compacted, counted and ranked as the lists were
-    (``ARRAY_FROM`` out of reach: the old representation)."""
+    """From ``Tuning.chunk`` ids a computed set's ids are an ``array('i')`` (here from 1:
+    every set), narrowed, merged, compacted, counted and ranked as the lists were (the
+    chunk out of reach: lists)."""
     queries = [q[:i] for i in range(1, len(q) + 1)] or [""]
-    arrays = _typed(cands, queries, 0, warm, cut, compact_each)
+    arrays = _typed(cands, queries, 1, warm, cut, compact_each)
     lists = _typed(cands, queries, 2**40, warm, cut, compact_each)
     assert arrays == lists
 
 
 def test_a_set_computed_as_arrays_holds_arrays() -> None:
-    from unittest.mock import patch
-
-    from ffind.engine import accel
-
     cands = [f"src/mod{i}/file{i}.py" for i in range(50)]
-    with patch.object(accel, "ARRAY_FROM", 10):
-        ix = Index(cands, numpy=True)
-        assert ix.numpy_ready(30)
-        ms = ix.run("fi")
-        assert isinstance(ms.superset, array) and ms.superset.typecode == "i"
-        assert ms.strict is ms.superset and ms.loose is ms.strict
-        assert list(ms.superset) == list(range(50))
-        narrow = ix.run("fi 1", within=ms)  # (a term of one character: a mask)
-        assert isinstance(narrow.superset, array)
-        assert list(narrow.superset) == [i for i in range(50) if "1" in cands[i]]
-        few = ix.run("file4", within=ms)  # (rapidfuzz over the array's paths)
-        assert few.superset == Index(cands).run("file4").superset  # (5 ids: a list)
-        none = ix.run("fi7x", within=ms)
-        assert list(none.superset) == [] and not isinstance(none.superset, array)
+    ix = Index(cands, numpy=True, tuning=Tuning(chunk=10))
+    assert ix.numpy_ready(30)
+    ms = ix.run("fi")
+    assert isinstance(ms.superset, array) and ms.superset.typecode == "i"
+    assert ms.strict is ms.superset and ms.loose is ms.strict
+    assert list(ms.superset) == list(range(50))
+    narrow = ix.run("fi 1", within=ms)  # (a term of one character: a mask)
+    assert isinstance(narrow.superset, array)
+    assert list(narrow.superset) == [i for i in range(50) if "1" in cands[i]]
+    few = ix.run("file4", within=ms)  # (rapidfuzz over the array's paths)
+    assert list(few.superset) == list(Index(cands).run("file4").superset)
+    none = ix.run("fi7x", within=ms)
+    assert list(none.superset) == [] and not isinstance(none.superset, array)
 
 
 @SETTINGS
@@ -459,19 +450,15 @@ def test_a_set_computed_as_arrays_holds_arrays() -> None:
 def test_restored_keeps_the_arrays_from_array_from(
     a: list[int], b: list[int], shape: str, with_typos: bool, array_from: int,
 ) -> None:
-    """``restored``: what ``unpack`` gives, but from ``ARRAY_FROM`` ids the compact form
-    itself (a ``range`` as an ``array('i')``), the sharing kept (issue 17)."""
-    from unittest.mock import patch
-
-    from ffind.engine import accel
+    """``restored``: what ``unpack`` gives, but from ``array_from`` ids the compact form
+    itself (a ``range`` as an ``array('i')``), the sharing kept."""
     from ffind.engine.matchset import restored
 
     c = [*a, 1]
     lists = {"one": (a, a, a), "two": (a, b, b), "three": (a, b, c)}[shape]
     typos = a if with_typos else None
     packed = pack((*lists, typos))
-    with patch.object(accel, "ARRAY_FROM", array_from):
-        back = restored(packed)
+    back = restored(packed, array_from)
     assert [None if x is None else list(x) for x in back] == [*lists, typos]
     for x, y in zip(back, packed, strict=True):
         if x is None:

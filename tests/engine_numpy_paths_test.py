@@ -1,4 +1,4 @@
-"""The ranking's numpy bookkeeping (large candidate sets: ``ranker.NUMPY_FROM`` and more) gives
+"""The ranking's numpy bookkeeping (large candidate sets: ``Tuning.numpy_from`` and more) gives
 exactly what the plain Python bookkeeping gives: the same index with numpy and without."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ffind.engine.bounding import ONE_CHAR_NUMPY_FROM
 from ffind.engine.index import Index
 from ffind.engine.letters import ALPHABET, masks
 from ffind.engine.rank import by_bound
-from ffind.engine.ranker import NUMPY_FROM, grouped
+from ffind.engine.ranker import grouped
+from ffind.engine.tuning import DEFAULT as DEFAULT_TUNING
 from ffind.query import parse
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
@@ -51,7 +51,7 @@ def indexes() -> tuple[Index, Index]:
     base = CORPUS.read_text(encoding="utf-8").splitlines()
     paths = [f"copy{n}/{p}" if n else p for n in range(16) for p in base]
     paths += ["a", "s", "as.md", "c/e.rs", "setup.py", "s/a/c.txt", "e", "x/-/d-"]  # short
-    assert len(paths) > 2 * NUMPY_FROM
+    assert len(paths) > 2 * DEFAULT_TUNING.numpy_from
     with_np, plain = Index(paths, numpy=True), Index(paths, numpy=False)
     assert with_np.numpy_ready(30)
     for _ in with_np.warm():  # the letter masks are used once ``warm`` has built them
@@ -120,9 +120,7 @@ def test_split_arrays_in_place_are_the_copies(
     bounds = np.array([b for _, b, _ in rows], dtype=np.int64)
     flagged = np.array([f for _, _, f in rows], dtype=bool)
     oa, ob, groups = ranker._split_arrays(ids, bounds, flagged)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ranker, "SPLIT_AT_ONCE", part)
-        sa, sb, sgroups = ranker._split_arrays(ids.copy(), bounds.copy(), flagged, True)
+    sa, sb, sgroups = ranker._split_arrays(ids.copy(), bounds.copy(), flagged, True, part)
     assert oa.tolist() == sa.tolist() == [i for i, _, f in rows if f]
     assert ob.tolist() == sb.tolist() == [b for _, b, f in rows if f]
     assert sa.dtype == sb.dtype == np.int64
@@ -155,7 +153,7 @@ def test_one_character_bounds_from_the_letter_masks_are_the_plain_ones(q: str) -
     with_np, plain = indexes()
     query = parse(q)
     ids = with_np.run(q).ids
-    assert len(ids) >= ONE_CHAR_NUMPY_FROM
+    assert len(ids) >= DEFAULT_TUNING.numpy_from
     for hidden_ok in (False, True):
         assert with_np.bounder.bounds(query, ids, hidden_ok) == plain.bounder.bounds(
             query, ids, hidden_ok
@@ -269,13 +267,13 @@ def test_name_prefixes_from_the_shortcuts_kept_ids_are_the_plain_ones(
     """``ranker._name_prefixed`` takes the names that start with the term from the one-term
     shortcut's kept ids when it kept the term or a key it extends (``Prefixed``), else
     tests the table: the same split, in the same order, over any ids."""
+    from ffind.engine.prefixed import Prefixed
     from ffind.engine.ranker import _name_prefixed
-    from ffind.engine.shortcuts import Prefixed
 
     with_np, plain = indexes()
     n = len(with_np)
     rnd = random.Random(seed)
-    ids = sorted(rnd.sample(range(n), rnd.randint(NUMPY_FROM, n)))
+    ids = sorted(rnd.sample(range(n), rnd.randint(DEFAULT_TUNING.numpy_from, n)))
     t = parse(q).positive[0]
     texts, base = plain.store.term_texts(t), plain.store.base
     want = ([i for i in ids if texts[i].startswith(t.key, base[i])],

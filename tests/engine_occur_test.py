@@ -25,13 +25,10 @@ def occurrences(texts: list[str], term: str) -> list[tuple[int, int]]:
 @given(TEXTS, st.text("ab/._?é", min_size=1, max_size=4), st.integers(1, 5), st.integers(1, 4))
 def test_find_is_str_find(texts: list[str], term: str, step: int, slice_: int) -> None:
     np = pytest.importorskip("numpy")
-    from ffind.engine import occur
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occur, "SLICE", slice_)  # several slices
-        buf = FoldedBuffer(np)
-        for upto in range(0, len(texts) + step, step):  # built a few paths at a time
-            assert buf.sync(texts, upto)
+    buf = FoldedBuffer(np, slice_)
+    for upto in range(0, len(texts) + step, step):  # built a few paths at a time
+        assert buf.sync(texts, upto)
     assert buf.covered == len(texts)
     if not findable(term):
         assert "?" in term or not term.isascii()
@@ -75,10 +72,9 @@ def test_has_either_way_is_in(
     from ffind.engine import occur
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occur, "SLICE", slice_)
         mp.setattr(occur, "SPARSE", sparse)
         mp.setattr(occur, "SUB", sub)
-        buf = FoldedBuffer(np)
+        buf = FoldedBuffer(np, slice_)
         for upto in range(0, len(texts) + step, step):
             assert buf.sync(texts, upto)
             for term in terms:
@@ -108,12 +104,9 @@ def test_advance_follows_the_greedy_match(texts: list[str], term: str, slice_: i
     as a subsequence, each with where its greedy match ends, over any subset of the paths and
     slices (paths longer than ``WINDOW``: the rows read further)."""
     np = pytest.importorskip("numpy")
-    from ffind.engine import occur
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occur, "SLICE", slice_)
-        buf = FoldedBuffer(np)
-        assert buf.sync(texts)
+    buf = FoldedBuffer(np, slice_)
+    assert buf.sync(texts)
     start = [i for i in range(len(texts)) if not some or i % 2 == 0]
     ids = np.array(start, dtype=np.int32)
     ends = np.zeros(len(ids), dtype=np.int32)
@@ -131,12 +124,9 @@ def test_starts_with_is_str_startswith(texts: list[str], term: str, slice_: int,
     """``FoldedBuffer.starts_with`` at any offset of any ascending ids (a term longer than
     the rest of the path, or than the path, across the slices) is ``str.startswith``."""
     np = pytest.importorskip("numpy")
-    from ffind.engine import occur
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occur, "SLICE", slice_)
-        buf = FoldedBuffer(np)
-        assert buf.sync(texts)
+    buf = FoldedBuffer(np, slice_)
+    assert buf.sync(texts)
     if not findable(term) or not texts:
         return
     ids = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1))))

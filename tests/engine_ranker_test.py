@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,11 +77,8 @@ def test_tightening_stops_at_the_seed_and_the_floor() -> None:
     assert tight.tolist() == [99, 98, 97, 96, 49, 40, 30]
 
 
-def test_tightened_a_part_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tightened_a_part_at_a_time() -> None:
     """``tighten_from`` lists the positions a part at a time: the same, across parts."""
-    from ffind.engine import ranker
-
-    monkeypatch.setattr(ranker, "TIGHTEN_AT_ONCE", 3)
     loose = np.array([5, 9, 1, 9, 9, 2, 8, 9], dtype=np.int64)
     asked: list[list[int]] = []
 
@@ -92,7 +88,7 @@ def test_tightened_a_part_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
 
     tight = loose.copy()
     done = np.zeros(len(loose), dtype=bool)
-    tighten_from(8, tight, tighten, done, np)
+    tighten_from(8, tight, tighten, done, np, 3)
     assert asked == [[1], [3, 4], [6, 7]]
     assert tight.tolist() == [5, 8, 1, 8, 8, 2, 7, 8]
     assert done.tolist() == [False, True, False, True, True, False, True, True]

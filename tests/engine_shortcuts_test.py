@@ -7,15 +7,17 @@ from __future__ import annotations
 from array import array
 from functools import cache
 from pathlib import Path
-from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffind.engine import shortcuts
 from ffind.engine.index import Index
+from ffind.engine.prefixed import Prefixed, prefix_scan
 from ffind.engine.ranker import rank
-from ffind.engine.shortcuts import KEPT, Prefixed, shortcut
+from ffind.engine.shortcuts import shortcut
+from ffind.engine.tuning import DEFAULT as DEFAULT_TUNING
+from ffind.engine.tuning import Tuning
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
 
@@ -73,7 +75,7 @@ def test_kept_ids_are_a_scan_of_the_whole_table(data: st.DataObject) -> None:
     grow(n)
     kept = Prefixed()
     key = ""
-    for _ in range(data.draw(st.integers(1, 3 * KEPT))):
+    for _ in range(data.draw(st.integers(1, 3 * DEFAULT_TUNING.kept))):
         how = data.draw(st.sampled_from(["longer", "longer", "shorter", "other"]))
         if (how == "longer" and len(key) < 3) or not key:
             key += data.draw(st.sampled_from("ab"))
@@ -143,26 +145,25 @@ def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
     the shortcut answers as the full ranking (with and without paths whose folded form is
     of another length)."""
     paths = corpus() + (EXTRA if odd else EXTRA[:2])
-    ix = Index(paths, numpy=True)
+    ix = Index(paths, numpy=True, tuning=Tuning(numpy_from=1))
     ix.numpy_ready()
-    with patch.object(shortcuts, "NARROW_FROM", 0):
-        bucket = ix.bounder.aligned_bucket(q)
-        if bucket is not None:
-            narrowed = shortcuts._parent_narrowed(ix, q, bucket)
-            assert ix.store.aligned(q, narrowed) == ix.store.aligned(q, list(bucket)), q
-            assert shortcuts._aligned_ids(ix, q, bucket) == ix.store.aligned(q, list(bucket))
-            # (kept for the whole table's question, the full ranking's bounds')
-            assert ix.store.aligned(q, bucket) == ix.store.aligned(q, list(bucket))
-        ms = ix.run(q)
-        fast = shortcut(ix, ms, k, False)
-        if fast is not None:
-            assert fast == rank(ix, ms, k, False), (q, k)
-        assert ix.match(q, limit=k) == Index(paths).match(q, limit=k), (q, k)
+    bucket = ix.bounder.aligned_bucket(q)
+    if bucket is not None:
+        narrowed = shortcuts._parent_narrowed(ix, q, bucket)
+        assert ix.store.aligned(q, narrowed) == ix.store.aligned(q, list(bucket)), q
+        assert shortcuts._aligned_ids(ix, q, bucket) == ix.store.aligned(q, list(bucket))
+        # (kept for the whole table's question, the full ranking's bounds')
+        assert ix.store.aligned(q, bucket) == ix.store.aligned(q, list(bucket))
+    ms = ix.run(q)
+    fast = shortcut(ix, ms, k, False)
+    if fast is not None:
+        assert fast == rank(ix, ms, k, False), (q, k)
+    assert ix.match(q, limit=k) == Index(paths).match(q, limit=k), (q, k)
 
 
 @cache
 def warmed() -> Index:
-    ix = Index(corpus() + EXTRA, numpy=True)
+    ix = Index(corpus() + EXTRA, numpy=True, tuning=Tuning(block_from=1))
     assert ix.numpy_ready(30)
     for _ in ix.warm():
         pass
@@ -177,20 +178,20 @@ def test_keys_scanned_from_the_buffer_answer_as_the_plain_scan(keys: list[str], 
     folders, keys typed a character at a time; and the rankings are a fresh index's."""
     ix = warmed()
     st_ = ix.store
-    with patch.object(shortcuts, "SCAN_FROM", 1):
-        scans = {kind: shortcuts.prefix_scan(ix, kind) for kind in (False, True)}
-        assert scans[False] is not None and scans[True] is not None
-        kept = Prefixed()
+    scans = {kind: prefix_scan(st_, ix.bounder, ix.numpy.module(), kind)
+             for kind in (False, True)}
+    assert scans[False] is not None and scans[True] is not None
+    kept = Prefixed()
+    for q in keys:
+        for folders, at, tables in ((False, st_.base, st_.first),
+                                    (True, st_.pstart, st_.parent_first)):
+            table = tables.get(q[0], array("i"))
+            got = kept.ids(table, q, st_.folded, at, folders, scan=scans[folders])
+            assert got == [i for i in table if st_.folded[i].startswith(q, at[i])], q
+    old = ix.prefixed
+    ix.prefixed = Prefixed()
+    try:
         for q in keys:
-            for folders, at, tables in ((False, st_.base, st_.first),
-                                        (True, st_.pstart, st_.parent_first)):
-                table = tables.get(q[0], array("i"))
-                got = kept.ids(table, q, st_.folded, at, folders, scan=scans[folders])
-                assert got == [i for i in table if st_.folded[i].startswith(q, at[i])], q
-        old = ix.prefixed
-        ix.prefixed = Prefixed()
-        try:
-            for q in keys:
-                assert ix.match(q, limit=k) == Index(corpus() + EXTRA).match(q, limit=k), q
-        finally:
-            ix.prefixed = old
+            assert ix.match(q, limit=k) == Index(corpus() + EXTRA).match(q, limit=k), q
+    finally:
+        ix.prefixed = old

@@ -144,12 +144,13 @@ def test_aligned_on_a_first_letter_table_is_kept_until_the_table_grows() -> None
     assert st.aligned("s/p/t", list(st.first["t"])) == [*first, len(PATHS)]
 
 
-def test_names_kept_while_small_and_sliced_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ffind.engine import store
+def test_names_kept_while_small_and_sliced_past_it() -> None:
+    from ffind.engine.store import PathStore
+    from ffind.engine.tuning import Tuning
 
     kept = _store(PATHS)
-    monkeypatch.setattr(store, "NAMES_KEPT_UPTO", 10)
-    small = _store(PATHS[:8])
+    small = PathStore(DEFAULT, Tuning(names_upto=10))
+    small.extend(PATHS[:8])
     ids = list(range(8))
     assert small._names is not None and small.names_of(ids) == kept.names_of(ids)
     assert small.stems_of(ids) == kept.stems_of(ids)
@@ -257,10 +258,10 @@ def test_name_heads_are_read_from_the_paths(
     path's file name starts with a letter or digit and where its first dot is (-1 none,
     ``DOT_CAP`` that far or farther), as read from the path itself."""
     np = pytest.importorskip("numpy")
-    from ffind.engine import store
+    from ffind.engine import tables
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store, "DOT_CAP", cap)
+        mp.setattr(tables, "DOT_CAP", cap)
         st = _store(paths)
         for batch in range(4):
             if batch == 2:
@@ -285,7 +286,7 @@ def test_lengths_in_arrays_equal_the_per_path_lengths(paths: list[str], cuts: li
     first, last or none in the name, empty names."""
     import numpy as np
 
-    from ffind.engine.store import narrow
+    from ffind.engine.tables import narrow
 
     st = _store(paths)
     for whole in (False, True):
@@ -307,18 +308,12 @@ def test_lengths_read_from_the_buffer_equal_the_per_path_lengths(
     id, the rest computed from the strings), grown in steps, equals ``name_lengths``."""
     import numpy as np
 
-    from ffind.engine import occur
     from ffind.engine.occur import FoldedBuffer
 
     st = _store(paths)
     n = len(paths)
-    old = occur.SLICE
-    occur.SLICE = size
-    try:
-        buf = FoldedBuffer(np)
-        assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
-    finally:
-        occur.SLICE = old
+    buf = FoldedBuffer(np, size)
+    assert buf.sync(st.folded, data.draw(st_.integers(0, n)))
     cuts = sorted(data.draw(st_.lists(st_.integers(0, n), max_size=3)))
     for whole in (False, True):
         for c in cuts:

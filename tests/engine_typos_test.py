@@ -1,4 +1,4 @@
-"""``typos.find_typos``: the names one edit away, found in parts of ``CDIST_AT_ONCE`` names
+"""``typos.find_typos``: the names one edit away, found in parts of ``Tuning.chunk`` names
 (issue 17), as in one part and as without numpy; with the letter masks built (which leave out the
 names that cannot be one edit away) as without them; with the paths near the term (or a term it
 extends) that the superset's pass found (``accel.NearPaths``) as without them."""
@@ -14,6 +14,7 @@ from ffind.engine import typos
 from ffind.engine.accel import NearPaths, NumpyUse, subsequence_near
 from ffind.engine.bounding import Bounder
 from ffind.engine.store import PathStore
+from ffind.engine.tuning import Tuning
 from ffind.query import parse
 from ffind.scoring.weights import DEFAULT
 
@@ -37,8 +38,9 @@ def test_typos_in_parts_are_the_typos_in_one(
     with_np = NumpyUse(True)
     assert with_np.ready(30)
     whole = typos.find_typos(store, with_np, q, ranges)
-    with patch.object(typos, "CDIST_AT_ONCE", at_once):
-        parts = typos.find_typos(store, with_np, q, ranges)
+    sliced = PathStore(DEFAULT, Tuning(chunk=at_once))
+    sliced.extend(cands)
+    parts = typos.find_typos(sliced, with_np, q, ranges)
     plain = typos.find_typos(store, NumpyUse(False), q, ranges)
     assert list(parts) == list(whole) == list(plain)
 

@@ -7,6 +7,7 @@ import pytest
 
 from ffind.engine import warmup
 from ffind.engine.index import Index
+from ffind.engine.tuning import Tuning
 
 
 class _Collector:
@@ -36,11 +37,10 @@ def test_warm_collects_once_per_doubling_of_a_large_store(
 ) -> None:
     fake = _Collector(enabled)
     monkeypatch.setattr(warmup, "gc", fake)
-    monkeypatch.setattr(warmup, "COLLECT_FROM", 100)
     paths = [f"src/d{i % 7}/file{i}.py" for i in range(400)]
-    ix = Index(paths[:60])
+    ix = Index(paths[:60], tuning=Tuning(chunk=100))
     _warm(ix)
-    assert fake.full == 0  # below COLLECT_FROM
+    assert fake.full == 0  # below a chunk of paths
     ix.extend(paths[60:120])
     _warm(ix)
     want = 1 if enabled else 0
@@ -61,8 +61,7 @@ def test_warm_says_when_its_collection_is_next(monkeypatch: pytest.MonkeyPatch) 
     of the session) can leave the collection for later."""
     fake = _Collector()
     monkeypatch.setattr(warmup, "gc", fake)
-    monkeypatch.setattr(warmup, "COLLECT_FROM", 100)
-    ix = Index([f"src/d{i % 7}/file{i}.py" for i in range(120)])
+    ix = Index([f"src/d{i % 7}/file{i}.py" for i in range(120)], tuning=Tuning(chunk=100))
     seen = [(what, fake.full) for what in ix.warm(step=64)]
     at = [what for what, _ in seen].index(warmup.COLLECTING)
     assert seen[at] == (warmup.COLLECTING, 0)  # nothing collected yet

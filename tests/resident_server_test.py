@@ -569,12 +569,12 @@ def test_the_hint_narrows_the_validation_and_is_closed(
 def test_an_index_built_a_slice_at_a_time_answers_as_a_cold_search(
         resident: Path, git_home: Path, short_racy: None, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Server.indexed``'s index takes the listing ``EXTEND_AT_ONCE`` paths at a time
+    """``Server.indexed``'s index takes the listing a ``Tuning.chunk`` of paths at a time
     (``Index.extend``; memory at 1M files): the index holds the listing in its order, and
     every answer is a cold search's."""
-    from ffind.engine import index as engine_index
+    from ffind.engine import tuning
 
-    monkeypatch.setattr(engine_index, "EXTEND_AT_ONCE", 2)
+    monkeypatch.setattr(tuning, "DEFAULT", tuning.Tuning(chunk=2))
     root = _tree(tmp_path)
     with _threaded_server(root) as srv:
         _same(root, SearchOptions(), srv)

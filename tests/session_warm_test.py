@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 import ffind
-from ffind.engine import warmup
+from ffind.engine import tuning, warmup
 from ffind.options import SearchOptions
 from ffind.searching import idle
 from ffind.searching.session import FileSearcher
@@ -108,7 +108,7 @@ def test_a_slow_key_takes_the_collection_only_when_it_fits(
 ) -> None:
     fake = _Collector()
     monkeypatch.setattr(warmup, "gc", fake)
-    monkeypatch.setattr(warmup, "COLLECT_FROM", 100)
+    monkeypatch.setattr(tuning, "DEFAULT", tuning.Tuning(chunk=100))
     monkeypatch.setattr(idle, "SLOW_KEY", 0.0)
     monkeypatch.setattr(idle, "WARM_WITHIN", 60.0)
     monkeypatch.setattr(idle, "COLLECT_PER_PATH", 0.0 if fits else 1.0)  # (1 s a path)

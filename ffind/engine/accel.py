@@ -1,16 +1,14 @@
 """Whether an index reads rapidfuzz's ``cdist`` results through numpy: one ``NumpyUse`` per
 ``Index`` (no process-wide switch, so one session never changes another index).
 
-``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x
-cheaper per keystroke); None, the default: once something has imported numpy, or once the
-index ranks for the second time (a long-lived index pays the import once; a one-shot search,
-which ranks once, never pays it: it costs more than it saves in one match); False: never
-(``process.extract_iter`` instead; the same results).
+``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x cheaper
+per keystroke); None, the default: once something has imported numpy, or once the index ranks for
+the second time (a long-lived index pays the import once; a one-shot search, which ranks once, never
+pays it: it costs more than it saves in one match); False: never (``process.extract_iter`` instead;
+the same results).
 
-The import never holds a ranking up: it runs in a thread of its own (40-80 ms, which would
-otherwise delay a picker's first results), and rankings use the plain path until it is done
-(``ready`` waits for it).
-"""
+The import never holds a ranking up: it runs in a thread of its own, and rankings use the plain
+path until it is done (``ready`` waits for it)."""
 
 from __future__ import annotations
 
@@ -21,32 +19,30 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
+from ffind.engine.tuning import DEFAULT
+
 Ids: TypeAlias = "list[int] | array[int]"
-"""A match set's ids, ascending: a list of ints, or, from ``ARRAY_FROM`` ids with numpy, an
-``array('i')`` (``ids_of``)."""
+"""A match set's ids, ascending: a list of ints, or, from ``Tuning.chunk`` ids with numpy, an
+``array('i')``."""
 
-ARRAY_FROM = 65536
-"""From how many ids the ids computed for a match set are kept as ``array('i')`` (4 bytes an
-id) instead of a list of ints (8 bytes a pointer and ~28 an int object, whose freed arenas the
-allocator keeps): 611k ids at 1M paths (``test u``) 2.3 MiB instead of ~22 (issue 17).  The
-ranking reads them as a numpy array through the buffer protocol (0.3 ms instead of ~8 for a
-list's conversion); a reader that iterates them gets the same ints."""
+CHUNK = DEFAULT.chunk
+"""The chunk of the helpers below when their caller has no index's ``Tuning`` (the walk
+workers' ``Prefilter``); an index passes its own."""
 
-
-def ids_of(a: Any, np: Any) -> Ids:
-    """The ascending ids of the numpy integer array ``a`` as ``Ids``: a list below
-    ``ARRAY_FROM`` ids, else ``array('i')`` (one copy of the buffer, no int objects)."""
-    if len(a) < ARRAY_FROM:
+def ids_of(a: Any, np: Any, chunk: int = CHUNK) -> Ids:
+    """The ascending ids of the numpy integer array ``a`` as ``Ids``: a list below ``chunk``
+    ids, else ``array('i')`` (one copy of the buffer, no int objects)."""
+    if len(a) < chunk:
         out: list[int] = a.tolist()
         return out
     return array("i", a.astype(np.int32, copy=False).tobytes())
 
 
-def compact_ids(ids: Sequence[int], np: Any) -> Ids:
-    """``ids`` (a list, or ``Ids`` already) as ``ids_of`` keeps them: a list of ``ARRAY_FROM``
-    ints or more becomes an ``array('i')`` when numpy is given; anything else is returned as
-    it is."""
-    if np is None or not isinstance(ids, list) or len(ids) < ARRAY_FROM:
+def compact_ids(ids: Sequence[int], np: Any, chunk: int = CHUNK) -> Ids:
+    """``ids`` (a list, or ``Ids`` already) as ``ids_of`` keeps them: a list of ``chunk`` ints
+    or more becomes an ``array('i')`` when numpy is given; anything else is returned as it
+    is."""
+    if np is None or not isinstance(ids, list) or len(ids) < chunk:
         return ids if isinstance(ids, (list, array)) else list(ids)
     return array("i", np.fromiter(ids, np.int32, len(ids)).tobytes())
 
@@ -110,17 +106,12 @@ class NumpyUse:
         return subsequence_hits(key, texts, self.module())
 
 
-CDIST_AT_ONCE = 65536
-"""How many texts one ``cdist`` call of ``subsequence_hits`` compares: rapidfuzz holds about
-48 bytes a text beside its result while it runs (a million paths at once raised the peak RSS
-by 59 MiB, in slices of 65,536 by 12 MiB, as fast; issue 17)."""
-
-
 def subsequence_hits(
     key: str, texts: Sequence[str], np: Any = None, lo: int = 0, hi: int | None = None,
+    chunk: int = CHUNK,
 ) -> list[int]:
-    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given; over
-    ``texts[lo:hi]`` only, the positions still counted in ``texts``."""
+    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given; over ``texts[lo:hi]``
+    only, the positions still counted in ``texts``; ``chunk`` texts a ``cdist`` call."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -131,14 +122,14 @@ def subsequence_hits(
         return [r[2] + lo for r in process.extract_iter(
             key, texts[lo:hi], scorer=LCSseq.similarity, score_cutoff=len(key))]
     hits: list[int] = []
-    for s in range(lo, hi, CDIST_AT_ONCE):
-        hits.extend((_hits_array(key, texts, s, min(s + CDIST_AT_ONCE, hi), np) + s).tolist())
+    for s in range(lo, hi, chunk):
+        hits.extend((_hits_array(key, texts, s, min(s + chunk, hi), np) + s).tolist())
     return hits
 
 
 def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutoff: int) -> Any:
     """The LCS of ``key`` with each of ``texts[lo:hi]``, 0 where under ``cutoff``, as an int32
-    numpy array: one ``cdist`` call (``CDIST_AT_ONCE`` texts at most)."""
+    numpy array: one ``cdist`` call."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -148,42 +139,41 @@ def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutof
 
 def _hits_array(key: str, texts: Sequence[str], lo: int, hi: int, np: Any) -> Any:
     """The positions (from 0) of ``texts[lo:hi]`` that hold ``key`` as a subsequence, as a
-    numpy array: one ``cdist`` call (``CDIST_AT_ONCE`` texts at most)."""
+    numpy array: one ``cdist`` call."""
     return np.flatnonzero(_lcs_scores(key, texts, lo, hi, np, len(key)))
 
 
-def subsequence_ids(key: str, texts: Sequence[str], np: Any, lo: int, hi: int) -> Ids:
+def subsequence_ids(key: str, texts: Sequence[str], np: Any, lo: int, hi: int,
+                    chunk: int = CHUNK) -> Ids:
     """``subsequence_hits`` over ``texts[lo:hi]`` with numpy (not None), as ``ids_of`` keeps
-    them: from ``ARRAY_FROM`` hits an ``array('i')``, the parts joined as int32 arrays (no
-    list of ints made: ``test u``'s first term at 1M, ~700k hits, 12 ms and ~25 MiB less)."""
-    return ids_of(subsequence_array(key, texts, np, lo, hi), np)
+    them (the parts joined as int32 arrays: no list of ints made)."""
+    return ids_of(subsequence_array(key, texts, np, lo, hi, chunk), np, chunk)
 
 
 def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
-                      hi: int | None = None) -> Any:
+                      hi: int | None = None, chunk: int = CHUNK) -> Any:
     """``subsequence_hits`` with numpy (not None) as an int32 numpy array."""
     hi = len(texts) if hi is None else min(hi, len(texts))
-    parts = [(_hits_array(key, texts, s, min(s + CDIST_AT_ONCE, hi), np) + s).astype(np.int32)
-             for s in range(lo, hi, CDIST_AT_ONCE)]
+    parts = [(_hits_array(key, texts, s, min(s + chunk, hi), np) + s).astype(np.int32)
+             for s in range(lo, hi, chunk)]
     if not parts:
         return np.zeros(0, np.int32)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
-                     hi: int | None = None) -> tuple[Any, Any]:
+                     hi: int | None = None, chunk: int = CHUNK) -> tuple[Any, Any]:
     """``subsequence_array`` over ``texts[lo:hi]`` with numpy (not None), and from the same
-    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with
-    ``key`` (two characters or more) is at least its length less one (``numpy.packbits``,
-    little bit order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a
-    uint8 one.  A text holding a part one edit (``OSA``) from ``key`` has its bit set
-    (``base_cod`` at 1M paths: 21,603 hits, 107,293 bits set)."""
+    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with ``key``
+    (two characters or more) is at least its length less one (``numpy.packbits``, little bit
+    order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a uint8 one.  A text
+    holding a part one edit (``OSA``) from ``key`` has its bit set."""
     hi = len(texts) if hi is None else min(hi, len(texts))
     m = len(key)
     hits = []
     near = np.zeros(max(hi - lo, 0), dtype=bool)
-    for s in range(lo, hi, CDIST_AT_ONCE):
-        scores = _lcs_scores(key, texts, s, min(s + CDIST_AT_ONCE, hi), np, m - 1)
+    for s in range(lo, hi, chunk):
+        scores = _lcs_scores(key, texts, s, min(s + chunk, hi), np, m - 1)
         hits.append((np.flatnonzero(scores == m) + s).astype(np.int32))
         np.not_equal(scores, 0, out=near[s - lo:s - lo + len(scores)])
     bits = np.packbits(near, bitorder="little")

@@ -1,32 +1,28 @@
 """The match count of a query over a whole index without a pass over every path's string:
-``CountTable(store)``, built once (``build``, a slice of paths at a time, for an idle
-caller), then ``count(query)`` equals ``len(Index.run(query))`` (issue 14: the picker's first
-complete frame needs a new query's exact count; at 1M paths the prefilter's ``cdist`` over
-every path took ~110 ms and the typo pass over every name ~50 ms).
+``CountTable(store)``, built once (``build``, a slice of paths at a time, for an idle caller), then
+``count(query)`` equals ``len(Index.run(query))``.
 
-Each folded path is split at its file name (``base``): a folder part ``D`` (empty, or ending
-with ``/``) and a name ``N``.  Many paths share a folder and many share a name (1M paths: 385k
-folders, 28k names, 7.7k folder names), so the table keeps per path the ids of its folder and
-of its name (two int32 arrays), and per folder its parent's id and its last component's id.
+Each folded path is split at its file name (``base``): a folder part ``D`` (empty, or ending with
+``/``) and a name ``N``.  Many paths share a folder and many share a name (1M paths: 385k folders,
+28k names, 7.7k folder names), so the table keeps per path the ids of its folder and of its name
+(two int32 arrays), and per folder its parent's id and its last component's id.
 
 A fuzzy term ``k`` (``m`` characters) is a subsequence of ``D + N`` exactly when the greedy
-(leftmost) match of ``k`` over ``D`` matched ``p(D)`` characters and ``k[p(D):]`` is a
-subsequence of ``N``; as a shorter suffix of ``k`` is a subsequence whenever a longer one is,
-that is ``p(D) >= need(N)``, the start of the longest suffix of ``k`` that ``N`` holds.  The
-greedy match over ``D = P + C`` (``C`` its last component, with its ``/``) continues from
-``p(P)`` over ``C``: ``p(D) = p(P) + adv(C, p(P))``, ``adv(C, s)`` the longest prefix of
-``k[s:]`` that ``C`` holds.  So one query costs a ``cdist`` of ``k``'s substrings against the
-distinct components (``adv``), of its suffixes against the distinct names (``need``), one
-array step per folder depth (``p``), and ``p[dir] >= need[name]`` over the paths: ~12 ms at
-1M paths instead of ~110.  The typo pass (``ffind.engine.typos``: a name or stem one edit
-away) compares each distinct name once and reads the paths through their name ids.
+(leftmost) match of ``k`` over ``D`` matched ``p(D)`` characters and ``k[p(D):]`` is a subsequence
+of ``N``; as a shorter suffix of ``k`` is a subsequence whenever a longer one is, that is ``p(D) >=
+need(N)``, the start of the longest suffix of ``k`` that ``N`` holds.  The greedy match over ``D = P
++ C`` (``C`` its last component, with its ``/``) continues from ``p(P)`` over ``C``: ``p(D) = p(P) +
+adv(C, p(P))``, ``adv(C, s)`` the longest prefix of ``k[s:]`` that ``C`` holds.  So one query costs
+a ``cdist`` of ``k``'s substrings against the distinct components (``adv``), of its suffixes against
+the distinct names (``need``), one array step per folder depth (``p``), and ``p[dir] >= need[name]``
+over the paths.  The typo pass (``ffind.engine.typos``: a name
+or stem one edit away) compares each distinct name once and reads the paths through their name ids.
 
 Only fuzzy terms use the table; other positive terms, case- or accent-sensitive terms and
 negations refine the ids as ``Index.compute`` does, and the count is put together as
-``MatchSet.__len__`` does (the case fallback, typo matches not counted twice).  A query
-without a fuzzy term, or with one too long for the substring ``cdist`` (``MAX_PAIRS``), is
-not counted here (``count`` gives None: the caller counts the usual way).
-"""
+``MatchSet.__len__`` does (the case fallback, typo matches not counted twice).  A query without a
+fuzzy term, or with one too long for the substring ``cdist`` (``MAX_PAIRS``), is not counted here
+(``count`` gives None: the caller counts the usual way)."""
 
 from __future__ import annotations
 
@@ -41,9 +37,6 @@ from ffind.engine.store import PathStore
 from ffind.engine.typos import refine
 from ffind.query import Kind, parse
 
-STEP = 16384
-"""Paths per step of ``CountTable.build`` (~20 ms each at 1M paths on a quiet machine: a
-request waits for one step at most)."""
 MAX_PAIRS = 4_000_000
 """Most (substring, component) comparisons one term's ``adv`` may take: ``m (m + 1) / 2``
 substrings of an ``m``-character term against every distinct folder name."""
@@ -71,13 +64,13 @@ class CountTable:
         """Built, over every path the store holds (a store that grew since is not)."""
         return self.done and len(self.store.paths) == self.size
 
-    def build(self, step: int = STEP) -> Iterator[None]:
-        """Build the table ``step`` paths at a time (a generator: one step per ``next``).
-        The folder names and file names are looked up in dicts while it runs, let go at its
-        end (the resident set +36 MiB at its highest at 1M paths, for the build's second or
-        so; +8-20 MiB kept)."""
+    def build(self, step: int | None = None) -> Iterator[None]:
+        """Build the table ``step`` paths at a time (``Tuning.slice`` when None; a generator:
+        one step per ``next``).  The folder and file names are looked up in dicts while it
+        runs, let go at its end."""
         import numpy as np
 
+        step = self.store.tuning.slice if step is None else step
         folded, base = self.store.folded, self.store.base
         names: dict[str, int] = {}
         comps: dict[str, int] = {}
@@ -180,7 +173,8 @@ class CountTable:
         superset: Ids = np.flatnonzero(ok).tolist()
         for t in q.positive:
             if t.kind is not Kind.FUZZY:
-                superset = select(t.kind, t.folded, store.folded, superset, np=np)
+                superset = select(t.kind, t.folded, store.folded, superset, np=np,
+                                  chunk=store.tuning.chunk)
         strict = refine(store, superset, q, np)
         loose = refine(store, superset, q.insensitive(), np) if q.case_sensitive else strict
         ids = loose if not strict and strict is not loose and loose else strict

@@ -16,26 +16,22 @@ from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, Term
 from ffind.scoring.scorer import fuzzy, substring
 
-EARLY_TERMS = 4
-"""How many terms (before a query's last) keep their bounds and exact scores between rankings:
-while ``test u`` becomes ``test util``, ``test`` is bounded and scored once per path (an array
-of one int per indexed path, 4 MB at 1M paths, and a dict of the paths scored)."""
 V = TypeVar("V")
 TermScore = tuple[int, list[int] | None]
 Early = dict[int, tuple[int | None, int | None]]
 """Per id, a term's score anywhere and against the folder path (``ExactScorer.early_many``)."""
 
 
-def kept(store: dict[Any, V], key: Any, make: Callable[[], V]) -> tuple[V, bool]:
+def kept(store: dict[Any, V], key: Any, make: Callable[[], V], most: int) -> tuple[V, bool]:
     """What ``store`` keeps for ``key`` (a term before a query's last, which stays the same
     while the next one is typed: ``test u``, ``test ut``, ...), made when missing, and
-    whether it was; only the ``EARLY_TERMS`` used last are kept.  A path's entry never
+    whether it was; only the ``most`` used last are kept (``Tuning.kept``).  A path's entry never
     changes, so paths added in between change nothing."""
     known = store.pop(key, None)
     made = known is None
     if known is None:
         known = make()
-        while len(store) >= EARLY_TERMS:
+        while len(store) >= most:
             del store[next(iter(store))]
     store[key] = known
     return known, made
@@ -94,7 +90,7 @@ class ExactScorer:
         for n, t in enumerate(terms):
             if n < last:
                 # the same for every ranking while the last term is typed: kept
-                known = kept(self.early_scores, t, dict)[0]
+                known = kept(self.early_scores, t, dict, self.store.tuning.kept)[0]
                 got = known.get(i)
                 if got is None:
                     r = self.term_score(t, i, True)

@@ -67,42 +67,13 @@ def scorer(
     paths, base = store.paths, store.base
     sure = disjoint(q)
 
-    def both(t: Any, ids: list[int]) -> tuple[list[int | None], list[int | None]]:
-        """Per id, the score of ``t`` anywhere and against the folder path (None where it
-        does not match, or the path has no folder: ``term_score(..., dirs_only=True)``)."""
-        texts = store.term_texts(t)
-        origs = [paths[i] for i in ids]
-        bases = [base[i] for i in ids]
-        anywhere = fuzzy_many(t.key, [texts[i] for i in ids], origs, bases)
-        inner = [j for j, b in enumerate(bases) if b]
-        cut = [texts[ids[j]][:bases[j] - 1] for j in inner]
-        got = fuzzy_many(t.key, cut, [origs[j][:bases[j] - 1] for j in inner],
-                         [c.rfind("/") + 1 for c in cut])
-        dirs: list[int | None] = [None] * len(ids)
-        for j, g in zip(inner, got, strict=True):
-            dirs[j] = g
-        return anywhere, dirs
-
-    def before_last(t: Any, ids: list[int]) -> tuple[list[int | None], list[int | None]]:
-        """``both`` for a term before the last, from what ``early`` keeps of it, the ids it
-        lacks scored and kept."""
-        if early is None:
-            return both(t, ids)
-        known = kept(early, t, dict)[0]
-        new = [i for i in dict.fromkeys(ids) if i not in known]
-        if new:
-            for i, a, d in zip(new, *both(t, new), strict=True):
-                known[i] = (a, d)
-        got = [known[i] for i in ids]
-        return [g[0] for g in got], [g[1] for g in got]
-
     def many(ids: list[int], floor: float, topk: TopK | None = None) -> list[int | None]:
         if not sure and floor == float("-inf"):  # (nothing to skip: one by one)
             return [exact(i) for i in ids]
         anywhere: list[list[int | None]] = []
         dirs: list[list[int | None]] = []
         for t in terms[:-1]:
-            a, d = before_last(t, ids)
+            a, d = _before_last(store, early, t, ids)
             anywhere.append(a)
             dirs.append(d)
         final = terms[-1]
@@ -153,3 +124,37 @@ def scorer(
                 local.add(s)
 
     return many
+
+
+def _both(store: PathStore, t: Any, ids: list[int]
+          ) -> tuple[list[int | None], list[int | None]]:
+    """Per id, the score of ``t`` anywhere and against the folder path (None where it
+    does not match, or the path has no folder: ``term_score(..., dirs_only=True)``)."""
+    from ffind.scoring.batch import fuzzy_many
+
+    texts, paths, base = store.term_texts(t), store.paths, store.base
+    origs = [paths[i] for i in ids]
+    bases = [base[i] for i in ids]
+    anywhere = fuzzy_many(t.key, [texts[i] for i in ids], origs, bases)
+    inner = [j for j, b in enumerate(bases) if b]
+    cut = [texts[ids[j]][:bases[j] - 1] for j in inner]
+    got = fuzzy_many(t.key, cut, [origs[j][:bases[j] - 1] for j in inner],
+                     [c.rfind("/") + 1 for c in cut])
+    dirs: list[int | None] = [None] * len(ids)
+    for j, g in zip(inner, got, strict=True):
+        dirs[j] = g
+    return anywhere, dirs
+
+def _before_last(store: PathStore, early: dict[Any, Early] | None, t: Any,
+                 ids: list[int]) -> tuple[list[int | None], list[int | None]]:
+    """``_both`` for a term before the last, from what ``early`` keeps of it, the ids it
+    lacks scored and kept."""
+    if early is None:
+        return _both(store, t, ids)
+    known = kept(early, t, dict, store.tuning.kept)[0]
+    new = [i for i in dict.fromkeys(ids) if i not in known]
+    if new:
+        for i, a, d in zip(new, *_both(store, t, new), strict=True):
+            known[i] = (a, d)
+    got = [known[i] for i in ids]
+    return [g[0] for g in got], [g[1] for g in got]

@@ -1,35 +1,12 @@
-"""``Index``: the candidate store and the search over it, a facade over ``ffind.engine``.
+"""``Index``: the seam of the matcher.  ``Index(paths, weights=, tuning=)``, ``extend(paths)``,
+``run(query, within=) -> MatchSet`` (lazy: a keystroke a shortcut answers never computes the
+set; narrowing reads only the previous set's ids), ``top(ms, limit)``, ``len(ms)`` (the count),
+``match(query, limit=, memory=)``, and the idle work ``warm()`` / ``prepare()``.
 
-API contract used by the session and ``search``:
-
-- ``Index(paths, *, weights=DEFAULT, numpy=None)``, ``len(index)``, ``index.paths`` (list,
-  id = position), ``index.extend(paths)`` (cheap: a few list appends per path).
-- ``index.match(query, *, limit=None, compute_indices=False) -> list[FileMatch]``.
-- ``index.run(query, *, within=None, start=0, end=None) -> MatchSet``: every match of ``query``
-  among ids in ``[start, end)``; with ``within`` (the MatchSet of a query that ``query``
-  narrows, see ``MatchSet.can_narrow``) only its ids are considered.
-- ``index.top(matchset, limit=None, compute_indices=False) -> list[FileMatch]``: best first.
-- ``MatchSet.merge(other)``: the MatchSet of the same query over both id ranges, exactly
-  what one ``run`` over the union would give.  ``len(matchset)`` = total match count
-  (typo matches included).
-- ``index.warm(step)``, ``index.prepare(query, start, limit)``: work ahead
-  (``ffind.engine.warmup``); ``index.numpy_ready(timeout)``: numpy's use (``accel``).
-
-Where each part lives (``docs/ranking.md`` tells the whole story):
-
-- ``store``: the paths and per-path arrays; ``prefilter``: what can match; ``matchset``: the
-  lazy match sets; ``typos``: the typo pass;
-- ``exact``: the exact score of a path for a query; ``bounding``: upper bounds in bulk,
-  from ``ffind.scoring.bounds``; ``rank``: order, top-k, branch and bound;
-- ``ranker``: the full ranking; ``shortcuts``: exact shortcuts for one plain term and one
-  term with ``/``; ``warmup``: work ahead.
-
-``run`` is lazy (it records the query, the ranges and the computed set it narrows), so a
-keystroke answered by a shortcut never builds the superset; narrowing filters only the
-previous set's ids; ``len`` computes the sets (and the typo pass) only when asked.  Nothing in
-a ranking depends on the order the paths were added in (seeds break ties by path), so the
-parallel walk's varying batch order never changes a result.
-"""
+Behind it: ``store`` (the paths and per-path tables), ``prefilter`` and ``matchset`` (what
+matches), ``bounding`` (upper bounds), ``exact`` (exact scores), ``rank``, ``ranker`` and
+``shortcuts`` (the ranking), ``typos``, ``recall`` (memory), ``warmup``; sizes and thresholds
+in ``tuning``.  No ranking depends on the order the paths were added in."""
 
 from __future__ import annotations
 
@@ -39,6 +16,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ffind.engine import tuning as tuned
 from ffind.engine.accel import (
     Ids,
     NearPaths,
@@ -47,16 +25,18 @@ from ffind.engine.accel import (
     ids_of,
     subsequence_near,
 )
-from ffind.engine.bounding import MARKS_AT_ONCE, Bounder
+from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Greedy, MatchSet, Range, clip
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
+from ffind.engine.prefixed import Prefixed
 from ffind.engine.ranker import rank
 from ffind.engine.recall import Recall, VisitSource, rank_with_memory
-from ffind.engine.shortcuts import Prefixed, shortcut
+from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
+from ffind.engine.tuning import Tuning
 from ffind.engine.typos import find_typos, refine
 from ffind.engine.warmup import WorkAhead
 from ffind.query import Kind, Query, Term, implies, parse
@@ -64,31 +44,11 @@ from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT, Weights
 
-__all__ = ["EXACT_BUDGET", "SEED", "Index", "MatchSet", "Prefilter", "match"]
-
-EXACT_BUDGET = 500
-"""Most exact (dynamic programme) scorings per ranking (besides ``SEED``), spent on whole
-groups of equal bound in bound order.  Only unselective queries (``s/`` over 100k paths) reach
-it; from the first group that does not fit, paths are ranked by their bound less
-``CHEAP_SLACK`` per query character instead.  Deterministic for a given candidate set, so
-``limit=k`` stays the prefix of ``limit=None``."""
-SEED = 64
-"""How many of the best-bounded loose candidates are scored exactly (whatever the limit) before
-the costlier refinements of the bounds, which then skip the paths bounded below the k-th."""
-
+__all__ = ["Index", "MatchSet", "Prefilter", "Tuning", "match"]
 
 BROAD = 0.75
 """A hint (``Index.compute``) holding more than this share of its ranges' ids is not narrowed
-from unless it spares a term: listing its ids' paths for rapidfuzz costs about what the
-paths' own slices save (``sr`` from ``s``'s 94% of the paths at 110k: 54 against 45 ms)."""
-
-
-EXTEND_AT_ONCE = 65_536
-"""How many paths ``Index.extend`` gives its store at a time: the store's temporaries of a
-batch (the batch joined into one string, four bytes a character when one path is not ASCII,
-and each table's list of it) are a slice's, not the whole list's (a 1M-path list given at
-once peaked ~450 MiB above the list, ~110 MiB a slice at a time: the resident server's
-index, docs/cache.md "Memory at 1M files"); the store is the same either way."""
+from unless it spares a term: listing its ids' paths costs about what their slices save."""
 
 
 def check_paths(paths: object, name: str) -> None:
@@ -117,31 +77,33 @@ def check_query(query: object) -> None:
 class Index:
     """Paths plus what matching needs; see the module docstring.
 
-    ``weights``: the scoring weights (``ffind.scoring.weights``); ``numpy``: whether rapidfuzz's
-    results are read through numpy (True, False, or None: once this index ranks a second
-    time, see ``ffind.engine.accel``); ``budget`` and ``seed``: ``EXACT_BUDGET`` and ``SEED``.
+    ``weights``: the scoring weights (``ffind.scoring.weights``); ``tuning``: the engine's
+    sizes and thresholds (``ffind.engine.tuning``, its ``DEFAULT`` when None); ``numpy``:
+    whether rapidfuzz's results are read through numpy (True, False, or None: once this
+    index ranks a second time, see ``ffind.engine.accel``).
     """
 
     def __init__(
         self, paths: Iterable[str] = (), *, weights: Weights = DEFAULT,
-        numpy: bool | None = None, budget: int = EXACT_BUDGET, seed: int = SEED,
+        tuning: Tuning | None = None, numpy: bool | None = None,
     ) -> None:
         check_paths(paths, "paths")
         if not isinstance(weights, Weights):
             raise TypeError(f"weights must be a Weights, not {type(weights).__name__}")
         self.weights = weights
         self.bounds = Bounds(weights)
+        self.tuning = tuned.DEFAULT if tuning is None else tuning
+        if not isinstance(self.tuning, Tuning):
+            raise TypeError(f"tuning must be a Tuning, not {type(self.tuning).__name__}")
         self.numpy = NumpyUse(numpy)
-        self.budget = budget
-        self.seed = seed
-        self.store = PathStore(weights)
+        self.store = PathStore(weights, self.tuning)
         self.paths: list[str] = self.store.paths
         self.exact = ExactScorer(self.store)
         self.bounder = Bounder(self.store, self.numpy)
         self._ahead = WorkAhead(self.store, self.numpy, self.bounder)
         self._ranked = 0
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
-        self.prefixed = Prefixed()  # the one-term shortcut's prefixed ids, key to key
+        self.prefixed = Prefixed(self.tuning.kept)  # (the one-term shortcut's, key to key)
         self._near: NearPaths | None = None
         """The paths near the typo term of the last superset of a typo term matched from
         scratch with numpy (``_typo_superset``): what ``find_typos`` of that query, and of
@@ -152,17 +114,19 @@ class Index:
         return len(self.paths)
 
     def extend(self, paths: Iterable[str]) -> None:
-        """Add ``paths`` (ids continue from ``len(self)``), ``EXTEND_AT_ONCE`` at a time; a
-        ``TypeError`` (a path that is not a str) leaves the index as it was."""
+        """Add ``paths`` (ids continue from ``len(self)``), a ``Tuning.chunk`` at a time (the
+        store's temporaries are a slice's); a ``TypeError`` (a path that is not a str) leaves
+        the index as it was."""
         check_paths(paths, "paths")
         new = list(paths)
+        at_once = self.tuning.chunk
         if new and not isinstance(new[0], str):
             raise TypeError(f"paths must hold str, not {type(new[0]).__name__}")
-        if len(new) > EXTEND_AT_ONCE and not all(issubclass(t, str) for t in set(map(type, new))):
+        if len(new) > at_once and not all(issubclass(t, str) for t in set(map(type, new))):
             raise TypeError("paths must hold str only")  # (before the first slice is added)
         try:
-            for s in range(0, len(new), EXTEND_AT_ONCE):
-                self.store.extend(new[s:s + EXTEND_AT_ONCE])
+            for s in range(0, len(new), at_once):
+                self.store.extend(new[s:s + at_once])
         except (TypeError, AttributeError) as e:
             raise TypeError("paths must hold str only") from e
 
@@ -201,23 +165,24 @@ class Index:
         """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
         computed set ``hint`` when given), and where the greedy match of its last term ends in
         each id of the superset when that is known (``Greedy``); what a ``MatchSet`` computes
-        itself with.  With numpy, ``ARRAY_FROM`` ids or more are an ``array('i')``
+        itself with.  With numpy, ``Tuning.chunk`` ids or more are an ``array('i')``
         (``accel.Ids``), else a list."""
         q = parse(query)
         np = self.numpy.module()
+        chunk = self.tuning.chunk
         step = self._greedy_step(q, ranges, hint, np)
         if step is not None:
-            superset = ids_of(step[0], np)
+            superset = ids_of(step[0], np, chunk)
             greedy: Greedy | None = step
         else:
             superset, greedy = self._superset(q, ranges, hint, np)
-            superset = compact_ids(superset, np)
+            superset = compact_ids(superset, np, chunk)
         strict = refine(self.store, superset, q, np)
         loose = refine(self.store, superset, q.insensitive(), np) if q.case_sensitive else strict
         if strict is not superset:
-            strict = compact_ids(strict, np)
+            strict = compact_ids(strict, np, chunk)
         if loose is not strict and loose is not superset:
-            loose = compact_ids(loose, np)
+            loose = compact_ids(loose, np, chunk)
         return superset, strict, loose, greedy
 
     def _greedy_step(
@@ -310,7 +275,7 @@ class Index:
                 ids, ends = buf.advance(first.folded, ids, np.zeros(len(ids), np.int32))
                 parts_ids.append(ids)
                 parts_ends.append(ends)
-                sup = ids_of(ids, np)
+                sup = ids_of(ids, np, self.tuning.chunk)
             if not superset and isinstance(sup, (list, array)) and sup is not cand:
                 superset = sup  # ids of their own (``select``'s): not copied
             elif isinstance(sup, array) and not superset:
@@ -331,7 +296,8 @@ class Index:
         the only ones whose names its typo pass is to read (``_near``, for ``find_typos``)."""
         hits, parts = [], []
         for s, e in ranges:
-            h, bits = subsequence_near(t.folded, self.store.folded, np, s, e)
+            h, bits = subsequence_near(t.folded, self.store.folded, np, s, e,
+                                       self.tuning.chunk)
             hits.append(h)
             parts.append((s, e, bits))
         kept = self._near
@@ -339,16 +305,16 @@ class Index:
             self._near = NearPaths(t.folded, parts)  # (else the next slice: ``Filler``'s)
         if not hits:
             return []
-        return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np)
+        return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np,
+                      self.tuning.chunk)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
-        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of
-        one character with a bit of its own (``letters.bit_of``) among ids kept as an
-        ``array('i')`` (``accel.Ids``) read from the letter masks once ``warm`` has built
-        them over those ids: the character is in a folded path exactly when its bit is in
-        the path's folder or file-name mask (``/``, the only character of a path in
-        neither, has no bit), so no path's text is read (``test u`` from ``test``'s 700k
-        ids at 1M paths: a mask of the ids instead of a search per id)."""
+        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of one
+        character with a bit of its own (``letters.bit_of``) among ids kept as an ``array('i')``
+        (``accel.Ids``) read from the letter masks once ``warm`` has built them over those ids:
+        the character is in a folded path exactly when its bit is in the path's folder or
+        file-name mask (``/``, the only character of a path in neither, has no bit), so no path's
+        text is read."""
         if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
                 and t.kind in (Kind.FUZZY, Kind.EXACT)):
             j = bit_of(t.folded)
@@ -358,11 +324,12 @@ class Index:
                 bit = np.uint64(1) << np.uint64(j)
                 a = np.frombuffer(ids, dtype=np.int32)
                 keep = np.empty(len(a), dtype=bool)
-                for s in range(0, len(a), MARKS_AT_ONCE):  # (the temporaries of a part)
-                    part = a[s:s + MARKS_AT_ONCE]
-                    keep[s:s + MARKS_AT_ONCE] = ((dirs_m[part] | name_m[part]) & bit) != 0
-                return ids_of(a[keep], np)
-        return select(t.kind, t.folded, folded, ids, np=np)
+                at_once = self.tuning.chunk
+                for s in range(0, len(a), at_once):  # (the temporaries of a part)
+                    part = a[s:s + at_once]
+                    keep[s:s + at_once] = ((dirs_m[part] | name_m[part]) & bit) != 0
+                return ids_of(a[keep], np, at_once)
+        return select(t.kind, t.folded, folded, ids, np=np, chunk=self.tuning.chunk)
 
     def wants_ends(self, ms: MatchSet) -> bool:
         """True when ``ms`` is computed without its greedy ends and its last positive term
@@ -430,7 +397,8 @@ class Index:
         check_limit(limit)
         if memory is not None:
             if self._recall is None:
-                self._recall = Recall(lambda paths: Index(paths, weights=self.weights))
+                self._recall = Recall(
+                    lambda paths: Index(paths, weights=self.weights, tuning=self.tuning))
             base = os.path.abspath(os.getcwd() if root is None else os.fspath(root))
             ms = self.run(query)
             return rank_with_memory(

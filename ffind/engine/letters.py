@@ -1,22 +1,22 @@
-"""Per-path letter masks: which characters occur in a path's folders, in its file name, and as
-a folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
-``ALPHABET`` in three uint64 arrays (24 bytes a path).  A one-character term is then bounded
-for a whole candidate set with array arithmetic (``Bounder.bounds``) instead of three string
-searches per path.  Built from the folded paths in slices, so the temporaries stay small: one
-byte a character, from the slices of the folded paths' buffer (``ffind.engine.occur``) when
-``warm`` has built it, else joined here (``texts``)."""
+"""Per-path letter masks: which characters occur in a path's folders, in its file name, and as a
+folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
+``ALPHABET`` in three uint64 arrays.  A one-character term is then bounded for a whole candidate
+set with array arithmetic (``Bounder.bounds``) instead of three string searches per path.  Built
+from the folded paths in slices, so the temporaries stay small: one byte a character, from the
+slices of the folded paths' buffer (``ffind.engine.occur``) when ``warm`` has built it, else
+joined here (``texts``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ffind.engine.tuning import DEFAULT
+
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-. +@#$~,=()[]{}!&'%;^`"
 """The characters with a bit of their own (folded paths are lowercase); any other character
 (non-ASCII included) shares the last bit, so a term made of one never uses the masks."""
 OTHER = 63
-SLICE = 16384
-"""Paths per slice of the build: the temporaries are a few bytes per character of a slice."""
 
 
 def bit_of(c: str) -> int | None:
@@ -43,13 +43,13 @@ Slices = Sequence[tuple[int, Any, Any]]
 bytes (NUL-separated), where each path starts in them and where the last one ends plus one."""
 
 
-def texts(folded: Sequence[str], lo: int, hi: int, np: Any,
-          slices: Slices | None = None) -> Iterator[tuple[int, int, Any, Any, int]]:
+def texts(folded: Sequence[str], lo: int, hi: int, np: Any, slices: Slices | None = None,
+          size: int = DEFAULT.slice) -> Iterator[tuple[int, int, Any, Any, int]]:
     """The folded paths ``lo .. hi - 1`` as bytes, one byte a character, a piece at a time:
     ``(a, z, raw, starts, sep)``, paths ``a .. z - 1`` in ``raw`` at ``starts`` (``z - a + 1``
     entries, the last where the last path ends plus one), each path followed by the byte
     ``sep``.  From ``slices`` as far as they go (no copy), the rest joined here in slices of
-    ``SLICE`` paths (a character beyond ASCII becomes ``?``, one for one)."""
+    ``size`` paths (a character beyond ASCII becomes ``?``, one for one)."""
     at = lo
     for first, raw, starts in slices or ():
         end = first + len(starts) - 1
@@ -61,8 +61,8 @@ def texts(folded: Sequence[str], lo: int, hi: int, np: Any,
         s = starts[at - first:z - first + 1]
         yield at, z, raw[s[0]:s[-1]], s - s[0], 0
         at = z
-    for a in range(at, hi, SLICE):
-        z = min(hi, a + SLICE)
+    for a in range(at, hi, size):
+        z = min(hi, a + size)
         part = folded[a:z]
         raw = ascii_bytes(part, np)
         starts = np.zeros(z - a + 1, dtype=np.int64)
@@ -71,15 +71,15 @@ def texts(folded: Sequence[str], lo: int, hi: int, np: Any,
         yield a, z, raw, starts, ord("\n")
 
 
-def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0,
-          hi: int | None = None, slices: Slices | None = None) -> tuple[Any, Any, Any]:
+def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0, hi: int | None = None,
+          slices: Slices | None = None, size: int = DEFAULT.slice) -> tuple[Any, Any, Any]:
     """The three masks (folders, file name, one-character folders) of each path of
     ``folded`` from ``lo`` to ``hi`` (all of them when None; file names at ``base``, a list
     or an array),
     read from ``slices`` where they cover them (``texts``)."""
     hi = len(folded) if hi is None else hi
     parts = [_masks_of(raw, starts, base[a:z], _table(np, sep), np)
-             for a, z, raw, starts, sep in texts(folded, lo, hi, np, slices)]
+             for a, z, raw, starts, sep in texts(folded, lo, hi, np, slices, size)]
     if not parts:
         empty = np.zeros(0, dtype=np.uint64)
         return empty, empty, empty
@@ -90,10 +90,9 @@ def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0,
 
 
 def ascii_bytes(texts: Sequence[str], np: Any) -> Any:
-    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character:
-    any character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'.
-    The rare path beyond ASCII is narrowed alone (a joined text holding one such character
-    would be 2-4 bytes a character, slower to join and to encode)."""
+    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character: any
+    character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'. The
+    rare path beyond ASCII is narrowed alone."""
     if not all(map(str.isascii, texts)):
         texts = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii")
                  for t in texts]

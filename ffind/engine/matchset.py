@@ -11,14 +11,14 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 from ffind.engine import accel
 from ffind.engine.accel import Ids, loaded_numpy
 from ffind.engine.prefilter import typo_term
+from ffind.engine.tuning import Tuning
 from ffind.query import parse
 
 Range = tuple[int, int]
 Greedy: TypeAlias = "tuple[Any, Any]"
-"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the
-query's last term ends in its folded path, as two int32 numpy arrays: the next key that adds a
-character to that term needs only the character's next occurrence from there
-(``FoldedBuffer.advance``; 8 bytes an id, kept until the set is compacted)."""
+"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the query's
+last term ends in its folded path, as two int32 numpy arrays: the next key that adds a character
+to that term needs only the character's next occurrence from there."""
 
 
 def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
@@ -45,6 +45,8 @@ def union(a: list[Range], b: list[Range]) -> list[Range]:
 class Source(Protocol):
     """What a ``MatchSet`` computes itself with (``ffind.engine.index.Index``)."""
 
+    tuning: Tuning
+
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
     ) -> tuple[Ids, Ids, Ids, Greedy | None]: ...
@@ -59,10 +61,10 @@ compact form per distinct list (``MatchSet.compact``)."""
 
 
 def to_array(ids: Ids) -> array[int]:
-    """``array('i', ids)``; through numpy's ``fromiter`` (twice as fast: ~13 ns an id) when
-    numpy's import has finished (not while another thread imports it: an index's numpy is
-    imported in the background, and the session compacts sets meanwhile); ``ids`` itself when
-    it is an ``array`` (never changed once computed)."""
+    """``array('i', ids)``; through numpy's ``fromiter`` when numpy's import has finished (not
+    while another thread imports it: an index's numpy is imported in the background, and the
+    session compacts sets meanwhile); ``ids`` itself when it is an ``array`` (never changed once
+    computed)."""
     if isinstance(ids, array):
         return ids
     np = loaded_numpy()
@@ -84,13 +86,13 @@ def expand(ids: Compact) -> list[int]:
     return list(ids) if isinstance(ids, range) else ids.tolist()
 
 
-def restore(ids: Compact) -> Ids:
+def restore(ids: Compact, chunk: int = accel.CHUNK) -> Ids:
     """``ids`` as a computed set keeps them (``accel.Ids``): ``expand``'s list, but from
-    ``ARRAY_FROM`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
+    ``chunk`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
     ``range``, made from numpy): no list of ints made again (a compacted set narrowed from
     after a backspace, an empty query's million ids ranked)."""
     np = loaded_numpy()
-    if np is None or len(ids) < accel.ARRAY_FROM:
+    if np is None or len(ids) < chunk:
         return expand(ids)
     if isinstance(ids, range):
         return array("i", np.arange(ids.start, ids.stop, dtype=np.int32).tobytes())
@@ -129,10 +131,10 @@ def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] |
     return _each_once(expand, packed)
 
 
-def restored(packed: Packed) -> tuple[Ids, Ids, Ids, Ids | None]:
+def restored(packed: Packed, chunk: int = accel.CHUNK) -> tuple[Ids, Ids, Ids, Ids | None]:
     """``unpack`` as a computed set keeps its ids (``restore``), one object where the compact
     forms were one."""
-    return _each_once(restore, packed)
+    return _each_once(lambda ids: restore(ids, chunk), packed)
 
 
 class MatchSet:
@@ -227,7 +229,8 @@ class MatchSet:
     def _unpack(self) -> None:
         packed = self._packed
         if packed is not None and self._superset is None:
-            self._superset, self._strict, self._loose, self._typos = restored(packed)
+            self._superset, self._strict, self._loose, self._typos = restored(
+                packed, self.index.tuning.chunk)
 
     def size(self) -> int:
         """How many ids the superset holds (computing it when it is not; not restoring the
@@ -345,7 +348,7 @@ class MatchSet:
         def cat(a: Ids, b: Ids) -> Ids:
             if isinstance(a, list) and isinstance(b, list):
                 return sorted(a + b) if a and b and a[-1] > b[0] else a + b
-            # (an ``array('i')`` on one side at least: ``Ids`` of ``ARRAY_FROM`` or more)
+            # (an ``array('i')`` on one side at least: ``Ids`` of a chunk or more)
             if a and b and a[-1] > b[0]:
                 return to_array(sorted([*a, *b]))
             return to_array(a) + to_array(b)
@@ -380,10 +383,8 @@ def _run_of(ids: Sequence[int]) -> range | None:
 
 def _runs(a: MatchSet, b: MatchSet) -> Packed | None:
     """The merge of ``a`` and ``b`` (computed, or made so) in compact form when each of their
-    superset, strict and loose ids is one run and ``b``'s follows ``a``'s (the sets of a
-    query without positive terms, merged as a walk goes on: a million ids in a few ``range``
-    objects, not a list of a million ints, 38 MiB; issue 17), the lists one where they were;
-    else None."""
+    superset, strict and loose ids is one run and ``b``'s follows ``a``'s, the lists one where
+    they were; else None."""
     lists = []
     for ms in (a, b):
         if not ms.computed:
@@ -526,14 +527,12 @@ class Filler:
 
 
 class Ender:
-    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where
-    the greedy match of a computed set's last term ends when that term is a lone character
-    (a new term: ``test u``), which ``Index.compute`` finds only for a first key: the next
-    key of that term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()``
-    finds ``size`` more (``find(ms, ids)``: the ends of those superset ids, None when
-    unknown); once all are found, ``ms.set_greedy`` takes them.  The ends are written into
-    one array as they come (no slices joined at the end: 4 bytes an id at most, and the ids
-    a view of a compacted set's own array)."""
+    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where the
+    greedy match of a computed set's last term ends when that term is a lone character (a new
+    term: ``test u``), which ``Index.compute`` finds only for a first key: the next key of that
+    term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()`` finds ``size`` more
+    (``find(ms, ids)``: the ends of those superset ids, None when unknown); once all are found,
+    ``ms.set_greedy`` takes them.  The ends are written into one array as they come."""
 
     def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
                  size: int) -> None:

@@ -1,42 +1,39 @@
-"""Where a term occurs in every path at once: the folded paths as one byte buffer
-(``FoldedBuffer``, built once and extended as the index grows), every occurrence of a term
-found with a few numpy passes over it (``find``), so that the bounds of a whole candidate set
-(``ffind.engine.bounding``) ask "is the term at the file name's start, inside the name, a whole
-folder, is this bigram anywhere..." with array arithmetic over the occurrences instead of a
-few string searches per candidate.
+"""Where a term occurs in every path at once: the folded paths as one byte buffer (``FoldedBuffer``,
+built once and extended as the index grows), every occurrence of a term found with a few numpy
+passes over it (``find``), so that the bounds of a whole candidate set (``ffind.engine.bounding``)
+ask "is the term at the file name's start, inside the name, a whole folder, is this bigram
+anywhere..." with array arithmetic over the occurrences instead of a few string searches per
+candidate.
 
-Joining the candidates' strings at each keystroke instead costs as much as the searches it
-replaces (a list of the strings, the join, the encoding: about 15 ms for 70k paths): the work
-that is per path has to happen once, ahead of the keystrokes.
+Joining the candidates' strings at each keystroke instead costs as much as the searches it replaces:
+the work that is per path has to happen once, ahead of the keystrokes.
 
 The buffer holds one byte per character (latin-1; a character beyond it becomes ``?``), so a
-position in the buffer is a position in the folded path, and a term is looked for only when it
-is ASCII without ``?`` (``findable``): a byte that stands for another character never matches
-it.  The paths are separated by NUL, which no path holds (a store that holds one gets no
-buffer: ``FoldedBuffer.sync`` returns False), and no term looked for holds one, so an
-occurrence never runs from one path into the next.
-"""
+position in the buffer is a position in the folded path, and a term is looked for only when it is
+ASCII without ``?`` (``findable``): a byte that stands for another character never matches it.
+The paths are separated by NUL, which no path holds (a store that holds one gets no buffer:
+``FoldedBuffer.sync`` returns False), and no term looked for holds one, so an occurrence never
+runs from one path into the next."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ffind.engine.tuning import DEFAULT
+
 SEP = "\0"
-SLICE = 16384
-"""Paths per slice of the buffer (about 1.3 MB on real paths)."""
 SUB = 4096
 """``has`` runs over this many paths of a slice at a time: its temporaries (a few bytes a
-character) then stay in the processor's cache, where a whole slice's (about 1.3 MB each) did
-not (``has`` for ``s/p/t``'s four bigrams over the 110k paths: 13.9 -> 11.5 ms)."""
+character) then stay in the processor's cache, where a whole slice's did not."""
 WINDOW = 32
 """``advance`` reads the bytes after each path's greedy end ``WINDOW`` at a time (one row of a
 strided view per path; each slice ends with as many NULs, so a row never runs past it)."""
 SPARSE = 4
-"""``_present`` finds the paths of an occurrence one by one (a binary search each) when there
-are fewer occurrences than paths over this, else ors each path's bytes (one pass).  The
-occurrences are counted before they are listed: listing them costs about a nanosecond an
-occurrence (``flatnonzero``), which the or over every path's bytes does not need."""
+"""``_present`` finds the paths of an occurrence one by one (a binary search each) when there are
+fewer occurrences than paths over this, else ors each path's bytes.  The occurrences are counted
+before they are listed: listing them costs about a nanosecond an occurrence (``flatnonzero``),
+which the or over every path's bytes does not need."""
 
 
 def findable(term: str) -> bool:
@@ -47,14 +44,15 @@ def findable(term: str) -> bool:
 
 class FoldedBuffer:
     """The folded paths ``0 .. covered - 1`` of a store as NUL-separated byte buffers, one per
-    slice of ``SLICE`` paths built (``sync``), each with where its paths start in it: searched
-    slice by slice, so nothing is ever copied to grow it and a search's temporaries are a few
-    bytes per character of one slice."""
+    slice of ``size`` paths (``Tuning.slice``) built (``sync``), each with where its paths
+    start in it: searched slice by slice, so nothing is copied to grow it and a search's
+    temporaries are a few bytes per character of one slice."""
 
-    __slots__ = ("_parts", "broken", "np")
+    __slots__ = ("_parts", "broken", "np", "size")
 
-    def __init__(self, np: Any) -> None:
+    def __init__(self, np: Any, size: int = DEFAULT.slice) -> None:
         self.np = np
+        self.size = size
         self._parts: list[tuple[int, Any, Any]] = []
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
@@ -88,8 +86,8 @@ class FoldedBuffer:
         n = len(folded) if upto is None else min(upto, len(folded))
         if self.broken:
             return False
-        for s in range(n0, n, SLICE):
-            part = folded[s:min(n, s + SLICE)]
+        for s in range(n0, n, self.size):
+            part = folded[s:min(n, s + self.size)]
             raw = np.frombuffer((SEP.join(part) + SEP * (1 + WINDOW)).encode(
                 "latin-1", "replace"), dtype=np.uint8)
             ends = np.flatnonzero(raw == 0)[:-WINDOW]
@@ -116,8 +114,7 @@ class FoldedBuffer:
 
     def find_parts(self, term: str) -> Iterator[tuple[Any, Any, Any, Any]]:
         """``find``, a slice of the buffer at a time (ids ascending from slice to slice): the
-        caller that reduces each part holds one slice's occurrences at once, not every
-        one (``test`` at a million paths: 14 bytes an occurrence, 700k of them)."""
+        caller that reduces each part holds one slice's occurrences at once, not every one."""
         np = self.np
         m = len(term)
         for first, buf, starts in self._parts:

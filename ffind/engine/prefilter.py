@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ffind.engine.accel import Ids, ids_of, subsequence_array, subsequence_hits, subsequence_ids
+from ffind.engine.accel import (
+    CHUNK,
+    Ids,
+    ids_of,
+    subsequence_array,
+    subsequence_hits,
+    subsequence_ids,
+)
 from ffind.query import Kind, Query, Term, fold, parse
 
 TYPO_MIN = 4
@@ -24,24 +31,24 @@ TYPO_MIN = 4
 
 def select(
     kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False,
-    np: Any = None,
+    np: Any = None, chunk: int = CHUNK,
 ) -> Ids:
     """The ``ids`` whose ``texts`` match a term of ``kind`` and ``key`` (do not, with
     ``negate``); a fuzzy term through rapidfuzz (``np``: the numpy module to read its results
     with, or None).  A list, but for a fuzzy term over a ``range`` or an ``array('i')`` with
-    numpy, whose ``ARRAY_FROM`` hits or more are an ``array('i')`` (``accel.ids_of``)."""
+    numpy, whose ``chunk`` hits or more are an ``array('i')`` (``accel.ids_of``)."""
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
             if np is not None:
-                return subsequence_ids(key, texts, np, ids.start, ids.stop)
-            return subsequence_hits(key, texts, np, ids.start, ids.stop)
+                return subsequence_ids(key, texts, np, ids.start, ids.stop, chunk)
+            return subsequence_hits(key, texts, np, ids.start, ids.stop, chunk)
         if np is not None and isinstance(ids, array):  # (``Ids``': no int objects made)
-            hits = subsequence_array(key, [texts[i] for i in ids], np)
-            return ids_of(np.frombuffer(ids, np.int32)[hits], np)
+            hits = subsequence_array(key, [texts[i] for i in ids], np, chunk=chunk)
+            return ids_of(np.frombuffer(ids, np.int32)[hits], np, chunk)
         return [ids[j] for j in subsequence_hits(key, [texts[i] for i in ids], np)]
     if np is not None and isinstance(ids, array):  # (``Ids``': a mask, no int objects)
         keep = np.array(_holds(kind, key, texts, ids, negate), dtype=bool)
-        return ids_of(np.frombuffer(ids, np.int32)[keep], np)
+        return ids_of(np.frombuffer(ids, np.int32)[keep], np, chunk)
     if kind is Kind.FUZZY or kind is Kind.EXACT:
         if negate:
             return [i for i in ids if key not in texts[i]]

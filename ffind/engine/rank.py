@@ -58,9 +58,8 @@ def best(
 
 
 SPAN_COUNTED = 65536
-"""Up to what spread of values ``nth_highest`` counts them (``bincount``) instead of
-partitioning them (``argpartition``: 1-2 ms over 60-90k bounds with a few distinct values,
-against 0.1-0.2)."""
+"""Up to what spread of values ``nth_highest`` counts them (``bincount``) instead of partitioning
+them."""
 
 
 def nth_highest(x: Any, n: int, np: Any) -> int:

@@ -7,7 +7,7 @@
    as it is in the file name) are visited by branch and bound (``rank.BranchAndBound``) in
    groups of equal bound, best first, until ``limit`` scores beat every remaining bound.
 3. The optimistic ones (the term perhaps in the file name) are refined: their LCS with the
-   file name; then ``SEED`` of the best-bounded are scored exactly, so the k-th score is
+   file name; then ``Tuning.seed`` of the best-bounded are scored exactly, so the k-th score is
    known; then, for the paths still in reach, the chunks and word starts of a scattered term.
 4. The typo pass (``ffind.engine.typos``), when a typo match could reach the top ``limit``.
 
@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from ffind.engine.accel import Ids
 from ffind.engine.exact_many import batchable, scorer
+from ffind.engine.parts import Parts
 from ffind.engine.prefilter import lone_term, typo_term
+from ffind.engine.prefixed import prefix_scan
 from ffind.engine.rank import (
     BATCH_FROM,
     BranchAndBound,
@@ -32,21 +34,18 @@ from ffind.engine.rank import (
     by_bound,
     nth_highest,
 )
+from ffind.engine.tuning import DEFAULT as DEFAULT_TUNING
 from ffind.engine.typos import add_typos, typo_indices
 from ffind.query import Query, Term, parse
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
     from ffind.engine.matchset import MatchSet
-
-CHEAP_SLACK = 9
-"""Past the exact budget, a path scores its bound less this per query character."""
 
 
 def visitor(
-    ix: Index, q: Query, hidden_ok: bool, topk: TopK, pool: list[tuple[int, int]],
+    ix: Parts, q: Query, hidden_ok: bool, topk: TopK, pool: list[tuple[int, int]],
     limit: int | None,
 ) -> BranchAndBound:
     """Branch and bound over ``ix`` for ``q``, with the index's exact budget."""
@@ -55,13 +54,13 @@ def visitor(
     def score(i: int) -> int | None:
         return exact(q, i, hidden_ok)
 
-    slack = CHEAP_SLACK * sum(len(t.text) for t in q.positive)
-    return BranchAndBound(score, ix.paths, topk, pool, limit, ix.budget, slack,
+    slack = ix.tuning.slack * sum(len(t.text) for t in q.positive)
+    return BranchAndBound(score, ix.paths, topk, pool, limit, ix.tuning.budget, slack,
                           path_lengths(ix), batch_scorer(ix, q, hidden_ok))
 
 
 def batch_scorer(
-    ix: Index, q: Query, hidden_ok: bool
+    ix: Parts, q: Query, hidden_ok: bool
 ) -> Callable[[list[int], float, TopK | None], list[int | None]] | None:
     """The scores of many ids at once (``ffind.engine.exact_many``: the batch scorer, numpy),
     as ``ExactScorer.score`` gives them one by one but below the floor it is given; None
@@ -73,14 +72,14 @@ def batch_scorer(
     return scorer(ix.store, q, hidden_ok, lambda i: exact(q, i, hidden_ok), ix.exact.early_many)
 
 
-def path_lengths(ix: Index) -> Any:
+def path_lengths(ix: Parts) -> Any:
     """Every path's length as a numpy array by id when the index uses numpy, else None."""
     np = ix.numpy.module()
     return None if np is None else ix.store.path_lengths(np)
 
 
 def rank(
-    ix: Index, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
+    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
 ) -> list[FileMatch]:
     """The best ``limit`` matches of ``ms`` (all of them when None), best first; with
     ``least``, only those scoring at least ``least`` (the groups bounded below it are never
@@ -102,7 +101,7 @@ def rank(
         pool = ix.bounder.prefix_scored(lone, pre, hidden_ok)
         topk.add_many([s for s, _ in pool])
     walker = visitor(ix, q, hidden_ok, topk, pool, limit)
-    if walker.lens is not None and len(ids) >= NUMPY_FROM:
+    if walker.lens is not None and len(ids) >= ix.tuning.numpy_from:
         import numpy as np
 
         if at is None:
@@ -111,7 +110,7 @@ def rank(
         bounds, flagged = ix.bounder.bounds_any(q, ids, hidden_ok, at)
         scratch = at is not ids  # (our copy of the ids: ``_split_arrays`` may reuse it)
         at.flags.writeable = scratch
-        oa, oba, groups = _split_arrays(at, bounds, flagged, scratch)
+        oa, oba, groups = _split_arrays(at, bounds, flagged, scratch, ix.tuning.chunk)
         del at, bounds, flagged  # (copied into those: not held through the visits)
         u2 = int(oba.max()) if len(oba) else None
         done = walker.visit(groups, u2)
@@ -136,19 +135,17 @@ def rank(
 
 
 def _name_prefixed(
-    ix: Index, t: Term, ids: Ids
+    ix: Parts, t: Term, ids: Ids
 ) -> tuple[list[int], Ids, Any]:
-    """The ids whose file name starts with the term ``t`` and the others, each in order, and
-    the others as an int64 array when numpy made one (else None).
-    Only a name whose first folded letter is the term's can: over many ids, with numpy, only
-    the ids of that letter's table (``PathStore.first``, a few percent of the paths) are
-    tested, instead of every id; none when the one-term shortcut has kept the table's ids
-    that start with the term or a shorter key (``Prefixed``: ``sr``, ``src`` 2.7-2.9 -> ~0.5
-    ms at 110k paths)."""
+    """The ids whose file name starts with the term ``t`` and the others, each in order, and the
+    others as an int64 array when numpy made one (else None). Only a name whose first folded
+    letter is the term's can: over many ids, with numpy, only the ids of that letter's table
+    (``PathStore.first``, a few percent of the paths) are tested, instead of every id; none when
+    the one-term shortcut has kept the table's ids that start with the term or a shorter key."""
     st = ix.store
     key, texts, base = t.key, st.term_texts(t), st.base
     np = ix.numpy.module()
-    if np is None or len(ids) < NUMPY_FROM or texts is not st.folded or not key:
+    if np is None or len(ids) < ix.tuning.numpy_from or texts is not st.folded or not key:
         is_p = [texts[i].startswith(key, base[i]) for i in ids]
         return ([i for i, f in zip(ids, is_p, strict=True) if f],
                 [i for i, f in zip(ids, is_p, strict=True) if not f], None)
@@ -161,10 +158,8 @@ def _name_prefixed(
     mark[a] = True
     # (the one-term shortcut, which gave up just before, kept the table's names that start
     # with the key: ``Prefixed``)
-    from ffind.engine.shortcuts import prefix_scan  # (``shortcuts`` imports this module)
-
     known = ix.prefixed.ids(bucket, key, texts, base, False, kept_only=True,
-                            scan=prefix_scan(ix, False))
+                            scan=prefix_scan(st, ix.bounder, np, False))
     if known is not None:
         k = np.array(known, dtype=np.int64)
         pre: list[int] = k[mark[k]].tolist()
@@ -193,13 +188,13 @@ def _split(
 
 
 def _split_arrays(
-    ids: Any, bounds: Sequence[int], flagged: Sequence[bool], scratch: bool = False
+    ids: Any, bounds: Sequence[int], flagged: Sequence[bool], scratch: bool = False,
+    chunk: int = DEFAULT_TUNING.chunk,
 ) -> tuple[Any, Any, list[tuple[int, Any]]]:
-    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and
-    bounds left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to
-    overwrite, and ``bounds`` too when it is an int64 array: the optimistic ones are moved to
-    their fronts a part at a time (``compact``) instead of copied out whole (``s/p/t`` at 1M
-    paths, ~560k optimistic of 611k: two copies, ~9 MiB, not made)."""
+    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and bounds
+    left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to overwrite, and
+    ``bounds`` too when it is an int64 array: the optimistic ones are moved to their fronts a
+    part at a time (``compact``) instead of copied out whole."""
     import numpy as np
 
     a = np.asarray(ids, dtype=np.int64)
@@ -210,40 +205,31 @@ def _split_arrays(
     del rest
     if not scratch:
         return a[f], b[f], groups
-    n = compact(a, f)
-    compact(b, f)
+    n = compact(a, f, chunk)
+    compact(b, f, chunk)
     if 2 * n < len(a):  # (the views would hold the whole arrays: copies of the few instead)
         return a[:n].copy(), b[:n].copy(), groups
     return a[:n], b[:n], groups
 
 
-SPLIT_AT_ONCE = 65536
-"""How many positions ``compact`` reads at a time (its temporaries: a part's)."""
-
-
-def compact(a: Any, keep: Any) -> int:
+def compact(a: Any, keep: Any, chunk: int) -> int:
     """Move the items of the numpy array ``a`` where ``keep`` (bool, as long) is true to its
-    front, in order, in place, ``SPLIT_AT_ONCE`` positions at a time; how many there are.
+    front, in order, in place, ``chunk`` positions at a time; how many there are.
     (A part's kept items are copied out before they are written back at or before where
     they were read.)"""
     n = 0
-    for s in range(0, len(a), SPLIT_AT_ONCE):
-        e = s + SPLIT_AT_ONCE
+    for s in range(0, len(a), chunk):
+        e = s + chunk
         part = a[s:e][keep[s:e]]
         a[n:n + len(part)] = part
         n += len(part)
     return n
 
 
-NUMPY_FROM = 2048
-"""From how many candidates the ranking's bookkeeping runs through numpy arrays."""
-
-
 def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
-    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each
-    group in the order of ``ids``.  Each group an int64 array (a view of one sorted copy):
-    ``BranchAndBound.visit`` lists a group's ids when it visits it, and most are never
-    visited (``test u`` at 1M paths: ~600k ids as ints, 13 MiB traced, never made)."""
+    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each group in
+    the order of ``ids``.  Each group an int64 array (a view of one sorted copy):
+    ``BranchAndBound.visit`` lists a group's ids when it visits it, and most are never visited."""
     import numpy as np
 
     if not len(ids):
@@ -258,7 +244,7 @@ def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
         return list(zip(heads, np.split(si, cuts), strict=True))
     # each bound's distance from the highest as a uint16 key: the stable sort of it is a
     # radix sort (the same order as of ``-bounds``), and its counts give the groups' bounds
-    # and sizes (no sorted copy of the bounds; ``test u`` at 1M paths, 611k ids: 85 -> 11 ms)
+    # and sizes (no sorted copy of the bounds)
     key = np.empty(len(bounds), dtype=np.uint16)
     np.subtract(hi, bounds, out=key, casting="unsafe")
     order = np.argsort(key, kind="stable")
@@ -286,19 +272,19 @@ def _joined(groups: list[tuple[int, Any]], floor: float, np: Any) -> tuple[Any, 
 
 
 def _refine_and_visit(
-    ix: Index, q: Query, walker: BranchAndBound, oids: list[int], ob: list[int],
+    ix: Parts, q: Query, walker: BranchAndBound, oids: list[int], ob: list[int],
     left_groups: list[tuple[int, list[int]]],
 ) -> None:
     """The optimistic candidates ``oids`` (bounds ``ob``): their bounds refined stage by stage
     (see the module docstring), then visited with the sure groups not visited yet.  Lists
-    only: over ``NUMPY_FROM`` ids or more with numpy, ``_refine_and_visit_arrays`` runs."""
+    only: over ``Tuning.numpy_from`` ids or more with numpy, ``_refine_and_visit_arrays`` runs."""
     bounder, topk = ix.bounder, walker.topk
     ob = bounder.tighten_name(q, oids, ob)
-    # Seed: the exact scores of the SEED best-bounded first (whatever the limit, and outside
-    # the budget), so the k-th score is known before the costlier refinements (chunks, word
-    # starts), which then skip every path bounded below it.
+    # Seed: the exact scores of the ``Tuning.seed`` best-bounded first (whatever the limit,
+    # outside the budget), so the k-th score is known before the costlier refinements
+    # (chunks, word starts), which then skip every path bounded below it.
     lens = walker.lens
-    seed = best_positions(ob, ix.seed, lambda j: ix.paths[oids[j]],
+    seed = best_positions(ob, ix.tuning.seed, lambda j: ix.paths[oids[j]],
                           None if lens is None else lens[oids])
     if topk.least is not None:  # (bounded below ``least``: no score of theirs is wanted)
         seed = [j for j in seed if ob[j] >= topk.least]
@@ -330,7 +316,7 @@ def _refine_and_visit(
 
 
 def _refine_and_visit_arrays(
-    ix: Index, q: Query, walker: BranchAndBound, oids: Any, ob: Any,
+    ix: Parts, q: Query, walker: BranchAndBound, oids: Any, ob: Any,
     left_groups: list[tuple[int, Any]],
 ) -> None:
     """``_refine_and_visit`` with the optimistic ids and bounds as numpy int64 arrays from
@@ -350,12 +336,12 @@ def _refine_and_visit_arrays(
         return bounder.tighten_name_array(q, oids[at], loose[at], np)
 
     def pick(values: Any, at: Any) -> list[int]:  # (``best_positions`` over those positions)
-        return best_positions(values, ix.seed, lambda j: ix.paths[int(oids[at[j]])],
+        return best_positions(values, ix.tuning.seed, lambda j: ix.paths[int(oids[at[j]])],
                               lens[oids[at]])
 
     # ``tighten_name`` only where it can matter: the seed's candidates, then the ids whose
     # upper bound reaches the floor (2-8% of them for ``sr``, ``src``, ``test u``, ``test ut``)
-    done, seed = tightened_seed(ob, ix.seed, tighten, pick, np)
+    done, seed = tightened_seed(ob, ix.tuning.seed, tighten, pick, np, ix.tuning.chunk)
     if topk.least is not None:
         seed = [j for j in seed if ob[j] >= topk.least]
     sids = oids[seed].tolist()
@@ -368,7 +354,7 @@ def _refine_and_visit_arrays(
             topk.add(sc)
     floor = topk.floor()
     left, lb = _joined(left_groups, floor, np)
-    tighten_from(floor, ob, tighten, done, np)
+    tighten_from(floor, ob, tighten, done, np, ix.tuning.chunk)
     mask = done & (ob >= floor)  # (the others' upper bound is below the floor)
     mask[seed] = False
     ra, rb = bounder.refine(q, oids[mask], ob[mask], floor, np)
@@ -379,19 +365,14 @@ def _refine_and_visit_arrays(
     walker.visit(grouped(a[order], b[order]), None)
 
 
-TIGHTEN_AT_ONCE = 65536
-"""Positions ``tighten_from`` lists and tightens at a time (its temporaries: a few bytes a
-position of one part, not of all: ``s/p/t``'s 560k at 1M paths)."""
-
-
 def tighten_from(least: float, bounds: Any, tighten: Callable[[Any], Any], done: Any,
-                 np: Any) -> None:
-    """Tighten (``tighten(positions)``, ascending) every position not ``done`` yet whose
-    bound in ``bounds`` (an upper bound of its tightened one until it is ``done``) is at
-    least ``least``, in place, and mark it ``done``: a position left out is tightened below
-    ``least``."""
-    for s in range(0, len(bounds), TIGHTEN_AT_ONCE):
-        e = s + TIGHTEN_AT_ONCE
+                 np: Any, chunk: int = DEFAULT_TUNING.chunk) -> None:
+    """Tighten (``tighten(positions)``, ascending, ``chunk`` positions at a time) every
+    position not ``done`` yet whose bound in ``bounds`` (an upper bound of its tightened one
+    until it is ``done``) is at least ``least``, in place, and mark it ``done``: a position
+    left out is tightened below ``least``."""
+    for s in range(0, len(bounds), chunk):
+        e = s + chunk
         todo = ~done[s:e] & (bounds[s:e] >= least)
         at = np.flatnonzero(todo)
         if len(at):
@@ -402,7 +383,7 @@ def tighten_from(least: float, bounds: Any, tighten: Callable[[Any], Any], done:
 
 def tightened_seed(
     bounds: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
-    np: Any,
+    np: Any, chunk: int = DEFAULT_TUNING.chunk,
 ) -> tuple[Any, list[int]]:
     """The ``n`` best positions by tightened bound, as ``pick`` (``best_positions`` over the
     positions ``at``, ascending, given their bounds) gives them over every position, tightening
@@ -420,12 +401,12 @@ def tightened_seed(
     if n <= 0:
         return done, []
     if len(bounds) <= n:  # (``pick`` then gives every position, in order)
-        tighten_from(float("-inf"), bounds, tighten, done, np)
+        tighten_from(float("-inf"), bounds, tighten, done, np, chunk)
         return done, pick(bounds, np.arange(len(bounds)))
-    tighten_from(nth_highest(bounds, n, np), bounds, tighten, done, np)
+    tighten_from(nth_highest(bounds, n, np), bounds, tighten, done, np, chunk)
     if done.all():  # (``s/p/t``: every upper bound the same)
         return done, pick(bounds, np.arange(len(bounds)))
-    tighten_from(nth_highest(bounds[done], n, np), bounds, tighten, done, np)
+    tighten_from(nth_highest(bounds[done], n, np), bounds, tighten, done, np, chunk)
     at = np.flatnonzero(done)
     chosen: list[int] = at[pick(bounds[at], at)].tolist()
     # (by bound, then position, as ``pick`` orders more than ``n`` positions: over ``n``
@@ -444,7 +425,7 @@ def _above(
 
 
 def results(
-    ix: Index, q: Query, chosen: list[tuple[int, int]], typo_ids: set[int], ci: bool
+    ix: Parts, q: Query, chosen: list[tuple[int, int]], typo_ids: set[int], ci: bool
 ) -> list[FileMatch]:
     """``FileMatch`` objects for the chosen ``(score, id)``, with positions when ``ci``."""
     out = []

@@ -29,7 +29,16 @@ from ffind.scoring.recency import boosts as recency_boosts
 from ffind.scoring.scorer import FileMatch
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet
+    from ffind.engine.matchset import MatchSet
+
+
+class Ranking(Protocol):
+    """What ranking with memory asks of the index of the boosted paths (``Index`` is one)."""
+
+    def run(self, query: str, *, within: MatchSet | None = None) -> MatchSet: ...
+
+    def top(self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,
+            least: int | None = None) -> list[FileMatch]: ...
 
 
 class VisitSource(Protocol):
@@ -60,24 +69,24 @@ class Recall:
     """The per-index state of ranking with memory: the index's folders, the boosts and the
     small index of the boosted paths, each rebuilt only when what it depends on changes."""
 
-    def __init__(self, make_index: Callable[[list[str]], Index]) -> None:
+    def __init__(self, make_index: Callable[[list[str]], Ranking]) -> None:
         self._make_index = make_index
         self._folders: dict[str, set[str]] = {}
         self._folders_for = 0
         self._wanted: set[str] = set()
         self._boosts: dict[str, int] = {}
         self._boosts_for: tuple[object, ...] | None = None
-        self._sub: Index | None = None
+        self._sub: Ranking | None = None
         self._sub_paths: tuple[str, ...] = ()
         self._sub_source: dict[str, int] | None = None
         self._sets: dict[str, MatchSet] = {}  # the small index's recent queries
 
     def folders(self, paths: Sequence[str], wanted: set[str]) -> dict[str, set[str]]:
         """``{folder: its paths}`` of the index, for the folders ``wanted`` (at least: the
-        folders asked for before are kept; a folder with no path is missing).  Kept while
-        the index only grows: new paths are read for the folders known, and every path
-        again only when a folder is new (a visit elsewhere).  Only the folders of visits are
-        ever wanted: mapping every folder cost three times as much (86 ms at 104k paths)."""
+        folders asked for before are kept; a folder with no path is missing).  Kept while the
+        index only grows: new paths are read for the folders known, and every path again only
+        when a folder is new (a visit elsewhere).  Only the folders of visits are ever wanted:
+        mapping every folder cost three times as much."""
         if not wanted <= self._wanted:
             self._wanted |= wanted
             self._folders, self._folders_for = {}, 0
@@ -108,7 +117,7 @@ class Recall:
             self._boosts_for = key
         return self._boosts
 
-    def sub_index(self, boosted: dict[str, int]) -> Index:
+    def sub_index(self, boosted: dict[str, int]) -> Ranking:
         """The index of the boosted paths (rebuilt when they change; the boosts of one minute
         are one dict, so a keystroke only compares identities)."""
         if boosted is self._sub_source and self._sub is not None:
@@ -157,7 +166,7 @@ class Recall:
         got = sub.top(ms, None, compute_indices, least=kth - top)
         return sorted((_lift(m, boost[m.path]) for m in got), key=_key)[:limit]
 
-    def _match_set(self, sub: Index, query: str) -> MatchSet:
+    def _match_set(self, sub: Ranking, query: str) -> MatchSet:
         ms = self._sets.get(query)
         if ms is None:
             # the latest set this query narrows (typing on): a ranking that a shortcut

@@ -18,124 +18,23 @@ ranking would have given cheap scores).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ffind.engine.occur import findable
+from ffind.engine.parts import Parts
 from ffind.engine.prefilter import typo_term
+from ffind.engine.prefixed import prefix_scan
 from ffind.engine.rank import BranchAndBound, TopK, best, by_bound
 from ffind.engine.ranker import results, visitor
 from ffind.query import Kind, Query, Term, parse
 from ffind.scoring.scorer import FileMatch
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
     from ffind.engine.matchset import MatchSet
 
 
-KEPT = 4
-"""How many keys' prefixed ids ``Prefixed`` keeps per kind (names, folders), newest last."""
-
-
-class Prefixed:
-    """The ids of a first-letter table (``PathStore.first``, ``parent_first``) whose folded
-    file name (or folder) starts with a key, kept for the last ``KEPT`` keys of each kind, so
-    that a longer key is tested over the ids of the longest kept key it extends instead of
-    the whole table: the one-term shortcut's first shells, typed a key at a time (``prom``
-    after ``pro``; at 1M paths, 15-25 ms of a table of 100k ids, against 1-2 ms).
-
-    Exact: a text that starts with ``key + more`` starts with ``key``, so the longer key's
-    ids are the kept ids that start with it, in the table's order, then the ids the table
-    gained since they were kept (the tables only grow, appended to) tested the same way."""
-
-    def __init__(self) -> None:
-        self._kept: dict[tuple[bool, str], tuple[int, array[int]]] = {}
-
-    def ids(
-        self, table: Sequence[int], key: str, texts: list[str], at: list[int], folders: bool,
-        kept_only: bool = False, scan: Scan | None = None,
-    ) -> list[int] | None:
-        """The ids of ``table`` (the first-letter table of ``key[0]``) whose text starts with
-        ``key`` at ``at[i]`` (``texts``: the folded paths; ``at``: ``base`` for the names,
-        ``pstart`` for the folders), in the table's order; ``kept_only``: None instead when
-        no key it extends is kept (a caller with a cheaper test of its own).  ``scan``
-        (``prefix_scan``'s) tests many ids at once, where it can."""
-        if len(key) == 1:  # (a table holds the ids whose text starts with its letter)
-            return list(table)
-        kept = self._kept
-        best: tuple[int, array[int]] | None = None
-        for k in range(len(key), 1, -1):
-            best = kept.get((folders, key[:k]))
-            if best is not None:
-                break
-        if best is None and kept_only:
-            return None
-        if best is None:
-            covered, found = 0, []
-        else:
-            covered = best[0]
-            found = _starting(best[1], key, texts, at, scan)
-        n = len(table)
-        if covered < n:
-            found += _starting(table[covered:n], key, texts, at, scan)
-        kept.pop((folders, key), None)
-        kept[(folders, key)] = (n, array("i", found))
-        mine = [k for k in kept if k[0] == folders]
-        if len(mine) > KEPT:
-            del kept[mine[0]]
-        return found
-
-
-Scan = Callable[[Sequence[int], str], "list[int] | None"]
-"""The ids of those given (ascending) whose text starts with the key at their offset, or
-None where it cannot tell (``prefix_scan``)."""
-
-SCAN_FROM = 1024
-"""From how many ids ``prefix_scan`` reads the folded paths' buffer instead of ``startswith``
-per id (a first-letter table's 10k names: ~2 ms -> ~0.3 at 110k paths; ten times that at
-1M, for the first two letters of each word typed)."""
-
-
-def _starting(
-    ids: Sequence[int], key: str, texts: list[str], at: list[int], scan: Scan | None
-) -> list[int]:
-    """The ids (ascending) whose text starts with ``key`` at ``at[i]``, in order."""
-    got = None if scan is None else scan(ids, key)
-    return [i for i in ids if texts[i].startswith(key, at[i])] if got is None else got
-
-
-def prefix_scan(ix: Index, folders: bool) -> Scan | None:
-    """``Prefixed.ids``' test of many ids at once: the key's bytes read at each id's offset
-    (``base``, or ``pstart`` for ``folders``) in the folded paths' buffer
-    (``FoldedBuffer.starts_with``), for a key it holds as it is (``findable``); None without
-    numpy or the buffer, or when a path's folded form changed its length."""
-    np = ix.numpy.module()
-    buf = ix.bounder.folded_buffer()
-    st = ix.store
-    if np is None or buf is None or st._resized:
-        return None
-    offsets = st.offsets(np, buf.covered)[1 if folders else 0]  # (built by then: ``warm``)
-
-    def scan(ids: Sequence[int], key: str) -> list[int] | None:
-        if len(ids) < SCAN_FROM or not findable(key):
-            return None
-        a = (np.frombuffer(ids, dtype=f"i{ids.itemsize}").astype(np.int64)
-             if isinstance(ids, array) else np.asarray(ids, dtype=np.int64))
-        if (int(a[-1]) >= min(buf.covered, len(offsets)) or int(a[0]) < 0
-                or (len(a) > 1 and not bool((a[1:] > a[:-1]).all()))):
-            return None
-        where = offsets[a].astype(np.int64)
-        if int(where.min()) < 0:  # (no folder)
-            return None
-        got: list[int] = a[buf.starts_with(a, where, key)].tolist()
-        return got
-
-    return scan
-
-
 def shortcut(
-    ix: Index, ms: MatchSet, limit: int, ci: bool, least: int | None = None
+    ix: Parts, ms: MatchSet, limit: int, ci: bool, least: int | None = None
 ) -> list[FileMatch] | None:
     """The answer of a shortcut for ``ms``, or None when none applies or none is sure; with
     ``least``, only the matches scoring at least ``least`` (as ``Index.top``: a shell whose
@@ -152,7 +51,7 @@ def shortcut(
 
 
 def one_term(
-    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
+    ix: Parts, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
 ) -> list[FileMatch] | None:
     """One plain term: rank in shells of decreasing best possible score (see the module
     docstring), stopping once ``limit`` exact scores beat everything outside them."""
@@ -164,7 +63,7 @@ def one_term(
     bucket = st.first.get(fq[0], ())
     if texts is st.folded:  # (then ``key`` is ``fq``)
         ids = ix.prefixed.ids(bucket, key, texts, base, False,
-                              scan=prefix_scan(ix, False)) or []
+                              scan=prefix_scan(st, ix.bounder, ix.numpy.module(), False)) or []
     else:
         ids = [i for i in bucket if texts[i].startswith(key, base[i])]
     scored = ix.bounder.prefix_scored(t, ids, hidden_ok)
@@ -193,7 +92,7 @@ def _cut(pool: list[tuple[int, int]], least: int | None) -> list[tuple[int, int]
 
 
 def _shells(
-    ix: Index, ms: MatchSet, q: Query, t: Term, topk: TopK,
+    ix: Parts, ms: MatchSet, q: Query, t: Term, topk: TopK,
     shell: Callable[[Iterable[int]], bool], seen: set[int],
 ) -> bool:
     """Visit the shells after the name prefixes while their best can still enter; False when
@@ -223,7 +122,7 @@ def _shells(
         pst = st.pstart
         # the files whose folder starts with the term: from a shorter key's, when kept
         bucket = st.parent_first.get(fq[0], ())
-        scan = prefix_scan(ix, True)
+        scan = prefix_scan(ix.store, ix.bounder, ix.numpy.module(), True)
         starts = ix.prefixed.ids(bucket, fq, folded, pst, True, kept_only=True, scan=scan)
         if not shell(i for i in (bucket if starts is None else starts)
                      if base[i] - 1 - pst[i] == m and folded[i].startswith(fq, pst[i])):
@@ -255,7 +154,7 @@ def _shells(
 
 
 def aligned(
-    ix: Index, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
+    ix: Parts, ms: MatchSet, q: Query, t: Term, limit: int, ci: bool, least: int | None = None
 ) -> list[FileMatch] | None:
     """One fuzzy term with ``/``: the paths whose last components it aligns with (each part a
     prefix of its component, see ``scorer.name_prefix_at``) are the full ranking's first
@@ -291,24 +190,17 @@ def aligned(
     return results(ix, q, best(_cut(pool, least), ix.paths, limit, walker.lens), set(), ci)
 
 
-NARROW_FROM = 4096
-"""From how many ids of its first-letter table ``aligned`` narrows them by the folder's
-first letter (``_parent_narrowed``) before ``PathStore.aligned`` tests each."""
-
-
-def _aligned_ids(ix: Index, fq: str, bucket: Sequence[int]) -> list[int]:
-    """``PathStore.aligned(fq, bucket)`` (``bucket``: ``Bounder.aligned_bucket(fq)``), from
-    fewer tests: for ``a/`` (``aligned_rx`` then wants only ``a`` a prefix of the file's
-    folder) the folder-prefixed ids of ``a`` (``Prefixed``: ``s/``'s are its whole table,
-    95k folders at 1M, each tested by the expression before), else the table narrowed by
-    ``_parent_narrowed``.  The same ids in the same order, unless a path's folded form
-    changed its length (then ``PathStore.aligned`` answers, as it tests those whatever their
-    tables)."""
+def _aligned_ids(ix: Parts, fq: str, bucket: Sequence[int]) -> list[int]:
+    """``PathStore.aligned(fq, bucket)`` (``bucket``: ``Bounder.aligned_bucket(fq)``), from fewer
+    tests: for ``a/`` (``aligned_rx`` then wants only ``a`` a prefix of the file's folder) the
+    folder-prefixed ids of ``a``, else the table narrowed by ``_parent_narrowed``.  The same ids
+    in the same order, unless a path's folded form changed its length (then ``PathStore.aligned``
+    answers, as it tests those whatever their tables)."""
     st = ix.store
     parts = fq.split("/")
     if len(parts) == 2 and parts[0] and not parts[1] and not st._resized:
         hits = ix.prefixed.ids(bucket, parts[0], st.folded, st.pstart, True,
-                               scan=prefix_scan(ix, True)) or []
+                               scan=prefix_scan(st, ix.bounder, ix.numpy.module(), True)) or []
     else:
         hits = st.aligned(fq, _parent_narrowed(ix, fq, bucket))
     # (what the full ranking's bounds ask next, over the whole table, when this shortcut
@@ -317,20 +209,19 @@ def _aligned_ids(ix: Index, fq: str, bucket: Sequence[int]) -> list[int]:
     return hits
 
 
-def _parent_narrowed(ix: Index, fq: str, bucket: Sequence[int]) -> Sequence[int]:
+def _parent_narrowed(ix: Parts, fq: str, bucket: Sequence[int]) -> Sequence[int]:
     """``bucket`` (the first-letter table of the file names that ``fq``'s last part starts)
-    without the ids whose folder does not start with the part before it, which
-    ``aligned_rx`` wants a prefix of the file's folder (``s/p``: a name from ``p``'s table
-    in a folder from ``s``'s table of folders, ``PathStore.parent_first``), in order: what
-    ``PathStore.aligned`` keeps is the same, tested over fewer ids (at 1M paths ``s/p``'s
-    table holds 99k names, 13% of them in a folder starting with ``s``).  Left as it is
-    without numpy, for a small table, or when a path's folded form changed its length (its
-    offsets are off, and ``PathStore.aligned`` tests it whatever its tables)."""
+    without the ids whose folder does not start with the part before it, which ``aligned_rx``
+    wants a prefix of the file's folder (``s/p``: a name from ``p``'s table in a folder from
+    ``s``'s table of folders, ``PathStore.parent_first``), in order: what ``PathStore.aligned``
+    keeps is the same, tested over fewer ids.  Left as it is without numpy, for a small table, or
+    when a path's folded form changed its length (its offsets are off, and ``PathStore.aligned``
+    tests it whatever its tables)."""
     parts = fq.split("/")
     st = ix.store
     np = ix.numpy.module()
     if (len(parts) < 2 or not parts[-1] or not parts[-2] or np is None
-            or len(bucket) < NARROW_FROM or st._resized):
+            or len(bucket) < ix.tuning.numpy_from or st._resized):
         return bucket
     folders = st.parent_first.get(parts[-2][0])
     if not folders:
@@ -343,7 +234,7 @@ def _parent_narrowed(ix: Index, fq: str, bucket: Sequence[int]) -> Sequence[int]
 
 
 def _contiguous_shell(
-    ix: Index, ms: MatchSet, q: Query, fq: str, aligned_ids: set[int], walker: BranchAndBound
+    ix: Parts, ms: MatchSet, q: Query, fq: str, aligned_ids: set[int], walker: BranchAndBound
 ) -> bool:
     """Visit the paths that hold ``fq`` as it is but do not align with it, with their bounds
     refined as the full ranking refines them; False when over budget."""

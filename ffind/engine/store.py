@@ -1,13 +1,12 @@
 """The path store of an ``Index``: the paths (id = position) and the per-path tables matching
-needs, kept compact (issue 17: a session at 1M paths): the folded form shares the path's
-string when folding changes nothing; the first-letter tables and penalties are
-``array('i')`` (4 bytes an id, not a list slot plus an int object); reversed paths are not
-kept, nor file names and stems past ``NAMES_KEPT_UPTO`` paths (sliced, or reversed, where they
-are needed); the word starts are kept a block of ids to one string, one byte a character
-(``NARROW``); the one-character folders' letter masks only for the paths that have one.  Some
-tables are built on ``extend`` (folded forms, offsets, first-letter tables, names and stems),
-the others on first use and then extended as paths arrive (``penalties``, ``lengths``,
-``initials``, letter masks; ``ffind.engine.warmup`` builds them ahead)."""
+needs, kept compact: the folded form shares the path's string when folding changes nothing; the
+first-letter tables and penalties are ``array('i')``; reversed paths are not kept, nor file names
+and stems past ``Tuning.names_upto`` paths (sliced, or reversed, where they are needed); the word
+starts are kept a block of ids to one string, one byte a character (``NARROW``); the
+one-character folders' letter masks only for the paths that have one.  Some tables are built on
+``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on first use
+and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter masks;
+``ffind.engine.warmup`` builds them ahead)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,9 @@ from operator import add, not_, sub
 from typing import Any
 
 from ffind.engine.accel import loaded_numpy
-from ffind.engine.letters import Slices
 from ffind.engine.prefilter import aligned_rx
+from ffind.engine.tables import Tables
+from ffind.engine.tuning import DEFAULT, Tuning
 from ffind.query import Term, fold, variant
 from ffind.scoring.scorer import initials, initials_many
 from ffind.scoring.weights import Weights
@@ -30,11 +30,6 @@ INIT_SHIFT = 12
 """The word starts are kept ``1 << INIT_SHIFT`` ids to a string (``PathStore.initials``)."""
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
-NAMES_KEPT_UPTO = 262144
-"""Up to how many paths the folded file names and stems are kept (~140 B a path, 36 MiB at
-most): slicing them out where needed (``tighten_name`` over every optimistic candidate, the
-typo pass over the names of about the term's length) costs a slow key at 110k paths 5-10 ms;
-past this size the memory matters more."""
 NARROW = "\x7f"
 """What stands in the blocks of word starts for a character beyond ASCII (the exact strings
 are kept beside them, ``PathStore.initials``): an ASCII term without it has the same longest
@@ -44,12 +39,9 @@ DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
 
 
-DOT_CAP = 16000
-"""``PathStore.name_heads`` keeps where a file name's first ``.`` is up to this offset (two
-bytes a path); past it, ``DOT_CAP``."""
 
 
-class PathStore:
+class PathStore(Tables):
     """Paths plus what matching needs: folded forms, file-name offsets, first-letter tables.
 
     Public tables, one entry per path id: ``paths``, ``folded`` (lowercased, accents
@@ -62,8 +54,10 @@ class PathStore:
     (``name``, ``names_of``); ``stem``, ``stems_of`` and ``aligned`` slice or reverse on use.
     """
 
-    def __init__(self, weights: Weights) -> None:
+    def __init__(self, weights: Weights, tuning: Tuning = DEFAULT) -> None:
+        super().__init__()
         self.weights = weights
+        self.tuning = tuning
         self.paths: list[str] = []
         self.folded: list[str] = []
         self.base: list[int] = []
@@ -73,7 +67,7 @@ class PathStore:
         self.parent_first: dict[str, array[int]] = {}
         self.pstart: list[int] = []
         self._resized: set[int] = set()  # ids whose folded form differs in length
-        # the folded file names and stems, kept while the store is small (``NAMES_KEPT_UPTO``)
+        # the folded file names and stems, kept while the store is small (``Tuning.names_upto``)
         self._names: list[str] | None = []
         self._stems: list[str] | None = []
         self._aligned_memo: tuple[str, int, tuple[int, ...]] | None = None
@@ -88,17 +82,6 @@ class PathStore:
         # character is ``NARROW`` (a block stays one byte a character; ``initials``)
         self._iwide: dict[int, str] = {}
         self._pen: dict[bool, array[int]] = {False: array("i"), True: array("i")}
-        self._lens: dict[bool, Any] = {}
-        self._plen: Any = None
-        self._offsets: tuple[Any, Any] | None = None
-        # the letter masks: folders' and names' in two arrays with room for every path (one
-        # allocation each, filled a slice at a time: no slices joined, no holes left between
-        # the word starts' blocks built meanwhile), how many they cover, and per slice the
-        # ids with a one-character folder and their masks
-        self._mask_arrays: tuple[Any, Any] | None = None
-        self._masks_n = 0
-        self._mask_parts: list[tuple[Any, Any]] = []
-        self._heads: Any = None  # (``name_heads``: int16 by id, -1 not read yet)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -123,7 +106,7 @@ class PathStore:
         base = [p.rfind("/") + 1 for p in new]
         self.base.extend(base)
         if self._names is not None and self._stems is not None:
-            if len(self.paths) > NAMES_KEPT_UPTO:
+            if len(self.paths) > self.tuning.names_upto:
                 self._names = self._stems = None
             else:
                 names = [f[b:] for f, b in zip(folded, base, strict=True)]
@@ -308,7 +291,7 @@ class PathStore:
     def _add_loose(self, ids: list[int]) -> None:
         paths, loose = self.paths, self._iloose
         # a block at a time: ``initials_many``'s regex pass over a joined text holds a few
-        # objects per character of it (~1 KiB a path; 55 MiB for 57k paths at once)
+        # objects per character of it
         for s in range(0, len(ids), INIT_BLOCK):
             part = ids[s:s + INIT_BLOCK]
             for i, v in zip(part, initials_many([paths[i] for i in part], loaded_numpy()),
@@ -406,185 +389,6 @@ class PathStore:
         return min(n if not w.len_name and (ok or not self.any_hidden) else len(self._pen[ok])
                    for ok in (False, True))
 
-    def lengths(self, whole: bool, np: Any, upto: int | None = None,
-                slices: Slices | None = None) -> Any:
-        """The length of every file name (``whole``) or stem, as a numpy array (cached; uint8
-        or int16 while every value fits, see ``narrow``); ``upto``: built up to that id only
-        (``warm``, a slice at a time); ``slices``: the folded paths' buffer, which the lengths
-        are read from where it covers them (``ffind.engine.letters.texts``)."""
-        arr = self._lens.get(whole)
-        n = len(self.paths) if upto is None else min(upto, len(self.paths))
-        if arr is None or len(arr) < n:
-            have = 0 if arr is None else len(arr)
-            more = narrow(np, self._lengths_of(whole, have, n, np, slices))
-            arr = more if arr is None else np.concatenate([arr, more])
-            self._lens[whole] = arr
-        return arr
-
-    def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any,
-                    slices: Slices | None) -> Any:
-        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic:
-        over the paths' bytes where ``slices`` cover them (the lengths from where the paths
-        start, the stems' dots found in the bytes), else over the folded paths' lengths and
-        ``str.rfind`` mapped in C.  No Python-level step a path."""
-        from ffind.engine.letters import texts
-
-        if lo >= hi:
-            return np.zeros(0, dtype=np.int32)
-        parts = []
-        bases = self._bases(hi)
-        for a, z, raw, starts, _ in (texts(self.folded, lo, hi, np, slices) if slices else ()):
-            b = np.asarray(bases[a:z], dtype=np.int64)
-            lens = starts[1:] - starts[:-1] - 1
-            name = np.maximum(lens - b, 0)
-            if not whole:
-                # the last dot before each path's end, if it is after the name's first character
-                dots = np.flatnonzero(raw == ord("."))
-                j = np.searchsorted(dots, starts[1:] - 1) - 1
-                dot = dots[np.maximum(j, 0)] - starts[:-1] if len(dots) else np.full(z - a, -1)
-                name = np.where((j >= 0) & (dot > b), dot - b, name)
-            parts.append(name.astype(np.int32))
-            lo = z
-        if lo < hi:
-            parts.append(self._lengths_here(whole, lo, hi, np))
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-    def _lengths_here(self, whole: bool, lo: int, hi: int, np: Any) -> Any:
-        folded, bases = self.folded[lo:hi], self.base[lo:hi]
-        k = hi - lo
-        b = np.asarray(self._bases(hi)[lo:hi], dtype=np.int32)
-        name = np.maximum(np.fromiter(map(len, folded), dtype=np.int32, count=k) - b, 0)
-        if whole:
-            return name
-        dot = np.fromiter(map(str.rfind, folded, repeat("."), bases), dtype=np.int32, count=k)
-        return np.where(dot > b, dot - b, name)
-
-    def path_lengths(self, np: Any, upto: int | None = None) -> Any:
-        """The length of every path, as a numpy array by id (cached; uint8, int16 or int32,
-        see ``narrow``; the selections of
-        ``ffind.engine.rank`` cut large groups with it); ``upto`` as ``lengths``."""
-        arr = self._plen
-        n = len(self.paths) if upto is None else min(upto, len(self.paths))
-        if arr is None or len(arr) < n:
-            have = 0 if arr is None else len(arr)
-            more = narrow(np, np.fromiter(map(len, self.paths[have:n]), dtype=np.int32,
-                                          count=n - have))
-            arr = more if arr is None else np.concatenate([arr, more])
-            self._plen = arr
-        return arr
-
-    def name_heads(self, a: Any, np: Any) -> tuple[Any, Any]:
-        """Per id of ``a`` (an int64 array): whether the path's file name starts with a letter
-        or digit, and the offset in the name of its first ``.`` (-1 for none; ``DOT_CAP`` for
-        that far or farther), as numpy arrays; read from the path (not its folded form) once
-        an id and kept (int16 by id, -1 until read: the one-term shortcut's keys, typed a
-        character at a time, ask about the ids of the key before)."""
-        n = len(self.paths)
-        heads = self._heads
-        if heads is None or len(heads) < n:
-            more = np.full(n - (0 if heads is None else len(heads)), -1, dtype=np.int16)
-            heads = more if heads is None else np.concatenate([heads, more])
-            self._heads = heads
-        h = heads[a]
-        new = np.flatnonzero(h < 0)
-        if len(new):
-            at = a[new]
-            u = at.tolist()
-            ps = list(map(self.paths.__getitem__, u))
-            bs = list(map(self.base.__getitem__, u))
-            alnum = np.fromiter(map(str.isalnum, map(str.__getitem__, ps, bs)), dtype=np.int16,
-                                count=len(u))
-            dot = np.fromiter(map(str.find, ps, repeat("."), bs), dtype=np.int64, count=len(u))
-            dot = np.where(dot < 0, -1, np.minimum(dot - np.array(bs, dtype=np.int64), DOT_CAP))
-            h[new] = heads[at] = alnum + 2 * (dot + 1)
-        return (h & 1) != 0, (h >> 1) - 1
-
-    def offsets(self, np: Any, upto: int | None = None) -> tuple[Any, Any]:
-        """``base`` and ``pstart`` as numpy arrays by id (cached; uint8, int16 or int32, see
-        ``narrow``: ``pstart`` is -1 for a path without a folder); ``upto`` as ``lengths``."""
-        n = min(len(self.base), len(self.pstart))
-        if upto is not None:
-            n = min(n, upto)
-        have = 0 if self._offsets is None else len(self._offsets[0])
-        if have < n:
-            b = narrow(np, np.array(self.base[have:n], dtype=np.int32))
-            p = narrow(np, np.array(self.pstart[have:n], dtype=np.int32))
-            if self._offsets is not None:
-                b = np.concatenate([self._offsets[0], b])
-                p = np.concatenate([self._offsets[1], p])
-            self._offsets = (b, p)
-        assert self._offsets is not None
-        return self._offsets
-
-    def _bases(self, upto: int) -> Any:
-        """``base`` up to ``upto`` at least: the array of ``offsets`` when it covers them (not
-        the list converted once more), else the list."""
-        off = self._offsets
-        return off[0] if off is not None and len(off[0]) >= upto else self.base
-
-    def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
-        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
-        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few
-        paths that have such a folder (their ids and masks: 37k of a million paths, 0.3 MiB
-        instead of 7.6)."""
-        from ffind.engine.letters import masks
-
-        upto = min(upto, len(self.folded), len(self.base))
-        have = self._masks_n
-        if have < upto:
-            dirs, name, whole = masks(self.folded, self._bases(upto), np, have, upto, slices)
-            arrays = self._mask_arrays
-            if arrays is None or len(arrays[0]) < upto:  # room for every path indexed so far
-                room = max(upto, len(self.folded))
-                grown = (np.empty(room, dtype=np.uint64), np.empty(room, dtype=np.uint64))
-                if arrays is not None:
-                    grown[0][:have] = arrays[0][:have]
-                    grown[1][:have] = arrays[1][:have]
-                arrays = self._mask_arrays = grown
-            arrays[0][have:upto] = dirs
-            arrays[1][have:upto] = name
-            self._masks_n = upto
-            some = np.flatnonzero(whole)
-            self._mask_parts.append(((some + have).astype(np.int32), whole[some]))
-
-    def letter_masks(self, np: Any) -> tuple[Any, Any]:
-        """``ffind.engine.letters.masks``' folders and file name masks of the paths
-        ``build_masks`` covered, as two arrays (views: the masks of the paths that follow are
-        written past their end)."""
-        arrays = self._mask_arrays
-        if arrays is None:
-            empty = np.zeros(0, dtype=np.uint64)
-            return empty, empty
-        self._join_masks(np)
-        n = self._masks_n
-        return arrays[0][:n], arrays[1][:n]
-
-    def one_char_folders(self, bit: int, np: Any) -> Any:
-        """The ids (ascending, int32) among those ``build_masks`` covered that have a folder
-        of one character whose bit (``ffind.engine.letters.bit_of``) is ``bit``."""
-        if not self._mask_parts:
-            return np.zeros(0, dtype=np.int32)
-        self._join_masks(np)
-        ids, whole = self._mask_parts[0]
-        return ids[(whole & (np.uint64(1) << np.uint64(bit))) != 0]
-
-    def _join_masks(self, np: Any) -> None:
-        parts = self._mask_parts
-        if len(parts) > 1:
-            parts[:] = [(np.concatenate([p[0] for p in parts]),
-                         np.concatenate([p[1] for p in parts]))]
-
-    def masks_len(self) -> int:
-        """How many paths the letter masks cover so far."""
-        return self._masks_n
-
-    def lengths_len(self, whole: bool) -> int:
-        """How many paths ``lengths(whole)`` covers so far."""
-        return len(self._lens.get(whole, ()))
-
-    def path_lengths_len(self) -> int:
-        """How many paths ``path_lengths`` covers so far."""
-        return 0 if self._plen is None else len(self._plen)
 
     def built(self) -> dict[str, int]:
         """How many paths each table built on first use covers (``warm`` reports, tests)."""
@@ -619,22 +423,6 @@ def narrow_for(term: str | None) -> bool:
     ``term`` as the exact ones would (``PathStore.initials``): an ASCII term without ``NARROW``
     matches neither that character nor ``NARROW``."""
     return term is not None and term.isascii() and NARROW not in term
-
-
-def narrow(np: Any, arr: Any) -> Any:
-    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds every
-    value (offsets and lengths: one byte a path per table while no path is longer than 255
-    characters, as at the 1M tree's, else two while shorter than 32,768; issue 17).
-    Growing a table joins its parts with ``np.concatenate``, which widens to the type that
-    holds both; readers widen (``astype(np.int64)``) before any arithmetic."""
-    if not len(arr):
-        return arr.astype(np.uint8)
-    lo, hi = int(arr.min()), int(arr.max())
-    if lo >= 0 and hi <= 255:
-        return arr.astype(np.uint8)
-    if lo >= -32768 and hi <= 32767:
-        return arr.astype(np.int16)
-    return arr
 
 
 def _stem_len(f: str, b: int) -> int:

@@ -10,33 +10,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ffind.engine.accel import CDIST_AT_ONCE, Ids, NearPaths, NumpyUse
+from ffind.engine.accel import Ids, NearPaths, NumpyUse
 from ffind.engine.matchset import Range
 from ffind.engine.prefilter import select, typo_term
 from ffind.engine.store import PathStore
 from ffind.query import Query, Term
 
 NEAR_SHARE = 4
-"""Before the names' lengths are built, the near paths' names (``accel.NearPaths``) are
-measured one by one when they are at most one in ``NEAR_SHARE`` of a range (~250 ns a name
-against ~150 ns a path for the table, which the next keys reuse: at 1M paths ``base_cod``'s
-107k in 33 ms, ``readme``'s 463k would take 117)."""
+"""Before the names' lengths are built, only the near paths' names are measured, when they are at
+most one in ``NEAR_SHARE`` of a range."""
 
 
 def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
                name_lcs_upper: Callable[[str, Any, Any], Any] | None = None,
                near_paths: NearPaths | None = None) -> Ids:
-    """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit
-    from the query's typo term (none when it has none), ascending.  ``name_lcs_upper``
-    (``Bounder.name_lcs_upper``: at least each name's LCS with the term, from the letter
-    masks; None while they do not cover the ids) leaves out first, without a string made, the
-    names whose LCS with the term is under its length less one: no name one edit away
-    (``base_cod`` at 1M paths: 209 of the 201,628 names of the right length are left).
-    ``near_paths`` (with numpy: the paths whose LCS with the term is at least its length
-    less one, which the superset's ``cdist`` pass found, ``accel.NearPaths``) does so before
-    the masks: a name one edit away has such an LCS with the term, and so has its path,
-    which holds it (``base_cod`` at 1M paths: 15,352 of the 201,628 names of near length are
-    left); before the lengths' table is built, only the near names are measured
+    """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit from
+    the query's typo term (none when it has none), ascending.  ``name_lcs_upper``
+    (``Bounder.name_lcs_upper``: at least each name's LCS with the term, from the letter masks;
+    None while they do not cover the ids) leaves out first, without a string made, the names
+    whose LCS with the term is under its length less one: no name one edit away. ``near_paths``
+    does so before the masks: a name one edit away has such an LCS with the term, and so has its
+    path, which holds it; before the lengths' table is built, only the near names are measured
     (``NEAR_SHARE``)."""
     t = typo_term(q)
     if t is None or not ranges:
@@ -57,9 +51,8 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
             if near_paths is not None and store.lengths_len(whole) < e:
                 few = near_paths.ids(s, e, np)
             if few is not None and NEAR_SHARE * len(few) <= e - s:
-                # the lengths not built that far (keys typed straight after the walk; 150 ms
-                # at 1M paths): only the near paths' names measured (``base_cod``: 107,293 in
-                # 33 ms; the table is left to the warm-up)
+                # the lengths not built that far (keys typed straight after the walk): only
+                # the near paths' names measured, the table left to the warm-up
                 ids = few.tolist()
                 near_a = np.array([i for i, n in zip(ids, store.name_lengths(whole, ids),
                                                      strict=True) if m - 1 <= n <= m + 1],
@@ -75,10 +68,10 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
             most = None if name_lcs_upper is None else name_lcs_upper(key, near_a, np)
             if most is not None:
                 near_a = near_a[most >= m - 1]
-            # ``CDIST_AT_ONCE`` names at a time: the names' strings and the ids as ints of a
-            # part, not of all (``base_cod`` at 1M paths: 20 -> ~8 MiB traced; issue 17)
-            for p in range(0, len(near_a), CDIST_AT_ONCE):
-                near = near_a[p:p + CDIST_AT_ONCE].tolist()
+            # a chunk of names at a time: the strings and ints of a part, not of all
+            chunk = store.tuning.chunk
+            for p in range(0, len(near_a), chunk):
+                near = near_a[p:p + chunk].tolist()
                 d = process.cdist([key], sliced(near), scorer=OSA.distance,
                                   score_cutoff=1, dtype=np.int32)
                 found.extend(near[j] for j in np.flatnonzero(d[0] == 1).tolist())
@@ -96,9 +89,11 @@ def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
     """``ids`` narrowed by the query's case- or accent-sensitive terms and its negations."""
     for t in q.positive:
         if t.case_sensitive or t.accent_sensitive:
-            ids = select(t.kind, t.key, store.term_texts(t), ids, np=np)
+            ids = select(t.kind, t.key, store.term_texts(t), ids, np=np,
+                         chunk=store.tuning.chunk)
     for t in q.negative:
-        ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np)
+        ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np,
+                     chunk=store.tuning.chunk)
     return ids
 
 

@@ -14,26 +14,9 @@ from ffind.engine.prefilter import lone_term
 from ffind.engine.store import PathStore
 from ffind.query import parse
 
-LENGTHS_STEP = 32_768
-"""Most paths per ``warm`` step building the name, stem and path lengths and the offsets as
-numpy arrays (~13 ms at 1M paths); a sixteenth of the paths when that is fewer, but not fewer
-than ``LENGTHS_STEP_MIN`` (the arrays grow by copying: at most ~16 copies of each)."""
-LENGTHS_STEP_MIN = 8192
-"""Fewest paths per ``warm`` step of the lengths (~1.8 ms at 110k paths, where a step of
-``LENGTHS_STEP`` took 7 ms that the key typed next waited for; docs/speed.md)."""
-COLLECT_FROM = 65536
-"""From how many paths ``warm`` ends with one full garbage collection (then again each time
-the store has doubled since the last one).  The store's per-path lists (``paths``, ``folded``,
-``base``, ``pstart``: one pointer a path each) are traversed by every collection of the
-generation they are in: without it, the first keys' allocations set one off over them (a
-first key at 1M paths: ``p`` 319 -> 107 ms, ``m`` 353 -> 137 ms; at 110k ``p`` 24 -> 10;
-the collection itself, in idle time: 75 ms at 1M, 13 ms at 110k; docs/speed.md)."""
-
-
 COLLECTING = "collect"
-"""What ``warm`` yields (instead of None) just before the step that is its full collection (a
-step of ~15 ms at 110k paths, 70 at 1M; the others take a few ms): a caller with little time
-(``FileSearcher``: a slow key's answer not yet published) stops there."""
+"""What ``warm`` yields (instead of None) just before the step that is its full collection: a
+caller with little time (``FileSearcher``: a slow key's answer not yet published) stops there."""
 
 
 class WorkAhead:
@@ -50,10 +33,12 @@ class WorkAhead:
         """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
         import when it is wanted, penalties, offsets, name and path lengths, the folded paths'
         buffer, letter masks read from its bytes, word starts), then, from
-        ``COLLECT_FROM`` paths, one full garbage collection (unless the caller disabled the
-        collector).  A generator: each step takes a few milliseconds, and it ends once every
-        path indexed so far is covered (a new one picks up where it ended); it yields None
-        after a step, ``COLLECTING`` (a step doing nothing) before the collection."""
+        ``Tuning.chunk`` paths, one full garbage collection (unless the caller disabled the
+        collector): the store's per-path lists are then out of the young generations, which
+        the first keys' allocations would otherwise traverse.  A generator: each step takes a
+        few milliseconds, and it ends once every path indexed so far is covered (a new one
+        picks up where it ended); it yields None after a step, ``COLLECTING`` (a step doing
+        nothing) before the collection."""
         store, numpy = self.store, self.numpy
         numpy.module()
         yield None
@@ -67,11 +52,11 @@ class WorkAhead:
                 yield None
             elif numpy.module() is not None and (store.path_lengths_len() < n or any(
                     store.lengths_len(whole) < n for whole in (False, True))):
-                # ``LENGTHS_STEP`` paths at a time (numpy arrays grow by copying, so not 4,096:
-                # at 1M paths, 31 copies of a 2 MB table), not all at once: 365 ms at 1M
-                # paths, which a key would wait for
+                # half a slice to two slices at a time, a sixteenth of the paths (numpy arrays
+                # grow by copying: ~16 copies of each), not all at once, which a key would wait for
                 np = numpy.module()
-                most = max(LENGTHS_STEP_MIN, min(LENGTHS_STEP, n // 16))
+                size = store.tuning.slice
+                most = max(size // 2 or 1, min(2 * size, n // 16))
                 upto = min(n, most + min(store.path_lengths_len(), *(
                     store.lengths_len(whole) for whole in (False, True))))
                 slices = self._slices()
@@ -87,9 +72,8 @@ class WorkAhead:
                 yield None
             elif numpy.module() is not None and store.masks_len() < n:
                 store.build_masks(numpy.module(), store.masks_len() + step, self._slices())
-                # and the same paths' word starts: one step of ~2.5 ms at 110k paths, not two
-                # (keys typed back to back each wait for about one step, whatever its size:
-                # half as many steps, half as many keys wait; docs/speed.md)
+                # and the same paths' word starts: one step, not two (keys typed back to back
+                # each wait for about one step, whatever its size)
                 if store.initials_len() < store.masks_len():
                     store.build_initials(store.masks_len())
                 if store.masks_len() >= n:  # (the slices joined now, not in a first key)
@@ -98,7 +82,7 @@ class WorkAhead:
             elif store.initials_len() < n:
                 store.build_initials(store.initials_len() + step)
                 yield None
-            elif n >= COLLECT_FROM and n >= 2 * self._collected and gc.isenabled():
+            elif n >= store.tuning.chunk and n >= 2 * self._collected and gc.isenabled():
                 yield COLLECTING  # (the collection is next: a caller may leave it for later)
                 self._collected = n
                 gc.collect()

@@ -383,7 +383,7 @@ class Server:
             from ffind.engine.index import Index
 
             assert held.listing is not None
-            held.index = Index(held.listing)  # (a slice at a time: ``EXTEND_AT_ONCE``)
+            held.index = Index(held.listing)  # (a slice at a time: ``Tuning.chunk``)
             held.counts.clear()
             held.recall = None  # (a new one, in ``found``)
             self.rebuilt += 1

@@ -73,11 +73,10 @@ OVERLAP = 120
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """Every weight of the score (see the module docstring and ``docs/ranking.md``).
+    """Every weight of the score.
 
     Frozen: the engine (``ffind.Index(weights=...)``) and the bounds derived from it
-    (``ffind.scoring.bounds.Bounds``) read one object for their whole life.
-    """
+    (``ffind.scoring.bounds.Bounds``) read one object for their whole life."""
 
     match: int = MATCH
     gap_start: int = GAP_START

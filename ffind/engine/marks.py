@@ -1,0 +1,209 @@
+"""The state the bounds of one ``PathStore`` share (``Occurrences``, the base of
+``ffind.engine.bounding.Bounder``): the folded paths' buffer, where a term occurs in every
+path (``marks``, kept for the last ``Tuning.kept`` terms) and the paths holding the last term
+searched (``has``)."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ffind.engine.accel import NumpyUse
+from ffind.engine.occur import FoldedBuffer
+from ffind.engine.store import PathStore
+from ffind.scoring.bounds import Bounds
+
+TYPE_CHECKING = False  # (not typing's)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
+
+UNKNOWN = -(1 << 31)
+"""A kept bound not computed yet (``Bounder.early_bounds``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """Where a term occurs in each of some ids (``Occurrences.marks``), as numpy arrays by
+    position: ``found`` anywhere, ``in_dirs`` starting before the file name (the term has no
+    ``/``, so inside the folders), ``in_name``, ``name_start`` (at the name's start),
+    ``parent`` (at the start of the file's folder name), ``in_parent`` (inside it),
+    ``whole_dir`` (a whole folder name)."""
+
+    at: Any
+    base: Any
+    pstart: Any
+    found: Any
+    in_dirs: Any
+    in_name: Any
+    name_start: Any
+    parent: Any
+    in_parent: Any
+    whole_dir: Any
+
+
+class Occurrences:
+    """The buffer and the occurrence marks of one ``PathStore`` (see the module docstring)."""
+
+    def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
+        self.store = store
+        self.weights = store.weights
+        self.b = Bounds(store.weights)
+        self.numpy = numpy
+        self.tuning = store.tuning
+        self._buffer: FoldedBuffer | None = None
+        self.early_bounds: dict[str, array[int]] = {}
+        """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
+        computed yet), kept between rankings."""
+        self._kept_holders: tuple[str, int, Any] | None = None
+        """``has``' last term, how many paths it covered, and the ids (int32) of the paths
+        holding it, when few (``Tuning.few_share``)."""
+        self._kept_marks: dict[str, tuple[int, Any]] = {}
+        """``_marks``' last answers over every path: per term, how many paths they cover and
+        the seven marks packed a bit a path (``Tuning.kept`` terms, oldest first)."""
+
+    def aligned_bucket(self, fq: str) -> Sequence[int] | None:
+        """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
+        name starts with the term's last part, or (that part empty) its folder with the part
+        before; None when neither gives a letter."""
+        parts = fq.split("/")
+        if parts[-1]:
+            return self.store.first.get(parts[-1][0], ())
+        if len(parts) >= 2 and parts[-2]:
+            return self.store.parent_first.get(parts[-2][0], ())
+        return None
+
+    def folded_buffer(self) -> FoldedBuffer | None:
+        """The folded paths as one byte buffer (``ffind.engine.occur``) once ``warm`` has
+        built it over every path (``build_buffer``), else None: a keystroke never waits for
+        it (a million paths take about half a second), the per-path code answers meanwhile.
+        """
+        buf = self._buffer
+        if buf is None or buf.broken or buf.covered < len(self.store.paths):
+            return None
+        return buf
+
+    def build_buffer(self, np: Any, upto: int) -> None:
+        """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
+        time); once the store holds more than ``Tuning.buffer_upto`` paths, drop it instead (what
+        was built is freed, and nothing more is)."""
+        if self._buffer is None:
+            self._buffer = FoldedBuffer(np, self.tuning.slice)
+        if len(self.store.paths) > self.tuning.buffer_upto:
+            self._buffer.drop()
+            return
+        self._buffer.sync(self.store.folded, upto)
+
+    def buffer_len(self) -> int:
+        """How many paths ``folded_buffer`` covers so far (all of them once a path with a NUL
+        made it give up: there is nothing to build)."""
+        if self._buffer is None:
+            return 0
+        return len(self.store.paths) if self._buffer.broken else self._buffer.covered
+
+    def has(self, fq: str, buf: FoldedBuffer, np: Any) -> Any:
+        """``buf.has(fq)`` (``fq`` findable; ``buf`` the ``folded_buffer``): per path covered,
+        whether ``fq`` occurs in it.  When the paths holding the last term asked for were
+        few (``Tuning.few_share``) and that term is inside ``fq``, only they can hold ``fq``:
+        each is tested (``in``) instead of a pass over the whole buffer (``s/p/t`` after
+        ``s/p/``)."""
+        n = buf.covered
+        kept = self._kept_holders
+        if kept is not None and kept[1] == n and kept[0] in fq:
+            holders = kept[2]
+            folded = self.store.folded
+            hit = np.array([fq in folded[i] for i in holders.tolist()], dtype=bool)
+            out = np.zeros(n, dtype=bool)
+            out[holders[hit]] = True
+        else:
+            out = buf.has(fq)
+        ids = np.flatnonzero(out)
+        self._kept_holders = (
+            (fq, n, ids.astype(np.int32)) if len(ids) * self.tuning.few_share <= n else None)
+        return out
+
+    def wide(self, ids: Sequence[int], share: int | None = None) -> bool:
+        """Whether ``ids`` are enough of the index for the searches over the whole buffer to
+        beat the per-candidate ones (``Tuning.numpy_from``, and one ``share``-th of the index:
+        ``Tuning.joined_share`` when None)."""
+        share = self.tuning.joined_share if share is None else share
+        return len(ids) >= self.tuning.numpy_from and len(ids) * share >= len(self.store.paths)
+
+    def marks(self, fq: str, ids: Sequence[int], np: Any) -> Iterator[Marks] | None:
+        """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
+        folded paths' buffer (``folded_buffer``), ``Tuning.chunk`` ids at a time (in order);
+        None when there is no buffer.  Folding keeps one code point for one
+        (``ffind.query.fold``), so ``base`` and ``pstart`` are positions in the folded path
+        too, and with no ``/`` in the term an occurrence never spans the ``/`` before a name
+        or a folder: "inside the folders" is an occurrence that starts before ``base``, and so
+        on.
+
+        The marks of every path are kept for the last ``Tuning.kept`` terms: a term bounded
+        as the last one (``test``) is bounded again as an earlier one at the next key
+        (``test u``), and its occurrences are not searched for again."""
+        got = self.every_marks(fq, np)
+        if got is None:
+            return None
+        every, base_a, pst_a = got
+        at = np.asarray(ids, dtype=np.int64)
+
+        def parts() -> Iterator[Marks]:
+            for s in range(0, len(at), self.tuning.chunk):
+                a = at[s:s + self.tuning.chunk]
+                found, in_dirs, in_name, name_start, parent, in_parent, whole_dir = every[:, a]
+                yield Marks(
+                    at=a, base=base_a[a].astype(np.int64), pstart=pst_a[a].astype(np.int64),
+                    found=found, in_dirs=in_dirs, in_name=in_name, name_start=name_start,
+                    parent=parent, in_parent=in_parent, whole_dir=whole_dir)
+
+        return parts()
+
+    def every_marks(self, fq: str, np: Any) -> tuple[Any, Any, Any] | None:
+        """``_marks``' seven marks of every path (``_every_mark``: kept for the last
+        ``Tuning.kept`` terms) and the paths' ``base`` and ``pstart`` arrays; None when there
+        is no buffer."""
+        buf = self.folded_buffer()
+        if buf is None:
+            return None
+        base_a, pst_a = self.store.offsets(np)
+        n_all = buf.covered
+        kept = self._kept_marks.pop(fq, None)
+        if kept is not None and kept[0] == n_all:
+            every = np.unpackbits(kept[1], axis=1, count=n_all).view(bool)
+        else:
+            every = self._every_mark(fq, buf, base_a, pst_a, np)
+            kept = (n_all, np.packbits(every, axis=1))
+        self._kept_marks[fq] = kept  # (last: the most recent)
+        while len(self._kept_marks) > self.tuning.kept:
+            del self._kept_marks[next(iter(self._kept_marks))]
+        return every, base_a, pst_a
+
+    @staticmethod
+    def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
+        """``_marks``' seven marks for every path the buffer covers, as a (7, paths) bool
+        array, in ``Marks``' order from ``found``."""
+        slash = ord("/")
+        every = np.zeros((7, buf.covered), dtype=bool)
+        for t, r, before, after in buf.find_parts(fq):  # (a slice's occurrences at a time)
+            tb, tp = base_a[t].astype(np.int64), pst_a[t].astype(np.int64)
+            for row, sel in enumerate((
+                    slice(None), r < tb, r >= tb, r == tb, r == tp,
+                    (r >= tp) & (r < tb - 1) & (tp >= 0),
+                    ((r == 0) | (before == slash)) & (after == slash))):
+                every[row, t[sel]] = True
+        return every
+
+
+def member(table: Sequence[int], a: Any, n: int, np: Any) -> Any:
+    """Per id of ``a``: whether it is in ``table`` (ids below ``n``)."""
+    return marks_of(table, n, np)[a]
+
+
+def marks_of(table: Sequence[int], n: int, np: Any) -> Any:
+    """Per id below ``n``: whether it is in ``table``."""
+    t = np.array(table, dtype=np.int64)
+    mark = np.zeros(n, dtype=bool)
+    mark[t[t < n]] = True
+    return mark
