@@ -16,13 +16,14 @@ The data flow, one package a concern (``docs/architecture.md``)::
 - ``engine``      ``Index``: the path store, prefilter, match sets, ranking (top-k by branch
                   and bound, exact shortcuts), typos, ranking with the memory (``recall``).
 - ``fs``          the parallel walk (``walk``, worker ``pool``, ``roots``) and the ignore rules
-                  (``fs.ignore``: wildmatch, patterns, gitconfig, gitcase, scope).
+                  (``fs.ignore``: wildmatch, patterns, scope).
 - ``searching``   ``search()`` (``oneshot``: walk + index + match in one call, what the command
                   runs), FileSearcher (``session``), the multi-root ``merge``.
 - ``frontends``   the console script (``entry``), the click command (``cli``, ``flags``),
                   ``output`` writers, the ``picker``, the ``shell`` integration scripts.
 - ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
-- ``state``       what is kept between runs: the memory of opened files (``Memory``), git status.
+- ``state``       what is kept between runs: the memory of opened files (``Memory``), the warm
+                  snapshots; git's status and configuration (``state.git``).
 
 Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
 cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``
@@ -33,11 +34,9 @@ from __future__ import annotations
 
 import sys
 
-from ffind.errors import ExitCode, FfindError
+from ffind.errors import ExitCode, FfindError, __version__
 
 TYPE_CHECKING = False  # (not typing's: ``import ffind`` does not import typing)
-
-__version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "SearchOptions": "ffind.options",

@@ -1,8 +1,11 @@
-"""The one user-error class and the exit codes, in one place."""
+"""The one user-error class, the exit codes and the version, in one place (every layer may
+import it)."""
 
 from __future__ import annotations
 
 from enum import IntEnum
+
+__version__ = "0.1.0"
 
 
 class ExitCode(IntEnum):

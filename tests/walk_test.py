@@ -1339,14 +1339,14 @@ def test_started_walk_lists_what_walk_batches_lists(
     _burn_scan(monkeypatch, 0.0003)
     before = _children()
     tags: list[str] = []
-    real_recv = pool._Pipe.recv_bytes
+    real_recv = pool.Pipe.recv_bytes
 
-    def recv(self: pool._Pipe) -> bytes:
+    def recv(self: pool.Pipe) -> bytes:
         message = real_recv(self)
         tags.append(chr(message[0]))
         return message
 
-    monkeypatch.setattr(pool._Pipe, "recv_bytes", recv)
+    monkeypatch.setattr(pool.Pipe, "recv_bytes", recv)
     for keep in (None, lambda paths: [p for p in paths if "1" in p]):
         child = pool.fork_stream(lambda send: early_child(str(root), options, send))
         assert child is not None

@@ -40,7 +40,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ffind.fs.watch import Books, Drained, Watcher, _proc_int, used_in_fdinfo
+from ffind.fs.inotify import Books, Drained, Watcher, checked_fd, proc_int, used_in_fdinfo
 
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -141,16 +141,7 @@ class FanWatcher(Books):
         6.5 (``EINVAL``), without (the same encoding there: a file system's own)."""
 
     def _init(self) -> int:
-        fd = int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC))
-        if fd < 0:
-            import ctypes
-
-            err = ctypes.get_errno()
-            raise OSError(err, os.strerror(err))
-        return fd
-
-    def path_of(self, prefix: str) -> str:
-        return os.path.join(self.root, prefix[:-1]) if prefix else self.root
+        return checked_fd(int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC)))
 
     def _handle_of(self, fd: int) -> bytes | None:
         """The file handle (type and bytes) of the folder open on ``fd``."""
@@ -224,11 +215,8 @@ class FanWatcher(Books):
         self.ghosts.add(handle)
 
     def reset(self) -> None:
-        """Mark nothing: a new group (the old one's marks and queue are gone with it)."""
-        os.close(self.fd)
-        self._clear()
         self.ghosts.clear()
-        self.fd = self._init()
+        super().reset()
 
     def _lost(self) -> bytes:
         return _META.pack(_META.size, METADATA_VERSION, 0, _META.size, FAN_Q_OVERFLOW, -1, 0)
@@ -268,11 +256,7 @@ class FanWatcher(Books):
         return out
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        self.wd_of.clear()
-        self.prefix_of.clear()
+        super().close()
         self.ghosts.clear()
 
 
@@ -301,7 +285,7 @@ def used_marks(uid: int | None = None) -> int:
 def free_marks() -> int:
     """The marks this user may still add: ``max_user_marks`` less ``used_marks`` (0 when the
     limit cannot be read: no marks)."""
-    limit = _proc_int("/proc/sys/fs/fanotify/max_user_marks")
+    limit = proc_int("/proc/sys/fs/fanotify/max_user_marks")
     if limit is None:
         return 0
     return max(0, limit - used_marks())

@@ -171,7 +171,7 @@ def _report_failure(results: Any, exc: BaseException) -> None:
         results.send_bytes(b"X" + text.encode("utf-8", "replace"))
 
 
-def _isolate(pipes: list[_Pipe]) -> None:
+def _isolate(pipes: list[Pipe]) -> None:
     """Keep only ``pipes`` (moved above 2): the standard descriptors to /dev/null, every other
     one closed."""
     if sys.platform == "win32":
@@ -192,7 +192,7 @@ def _isolate(pipes: list[_Pipe]) -> None:
     os.closerange(low, max(low, os.sysconf("SC_OPEN_MAX")))
 
 
-def _child_main(walker: Walker, tasks: _Pipe, results: _Pipe, want: Any, keep: Keep | None,
+def _child_main(walker: Walker, tasks: Pipe, results: Pipe, want: Any, keep: Keep | None,
                 parent: int, arm: Callable[[], None] | None) -> None:
     """A forked worker: see the module docstring on what it may touch.  Never returns."""
     import signal  # (imported by the parent before the fork)
@@ -245,7 +245,7 @@ def _death_signal() -> Callable[[], None] | None:
     return functools.partial(prctl, _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
-class _Pipe:
+class Pipe:
     """One end of a pipe carrying messages (a 4-byte length, then the bytes): what
     ``multiprocessing.Pipe`` gives, for forked workers, without importing multiprocessing
     (~7 ms of every ``ffind`` start).  ``send_bytes``/``recv_bytes``/``fileno``/``close`` as
@@ -257,10 +257,10 @@ class _Pipe:
         self._fd = fd
 
     @staticmethod
-    def pair() -> tuple[_Pipe, _Pipe]:
+    def pair() -> tuple[Pipe, Pipe]:
         """(reading end, writing end)."""
         r, w = os.pipe()
-        return _Pipe(r), _Pipe(w)
+        return Pipe(r), Pipe(w)
 
     def fileno(self) -> int:
         return self._fd
@@ -404,7 +404,7 @@ class Workers:
         arm = _death_signal() if mp is None else None
         for _ in range(n):
             try:
-                pipe = _Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
+                pipe = Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
                 task_r, task_w = pipe()
                 try:
                     res_r, res_w = pipe()
@@ -432,7 +432,7 @@ class Workers:
                 res_w.close()
 
 
-def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | None,
+def _fork(walker: Walker, task_r: Pipe, res_w: Pipe, want: Any, keep: Keep | None,
           arm: Callable[[], None] | None) -> int:
     """Fork one worker with every signal blocked (see the module docstring); its pid."""
     parent = os.getpid()
@@ -579,15 +579,15 @@ def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
     return None if forked is None else (forked[0], forked[1].fileno())
 
 
-def _fork_piped(child: Callable[[_Pipe, _Pipe], None], *, big: bool = False,
-                preload_pickle: bool = False) -> tuple[int, _Pipe] | None:
+def _fork_piped(child: Callable[[Pipe, Pipe], None], *, big: bool = False,
+                preload_pickle: bool = False) -> tuple[int, Pipe] | None:
     """Fork ``child(read, write)`` with a new pipe (``big``: enlarged) as ``_fork_blocked``
     does; the child's pid and the pipe's read end, or None where there is no fork or it
     fails."""
     if not _fork_available():
         return None
     try:
-        read, write = _Pipe.pair()
+        read, write = Pipe.pair()
     except OSError:
         return None
     if big:
@@ -619,7 +619,7 @@ def ended(code: int | None, unknown: str = "exit status unknown") -> str:
     return f"a walk worker process ended unexpectedly ({how})"
 
 
-def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pipe] | None:
+def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, Pipe] | None:
     """Run ``fn(send)`` in a forked child, as a walk's worker is run (every signal blocked,
     only its pipe kept, the standard descriptors on /dev/null, the cyclic GC off,
     ``os._exit``: the module docstring), and return ``(pid, pipe)``: each ``send(message)``
@@ -632,12 +632,12 @@ def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pi
     has other threads (one of them might hold a lock the import needs), else left to the
     child (~1.3 ms that a child which never pickles does not cost its parent; the import
     lock is made anew in a forked child).  None where there is no fork, or when it fails."""
-    return _fork_piped(lambda read, write: _stream_main(fn, read, write), big=True,
+    return _fork_piped(lambda read, write: stream_main(fn, read, write), big=True,
                        preload_pickle=threading.active_count() > 1)
 
 
-def _stream_main(fn: Callable[[Callable[[bytes], None]], None], read: _Pipe,
-                 write: _Pipe) -> None:
+def stream_main(fn: Callable[[Callable[[bytes], None]], None], read: Pipe,
+                 write: Pipe) -> None:
     """The child of ``fork_stream``.  Never returns."""
     code = 0
     try:
@@ -653,7 +653,7 @@ def _stream_main(fn: Callable[[Callable[[bytes], None]], None], read: _Pipe,
         os._exit(code)
 
 
-def _call_main(fn: Callable[[], bytes], read: _Pipe, write: _Pipe) -> None:
+def _call_main(fn: Callable[[], bytes], read: Pipe, write: Pipe) -> None:
     """The child of ``fork_call``.  Never returns."""
     code = 0
     try:

@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from ffind.fs.ignore.gitconfig import common_dir, find_git_dir
+from ffind.state.git import common_dir, find_git_dir
 
 SEP = "\x1f"
 SPECIALS = (".git", ".gitignore", ".ignore")

@@ -229,8 +229,7 @@ class _Walker:
     def _sort(self, entries: list[os.DirEntry[str]], fd: int | None, path: str, prefix: str,
               depth: int, ctx: Scope, out: list[str], stack: list[Item],
               seen: set[tuple[int, int]]) -> None:
-        """Each entry of one folder (``fd`` when read by descriptor) at ``depth``: listed,
-        entered, or left out."""
+        """Each entry of one folder (``fd``: read by descriptor): listed, entered, or not."""
         checks = bool(ctx.levels)
         base_anys = ctx.base_anys
         path_checks = ctx.path_checks(prefix, depth) if checks else ()
@@ -287,15 +286,13 @@ class _Walker:
                     verdict = decide(rel, name, is_dir)
                     if verdict:
                         continue
-            if (is_dir and verdict is None and name in skip_dirs
-                    and (name not in _TAGGED_ONLY
-                         or is_cache_dir(e.path if fd is None else name, fd))):
-                if self.record and name in _TAGGED_ONLY:
+            if is_dir and verdict is None and name in skip_dirs:
+                if name not in _TAGGED_ONLY:
+                    continue
+                if self.record:  # (a tag written or removed later is seen here)
                     append(probe_marker(rel, e.path if fd is None else None))
-                continue
-            if self.record and is_dir and name in skip_dirs and verdict is None:
-                # an untagged target/: a tag written into it later decides here
-                append(probe_marker(rel, e.path if fd is None else None))
+                if is_cache_dir(e.path if fd is None else name, fd):
+                    continue
             if exclude is not None and exclude.match(rel + tail, name, is_dir):
                 continue
             if not is_dir:
@@ -304,14 +301,11 @@ class _Walker:
                 continue
             if list_dirs:
                 append(rel)
-            if not descend:
-                continue
-            if follow:
-                if key in seen:
-                    continue  # this real folder is entered already (a loop, or two links)
-                seen.add(key)
-            child = e.path if fd is None else f"{path}/{name}"
-            stack.append((child, rel + "/", depth, ctx, key if follow else None))
+            if descend and not (follow and key in seen):  # (a real folder entered once)
+                if follow:
+                    seen.add(key)
+                child = e.path if fd is None else f"{path}/{name}"
+                stack.append((child, rel + "/", depth, ctx, key if follow else None))
 
 
 def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record: bool = False,
@@ -478,7 +472,7 @@ class Ahead:
         self._stack: list[Item] = [item] if threads and item is not None else []
         self._inline = walker is not None and (threads == 1 or walker.follow
                                                or not INLINE_FIRST)
-        self._child: tuple[int, pool._Pipe] | None = None
+        self._child: tuple[int, pool.Pipe] | None = None
         self._reaped = True
         self._batches: Iterator[list[str]] | None = None
         self._started = started is not None
@@ -487,7 +481,7 @@ class Ahead:
 
             signal = signals()
             self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
-            self._child = started[0], pool._Pipe(started[1])
+            self._child = started[0], pool.Pipe(started[1])
             self._reaped = False
             return
         if self._inline or not self._stack or walker is None:
@@ -565,10 +559,9 @@ class Ahead:
         mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
         import select  # (a built-in module)
 
-        # Whenever this process has nothing left to match (the pipe is empty), it asks the
-        # child for a share of the folders it has left to read (``_ahead_child``: ``S``, the
-        # newer half), reads it, and asks again when idle again; a child that reads faster
-        # than this process matches is never asked (a small tree).
+        # With the pipe empty (nothing to match here), the child is asked for a share of its
+        # folders (``S``), read here; a child that reads faster than this process matches is
+        # never asked.
         asked = False
         held: list[bytes] = []  # (the child's batches not yet yielded, and their size)
         size = 0
@@ -585,10 +578,7 @@ class Ahead:
             except EOFError:
                 raise FfindError(self._died()) from None
             tag = msg[0]
-            if tag == _P:
-                # Batches already waiting in the pipe are joined into one (the match of a
-                # batch has a fixed cost: ~0.2 ms of a small tree's search each); one batch is
-                # yielded when the pipe is empty, or another message comes.
+            if tag == _P:  # (batches waiting in the pipe are joined: a match has a fixed cost)
                 held.append(msg)
                 size += len(msg)
                 if size < _HOLD and waiting.poll(0):
@@ -612,13 +602,9 @@ class Ahead:
                 if self._walker is None:  # (``started_walk``: the walker comes with them)
                     self._walker = walker
                 assert self._walker is not None
-                # (in batches as big as the child's biggest: this process matches them itself,
-                # and a batch's match has a fixed cost)
                 left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
                                               budget=AHEAD_FIRST, first=pool.MAX_BATCH)
-                # (a big tree: what is left goes to the workers, after the child's; no more
-                # shares then)
-                mine.extend(left)
+                mine.extend(left)  # (a big tree: left to the workers; no more shares)
                 asked = bool(left)
             elif tag == _W:
                 import pickle  # (the child needed it: the tree is big)

@@ -53,7 +53,7 @@ _STALE_TMP = 3600.0  # seconds after which a temporary file is a dead writer's
 
 
 def _magic() -> bytes:
-    from ffind import __version__
+    from ffind.errors import __version__
 
     return f"ffind-snapshot {FORMAT} {__version__}\n".encode()
 

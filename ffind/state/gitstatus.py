@@ -23,7 +23,7 @@ import contextlib
 import os
 import threading
 
-from ffind.fs.ignore.gitconfig import common_dir, find_git_dir, find_repo_top
+from ffind.state.git import common_dir, find_git_dir, find_repo_top
 
 TYPE_CHECKING = False  # (not typing's: a search does not import it)
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ name alone and any other against the path relative to the file's folder (one lea
 dropped); a UTF-8 byte order mark at the top is skipped and the ``\r`` of CRLF line ends
 dropped.  The globs themselves are git's wildmatch on bytes (:mod:`ffind.fs.ignore.wildmatch`:
 ``?`` is one byte, POSIX classes, escapes, linear time).  ``ignore_case=True`` is git's
-``core.ignoreCase`` (ASCII case folding, see :mod:`ffind.fs.ignore.gitcase`).
+``core.ignoreCase`` (ASCII case folding, see :mod:`ffind.state.git`).
 
 The public glob compiler is :func:`compile_globs` (``--exclude``, and the agent's ``glob``):
 gitignore lines -> :class:`Rules`; ``Rules.match(path, name, is_dir)`` decides one entry and

@@ -17,14 +17,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ffind.fs.ignore.gitconfig import (
-    above_root_gitignores,
+from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Leads, Rules, Warn, load_file
+from ffind.state.git import (
     common_dir,
+    config_files,
     excludes_file,
     find_git_dir,
     find_repo_top,
+    ignore_case,
 )
-from ffind.fs.ignore.patterns import IGNORE_FILE, Leads, Rules, Warn, load_file
 
 TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
 # its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
@@ -37,15 +38,18 @@ Level = tuple[Rules, str, int, int]
 an entry at depth ``d`` below the search root is ``d + offset`` segments below the file's
 folder."""
 
-def repo_ignores_case(git_common_dir: str | None) -> bool:
-    """core.ignoreCase of the repository (``gitcase``), kept in ``Ignores.fold_case`` for the
-    rules of every git ignore file loaded below (``.ignore`` files stay case-sensitive, as in
-    ripgrep and fd)."""
-    if git_common_dir is None:
-        return False
-    from ffind.fs.ignore.gitcase import ignore_case
-
-    return ignore_case(git_common_dir)
+def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
+    """The ``.gitignore`` files from the repository top level down to the search root's parent,
+    each with the path of the search root relative to the file's folder (ending in ``/``)."""
+    out: list[tuple[str, str]] = []
+    rel = os.path.relpath(root, top)
+    if rel == ".":
+        return out
+    parts = rel.split(os.sep)
+    for i in range(len(parts)):
+        lead = "/".join(parts[i:]) + "/"
+        out.append((os.path.join(top, *parts[:i], GITIGNORE_FILE), lead))
+    return out
 
 
 class Scope:
@@ -170,15 +174,14 @@ class Ignores:
         cdir = common_dir(git_dir) if git_dir is not None else None
         path = excludes_file(top or absroot, cdir)
         if inputs is not None:
-            from ffind.fs.ignore.gitcase import config_files
-
             inputs.extend(config_files(cdir))
             if path:
                 inputs.append(path)
             if git_dir is not None and cdir is not None:
                 inputs.extend((os.path.join(git_dir, "commondir"),
                                os.path.join(cdir, "info", "exclude")))
-        fold = repo_ignores_case(cdir)
+        # core.ignoreCase folds the git sources' case; ``.ignore`` files stay case-sensitive
+        fold = cdir is not None and ignore_case(cdir)
         global_rules = load_file(path, warn, ignore_case=fold) if path else None
         ignores = Ignores(global_rules, fold)
         gits: list[Level] = []
