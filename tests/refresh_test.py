@@ -209,7 +209,7 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     """``Refresh.cold``'s compact tables (``_Recording``): the paths it yields, the file it
     writes and what reads back are those of ``parse_batch`` and ``to_snapshot``, byte for
     byte."""
-    from ffind.fs.walk import walk_recorded
+    from ffind.fs.walk import walk_prepared
 
     root = _recorded_tree(tmp_path / "repo")
     options = SearchOptions(threads=threads)
@@ -217,7 +217,7 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     found = warm.prepare(root, options, store=SnapshotStore(str(tmp_path / "unused")))
     assert found is not None
     run: Refresh = found[0]
-    batches = list(walk_recorded(run.walker, run.item, options))
+    batches = list(walk_prepared(run.walker, run.item, options))
     assert len(batches) > 1
     folders: list[refresh.Folder] = []
     rec = refresh._Recording()

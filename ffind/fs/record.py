@@ -1,7 +1,7 @@
 """What a recording walk notes about each folder, so that a later search can tell, with one
 ``stat`` per folder and no listing, which folders may have changed (``ffind.fs.warm``).
 
-A recording walk (``walk.walk_recorded``) puts a marker string among the paths of each batch;
+A recording walk (``walk.walk_prepared``) puts a marker string among the paths of each batch;
 a path never starts with ``/``, a marker always does:
 
 - ``/D<sig>\\x1f<specials>\\x1f<prefix>`` before the paths listed from the folder ``prefix``
