@@ -97,13 +97,6 @@ def names(specials: str) -> list[str]:
     return [name for name, eq, _ in found if eq and name in SPECIALS]
 
 
-def _coarse(folders: list[Folder]) -> bool:
-    """Whether every folder's ctime is a whole second: a file system whose clock cannot be
-    trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
-    times = [f[1].split()[3] for f in folders if f[1]]
-    return bool(times) and all(t.endswith("000000000") for t in times)
-
-
 def free_cpus() -> float:
     """The CPUs this process may run on, less the last minute's load average: below 1, a
     child would only take CPU time from its parent."""
@@ -130,24 +123,10 @@ def _put_sig(sigs: Any, sig: str) -> None:
         sigs.extend(_NONE)
 
 
-def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> CachedListing:
-    """The snapshot of ``folders`` (with counts) and their ``paths``."""
-    from array import array
-
-    sigs: array[int] = array("q")
-    counts: array[int] = array("q", [f[4] for f in folders])
-    extra: dict[int, tuple[str, list[list[str]]]] = {}
-    for i, f in enumerate(folders):
-        _put_sig(sigs, f[1])
-        if f[2] or f[3]:
-            extra[i] = (f[2], f[3])
-    return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
-
-
 class _Recording:
-    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``): what
-    ``parse_batch`` and ``to_snapshot`` give, byte for byte, without a Python object per
-    folder (the prefixes as their section, the signatures and path starts in arrays)."""
+    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), without
+    a Python object per folder (the prefixes as their section, the signatures and path starts
+    in arrays)."""
 
     __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
@@ -209,7 +188,8 @@ class _Recording:
             self.sigs.extend(_NONE)
 
     def coarse(self) -> bool:
-        """``_coarse`` of the folders recorded."""
+        """Whether every folder's ctime is a whole second: a file system whose clock cannot be
+        trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
         return _coarse_sigs(self.sigs)
 
     def listing(self, start: int, glob: str) -> CachedListing:
@@ -226,7 +206,7 @@ class _Recording:
 
 
 def _coarse_sigs(sigs: Any) -> bool:
-    """``_coarse`` of a snapshot's integers."""
+    """``_Recording.coarse`` of a snapshot's integers."""
     k = SIG_FIELDS
     times = [t for t, m in zip(sigs[3::k], sigs[k - 1::k], strict=True) if m != NO_SIG]
     return bool(times) and not any(t % 1_000_000_000 for t in times)
@@ -244,22 +224,6 @@ def folder_at(snap: CachedListing, i: int) -> Folder:
     """The folder ``i`` of ``snap``, with its count."""
     specials, probes = snap.extra.get(i, ("", []))
     return [snap.prefixes[i], _sig_text(snap.sigs, i), specials, probes, snap.counts[i]]
-
-
-def folders_of(snap: CachedListing) -> list[Folder]:
-    """Every folder of ``snap``, with its count (``folder_at`` for each, in one pass)."""
-    extra = snap.extra
-    fmt = " ".join(["%d"] * SIG_FIELDS)
-    it = iter(snap.sigs)
-    rows = zip(*[it] * SIG_FIELDS, strict=True)
-    out: list[Folder] = []
-    for i, (prefix, count, row) in enumerate(zip(snap.prefixes, snap.counts, rows, strict=True)):
-        sig = "" if row[-1] == NO_SIG else fmt % row
-        if i in extra:
-            out.append([prefix, sig, *extra[i], count])
-        else:
-            out.append([prefix, sig, "", [], count])
-    return out
 
 
 def _parent(prefix: str) -> str:

@@ -27,8 +27,7 @@ from ffind.state.git import (
     ignore_case,
 )
 
-TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
-# its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
+TYPE_CHECKING = False  # (not typing's: the walk's forked child imports this module)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -53,17 +52,14 @@ def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
 
 
 class Scope:
-    """The ignore files in force in one folder, and pre-checks merged across all of them.
+    """The ignore files in force in one folder (shared by every folder below until one holds
+    an ignore file of its own), and pre-checks merged across them.
 
     ``ignores`` (``.ignore`` files) and ``gits`` (``.gitignore``, info/exclude, global) are
-    each deepest first; the first level with a matching pattern decides (``levels``).  Shared by
-    every folder below until one of them holds an ignore file of its own.
-
-    Pre-checks: an entry can only match when its name is in ``names``, ends with one of
-    ``suffixes`` or starts with one of ``prefixes`` (``file_*`` for files, ``dir_*`` for
-    folders, which also meet folder-only patterns), or when a regex of ``base_anys`` (names) or
-    ``path_checks`` (paths) matches.
-    """
+    each deepest first; the first level with a matching pattern decides (``levels``).  An
+    entry can only match when its name is in ``names``, ends with one of ``suffixes``, starts
+    with one of ``prefixes`` (``file_*``; ``dir_*`` for folders, which also meet folder-only
+    patterns), or a regex of ``base_anys`` (names) or ``path_checks`` (paths) matches."""
 
     __slots__ = ("_at", "base_anys", "dir_names", "dir_prefixes", "dir_suffixes", "file_names",
                  "file_prefixes", "file_suffixes", "git_on", "gits", "ignores", "levels")
@@ -106,7 +102,7 @@ class Scope:
                 parts = [""]
                 if rules.path_leads_at(at) is None and rules.path_leads_at(at, "led"):
                     # one may match anywhere (``**/x``): the others are still tried only on
-                    # the way to their folders (deno's .gitignore: 14 ms of 57 a walk, else)
+                    # the way to their folders
                     parts = ["led", "free"]
                 for part in parts:
                     fm = rules.path_any_at(at, part)
@@ -119,12 +115,10 @@ class Scope:
     def path_checks(self, prefix: str, depth: int,
                     ) -> list[tuple[Any, str, int, frozenset[str] | None]]:
         """(regex fullmatch, lead, cut, names) of the path patterns that can match the entries
-        of the folder ``prefix`` (its path + ``/``), ``depth`` below the root: an entry's path
-        ``p`` (with a trailing ``/`` for a folder) may match when ``fm(lead + p[cut:])`` does,
-        and only if its name is in ``names`` (when not None).  Path patterns under literal
-        folders are tried only on the way to them (``docs/api/*.md`` never under ``src/``).
-        Name patterns beyond the literal pre-checks are ``base_anys``: (regex fullmatch, the
-        first characters it can match or None)."""
+        of the folder ``prefix``, ``depth`` below the root: an entry's path ``p`` (``/``-ended
+        for a folder) may match when ``fm(lead + p[cut:])`` does, and only if its name is in
+        ``names`` (when not None).  Patterns under literal folders are tried only on the way
+        to them (``docs/api/*.md`` never under ``src/``)."""
         at_depth = self._path_checks(depth)
         if not at_depth:
             return []
