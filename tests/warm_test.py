@@ -827,15 +827,15 @@ def test_a_child_that_found_nothing_changed_leaves_the_listing(
     attempted(tree, options, store)
     settle()
     runs: list[refresh.Refresh] = []
-    prepare = warm._prepare
+    prepare = warm.prepare
 
-    def kept(*args: Any) -> Any:
-        found = prepare(*args)
+    def kept(*args: Any, **kw: Any) -> Any:
+        found = prepare(*args, **kw)
         if found is not None:
             runs.append(found[0])
         return found
 
-    monkeypatch.setattr(warm, "_prepare", kept)
+    monkeypatch.setattr(warm, "prepare", kept)
     stats = WarmStats()
     assert attempted(tree, options, store, stats) == cold(tree, options)
     assert stats.mode == "warm" and len(runs) == 1

@@ -136,10 +136,11 @@ def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
         return  # the parent went away
 
 
-def _report_failure(results: Any, exc: BaseException) -> None:
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+def _report_failure(results: Any, exc: BaseException, *, framed: bool = True) -> None:
+    """``X`` and the failure in one line, as a message (``framed``) or as raw bytes."""
+    text = b"X" + " ".join(f"{type(exc).__name__}: {exc}".split()).encode("utf-8", "replace")
     with contextlib.suppress(BaseException):
-        results.send_bytes(b"X" + text.encode("utf-8", "replace"))
+        (results.send_bytes if framed else results.write)(text)
 
 
 def _isolate(pipes: list[Pipe]) -> None:
@@ -239,10 +240,14 @@ class Pipe:
         os.close(self._fd)
         self._fd = fd
 
-    def send_bytes(self, data: bytes) -> None:
-        view = memoryview(len(data).to_bytes(4, "big") + data)
+    def write(self, data: bytes) -> None:
+        """Write ``data`` whole, unframed."""
+        view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view):]
+
+    def send_bytes(self, data: bytes) -> None:
+        self.write(len(data).to_bytes(4, "big") + data)
 
     def _read(self, n: int) -> bytes:
         data = os.read(self._fd, n)
@@ -592,38 +597,35 @@ def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, Pip
 
 
 def stream_main(fn: Callable[[Callable[[bytes], None]], None], read: Pipe,
-                 write: Pipe) -> None:
+                write: Pipe) -> None:
     """The child of ``fork_stream``.  Never returns."""
-    code = 0
-    try:
-        gc.disable()
-        read.close()
-        _isolate([write])
+    def body() -> None:
         fn(write.send_bytes)
         write.send_bytes(b"D")
-    except BaseException as exc:  # reported to the parent, never printed here
-        code = 1
-        _report_failure(write, exc)
-    finally:
-        os._exit(code)
+
+    _forked_main(body, read, write, framed=True)
 
 
 def _call_main(fn: Callable[[], bytes], read: Pipe, write: Pipe) -> None:
     """The child of ``fork_call``.  Never returns."""
+    def body() -> None:
+        answer = fn()
+        write.write(b"K" + len(answer).to_bytes(8, "big") + answer)
+
+    _forked_main(body, read, write, framed=False)
+
+
+def _forked_main(body: Callable[[], None], read: Pipe, write: Pipe, *, framed: bool) -> None:
+    """A forked child with one pipe (the module docstring): ``body``, then ``os._exit``; a
+    failure goes to the parent as ``X`` and one line (``framed``: as a message)."""
     code = 0
     try:
         gc.disable()
         read.close()
         _isolate([write])
-        answer = fn()
-        data = b"K" + len(answer).to_bytes(8, "big") + answer
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write.fileno(), view):]
+        body()
     except BaseException as exc:  # reported to the parent, never printed here
         code = 1
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        with contextlib.suppress(BaseException):
-            os.write(write.fileno(), b"X" + text.encode("utf-8", "replace"))
+        _report_failure(write, exc, framed=framed)
     finally:
         os._exit(code)

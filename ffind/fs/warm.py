@@ -117,7 +117,8 @@ def cached_batches(
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
     run, body = found
@@ -152,7 +153,8 @@ def warm_attempts(
 
     root_s = os.fspath(root)
     stats = stats if stats is not None else WarmStats()
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         yield Attempt(walk_batches(root_s, options, cancel=cancel, on_warning=on_warning,
                                    keep=keep))
@@ -228,7 +230,8 @@ def session_batches(
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         lists: Iterator[list[str]] = walk_batches(root_s, options, cancel=cancel,
                                                   on_warning=on_warning)
@@ -282,19 +285,11 @@ def prepare(
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None,
 ) -> tuple[Refresh, CachedListing | None] | None:
-    """For a process that keeps a listing (the resident server): the ``Refresh`` of ``root``'s
-    cached listing and its usable snapshot (None: ``Refresh.cold()`` records one); None when
-    the listing cannot be cached (``walk_batches``)."""
-    return _prepare(os.fspath(root), options, cancel, on_warning, store, stats)
-
-
-def _prepare(
-    root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
-    store: SnapshotStore | None, stats: WarmStats | None,
-) -> tuple[Refresh, CachedListing | None] | None:
-    """``prepare`` of ``root_s``."""
+    """The ``Refresh`` of ``root``'s cached listing and its usable snapshot (None:
+    ``Refresh.cold()`` records one); None when the listing cannot be cached (a plain walk)."""
     from ffind.fs.walk import prepare_recorded
 
+    root_s = os.fspath(root)
     stats = stats if stats is not None else WarmStats()
     if options.follow_links or not trusted_fs(root_s):
         return None

@@ -108,11 +108,9 @@ class Hint:
         self._removed = -1  # the watcher's ``removed`` when _base was made
         self._identity: tuple[int, int] | None = None  # the root's (device, inode)
         self.per_request: int | None = None
-        """At most this many watches added by one ``only`` (None: every one it can); the
-        others are added by ``arm`` (a server arms while idle: ~10-20 µs a watch)."""
+        """At most this many watches added by one ``only`` (None: all); ``arm`` adds the rest."""
         self.armed = False
-        """True when the last ``only`` or ``arm`` left no watch to add that could be (the
-        budget, the limit and the unwatched parents aside): ``arm`` has nothing to do."""
+        """True when the last ``only`` or ``arm`` left no watch it could add."""
 
     @classmethod
     def start(cls, root: str, options: SearchOptions, budget: int | None = None,
@@ -174,11 +172,9 @@ class Hint:
 
     def _arm(self, snap: CachedListing, at_most: int | None = None,
              stop: Callable[[], bool] | None = None) -> None:
-        """Watch the folders of ``snap`` not watched yet whose parent is (shallowest first,
-        within the budget; at most ``at_most``, until ``stop()``, asked every ``_STOP_EVERY``
-        folders, says to stop): the next check (this validation's, or the next one's after
-        ``arm``) checks each (``pending``).  Then the folders checked every time: ``_always``
-        and the unwatched."""
+        """Watch the folders of ``snap`` not watched yet whose parent is, shallowest first
+        (at most ``at_most``, until ``stop()`` says to stop), each checked once more
+        (``pending``); then note the folders checked every time (``_base``)."""
         watcher = self.watcher
         wd_of = watcher.wd_of
         done = True
@@ -203,11 +199,9 @@ class Hint:
         self._removed = watcher.removed
 
     def arm(self, snap: CachedListing, stop: Callable[[], bool] | None = None) -> bool:
-        """Add the watches for ``snap`` now (while idle, after a reply: ~10-20 µs each), until
-        ``stop()`` says to stop (a request waits: call again later); True when none is left to
-        add (``armed``).  ``snap`` settled last (``settle``): the folders newly watched are
-        checked by the next ``only(snap)`` with the rest it must check; another listing: the
-        next ``only(snap)`` checks every folder once."""
+        """Add the watches for ``snap`` now (while idle), until ``stop()`` says to stop; True
+        when none is left to add (``armed``).  For a listing other than the one settled
+        last, the next ``only(snap)`` checks every folder."""
         if snap is not self._snap:
             self._adopt(snap)
             self._full = True
