@@ -1,4 +1,4 @@
-"""The one user-error class and the exit codes, in one place."""
+"""The one user-error class and the exit codes, in one place (every layer may import it)."""
 
 from __future__ import annotations
 

@@ -291,7 +291,7 @@ IGNORE_CASE_FILES = ["a.txt", "b.TxT", "build/f", "Build/g", "x/BUILD/h", "build
 
 def test_ignore_case_agrees_with_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """core.ignoreCase=true: git decides with the repository set so; ffind's rules compiled
-    with ``ignore_case`` (what the walk does when ``gitcase.ignore_case`` says so) agree."""
+    with ``ignore_case`` (what the walk does when ``ffind.state.git.ignore_case`` says so) agree."""
     from ffind.fs.ignore.patterns import Rules
 
     case = _fixed_case(IGNORE_CASE_RULES, IGNORE_CASE_FILES)
@@ -301,7 +301,7 @@ def test_ignore_case_agrees_with_git(tmp_path: Path, monkeypatch: pytest.MonkeyP
     rules = Rules(IGNORE_CASE_RULES, ignore_case=True)
     got = {p for p in IGNORE_CASE_FILES if not rules.match_path(p)}
     check(case, got, expected)
-    from ffind.fs.ignore.gitcase import ignore_case
+    from ffind.state.git import ignore_case
 
     monkeypatch.setenv("HOME", env["HOME"])
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

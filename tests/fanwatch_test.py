@@ -35,7 +35,8 @@ from ffind.fs.fanwatch import (
     parse,
     used_marks,
 )
-from ffind.fs.watch import NO_WATCH, Hint, Watcher
+from ffind.fs.inotify import Watcher
+from ffind.fs.watch import NO_WATCH, Hint
 from ffind.options import SearchOptions
 from ffind.state.cache import SnapshotStore
 
@@ -222,7 +223,7 @@ def test_no_watch_turns_both_off(tmp_path: Path) -> None:
 
 def test_free_marks_is_a_share_of_the_limit_less_those_used(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fanwatch, "_proc_int", lambda path: 1000)
+    monkeypatch.setattr(fanwatch, "proc_int", lambda path: 1000)
     monkeypatch.setattr(fanwatch, "used_marks", lambda: 200)
     assert fanwatch.free_marks() == 800
     w = FanWatcher("/")
@@ -230,7 +231,7 @@ def test_free_marks_is_a_share_of_the_limit_less_those_used(
         assert w.budget == 400
     finally:
         w.close()
-    monkeypatch.setattr(fanwatch, "_proc_int", lambda path: None)
+    monkeypatch.setattr(fanwatch, "proc_int", lambda path: None)
     assert fanwatch.free_marks() == 0
 
 

@@ -9,13 +9,9 @@ from pathlib import Path
 import pytest
 
 from ffind.errors import FfindError
-from ffind.fs.ignore.gitconfig import (
-    above_root_gitignores,
-    default_excludes_file,
-    excludes_file,
-    find_repo_top,
-)
 from ffind.fs.ignore.patterns import Rules, _git_trim, compile_globs, load_file
+from ffind.fs.ignore.scope import above_root_gitignores
+from ffind.state.git import default_excludes_file, excludes_file, find_repo_top
 
 
 def ignored(lines: list[str], path: str) -> bool | None:
@@ -210,7 +206,7 @@ def test_find_repo_top_and_above_root_files(tmp_path: Path) -> None:
 
 
 def test_worktree_git_file(tmp_path: Path) -> None:
-    from ffind.fs.ignore.gitconfig import common_dir, find_git_dir
+    from ffind.state.git import common_dir, find_git_dir
 
     main = tmp_path / "main" / ".git"
     (main / "worktrees" / "wt").mkdir(parents=True)
@@ -356,7 +352,7 @@ def test_reversed_range_on_the_command_line_is_an_error() -> None:
 
 
 def test_core_ignore_case_parsing() -> None:
-    from ffind.fs.ignore.gitcase import core_ignore_case
+    from ffind.state.git import core_ignore_case
 
     assert core_ignore_case("[core]\n\tignorecase = true\n") is True
     assert core_ignore_case("[Core]\n\tIgnoreCase\n") is True  # a key alone means true
@@ -367,7 +363,7 @@ def test_core_ignore_case_parsing() -> None:
 
 
 def test_ignore_case_from_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from ffind.fs.ignore.gitcase import ignore_case
+    from ffind.state.git import ignore_case
 
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         monkeypatch.delenv(key)

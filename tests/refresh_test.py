@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from snapshot_helpers import coarse, folders_of, to_snapshot
 from warm_test import cold, split_every_pass
 from warm_test import settle as after_racy_window
 
@@ -209,7 +210,7 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     """``Refresh.cold``'s compact tables (``_Recording``): the paths it yields, the file it
     writes and what reads back are those of ``parse_batch`` and ``to_snapshot``, byte for
     byte."""
-    from ffind.fs.walk import walk_recorded
+    from ffind.fs.walk import walk_prepared
 
     root = _recorded_tree(tmp_path / "repo")
     options = SearchOptions(threads=threads)
@@ -217,7 +218,7 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     found = warm.prepare(root, options, store=SnapshotStore(str(tmp_path / "unused")))
     assert found is not None
     run: Refresh = found[0]
-    batches = list(walk_recorded(run.walker, run.item, options))
+    batches = list(walk_prepared(run.walker, run.item, options))
     assert len(batches) > 1
     folders: list[refresh.Folder] = []
     rec = refresh._Recording()
@@ -227,8 +228,8 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     for f in folders:
         f[4] = len(f[4])
     assert rec.paths == every and rec.good
-    assert rec.coarse() == refresh._coarse(folders) is False
-    old = refresh.to_snapshot(5, "g", folders, every)
+    assert rec.coarse() == coarse(folders) is False
+    old = to_snapshot(5, "g", folders, every)
     new = rec.listing(5, "g")
     assert new.prefix_blob is not None
     assert any(old.extra[i][1] for i in old.extra)  # (the probe)
@@ -240,7 +241,7 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     assert files[0] == files[1]
     assert new.prefixes == old.prefixes and list(new.counts) == list(old.counts)
     assert new.extra == old.extra and new.sigs == old.sigs
-    assert refresh.folders_of(new) == folders
+    assert folders_of(new) == folders
 
 
 def test_the_recording_walk_writes_nothing_for_a_bad_signature_or_whole_seconds() -> None:

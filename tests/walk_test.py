@@ -1108,7 +1108,7 @@ def test_a_recording_walk_records_the_same_in_workers_and_inline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: float) -> None:
     """The warm index's recording walk (a marker per folder among the paths) gives the same
     records, in this process or in the workers, however the walk is split between them."""
-    from ffind.fs.walk import prepare_recorded, walk_recorded
+    from ffind.fs.walk import prepare_recorded, walk_prepared
 
     make(tmp_path, "a.txt", ".gitignore", *(f"d{i}/e{j}/f.txt" for i in range(5) for j in range(4)))
     write(tmp_path / ".gitignore", "d1/\n")
@@ -1117,7 +1117,7 @@ def test_a_recording_walk_records_the_same_in_workers_and_inline(
     def records(threads: int) -> list[str]:
         options = SearchOptions(threads=threads)
         walker, item = prepare_recorded(str(tmp_path), options, None, [])
-        return sorted(s for b in walk_recorded(walker, item, options) for s in b)
+        return sorted(s for b in walk_prepared(walker, item, options) for s in b)
 
     assert records(2) == records(1)
     assert any(s.startswith("/D") for s in records(1))
@@ -1339,14 +1339,14 @@ def test_started_walk_lists_what_walk_batches_lists(
     _burn_scan(monkeypatch, 0.0003)
     before = _children()
     tags: list[str] = []
-    real_recv = pool._Pipe.recv_bytes
+    real_recv = pool.Pipe.recv_bytes
 
-    def recv(self: pool._Pipe) -> bytes:
+    def recv(self: pool.Pipe) -> bytes:
         message = real_recv(self)
         tags.append(chr(message[0]))
         return message
 
-    monkeypatch.setattr(pool._Pipe, "recv_bytes", recv)
+    monkeypatch.setattr(pool.Pipe, "recv_bytes", recv)
     for keep in (None, lambda paths: [p for p in paths if "1" in p]):
         child = pool.fork_stream(lambda send: early_child(str(root), options, send))
         assert child is not None

@@ -19,6 +19,7 @@ import pytest
 from conftest import RACY_TEST_NS  # (the racy window of ``short_racy``)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from snapshot_helpers import folders_of, to_snapshot
 
 import ffind
 from ffind.fs import refresh, warm
@@ -538,12 +539,12 @@ def test_the_snapshot_format_round_trips(tmp_path: Path) -> None:
                ["a/", "", ".gitignore=1 2 3 4 5 6", [["a/target", "7 8"]], 1],
                ["b\udcff/", big, "", [], 0], ["c/", "-1 2 -3 4 5 16877", "", [], 1]]
     paths = ["x.py", "y", "a/z", "c/w\udcfe"]  # (a name that is not UTF-8)
-    assert store.save({"root": "/r"}, refresh.to_snapshot(7, "glob", folders, paths))
+    assert store.save({"root": "/r"}, to_snapshot(7, "glob", folders, paths))
     back = store.load({"root": "/r"})
     assert back is not None and back.start == 7 and back.glob == "glob"
-    assert refresh.folders_of(back) == [*folders[:2], ["b\udcff/", "", "", [], 0], folders[3]]
+    assert folders_of(back) == [*folders[:2], ["b\udcff/", "", "", [], 0], folders[3]]
     assert back.paths() == paths
-    empty = refresh.to_snapshot(1, "", [["", "1 2 3 4 5 6", "", [], 0]], [])
+    empty = to_snapshot(1, "", [["", "1 2 3 4 5 6", "", [], 0]], [])
     assert store.save({"root": "/e"}, empty)
     back = store.load({"root": "/e"})
     assert back is not None and back.paths() == []
@@ -557,7 +558,7 @@ def test_a_snapshot_whose_sections_do_not_add_up_is_ignored(tmp_path: Path,
     store = SnapshotStore(str(tmp_path / "cache"))
     key = {"root": "/r"}
     folders = [["", "1 2 3 4 5 6", "", [], 1], ["a/", "1 2 3 4 5 6", "", [], 1]]
-    assert store.save(key, refresh.to_snapshot(7, "g", folders, ["x", "a/y"]))
+    assert store.save(key, to_snapshot(7, "g", folders, ["x", "a/y"]))
     path = Path(store.path(key))
     magic, size, rest = path.read_bytes().split(b"\n", 2)
     head, sections = orjson.loads(rest[:int(size)]), rest[int(size):]
@@ -641,7 +642,7 @@ def test_a_read_only_cache_folder_means_a_cold_walk(tree: Path, tmp_path: Path) 
 def test_eviction_keeps_the_folder_bounded(tmp_path: Path) -> None:
     store = SnapshotStore(str(tmp_path / "cache"), limit=3000)
     for n in range(10):
-        assert store.save({"root": f"/r{n}"}, refresh.to_snapshot(
+        assert store.save({"root": f"/r{n}"}, to_snapshot(
             0, "", [["", "", "", [], 1]], ["x" * 500]))
         time.sleep(0.01)
     files = list((tmp_path / "cache").iterdir())
@@ -803,7 +804,7 @@ def test_a_snapshot_written_with_orjson_is_read(tmp_path: Path) -> None:
     store = SnapshotStore(str(tmp_path / "cache"))
     key = {"root": "/r\u00e9", "hidden": False, "exclude": ["*.md"], "max_depth": None}
     folders = [["", "1 2 3 4 5 6", "", [], 1], ["a/", "1 2 3 4 5 6", ".ignore 1", [], 1]]
-    assert store.save(key, refresh.to_snapshot(7, "g", folders, ["x", "a/y"]))
+    assert store.save(key, to_snapshot(7, "g", folders, ["x", "a/y"]))
     path = Path(store.path(key))
     assert path.name == (lambda d: f"{zlib.crc32(d):08x}{zlib.adler32(d):08x}{len(d):x}"
                          )(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)) + ".snapshot"
@@ -826,15 +827,15 @@ def test_a_child_that_found_nothing_changed_leaves_the_listing(
     attempted(tree, options, store)
     settle()
     runs: list[refresh.Refresh] = []
-    prepare = warm._prepare
+    prepare = warm.prepare
 
-    def kept(*args: Any) -> Any:
-        found = prepare(*args)
+    def kept(*args: Any, **kw: Any) -> Any:
+        found = prepare(*args, **kw)
         if found is not None:
             runs.append(found[0])
         return found
 
-    monkeypatch.setattr(warm, "_prepare", kept)
+    monkeypatch.setattr(warm, "prepare", kept)
     stats = WarmStats()
     assert attempted(tree, options, store, stats) == cold(tree, options)
     assert stats.mode == "warm" and len(runs) == 1

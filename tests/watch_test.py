@@ -29,21 +29,19 @@ from warm_test import (
 )
 from warm_test import settle as after_racy_window
 
-from ffind.fs import warm, watch
+from ffind.fs import inotify, warm, watch
 from ffind.fs.fanwatch import _META, FAN_Q_OVERFLOW, Pair
-from ffind.fs.watch import (
+from ffind.fs.inotify import (
     IN_CREATE,
     IN_IGNORED,
     IN_ISDIR,
     IN_MOVED_TO,
     IN_Q_OVERFLOW,
-    Hint,
     Watcher,
     below,
-    checked,
     parse,
-    refreshed,
 )
+from ffind.fs.watch import Hint, checked, refreshed
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
 
@@ -470,7 +468,7 @@ def test_a_folders_mode_changed_checks_every_folder_below(resident: Resident) ->
 def test_an_inotify_read_that_fails_is_lost_events(tmp_path: Path) -> None:
     """As fanotify's (``Books.read``): a read of the queue that fails is an overflow, every
     folder checked, not an error."""
-    watcher = watch.Watcher(str(tmp_path), budget=4)
+    watcher = inotify.Watcher(str(tmp_path), budget=4)
     try:
         os.close(watcher.fd)
         watcher.fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY)  # (a read gives EISDIR)

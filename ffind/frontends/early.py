@@ -159,12 +159,13 @@ def _fork(inv: Invocation) -> Started | None:
 
 
 def _child(root: str, options: SearchOptions, read: int, write: int) -> None:
-    """The forked child: ``walk.early_child`` run as ``pool.fork_stream`` runs its function. Never
-    returns."""
+    """The forked child: ``ffind.fs.walk.early_child`` run as ``pool.fork_stream`` runs its
+    function (``pool.stream_main``: only its pipe kept, the cyclic GC off, ``D`` at the end
+    or ``X`` and one line when it fails, ``os._exit``).  Never returns."""
     try:
         from ffind.fs import pool, walk
 
-        pool._stream_main(lambda send: walk.early_child(root, options, send),
-                          pool._Pipe(read), pool._Pipe(write))
+        pool.stream_main(lambda send: walk.early_child(root, options, send),
+                         pool.Pipe(read), pool.Pipe(write))
     finally:
         os._exit(1)  # (an import failed: the parent reads end of file and says so)

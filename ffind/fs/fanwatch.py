@@ -1,36 +1,21 @@
-"""fanotify inode marks as a second watch budget for the inotify hint (``ffind.fs.watch``).
+"""fanotify inode marks as a second watch budget for the hint (``ffind.fs.watch``).
 
-inotify's watches are one per-user budget (``max_user_watches``), of which the hint takes at
-most half of what is free; at 1M files that leaves most folders ``stat``-checked.  fanotify's
-inode marks are a separate per-user budget (``/proc/sys/fs/fanotify/max_user_marks``), open
-to unprivileged users since Linux 5.13 with a group reporting file handles
-(``FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME``: no event descriptors, no mount or file-system
-marks, a bounded queue).  ``FanWatcher`` has ``Watcher``'s interface, and ``Pair`` joins the
-two: the folders beyond inotify's share are marked here, within this budget's share
-(``MARK_SHARE`` of the marks the user has free, counted as inotify's in ``/proc/*/fdinfo``).
+inotify's watches are one per-user budget, of which the hint takes half of what is free;
+fanotify's inode marks are a separate one (``max_user_marks``), open to unprivileged users
+since Linux 5.13 with a group reporting file handles (``FAN_REPORT_DFID_NAME``).
+``FanWatcher`` has ``Watcher``'s interface, for the same events; ``Pair`` joins the two: the
+folders beyond inotify's share are marked here, within ``MARK_SHARE`` of the free marks.
 
-Each folder is marked, on a descriptor opened on it (``O_DIRECTORY``, ``O_NOFOLLOW`` but for
-the root), for ``FAN_CREATE``, ``FAN_DELETE``, ``FAN_MOVED_FROM``, ``FAN_MOVED_TO`` and
-``FAN_ATTRIB`` on its entries (``FAN_EVENT_ON_CHILD``, ``FAN_ONDIR``: sub-folders too) and
-itself, ``FAN_DELETE_SELF`` and ``FAN_MOVE_SELF``: inotify's mask.  An event names the
-folder by its file handle (``name_to_handle_at`` on the same descriptor, taken when the
-mark is added: the handle and the mark are of one inode) and the entry by its name ("."
-for the folder itself).  The hint's exactness argument holds as for inotify (events queued
-before the change's system call returns; a mark added only below a watched or marked
-folder, before the check it is trusted after; a lost event, ``FAN_Q_OVERFLOW``, an event of
-an unknown format: every folder checked).  Two differences, handled here:
+An event names the folder by its file handle (taken with ``name_to_handle_at`` when the mark
+is added) and the entry by its name ("." for the folder itself).  The hint's exactness holds
+as for inotify, with two differences handled here:
 
-- The queue merges events of one object: a mask may hold several events (``FAN_ATTRIB``
-  with ``FAN_MOVE_SELF`` and ``FAN_DELETE_SELF``); each bit is taken.  A sub-folder's
-  ``FAN_ATTRIB`` may come with its parent's handle and its name: the sub-folder is then
-  taken as changed itself (every folder below it checked), as when it comes with its own.
-- A mark is removed by naming its folder, not by a number: a folder no longer at its path
-  (renamed) keeps its mark in the kernel until it is deleted (``FAN_DELETE_SELF``) or marked
-  again under its new path.  Such marks (``ghosts``) count against the budget, and their
-  events are ignored (no folder in the books has their handle).
-
-Two folders with one handle (a bind mount, two file systems): neither is marked in the books
-(both ``stat``-checked).
+- the queue merges events of one object, so each bit of a mask is taken; a sub-folder's
+  ``FAN_ATTRIB`` may come with its parent's handle and its name, and is then taken as the
+  sub-folder's own;
+- a mark is removed by naming its folder: a folder renamed before its mark could be removed
+  keeps it (a ``ghost``, counted against the budget, its events ignored) until it is deleted
+  or marked again.
 """
 
 from __future__ import annotations
@@ -40,7 +25,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ffind.fs.watch import Books, Drained, Watcher, _proc_int, used_in_fdinfo
+from ffind.fs.inotify import Books, Drained, Watcher, checked_fd, proc_int, used_in_fdinfo
 
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -85,10 +70,9 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def parse(buffer: bytes) -> Iterator[tuple[int, bytes | None, str]]:
-    """The events in ``buffer`` (what a read of a fanotify descriptor gives): (mask, handle,
-    name), the handle (its type and bytes) of the folder the event names and the entry's
-    name ("." or '' for the folder itself); handle None: an event without one (an overflow,
-    or a format not asked for)."""
+    """The events in what a read of a fanotify descriptor gives: (mask, handle, name), the
+    handle (type and bytes) of the folder the event names and the entry's name ("." or ''
+    for the folder itself); handle None: an overflow, or a format not asked for."""
     at, end = 0, len(buffer)
     while at + _META.size <= end:
         length, version, _, meta, mask, _fd, _pid = _META.unpack_from(buffer, at)
@@ -116,11 +100,10 @@ def parse(buffer: bytes) -> Iterator[tuple[int, bytes | None, str]]:
 
 
 class FanWatcher(Books):
-    """A fanotify group marking folders of one root, each by its prefix (path from the root +
-    ``/``, '' for the root), with ``Watcher``'s interface: ``wd_of`` maps a prefix to its
-    folder's handle.  ``budget``: how many marks it may hold, ghosts included (None: its
-    share of what is free, ``free_marks``).  Raises ``OSError`` where fanotify cannot be had
-    this way (before Linux 5.13 unprivileged, 5.9 at all; no room for another group)."""
+    """A fanotify group marking folders of one root, with ``Watcher``'s interface (``wd_of``
+    maps a prefix to its folder's handle).  ``budget``: how many marks it may hold, ghosts
+    included (None: its share of what is free).  Raises ``OSError`` where fanotify cannot
+    be had this way (before Linux 5.13 unprivileged; no room for another group)."""
 
     wd_of: dict[str, bytes]
     prefix_of: dict[bytes, str]
@@ -132,25 +115,15 @@ class FanWatcher(Books):
         super().__init__(root, self._init(), budget if budget is not None
                          else int(free_marks() * MARK_SHARE))
         self.ghosts: set[bytes] = set()
-        """Handles of folders marked in the kernel but no longer in the books (their path
-        changed before their mark could be removed): they count against the budget."""
+        """Handles of folders marked in the kernel but no longer in the books."""
         self._handle = ctypes.create_string_buffer(_HANDLE.size + MAX_HANDLE_SZ)
         self._mount = ctypes.c_int()
         self._flags = AT_EMPTY_PATH | AT_HANDLE_FID
-        """``AT_HANDLE_FID`` (Linux 6.5): the handle encoded as fanotify encodes it; before
-        6.5 (``EINVAL``), without (the same encoding there: a file system's own)."""
+        """``AT_HANDLE_FID`` (Linux 6.5): the handle as fanotify encodes it; before (EINVAL),
+        without (the same encoding there)."""
 
     def _init(self) -> int:
-        fd = int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC))
-        if fd < 0:
-            import ctypes
-
-            err = ctypes.get_errno()
-            raise OSError(err, os.strerror(err))
-        return fd
-
-    def path_of(self, prefix: str) -> str:
-        return os.path.join(self.root, prefix[:-1]) if prefix else self.root
+        return checked_fd(int(self._libc.fanotify_init(INIT, os.O_RDONLY | os.O_CLOEXEC)))
 
     def _handle_of(self, fd: int) -> bytes | None:
         """The file handle (type and bytes) of the folder open on ``fd``."""
@@ -224,11 +197,8 @@ class FanWatcher(Books):
         self.ghosts.add(handle)
 
     def reset(self) -> None:
-        """Mark nothing: a new group (the old one's marks and queue are gone with it)."""
-        os.close(self.fd)
-        self._clear()
         self.ghosts.clear()
-        self.fd = self._init()
+        super().reset()
 
     def _lost(self) -> bytes:
         return _META.pack(_META.size, METADATA_VERSION, 0, _META.size, FAN_Q_OVERFLOW, -1, 0)
@@ -268,11 +238,7 @@ class FanWatcher(Books):
         return out
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        self.wd_of.clear()
-        self.prefix_of.clear()
+        super().close()
         self.ghosts.clear()
 
 
@@ -293,24 +259,22 @@ def _libc() -> Any:
 
 
 def used_marks(uid: int | None = None) -> int:
-    """The fanotify marks held by the processes of ``uid`` (by default this one's) that this
-    process may see (``/proc/<pid>/fdinfo``: a line per mark)."""
+    """The fanotify marks held by the processes of ``uid`` (default: this one's)."""
     return used_in_fdinfo("anon_inode:[fanotify]", MARK_LINES, uid)
 
 
 def free_marks() -> int:
-    """The marks this user may still add: ``max_user_marks`` less ``used_marks`` (0 when the
-    limit cannot be read: no marks)."""
-    limit = _proc_int("/proc/sys/fs/fanotify/max_user_marks")
+    """The marks this user may still add: ``max_user_marks`` less ``used_marks`` (0 when
+    the limit cannot be read)."""
+    limit = proc_int("/proc/sys/fs/fanotify/max_user_marks")
     if limit is None:
         return 0
     return max(0, limit - used_marks())
 
 
 class Pair:
-    """An inotify ``Watcher`` and a ``FanWatcher`` as one, for ``Hint``: a folder is watched
-    by inotify while its share lasts, else marked by fanotify.  ``wd_of``: every folder
-    watched or marked."""
+    """An inotify ``Watcher`` and a ``FanWatcher`` as one: a folder is watched by inotify while
+    its share lasts, else marked.  ``wd_of``: every folder watched or marked."""
 
     def __init__(self, first: Watcher, second: FanWatcher) -> None:
         self.root = first.root

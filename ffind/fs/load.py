@@ -1,7 +1,6 @@
-"""How many CPUs a walk may use and whether one is idle now: what the walk asks before it
-forks (``ffind.fs.pool``, ``ffind.fs.walk``), and the console script before it starts the
-walk of a cold search (``ffind.frontends.early``), before its other imports: this module
-imports nothing but ``os``.  Also the signals that fork uses (``signals``)."""
+"""How many CPUs a walk may use and whether one is idle now, and the signals a fork uses:
+asked before a walk forks, also by the console script before its other imports, so this
+module imports nothing but ``os``."""
 
 from __future__ import annotations
 
@@ -26,13 +25,9 @@ def cpus() -> int:
 
 
 def cpu_idle(loadavg: str = LOADAVG) -> bool:
-    """Whether a CPU this process may use is idle now: fewer tasks are running on the machine
-    (this one included; the fourth field of Linux's ``/proc/loadavg``) than it has CPUs.
-    True where that cannot be read.  One sample, at the moment a walk would start its
-    workers: on a machine whose CPUs are all busy they would only share this process's, for
-    the cost of forking them and of the pipes (measured on a 2-core machine at load ~4, a
-    cold ``ffind -l 20 main`` in a 13k-file checkout: 151 ms with this check against 175 ms
-    without, CPU 139 ms against 149 ms)."""
+    """Whether a CPU this process may use is idle now: fewer tasks running (this one included;
+    Linux's ``/proc/loadavg``) than it has CPUs; True where that cannot be read.  Workers
+    started when every CPU is busy only share this process's CPU, for the cost of the fork."""
     try:
         with open(loadavg, "rb") as f:
             running = int(f.read(256).split()[3].split(b"/")[0])
@@ -42,10 +37,8 @@ def cpu_idle(loadavg: str = LOADAVG) -> bool:
 
 
 def signals() -> ModuleType:
-    """The signal functions and numbers for the console script's fork of a cold search's walk
-    (``pthread_sigmask``, ``SIGKILL``, ``SIGUSR1``): ``_signal``, the built-in module under
-    ``signal``, whose import (~0.4 ms: its enums) a search outside a repository otherwise
-    never needs; ``signal`` where there is no ``_signal``."""
+    """The signal functions and numbers a fork uses: ``_signal``, the built-in module under
+    ``signal``, without the cost of ``signal``'s enums (``signal`` where there is none)."""
     import sys
 
     try:

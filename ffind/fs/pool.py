@@ -1,59 +1,34 @@
 """The walk's worker processes: start them, share the folders out, collect the paths, end them.
 
-``run(walker, items, n, cancel, warn, keep)`` walks from the folders ``items`` with ``n`` workers
-and yields batches of paths (``ffind.fs.walk`` reads the first folders itself, for
-``walk.INLINE_FIRST`` seconds, and hands the rest over).  Each worker walks depth first from its
-own stack; when another worker is idle (a shared flag), a busy worker gives away the older half
-of its stack, the biggest unwalked subtrees, through the parent, which hands them on.  With
-``walker.follow`` a worker gives away every folder it finds, so that the parent, which sees them
-all, enters each real folder (device, inode) once in the whole walk.
+``run(walker, items, n, cancel, warn, keep)`` walks from the folders ``items`` with ``n``
+workers and yields batches of paths.  Each worker walks depth first from its own stack; when
+another is idle (a shared flag) a busy worker gives away the older half of its stack (the
+biggest subtrees left) through the parent.  With ``walker.follow`` a worker gives away every
+folder it finds, so the parent enters each real folder (device, inode) once.
 
-Messages from a worker start with one tag byte: P paths (NUL-joined UTF-8), W folders given away
-(pickled items), I idle, E a warning, X the worker failed (its last message: one line).  The
-parent sends each worker pickled lists of folders, and an empty message to finish.
+Messages from a worker start with a tag byte: P paths (NUL-joined UTF-8), W folders given away
+(pickled), I idle, E a warning, X a failure (its last message: one line).  The parent sends
+pickled lists of folders, and an empty message to finish.
 
-Forking from a process with threads (the session and the MCP server walk from a thread).
-The child of fork() holds only the forking thread; any lock another thread held at that moment
-stays locked for ever in the child.  So where fork exists the workers are started with a bare
-``os.fork()`` (not ``multiprocessing.Process``, whose child code closes ``sys.stdin``, flushes
-``sys.stdout``/``sys.stderr`` at exit and runs after-fork and exit hooks: the buffered streams'
-locks, and the flush could print the parent's unflushed output a second time), and the child runs
-only ``_child_main``:
+Workers are forked with a bare ``os.fork()`` (the session and the MCP server walk from a
+thread: a lock another thread held stays locked for ever in the child), so the child runs
+only ``_child_main`` under these rules:
 
-- no I/O but ``os.scandir``/``os.stat``/reading ignore files and ``os.read``/``os.write`` on its
-  two pipes; no ``print``, no logging, no ``sys.std*``; it never raises a traceback: a failure
+- no I/O but reading folders and ignore files and its two pipes; it never raises: a failure
   goes to the parent as one ``X`` message;
 - nothing imported after the fork: what it needs is imported at the top of this module and
-  of ``ffind.fs.walk`` (the ignore rules, ``ffind.fs.ignore``, import nothing when they match),
-  or, for ``pickle``, ``signal``, ``fcntl`` and ``warnings`` (~1.5 ms that a walk read in the
-  process alone never needs), by the parent just before it forks (``_fork_blocked``): the
-  child's ``import`` statements then only find them in ``sys.modules`` and run no code (the
-  one exception: the child of ``fork_stream``, forked from a process with one thread, imports
-  ``pickle`` itself when it needs it);
-- it ends with ``os._exit``: no ``atexit`` handlers, no finalizers, no flush of inherited
-  buffers; the cyclic GC is off in the child, so no inherited ``__del__`` runs there;
-- it keeps only its two pipe ends: every other descriptor is closed and stdin, stdout and
-  stderr point to ``/dev/null``, so a worker holds no other walk's pipe (which would hide that
-  walk's end of file) and never the parent's output (a ``| wc`` downstream ends when the parent
-  does);
-- every signal is blocked in the forking thread around ``fork()``, so the child is born with
-  them blocked: no inherited Python handler (the picker's SIGWINCH) and no
-  ``signal.set_wakeup_fd`` write ever runs in a worker.  Ctrl-C and a terminal resize reach the
-  whole process group; the parent handles them and ends the workers.  The child then resets
-  SIGTERM to its default action and unblocks it: ``kill`` and ``timeout`` end a worker;
-- it dies with its parent: ``PR_SET_PDEATHSIG`` (Linux; SIGKILL when the thread that started the
-  workers ends, so that thread must outlive the walk, as a walk's generator does), and on every
-  platform the worker checks ``getppid()`` before it sends each batch and stops at end of file
-  or a broken pipe;
+  ``ffind.fs.walk``, or by the parent just before the fork (``_fork_blocked``);
+- it ends with ``os._exit`` (no exit handlers, no flush of inherited buffers), the cyclic GC
+  off;
+- it keeps only its two pipe ends (stdin, stdout and stderr on ``/dev/null``), so it holds no
+  other walk's pipe and never the parent's output;
+- every signal is blocked around ``fork()``, so no inherited Python handler runs in it; it
+  unblocks SIGTERM only, and dies with its parent (``PR_SET_PDEATHSIG`` on Linux, and a
+  ``getppid()`` check before each batch);
 - a ``keep`` filter runs in the child: it must import nothing and take no lock.
 
-``spawn`` (where there is no fork) starts fresh interpreters through multiprocessing.
-
-No process-wide state: a walk's workers belong to its ``Workers`` object.  At the interpreter's
-exit a walk still running (a generator left open, a walk in a daemon thread) needs no exit hook:
-its forked workers die with the process (above), a generator left open is closed (and its
-workers reaped) when it is collected, and a walk whose pipes end while the main thread has
-finished ends quietly (multiprocessing's exit handler terminates spawned workers).
+Where there is no fork, workers are spawned through multiprocessing.  A walk's workers belong
+to its ``Workers`` object; a generator left open is closed (its workers reaped) when collected.
 """
 
 from __future__ import annotations
@@ -69,9 +44,6 @@ from collections.abc import Callable, Iterator
 
 from ffind.errors import FfindError
 
-# ``pickle``, ``signal``, ``fcntl`` (not on Windows: no fork there) and ``warnings`` are
-# imported where they are used, before any fork (``_fork_blocked``; module docstring).
-
 _P, _W, _I, _E, _X = 80, 87, 73, 69, 88
 POLL = 0.05  # seconds: how often the parent looks at ``cancel`` while waiting for workers
 FIRST_BATCH = 64  # the first batches are small so the first paths arrive at once
@@ -80,8 +52,7 @@ FLUSH_AFTER = 0.02  # seconds: send what a worker has after this long, however f
 _PR_SET_PDEATHSIG = 1
 
 
-TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this module
-# after its fork, ``ffind.frontends.early``, and ``typing`` is ~2 ms of it)
+TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this module)
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
@@ -165,13 +136,14 @@ def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
         return  # the parent went away
 
 
-def _report_failure(results: Any, exc: BaseException) -> None:
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+def _report_failure(results: Any, exc: BaseException, *, framed: bool = True) -> None:
+    """``X`` and the failure in one line, as a message (``framed``) or as raw bytes."""
+    text = b"X" + " ".join(f"{type(exc).__name__}: {exc}".split()).encode("utf-8", "replace")
     with contextlib.suppress(BaseException):
-        results.send_bytes(b"X" + text.encode("utf-8", "replace"))
+        (results.send_bytes if framed else results.write)(text)
 
 
-def _isolate(pipes: list[_Pipe]) -> None:
+def _isolate(pipes: list[Pipe]) -> None:
     """Keep only ``pipes`` (moved above 2): the standard descriptors to /dev/null, every other
     one closed."""
     if sys.platform == "win32":
@@ -192,7 +164,7 @@ def _isolate(pipes: list[_Pipe]) -> None:
     os.closerange(low, max(low, os.sysconf("SC_OPEN_MAX")))
 
 
-def _child_main(walker: Walker, tasks: _Pipe, results: _Pipe, want: Any, keep: Keep | None,
+def _child_main(walker: Walker, tasks: Pipe, results: Pipe, want: Any, keep: Keep | None,
                 parent: int, arm: Callable[[], None] | None) -> None:
     """A forked worker: see the module docstring on what it may touch.  Never returns."""
     import signal  # (imported by the parent before the fork)
@@ -230,8 +202,7 @@ def _spawn_main(walker: Walker, tasks: Any, results: Any, want: Any,
 
 
 def _death_signal() -> Callable[[], None] | None:
-    """What a forked child calls to be killed when its parent ends (Linux ``prctl``), looked up
-    in the parent (the child imports nothing)."""
+    """What a forked child calls to die with its parent (Linux ``prctl``), made in the parent."""
     if not sys.platform.startswith("linux"):
         return None
     import signal
@@ -245,11 +216,10 @@ def _death_signal() -> Callable[[], None] | None:
     return functools.partial(prctl, _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
-class _Pipe:
-    """One end of a pipe carrying messages (a 4-byte length, then the bytes): what
-    ``multiprocessing.Pipe`` gives, for forked workers, without importing multiprocessing
-    (~7 ms of every ``ffind`` start).  ``send_bytes``/``recv_bytes``/``fileno``/``close`` as
-    multiprocessing's ``Connection``; ``recv_bytes`` raises EOFError when the other end closed."""
+class Pipe:
+    """One end of a pipe carrying messages (a 4-byte length, then the bytes), as
+    multiprocessing's ``Connection`` (without its import); ``recv_bytes`` raises EOFError
+    when the other end closed."""
 
     __slots__ = ("_fd",)
 
@@ -257,10 +227,10 @@ class _Pipe:
         self._fd = fd
 
     @staticmethod
-    def pair() -> tuple[_Pipe, _Pipe]:
+    def pair() -> tuple[Pipe, Pipe]:
         """(reading end, writing end)."""
         r, w = os.pipe()
-        return _Pipe(r), _Pipe(w)
+        return Pipe(r), Pipe(w)
 
     def fileno(self) -> int:
         return self._fd
@@ -270,10 +240,14 @@ class _Pipe:
         os.close(self._fd)
         self._fd = fd
 
-    def send_bytes(self, data: bytes) -> None:
-        view = memoryview(len(data).to_bytes(4, "big") + data)
+    def write(self, data: bytes) -> None:
+        """Write ``data`` whole, unframed."""
+        view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view):]
+
+    def send_bytes(self, data: bytes) -> None:
+        self.write(len(data).to_bytes(4, "big") + data)
 
     def _read(self, n: int) -> bytes:
         data = os.read(self._fd, n)
@@ -315,8 +289,7 @@ class _Forked:
         self.pid = pid
         self.exitcode: int | None = None  # as multiprocessing: -N when killed by signal N
         self.reaped = False
-        self._sigkill = signal.SIGKILL  # (kept: a walk may end while the interpreter exits,
-        # when nothing can be imported any more)
+        self._sigkill = signal.SIGKILL  # (kept: nothing can be imported at the exit)
 
     def kill(self) -> None:
         if not self.reaped:  # never signal a pid that may have been reused
@@ -345,7 +318,7 @@ class _Forked:
 
 
 def _fork_available() -> bool:
-    """Where there is ``os.fork`` the workers are forked; else spawned through multiprocessing."""
+    """Workers are forked where there is ``os.fork``; else spawned through multiprocessing."""
     return hasattr(os, "fork")
 
 
@@ -404,7 +377,7 @@ class Workers:
         arm = _death_signal() if mp is None else None
         for _ in range(n):
             try:
-                pipe = _Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
+                pipe = Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
                 task_r, task_w = pipe()
                 try:
                     res_r, res_w = pipe()
@@ -432,7 +405,7 @@ class Workers:
                 res_w.close()
 
 
-def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | None,
+def _fork(walker: Walker, task_r: Pipe, res_w: Pipe, want: Any, keep: Keep | None,
           arm: Callable[[], None] | None) -> int:
     """Fork one worker with every signal blocked (see the module docstring); its pid."""
     parent = os.getpid()
@@ -440,12 +413,10 @@ def _fork(walker: Walker, task_r: _Pipe, res_w: _Pipe, want: Any, keep: Keep | N
 
 
 def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> int:
-    """``os.fork()`` with every signal blocked (the child unblocks what it handles, see the
-    module docstring); the child runs ``child``, which never returns; the parent gets the
-    pid.  ``preload_pickle=False``: ``pickle`` is left to the child to import if it needs it
-    (only from a process with one thread, see ``fork_stream``).  Raises OSError as
-    ``os.fork``."""
-    # what a child uses, imported here, before the fork (the module docstring)
+    """``os.fork()`` with every signal blocked; the child runs ``child`` (never returns), the
+    parent gets the pid.  What a child uses is imported first (``preload_pickle=False``:
+    the child imports ``pickle`` if it needs it; only from a process with one thread).
+    Raises OSError as ``os.fork``."""
     if preload_pickle:
         import pickle  # noqa: F401
     import signal
@@ -459,8 +430,7 @@ def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> 
         old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
         with warnings.catch_warnings():
-            # Python >= 3.12 warns about fork() in a process with threads; see the module
-            # docstring for why this child is safe.
+            # (Python >= 3.12 warns about fork() with threads: the module docstring)
             warnings.filterwarnings("ignore", ".* is multi-threaded", DeprecationWarning)
             pid = os.fork()
         if pid == 0:
@@ -478,8 +448,7 @@ def _channel(fork: bool) -> tuple[Any, Any, Callable[..., list[Any]]]:
         import select
 
         def wait(conns: list[Any], timeout: float) -> list[Any]:
-            # poll, not select: a process with more than FD_SETSIZE (1024) open files (a
-            # long-lived server) may hold pipe ends that select() cannot take
+            # (poll, not select: a long-lived server may hold descriptors above FD_SETSIZE)
             poller = select.poll()
             for conn in conns:
                 poller.register(conn.fileno(), select.POLLIN)
@@ -567,27 +536,23 @@ def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: 
 
 
 def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
-    """Run ``fn`` in a forked child, as a walk's worker is run (every signal blocked, only
-    its pipe kept, the standard descriptors on /dev/null, the cyclic GC off, ``os._exit``:
-    the module docstring), and return ``(pid, fd)``: the child writes ``b"K"``, the length of
-    ``fn()``'s bytes (8 bytes, big-endian: a child killed midway leaves an answer too short)
-    and the bytes, or ``b"X"`` and one line when it raised, on ``fd``, then ends.  The caller reads
-    ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` must be a bounded piece of work
-    (the child is not tied to its parent's life; it ends when its work does, or at a broken
-    pipe) that imports nothing.  None where there is no fork, or when it fails."""
+    """Run ``fn`` in a forked child, as a worker is run (the module docstring): ``(pid, fd)``,
+    where the child writes ``b"K"``, the length of ``fn()``'s bytes (8 bytes, big-endian: an
+    answer cut short shows) and the bytes, or ``b"X"`` and one line when it raised.  The
+    caller reads ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` is bounded work that
+    imports nothing.  None where there is no fork, or when it fails."""
     forked = _fork_piped(lambda read, write: _call_main(fn, read, write), preload_pickle=True)
     return None if forked is None else (forked[0], forked[1].fileno())
 
 
-def _fork_piped(child: Callable[[_Pipe, _Pipe], None], *, big: bool = False,
-                preload_pickle: bool = False) -> tuple[int, _Pipe] | None:
+def _fork_piped(child: Callable[[Pipe, Pipe], None], *, big: bool = False,
+                preload_pickle: bool = False) -> tuple[int, Pipe] | None:
     """Fork ``child(read, write)`` with a new pipe (``big``: enlarged) as ``_fork_blocked``
-    does; the child's pid and the pipe's read end, or None where there is no fork or it
-    fails."""
+    does; the child's pid and the pipe's read end, or None (no fork, or it failed)."""
     if not _fork_available():
         return None
     try:
-        read, write = _Pipe.pair()
+        read, write = Pipe.pair()
     except OSError:
         return None
     if big:
@@ -603,8 +568,8 @@ def _fork_piped(child: Callable[[_Pipe, _Pipe], None], *, big: bool = False,
 
 
 def ended(code: int | None, unknown: str = "exit status unknown") -> str:
-    """Why a walk worker process (a pool's, or ``walk_ahead``'s child) ended before its work
-    was done, in one line, from its exit code (None: ``unknown``)."""
+    """Why a walk's worker process ended before its work was done, in one line, from its exit
+    code (None: ``unknown``)."""
     if code is None:
         how = unknown
     elif code < 0:
@@ -619,56 +584,48 @@ def ended(code: int | None, unknown: str = "exit status unknown") -> str:
     return f"a walk worker process ended unexpectedly ({how})"
 
 
-def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, _Pipe] | None:
-    """Run ``fn(send)`` in a forked child, as a walk's worker is run (every signal blocked,
-    only its pipe kept, the standard descriptors on /dev/null, the cyclic GC off,
-    ``os._exit``: the module docstring), and return ``(pid, pipe)``: each ``send(message)``
-    of the child arrives as one ``pipe.recv_bytes()`` (a bigger pipe, so that the child runs
-    ahead of a parent busy with its imports), then ``b"D"`` when ``fn`` returned, or ``b"X"``
-    and one line when it raised; then end of file.  The caller reads the pipe, closes it and
-    reaps ``pid`` (killing it first if it stops early).  ``fn`` must be a bounded piece of
-    work (the child is not tied to its parent's life: it ends when its work does, or at a
-    broken pipe) that imports nothing but ``pickle``: imported here first when this process
-    has other threads (one of them might hold a lock the import needs), else left to the
-    child (~1.3 ms that a child which never pickles does not cost its parent; the import
-    lock is made anew in a forked child).  None where there is no fork, or when it fails."""
-    return _fork_piped(lambda read, write: _stream_main(fn, read, write), big=True,
+def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, Pipe] | None:
+    """Run ``fn(send)`` in a forked child, as a worker is run (the module docstring):
+    ``(pid, pipe)``, where each ``send(message)`` arrives as one ``pipe.recv_bytes()`` (a
+    bigger pipe: the child runs ahead of a parent busy with its imports), then ``b"D"`` when
+    ``fn`` returned, or ``b"X"`` and one line when it raised.  The caller reads the pipe,
+    closes it and reaps ``pid`` (killing it first if it stops early).  ``fn`` is bounded work
+    that imports nothing but ``pickle`` (imported first when this process has other threads,
+    which might hold the import lock).  None where there is no fork, or when it fails."""
+    return _fork_piped(lambda read, write: stream_main(fn, read, write), big=True,
                        preload_pickle=threading.active_count() > 1)
 
 
-def _stream_main(fn: Callable[[Callable[[bytes], None]], None], read: _Pipe,
-                 write: _Pipe) -> None:
+def stream_main(fn: Callable[[Callable[[bytes], None]], None], read: Pipe,
+                write: Pipe) -> None:
     """The child of ``fork_stream``.  Never returns."""
-    code = 0
-    try:
-        gc.disable()
-        read.close()
-        _isolate([write])
+    def body() -> None:
         fn(write.send_bytes)
         write.send_bytes(b"D")
-    except BaseException as exc:  # reported to the parent, never printed here
-        code = 1
-        _report_failure(write, exc)
-    finally:
-        os._exit(code)
+
+    _forked_main(body, read, write, framed=True)
 
 
-def _call_main(fn: Callable[[], bytes], read: _Pipe, write: _Pipe) -> None:
+def _call_main(fn: Callable[[], bytes], read: Pipe, write: Pipe) -> None:
     """The child of ``fork_call``.  Never returns."""
+    def body() -> None:
+        answer = fn()
+        write.write(b"K" + len(answer).to_bytes(8, "big") + answer)
+
+    _forked_main(body, read, write, framed=False)
+
+
+def _forked_main(body: Callable[[], None], read: Pipe, write: Pipe, *, framed: bool) -> None:
+    """A forked child with one pipe (the module docstring): ``body``, then ``os._exit``; a
+    failure goes to the parent as ``X`` and one line (``framed``: as a message)."""
     code = 0
     try:
         gc.disable()
         read.close()
         _isolate([write])
-        answer = fn()
-        data = b"K" + len(answer).to_bytes(8, "big") + answer
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write.fileno(), view):]
+        body()
     except BaseException as exc:  # reported to the parent, never printed here
         code = 1
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        with contextlib.suppress(BaseException):
-            os.write(write.fileno(), b"X" + text.encode("utf-8", "replace"))
+        _report_failure(write, exc, framed=framed)
     finally:
         os._exit(code)

@@ -1,17 +1,15 @@
-"""What a recording walk notes about each folder, so that a later search can tell, with one
-``stat`` per folder and no listing, which folders may have changed (``ffind.fs.warm``).
+"""What a recording walk notes about each folder, so that a later search can tell with one
+``stat`` per folder, and no listing, which folders may have changed (``ffind.fs.warm``).
 
-A recording walk (``walk.walk_recorded``) puts a marker string among the paths of each batch;
-a path never starts with ``/``, a marker always does:
+A recording walk puts a marker among the paths of each batch (a path never starts with
+``/``, a marker always does):
 
-- ``/D<sig>\\x1f<specials>\\x1f<prefix>`` before the paths listed from the folder ``prefix``
-  (its path from the root + ``/``, empty for the root): ``sig`` is the folder's (device, inode,
-  mtime_ns, ctime_ns), empty when the folder must be read again on every search (it holds a
-  symbolic link, whose target may change without the folder's time changing; it could not be
-  read; it was read by descriptor); ``specials`` the signatures of its ignore files and
-  ``.git`` (``specials_sig``);
+- ``/D<sig>\\x1f<specials>\\x1f<prefix>`` before the paths of the folder ``prefix`` (path from
+  the root + ``/``): ``sig`` its signature, empty when it must be read on every search (it
+  holds a symbolic link, could not be read, or was read by descriptor); ``specials`` the
+  signatures of its ignore files and ``.git``;
 - ``/T<sig>\\x1f<path>``: a ``target`` folder left out as a tagged build folder (its own
-  signature and its ``CACHEDIR.TAG``'s), which belongs to the folder before it.
+  signature and its ``CACHEDIR.TAG``'s), belonging to the folder before it.
 
 Imported by the walk's workers before they fork: nothing heavy.
 """
@@ -22,7 +20,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from ffind.fs.ignore.gitconfig import common_dir, find_git_dir
+from ffind.state.git import common_dir, find_git_dir
 
 SEP = "\x1f"
 SPECIALS = (".git", ".gitignore", ".ignore")

@@ -1,37 +1,29 @@
 """One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or the
 refresh of a snapshot that re-reads only what changed.
 
-A snapshot (``ffind.state.cache.CachedListing``): ``start`` (ns: when the walk or refresh that
-made it began), ``glob`` (the signature of the inputs above the root), per folder its prefix,
-its signature as integers, its count of paths and, for the few that have some, its ignore
-files' signatures and probes (``[prefix, signature, specials, probes, count]`` once made into
-a ``Folder``, ``ffind.fs.record``), and every listed path, each folder's ``count`` paths in
-the order of the folders.  The recording walk fills these tables as its batches come
-(``_Recording``: no Python object per folder kept until its end).
+A snapshot (``ffind.state.cache.CachedListing``) holds per folder its prefix, its signature
+as integers, its count of paths and, for the few that have them, its ignore files'
+signatures and probes; then every path, in the order of the folders.  A ``Folder`` is the
+same record as a list (``[prefix, signature, specials, probes, entries or count]``).  The
+recording walk fills the tables as its batches come (``_Recording``).
 
-The refresh: one pass ``stat``s every folder (and its ignore files) and marks the ones that
-changed, comparing integers with the snapshot's arrays (no Python object per folder but the
-``stat`` result; a folder with ignore files, probes, no signature or a racy time takes the
-full check); or only the folders a hint gives (``only``: ``ffind.fs.watch``, inotify), the
-others trusted.  Then, shallowest first, each changed folder is read again with the walker,
-in the ignore scope its ancestors give (entered from their recorded ignore files); its
-sub-folders that are no longer entered are dropped with their subtrees, new ones are walked
-whole, and a folder whose ignore files changed is walked whole.  The new snapshot copies the
-old one's arrays around the folders read again (``_Edit.result``).  Any inconsistency in the
-snapshot means a cold walk instead.
+The refresh ``stat``s every folder (or only those a watch hint gives: ``ffind.fs.watch``) and
+compares the result with the snapshot's integers; a folder with ignore files, probes, no
+signature or a racy time takes the full check (``_check``).  Then, shallowest first, each
+changed folder is read again with the walker in the ignore scope its ancestors give; its
+sub-folders no longer entered drop out with their subtrees, new ones are walked whole, and a
+folder whose ignore files changed is walked whole.  The new snapshot copies the old one's
+arrays around the folders read again (``_Edit.result``).  Any inconsistency means a cold walk.
 
-The one-shot search runs the ``stat`` pass of a big snapshot in a forked child (``Aside``)
-while it matches the snapshot's paths (``ffind.fs.warm.warm_attempts``).  Elsewhere (the
-resident server's pass over the folders its watches do not cover, a warm search without a
-free CPU) a pass of at least ``SPLIT_MIN`` folders is split with a forked child, each
-process checking half (``SPLIT_MIN``).
+A big ``stat`` pass runs in a forked child: beside the one-shot search matching the
+snapshot's paths (``Aside``), or as the second half of the pass (``SPLIT_MIN``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ffind.fs.load import cpus
@@ -43,19 +35,12 @@ from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
 RACY_NS = 2_000_000_000
 """A folder (or ignore input) whose time is less than this (ns) before its snapshot was
 started is read again: a change within the same clock tick would not show (git's racy case)."""
-
 SPLIT_MIN = 32_768
-"""A ``stat`` pass of at least this many folders is split in two: the second half checked by
-a forked child (``fork_call``) while the caller checks the first, where this process may run
-on two CPUs or more (``cpus``).  ``os.stat`` is ~2 µs of CPU a folder, mostly the kernel's
-path walk, so two processes halve its wall time (threads do not: two threads fight over the
-GIL between two ``stat`` calls, measured slower on 2 cores); a fork of the resident server
-(~450 MiB at 1M files) costs ~10-20 ms, and the child's answer is only the folders that
-changed.  The server's pass at 1M files (292k folders beyond its inotify watches) is this."""
+"""A ``stat`` pass of at least this many folders is split with a forked child, each process
+checking half, on two CPUs or more (threads would fight over the GIL between ``stat`` calls)."""
 ASIDE_MIN = 16_384
-"""Snapshots of at least this many folders are checked in a forked child (``Aside``) while
-the caller matches the snapshot's paths, when a CPU is free (``free_cpus``); smaller ones in
-the calling thread (a 4k-folder snapshot's pass takes ~10 ms: less than the fork pays back)."""
+"""Snapshots of at least this many folders are checked in a forked child (``Aside``) while the
+caller matches their paths, when a CPU is free; smaller ones are not worth the fork."""
 _VERDICTS = {"read": "r", "subtree": "s"}
 _UNCHANGED = b"K" + bytes(8)  # (``fork_call``'s answer: nothing changed)
 
@@ -66,9 +51,7 @@ _BAD = (ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 class WarmStats:
     """What a cached listing did: ``mode`` ("off", "cold" or "warm"), the folders it read
-    (``relisted``: their paths from the root + ``/``), how many it reused, whether it wrote
-    the snapshot.  (A plain class, not a dataclass: every warm search imports this module,
-    and ``dataclasses`` costs ~8-10 ms to import.)"""
+    (``relisted``: their prefixes), how many it reused, whether it wrote the snapshot."""
 
     __slots__ = ("mode", "relisted", "reused", "saved")
 
@@ -78,17 +61,6 @@ class WarmStats:
         self.relisted: list[str] = [] if relisted is None else relisted
         self.reused = reused
         self.saved = saved
-
-    def _fields(self) -> tuple[str, list[str], int, bool]:
-        return (self.mode, self.relisted, self.reused, self.saved)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            assert isinstance(other, WarmStats)
-            return self._fields() == other._fields()
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"WarmStats(mode={self.mode!r}, relisted={self.relisted!r}, "
@@ -125,17 +97,9 @@ def names(specials: str) -> list[str]:
     return [name for name, eq, _ in found if eq and name in SPECIALS]
 
 
-def _coarse(folders: list[Folder]) -> bool:
-    """Whether every folder's ctime is a whole second: a file system whose clock cannot be
-    trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
-    times = [f[1].split()[3] for f in folders if f[1]]
-    return bool(times) and all(t.endswith("000000000") for t in times)
-
-
 def free_cpus() -> float:
-    """The CPUs this process may run on, less the load average of the last minute: below 1,
-    a child would only take CPU time from its parent (measured on a 2-core machine at load
-    ~3: 3.7 s instead of 2.7 s for a warm search of 1M files)."""
+    """The CPUs this process may run on, less the last minute's load average: below 1, a
+    child would only take CPU time from its parent."""
     try:
         load = os.getloadavg()[0]
     except (OSError, AttributeError):  # (no load average: Windows, where there is no fork)
@@ -159,28 +123,10 @@ def _put_sig(sigs: Any, sig: str) -> None:
         sigs.extend(_NONE)
 
 
-def to_snapshot(start: int, glob: str, folders: list[Folder], paths: list[str]) -> CachedListing:
-    """The snapshot of ``folders`` (with counts) and their ``paths``."""
-    from array import array
-
-    sigs: array[int] = array("q")
-    counts: array[int] = array("q", [f[4] for f in folders])
-    extra: dict[int, tuple[str, list[list[str]]]] = {}
-    for i, f in enumerate(folders):
-        _put_sig(sigs, f[1])
-        if f[2] or f[3]:
-            extra[i] = (f[2], f[3])
-    return CachedListing(start, glob, [f[0] for f in folders], sigs, counts, extra, paths=paths)
-
-
 class _Recording:
-    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``): the
-    folders' prefixes as their section (UTF-8, each ended by NUL), their signatures' integers
-    and where their paths start in arrays, the ignore files and probes of the few that have
-    some, every path in one list.  What ``parse_batch`` and ``to_snapshot`` give, byte for
-    byte, without a Python object per folder kept until the walk's end (a list, its
-    signature's text, its prefix, the list of its entries: ~230 MiB at 1M files, which, let
-    go at once after the write, left holes among the paths that the process keeps)."""
+    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), without
+    a Python object per folder (the prefixes as their section, the signatures and path starts
+    in arrays)."""
 
     __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
@@ -193,7 +139,7 @@ class _Recording:
         self.extra: dict[int, tuple[str, list[list[str]]]] = {}
         self.paths: list[str] = []
         self.good = True
-        """False: a signature or a prefix that does not parse or encode (nothing written)."""
+        """False: a signature or prefix that does not parse or encode (nothing written)."""
 
     def add(self, batch: list[str]) -> list[str]:
         """``parse_batch`` of one batch: its paths (also kept)."""
@@ -242,8 +188,8 @@ class _Recording:
             self.sigs.extend(_NONE)
 
     def coarse(self) -> bool:
-        """``_coarse`` of the folders recorded (read from their signatures' integers, as a
-        refreshed snapshot's are: ``_coarse_sigs``)."""
+        """Whether every folder's ctime is a whole second: a file system whose clock cannot be
+        trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
         return _coarse_sigs(self.sigs)
 
     def listing(self, start: int, glob: str) -> CachedListing:
@@ -260,7 +206,7 @@ class _Recording:
 
 
 def _coarse_sigs(sigs: Any) -> bool:
-    """``_coarse`` of a snapshot's integers."""
+    """``_Recording.coarse`` of a snapshot's integers."""
     k = SIG_FIELDS
     times = [t for t, m in zip(sigs[3::k], sigs[k - 1::k], strict=True) if m != NO_SIG]
     return bool(times) and not any(t % 1_000_000_000 for t in times)
@@ -278,22 +224,6 @@ def folder_at(snap: CachedListing, i: int) -> Folder:
     """The folder ``i`` of ``snap``, with its count."""
     specials, probes = snap.extra.get(i, ("", []))
     return [snap.prefixes[i], _sig_text(snap.sigs, i), specials, probes, snap.counts[i]]
-
-
-def folders_of(snap: CachedListing) -> list[Folder]:
-    """Every folder of ``snap``, with its count (``folder_at`` for each, in one pass)."""
-    extra = snap.extra
-    fmt = " ".join(["%d"] * SIG_FIELDS)
-    it = iter(snap.sigs)
-    rows = zip(*[it] * SIG_FIELDS, strict=True)
-    out: list[Folder] = []
-    for i, (prefix, count, row) in enumerate(zip(snap.prefixes, snap.counts, rows, strict=True)):
-        sig = "" if row[-1] == NO_SIG else fmt % row
-        if i in extra:
-            out.append([prefix, sig, *extra[i], count])
-        else:
-            out.append([prefix, sig, "", [], count])
-    return out
 
 
 def _parent(prefix: str) -> str:
@@ -317,7 +247,7 @@ class Refresh:
         a cancelled walk, or when none could be made."""
         self.defer_write = False
         """True: the snapshot to write is kept (``unwritten``) until ``write()`` (a process
-        that answers first and writes after: the write of 104k paths costs 150-300 ms)."""
+        that answers first and writes after)."""
         self.unwritten: CachedListing | None = None
 
     def _cancelled(self) -> bool:
@@ -349,11 +279,11 @@ class Refresh:
 
     def cold(self) -> Iterator[list[str]]:
         """The recording walk, batch by batch; then the snapshot is written."""
-        from ffind.fs.walk import walk_recorded
+        from ffind.fs.walk import walk_prepared
 
         self.stats.mode = "cold"
         rec = _Recording()
-        batches = walk_recorded(self.walker, self.item, self.options, cancel=self.cancel,
+        batches = walk_prepared(self.walker, self.item, self.options, cancel=self.cancel,
                                 on_warning=self.warn)
         try:
             for batch in batches:
@@ -430,15 +360,16 @@ class Refresh:
         """``_changed`` for the folders ``lo`` to ``hi`` (of ``only`` when given): the common
         folder (a signature, no ignore files nor probes, times before ``limit``) by one
         ``stat`` compared with the snapshot's integers, the others by ``_check``."""
-        if only is not None:
-            return self._changed_only(snap, only[lo:hi], limit)
+        sigs, prefixes, k = snap.sigs, snap.prefixes, SIG_FIELDS
+        rows: Iterable[tuple[Any, ...]]
+        if only is None:  # (columns sliced in C)
+            cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]
+            rows = zip(range(lo, hi), prefixes[lo:hi], *cols, strict=True)
+        else:
+            rows = ((i, prefixes[i], *sigs[i * k:i * k + k]) for i in only[lo:hi])
         bad: dict[str, str] = {}
         root, check, stat, extra = self.root, self._check, os.stat, snap.extra
         base = root if root.endswith("/") else root + "/"
-        sigs = snap.sigs
-        k = SIG_FIELDS
-        cols = [sigs[lo * k + f:hi * k:k] for f in range(k)]  # (slices: made in C)
-        rows = zip(range(lo, hi), snap.prefixes[lo:hi], *cols, strict=True)
         for i, prefix, dev, ino, mtime, ctime, size, mode in rows:
             verdict: str | None = "read"
             if mode == NO_SIG or mtime >= limit or ctime >= limit or i in extra:
@@ -453,38 +384,6 @@ class Refresh:
                     if (st.st_mtime_ns == mtime and st.st_ctime_ns == ctime
                             and st.st_ino == ino and st.st_dev == dev and st.st_size == size
                             and st.st_mode == mode):
-                        verdict = None
-            if verdict is not None and (verdict == "subtree" or prefix not in bad):
-                bad[prefix] = verdict
-        return bad
-
-    def _changed_only(self, snap: CachedListing, at: Sequence[int],
-                      limit: int) -> dict[str, str]:
-        """``_changed_part`` of the folders ``at`` (indices, the hint's): as there, the
-        integers read from the array in the loop (no columns picked beforehand: measured
-        ~7-15% less CPU for the 292k folders beyond the watches at 1M files)."""
-        bad: dict[str, str] = {}
-        root, check, stat, extra = self.root, self._check, os.stat, snap.extra
-        base = root if root.endswith("/") else root + "/"
-        sigs, prefixes = snap.sigs, snap.prefixes
-        k = SIG_FIELDS
-        for i in at:
-            prefix = prefixes[i]
-            j = i * k
-            mode = sigs[j + 5]
-            verdict: str | None = "read"
-            if mode == NO_SIG or sigs[j + 2] >= limit or sigs[j + 3] >= limit or i in extra:
-                path = base + prefix[:-1] if prefix else root
-                verdict = check(folder_at(snap, i), path, limit)
-            else:  # (as ``_changed_part``)
-                try:
-                    st = stat(base + prefix)
-                except (OSError, ValueError):
-                    pass
-                else:
-                    if (st.st_mtime_ns == sigs[j + 2] and st.st_ctime_ns == sigs[j + 3]
-                            and st.st_ino == sigs[j + 1] and st.st_dev == sigs[j]
-                            and st.st_size == sigs[j + 4] and st.st_mode == mode):
                         verdict = None
             if verdict is not None and (verdict == "subtree" or prefix not in bad):
                 bad[prefix] = verdict
@@ -591,18 +490,16 @@ def _encoded(bad: dict[str, str]) -> bytes:
 
 
 class Aside:
-    """The ``stat`` pass of a snapshot (``Refresh._changed``), or of part of it (``again``),
-    running in a forked child (``ffind.fs.pool.fork_call``), so that the caller can match the
-    snapshot's paths, or check the other part, meanwhile: ``failed()`` tells without waiting
-    whether the child has already found a change; ``result()`` waits for its answer."""
+    """The ``stat`` pass of a snapshot (or the part ``again`` does) in a forked child
+    (``ffind.fs.pool.fork_call``): ``failed()`` tells without waiting whether it has found a
+    change; ``result()`` waits for its answer."""
 
     def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
         self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
         self.again: Callable[[], dict[str, str]] = again or (
             lambda: run._changed(snap, snap.start - RACY_NS))
-        """What the child checks (by default the whole pass), to do here if it dies without a
-        whole answer."""
+        """What the child checks, done here if it dies without a whole answer."""
         self._answer: bytes | None = None
 
     def _read(self) -> bytes:
@@ -630,8 +527,7 @@ class Aside:
 
     def result(self) -> dict[str, str]:
         """The folders that changed, and how (``Refresh._changed``); raises ValueError when
-        the child found the snapshot bad.  A child that died without a whole answer: its
-        pass again, here."""
+        the child found the snapshot bad."""
         answer = self._read()
         if answer[:1] == b"X":
             raise ValueError(answer[1:].decode("utf-8", "replace"))
@@ -736,10 +632,9 @@ class _Edit:
 
     def result(self, paths: list[str], start: int, glob: str
                ) -> tuple[CachedListing, bool] | None:
-        """The refreshed snapshot (``paths``: the old one's), and whether it can be written
-        (False: a folder read gave a signature that does not parse); None when it is the old
-        one (folders read again, unchanged).  The folders in the old order, less the dropped
-        ones, with the ones read again in place, then the added ones."""
+        """The refreshed snapshot (``paths``: the old one's) and whether it can be written (a
+        signature that does not parse: no); None when it is the old one.  The folders in the
+        old order, less the dropped ones, the ones read again in place, then the added ones."""
         from array import array
         from bisect import bisect_left
 

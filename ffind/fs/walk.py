@@ -1,37 +1,31 @@
 """The walk: every path under a root that a search should see, in batches, fast.
 
-API contract:
 - ``walk(root, options=None, *, cancel=None, on_warning=None) -> Iterator[str]``
-- ``walk_batches(root, options=None, *, cancel=None, on_warning=None, keep=None)
-  -> Iterator[list[str]]``: the same paths in batches, the first within ~50 ms (what the
-  session consumes); ``keep`` filters each batch in the workers (what ``search`` uses).
-``cancel`` has ``is_set()``; ``on_warning(message: str)`` receives one-line warnings.
+- ``walk_batches(root, options=None, *, cancel=None, on_warning=None, keep=None)``: the same
+  paths in batches, the first at once; ``keep`` filters each batch where it is made.
+- ``walk_ahead(...)``: ``walk_batches`` started now, in a forked child, while the caller
+  imports its engine (the one-shot search).
 
 Paths are relative to ``root``, ``/``-separated, without ``./``; folders (``"d"`` in
-``options.types``) without a trailing ``/``.  Names that are not UTF-8 stay ``str`` with
-surrogate escapes (``os.fsencode`` gives the bytes back).  A root that is not a readable folder
-(``ffind.fs.roots.check_root``), or an invalid ``exclude`` glob, raises ``FfindError`` when
-``walk``/``walk_batches`` is called.
+``options.types``) without a trailing ``/``; names that are not UTF-8 keep their surrogate
+escapes.  A root that is not a readable folder, or an invalid ``exclude`` glob, raises
+``FfindError`` when the walk is made; unreadable folders go to ``on_warning``.
 
-What is left out: VCS folders (``VCS_DIRS``) always; hidden entries unless ``options.hidden``;
-with ``options.respect_ignore`` (the default) whatever the ignore files exclude (precedence and
-discovery: ``ffind.fs.ignore.scope``) and the build folders of ``DEFAULT_EXCLUDES`` (unless an
-ignore file re-includes them); ``options.exclude`` globs always.  Symlinks to files are listed,
-to folders entered only with ``follow_links``, and then each real folder (device, inode) is
-entered once in the whole walk, so loops and links to ``/`` end; broken ones are skipped.
-Unreadable folders go to ``on_warning``.  A folder whose path is longer than the system accepts
-(``PATH_MAX``) is read relative to an open descriptor of a folder above it.
+Left out: VCS folders always; hidden entries unless ``options.hidden``; with
+``respect_ignore`` what the ignore files exclude (``ffind.fs.ignore.scope``) and the build
+folders of ``DEFAULT_EXCLUDES`` (unless an ignore file re-includes them); ``exclude`` globs
+always.  Symlinks to files are listed, to folders entered only with ``follow_links``, and
+then each real folder (device, inode) once, so loops end.  A folder whose path is longer than
+``PATH_MAX`` is read relative to an open descriptor of a folder above it.
 
-Order: the same tree gives the same order with ``threads=1`` (depth first, in the order the
-file system lists each folder); with several workers the set is the same but batches interleave.
+Order: with ``threads=1`` depth first, in the order the file system lists each folder; with
+several workers the same set, batches interleaved.
 
-How it is fast: ``os.scandir`` gives each entry's type without a ``stat``; each ignore file is
-compiled once per process (``patterns.Rules``, cached by content), and each folder's scope
-(``scope.Scope``) merges the pre-checks of every ignore file in force, so an entry that no pattern
-matches costs a few set lookups and ``str.endswith``/``startswith`` calls, plus one regex per
-file holding other name patterns or path patterns that can match at its depth; an excluded
-folder is never read.  With ``threads >= 2`` the walk runs in that many worker processes
-(``ffind.fs.pool``), at most ``load.max_workers()``.
+Fast because ``os.scandir`` gives each entry's type without a ``stat``, each ignore file is
+compiled once per process, and each folder's ``Scope`` merges the cheap pre-checks of the
+ignore files in force, so an entry no pattern matches costs a few set lookups.  With
+``threads >= 2`` the walk runs in that many worker processes (``ffind.fs.pool``) once the
+tree proves bigger than ``INLINE_FIRST`` seconds of reading.
 """
 
 from __future__ import annotations
@@ -55,9 +49,8 @@ TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
     from ffind.fs.ignore.patterns import Rules
     from ffind.fs.ignore.scope import Ignores, Scope
-# The ignore rules (``ffind.fs.ignore.patterns``, ``scope``: ~1 ms) are imported where a walk
-# is prepared (``_prepare``): a cold search whose walk the console script forked
-# (``ffind.frontends.early``) reads the child's paths without them.
+# (the ignore rules are imported where a walk is prepared, ``_prepare``: a process that only
+# reads a forked child's paths never needs them)
 GITIGNORE_FILE = ".gitignore"  # (``patterns.GITIGNORE_FILE``, ``IGNORE_FILE``)
 IGNORE_FILE = ".ignore"
 
@@ -65,12 +58,9 @@ __all__ = ["DEFAULT_EXCLUDES", "VCS_DIRS", "Cancel", "Keep", "Warn", "walk", "wa
            "walk_batches"]
 
 DEFAULT_EXCLUDES: tuple[str, ...] = ("node_modules", "target", "__pycache__")
-"""Folders skipped by name at any depth unless ``respect_ignore=False``: package managers' and
-build tools' output, which nobody searches for by name.  ``node_modules`` and ``__pycache__``
-always; ``target`` only where it is a build folder, one holding a valid ``CACHEDIR.TAG`` (the
-cache-directory tagging convention; Cargo writes one), so a source package named ``target``
-stays.  A negation in an ignore file (``!target/``, ``!node_modules/`` in ``.ignore`` or
-``.gitignore``) re-includes any of them."""
+"""Build output skipped by name at any depth unless ``respect_ignore=False``; ``target`` only
+where it holds a valid ``CACHEDIR.TAG`` (Cargo's), so a source package named ``target``
+stays.  A negation in an ignore file (``!target/``) re-includes any of them."""
 VCS_DIRS: frozenset[str] = frozenset({".git", ".hg", ".svn", ".jj"})
 """Version-control folders, always skipped."""
 
@@ -82,19 +72,14 @@ _LONG_PATH = 2048  # bytes per step when opening a folder beyond PATH_MAX piecew
 _FD_WALK = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
 _PROC_FD = "/proc/self/fd"  # names an open folder by path, to read its ignore files (Linux)
 INLINE_FIRST = 0.02
-"""Seconds a walk with several workers (``threads >= 2``) reads folders in this process before
-it starts them: a tree read within that never pays for them (forking, pipes, ~5-10 ms of a
-2-core machine), a bigger one hands them the folders left to read, if a CPU is idle then
-(``load.cpu_idle``; else the walk goes on in this process).  0: start them at once."""
-
+"""Seconds a walk with ``threads >= 2`` reads in this process before it starts its workers (a
+small tree never pays for forking them), and only if a CPU is idle then (``load.cpu_idle``).
+0: start them at once."""
 AHEAD_PROBE = 0.003
-"""Seconds ``walk_ahead`` reads folders in the process before it forks its child: a tree read
-within that (a few hundred folders) costs no fork."""
+"""Seconds ``walk_ahead`` reads in the process before it forks its child (a tiny tree: no fork)."""
 AHEAD_FIRST = 0.1
-"""Seconds of its own CPU time the forked child of ``walk_ahead`` reads folders for before it
-hands the rest back (to the workers, or to the process when no CPU is idle then): a tree of
-~15k files is read within that, in parallel with the caller's own work, without the
-workers' cost."""
+"""Seconds of its own CPU time ``walk_ahead``'s child reads before it hands the rest back
+(to the workers, or to the process when no CPU is idle): ~15k files, beside the caller."""
 _P, _W, _E, _D, _F, _S = 80, 87, 69, 68, 70, 83  # the child's messages (``pool.fork_stream``)
 
 Item = tuple[str, str, int, "Scope", "tuple[int, int] | None"]
@@ -103,8 +88,7 @@ ignore scope of its parent, its (device, inode) when following links)."""
 
 
 def is_cache_dir(folder: str, dir_fd: int | None = None) -> bool:
-    """Whether ``folder`` holds a valid ``CACHEDIR.TAG``: a regular file starting with the
-    convention's signature (https://bford.info/cachedir/)."""
+    """Whether ``folder`` holds a valid ``CACHEDIR.TAG`` (https://bford.info/cachedir/)."""
     try:
         fd = os.open(os.path.join(folder, CACHEDIR_TAG), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0),
                      dir_fd=dir_fd)
@@ -120,8 +104,8 @@ def is_cache_dir(folder: str, dir_fd: int | None = None) -> bool:
 
 
 def _open_long(path: str) -> int:
-    """An open descriptor of a folder whose path is too long for one system call: opened
-    ``_LONG_PATH`` bytes at a time, each step relative to the last."""
+    """An open descriptor of a folder whose path is too long for one system call, opened
+    ``_LONG_PATH`` bytes at a time."""
     fd: int | None = None
     step: list[str] = []
     size = 0
@@ -169,8 +153,8 @@ class _Walker:
     def _list_long(path: str, error: OSError, warn: Warn | None
                    ) -> tuple[list[os.DirEntry[str]], int] | None:
         """After ``os.scandir(path)`` failed with ``error``: the entries of a folder whose path
-        is too long to name, and the descriptor they are relative to (the caller closes it);
-        None when it cannot be read (a warning, unless it vanished)."""
+        is too long, and the descriptor they are relative to (the caller closes it); None when
+        it cannot be read (a warning, unless it vanished)."""
         fd = None
         try:
             if error.errno != errno.ENAMETOOLONG or not _FD_WALK:
@@ -229,8 +213,7 @@ class _Walker:
     def _sort(self, entries: list[os.DirEntry[str]], fd: int | None, path: str, prefix: str,
               depth: int, ctx: Scope, out: list[str], stack: list[Item],
               seen: set[tuple[int, int]]) -> None:
-        """Each entry of one folder (``fd`` when read by descriptor) at ``depth``: listed,
-        entered, or left out."""
+        """Each entry of one folder (``fd``: read by descriptor): listed, entered, or not."""
         checks = bool(ctx.levels)
         base_anys = ctx.base_anys
         path_checks = ctx.path_checks(prefix, depth) if checks else ()
@@ -287,15 +270,13 @@ class _Walker:
                     verdict = decide(rel, name, is_dir)
                     if verdict:
                         continue
-            if (is_dir and verdict is None and name in skip_dirs
-                    and (name not in _TAGGED_ONLY
-                         or is_cache_dir(e.path if fd is None else name, fd))):
-                if self.record and name in _TAGGED_ONLY:
+            if is_dir and verdict is None and name in skip_dirs:
+                if name not in _TAGGED_ONLY:
+                    continue
+                if self.record:  # (a tag written or removed later is seen here)
                     append(probe_marker(rel, e.path if fd is None else None))
-                continue
-            if self.record and is_dir and name in skip_dirs and verdict is None:
-                # an untagged target/: a tag written into it later decides here
-                append(probe_marker(rel, e.path if fd is None else None))
+                if is_cache_dir(e.path if fd is None else name, fd):
+                    continue
             if exclude is not None and exclude.match(rel + tail, name, is_dir):
                 continue
             if not is_dir:
@@ -304,14 +285,11 @@ class _Walker:
                 continue
             if list_dirs:
                 append(rel)
-            if not descend:
-                continue
-            if follow:
-                if key in seen:
-                    continue  # this real folder is entered already (a loop, or two links)
-                seen.add(key)
-            child = e.path if fd is None else f"{path}/{name}"
-            stack.append((child, rel + "/", depth, ctx, key if follow else None))
+            if descend and not (follow and key in seen):  # (a real folder entered once)
+                if follow:
+                    seen.add(key)
+                child = e.path if fd is None else f"{path}/{name}"
+                stack.append((child, rel + "/", depth, ctx, key if follow else None))
 
 
 def _prepare(root: str, options: SearchOptions, warn: Warn | None = None, record: bool = False,
@@ -352,23 +330,13 @@ def walk_batches(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
     cancel: Cancel | None = None, on_warning: Warn | None = None, keep: Keep | None = None,
 ) -> Iterator[list[str]]:
-    """The paths under ``root`` in batches (lists of paths); see the module docstring.
-
-    ``keep`` (a picklable callable, list of paths -> the ones to keep, in order) filters each
-    batch where it is made, in the workers: ``search`` drops the paths its query cannot match
-    before they cost a transfer and a place in the index.  In a forked worker it must not
-    import anything or take a lock (see ``ffind.fs.pool``).  ``options.threads`` above
-    ``load.max_workers()`` (4 per CPU, at most 64) is capped there, with a note to
-    ``on_warning`` (or stderr)."""
+    """The paths under ``root`` in batches; see the module docstring.  ``keep`` (picklable,
+    paths -> the ones to keep, in order) runs in the workers: the paths a query cannot match
+    cost no transfer (it must import nothing and take no lock: ``ffind.fs.pool``).
+    ``options.threads`` above ``load.max_workers()`` is capped, with a note."""
     options = options or SearchOptions()
-    root_s = os.fspath(root)
-    walker, item = _prepare(root_s, options, on_warning)
-    if options.max_depth is not None and options.max_depth < 1:
-        return iter(())
-    threads = _workers(options.threads, on_warning)
-    if threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning, keep)
-    return _walk_parallel(walker, item, threads, cancel, on_warning, keep)
+    walker, item = _prepare(os.fspath(root), options, on_warning)
+    return walk_prepared(walker, item, options, cancel=cancel, on_warning=on_warning, keep=keep)
 
 
 def walk(
@@ -395,8 +363,7 @@ def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
                  hand_over: Callable[[], bool] | None = None,
                  ) -> Generator[list[str], None, list[Item]]:
     """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
-    once it is spent and return the folders left to read (else []), unless ``hand_over``
-    then says no (the walk goes on here to the end)."""
+    once it is spent and return the folders left (else []), unless ``hand_over`` says no."""
     seen = {item[4]} if walker.follow and item[4] is not None else set()
     return (yield from _walk_stack(walker, [item], seen, cancel, warn, keep, budget, hand_over))
 
@@ -408,9 +375,8 @@ def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
                 first: int = pool.FIRST_BATCH,
                 ) -> Generator[list[str], None, list[Item]]:
     """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
-    measured with ``clock``; ``wanted[0]`` true: stop as if the budget were spent, once there
-    are two folders or more to share (``_ahead_child``); ``first``: the size of the first
-    batch (small, so that the first paths arrive at once; the batches double from there)."""
+    measured with ``clock``; ``wanted[0]``: stop as if it were spent, once there are folders
+    to share (``_ahead_child``); ``first``: the size of the first batch (they double)."""
     out: list[str] = []
     limit = first
     last = time.monotonic()
@@ -420,8 +386,7 @@ def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
     while stack:
         if cancel is not None and cancel.is_set():
             return []
-        # (the budget is looked at before the first folder and every 16th: a CPU clock
-        # asked before every folder was ~5% of a walk's CPU)
+        # (the clock is asked every 16th folder: before each, it was ~5% of a walk's CPU)
         if budget is not None and not read & 15 and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
@@ -446,7 +411,6 @@ def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
 
 def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                    warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
-    # (the ignore rules are ffind's own, ``ffind.fs.ignore``: nothing to import before the fork)
     if walker.follow:  # the pool sees every folder found, to enter each real folder once
         return pool.run(walker, [item], n, cancel, warn, keep)
     return _inline_first(walker, item, n, cancel, warn, keep)
@@ -454,8 +418,8 @@ def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
 
 def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
                   warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
-    """``INLINE_FIRST`` seconds of the walk in this process, then the rest in ``n`` workers,
-    or here too when no CPU is idle for them (``load.cpu_idle``)."""
+    """``INLINE_FIRST`` seconds of the walk here, then the rest in ``n`` workers (or here,
+    when no CPU is idle)."""
     rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST,
                                    hand_over=load.cpu_idle if INLINE_FIRST else None)
     if rest:
@@ -478,7 +442,7 @@ class Ahead:
         self._stack: list[Item] = [item] if threads and item is not None else []
         self._inline = walker is not None and (threads == 1 or walker.follow
                                                or not INLINE_FIRST)
-        self._child: tuple[int, pool._Pipe] | None = None
+        self._child: tuple[int, pool.Pipe] | None = None
         self._reaped = True
         self._batches: Iterator[list[str]] | None = None
         self._started = started is not None
@@ -487,7 +451,7 @@ class Ahead:
 
             signal = signals()
             self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
-            self._child = started[0], pool._Pipe(started[1])
+            self._child = started[0], pool.Pipe(started[1])
             self._reaped = False
             return
         if self._inline or not self._stack or walker is None:
@@ -565,10 +529,9 @@ class Ahead:
         mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
         import select  # (a built-in module)
 
-        # Whenever this process has nothing left to match (the pipe is empty), it asks the
-        # child for a share of the folders it has left to read (``_ahead_child``: ``S``, the
-        # newer half), reads it, and asks again when idle again; a child that reads faster
-        # than this process matches is never asked (a small tree).
+        # With the pipe empty (nothing to match here), the child is asked for a share of its
+        # folders (``S``), read here; a child that reads faster than this process matches is
+        # never asked.
         asked = False
         held: list[bytes] = []  # (the child's batches not yet yielded, and their size)
         size = 0
@@ -585,10 +548,7 @@ class Ahead:
             except EOFError:
                 raise FfindError(self._died()) from None
             tag = msg[0]
-            if tag == _P:
-                # Batches already waiting in the pipe are joined into one (the match of a
-                # batch has a fixed cost: ~0.2 ms of a small tree's search each); one batch is
-                # yielded when the pipe is empty, or another message comes.
+            if tag == _P:  # (batches waiting in the pipe are joined: a match has a fixed cost)
                 held.append(msg)
                 size += len(msg)
                 if size < _HOLD and waiting.poll(0):
@@ -612,13 +572,9 @@ class Ahead:
                 if self._walker is None:  # (``started_walk``: the walker comes with them)
                     self._walker = walker
                 assert self._walker is not None
-                # (in batches as big as the child's biggest: this process matches them itself,
-                # and a batch's match has a fixed cost)
                 left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
                                               budget=AHEAD_FIRST, first=pool.MAX_BATCH)
-                # (a big tree: what is left goes to the workers, after the child's; no more
-                # shares then)
-                mine.extend(left)
+                mine.extend(left)  # (a big tree: left to the workers; no more shares)
                 asked = bool(left)
             elif tag == _W:
                 import pickle  # (the child needed it: the tree is big)
@@ -675,6 +631,11 @@ _HOLD = 1 << 20
 """Bytes of the child's batches ``Ahead`` joins at most into one batch."""
 
 
+def _warn_to(send: Callable[[bytes], None]) -> Warn:
+    """A warning sent as an ``E`` message."""
+    return lambda message: send(b"E" + message.encode("utf-8", "surrogateescape"))
+
+
 def _decode(messages: list[bytes]) -> list[str]:
     """The paths of the child's ``P`` messages, in order."""
     data = messages[0][1:] if len(messages) == 1 else b"\0".join(m[1:] for m in messages)
@@ -683,20 +644,17 @@ def _decode(messages: list[bytes]) -> list[str]:
 
 def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
                  send: Callable[[bytes], None], with_walker: bool = False) -> None:
-    """(In the forked child of ``walk_ahead``) walk from ``stack`` for ``budget`` seconds,
-    sending each batch (``P`` and the paths, NUL-joined) and warning (``E``) in order, then
-    the folders left to read, if any (``W``, pickled; ``with_walker``: with the walker,
-    ``(walker, folders)``).  When the parent asks (``SIGUSR1``: it has nothing else to do),
-    the newer half of the folders left to read goes to it (``S``, pickled ``(walker or None,
-    folders)``) and the walk goes on with the older."""
-    def warn(message: str) -> None:
-        send(b"E" + message.encode("utf-8", "surrogateescape"))
-
+    """(In the forked child of ``walk_ahead``) walk from ``stack`` for ``budget`` seconds of
+    CPU, sending each batch (``P``, NUL-joined) and warning (``E``) in order, then the folders
+    left (``W``, pickled; ``with_walker``: ``(walker, folders)``).  When the parent asks
+    (``SIGUSR1``), the newer half of the folders left goes to it (``S``, pickled ``(walker or
+    None, folders)``) and the walk goes on with the older."""
+    warn = _warn_to(send)
     wanted = [False]
     try:
         from ffind.fs.load import signals
 
-        signal = signals()  # (no enums to make: the console script's child imports it)
+        signal = signals()
 
         def asked(signum: int, frame: object) -> None:
             wanted[0] = True
@@ -705,7 +663,7 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     except (ValueError, OSError, AttributeError):  # (no share then)
         pass
-    clock = time.process_time  # (its own CPU time: on a busy machine it may wait a long while)
+    clock = time.process_time  # (on a busy machine it may wait a long while)
     used = 0.0
     while True:
         begun = clock()
@@ -726,8 +684,8 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
         if wanted[0] and len(rest) > 1 and used < budget:
             wanted[0] = False
             half = len(rest) // 2
-            stack = rest[:half]  # (it keeps the older, the biggest subtrees not yet entered:
-            # the parent, given the smaller, asks again sooner, and the share evens out)
+            stack = rest[:half]  # (it keeps the older, biggest subtrees: the parent, given the
+            # smaller, asks again sooner, and the share evens out)
             shared = (walker if with_walker else None, rest[half:])
             send(b"S" + pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
             continue
@@ -738,14 +696,10 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
 
 def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]) -> None:
     """(In the child the console script forks before its imports, ``ffind.frontends.early``)
-    what ``walk_ahead``'s probe and child do, from the root: ``_prepare`` (its warnings sent as
-    ``E``, its error as ``F`` and its message), then ``_ahead_child`` from the root, which
-    hands the folders left after ``AHEAD_FIRST`` back with the walker."""
-    def warn(message: str) -> None:
-        send(b"E" + message.encode("utf-8", "surrogateescape"))
-
+    ``_prepare`` (its error sent as ``F``), then ``_ahead_child`` from the root, which hands
+    the folders left back with the walker."""
     try:
-        walker, item = _prepare(root, options, warn)
+        walker, item = _prepare(root, options, _warn_to(send))
     except FfindError as exc:
         send(b"F" + str(exc).encode("utf-8", "surrogateescape"))
         return
@@ -755,9 +709,9 @@ def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]
 def started_walk(pid: int, fd: int, options: SearchOptions, *, cancel: Cancel | None = None,
                  on_warning: Warn | None = None,
                  keep: Callable[[], Keep | None] = lambda: None) -> Ahead:
-    """``walk_ahead`` of a walk the console script started before its imports: its child
-    ``pid`` (running ``early_child``), whose pipe's read end is ``fd``, for a root and
-    ``options`` the caller checked; ``_prepare``'s errors come with the first batch."""
+    """``walk_ahead`` of the walk the console script forked before its imports (``pid`` runs
+    ``early_child``, its pipe's read end is ``fd``); ``_prepare``'s errors come with the
+    first batch."""
     return Ahead(None, None, _workers(options.threads, None), cancel, on_warning, keep,
                  started=(pid, fd))
 
@@ -767,16 +721,11 @@ def walk_ahead(
     cancel: Cancel | None = None, on_warning: Warn | None = None,
     keep: Callable[[], Keep | None] = lambda: None,
 ) -> Ahead:
-    """``walk_batches``, started now: with ``threads >= 2`` (and a CPU idle), a forked child
-    reads the folders depth first (the order of ``threads=1``) for up to ``AHEAD_FIRST``
-    seconds while the caller goes on (a one-shot search imports its engine and builds its
-    prefilter meanwhile), and hands what is left to the workers, or to this process when no
-    CPU is idle then, as ``walk_batches`` does.  Whenever this process has matched all the
-    child sent (the pipe is empty) it asks for a share of the folders the child has left and
-    reads them itself (``_ahead_child``; the order is then no longer ``threads=1``'s), and
-    the child's batches waiting in the pipe are joined into one.  ``keep`` makes the filter
-    of the batches (called once, when the iteration starts; applied here to the child's
-    batches, in the workers after).  Raises ``FfindError`` as ``walk_batches``; the caller
+    """``walk_batches``, started now: with ``threads >= 2`` and a CPU idle, a forked child
+    reads depth first for up to ``AHEAD_FIRST`` seconds while the caller goes on, then hands
+    what is left to the workers (or to this process).  When this process has matched all the
+    child sent, it reads a share of the child's folders itself.  ``keep()`` makes the batches'
+    filter when the iteration starts.  Raises ``FfindError`` as ``walk_batches``; the caller
     closes the answer (``Ahead.close``)."""
     options = options or SearchOptions()
     walker, item = _prepare(os.fspath(root), options, on_warning)
@@ -790,19 +739,19 @@ def walk_ahead(
 def prepare_recorded(root: str, options: SearchOptions, warn: Warn | None,
                      inputs: list[str]) -> tuple[_Walker, Item]:
     """A recording walker (``ffind.fs.record``: a marker per folder among the paths) and the
-    root's item, for ``ffind.fs.warm``; ``inputs`` receives the files above the root that the
-    walk depends on (``Ignores.for_root``).  Raises ``FfindError`` as ``walk_batches``."""
+    root's item; ``inputs`` receives the files above the root the walk depends on.  Raises
+    ``FfindError`` as ``walk_batches``."""
     return _prepare(root, options, warn, record=True, inputs=inputs)
 
 
-def walk_recorded(walker: _Walker, item: Item, options: SearchOptions, *,
-                  cancel: Cancel | None = None, on_warning: Warn | None = None
-                  ) -> Iterator[list[str]]:
-    """The batches of a recording walk from ``item`` (``prepare_recorded``): paths and
-    markers, complete (no ``keep``)."""
+def walk_prepared(walker: _Walker, item: Item, options: SearchOptions, *,
+                  cancel: Cancel | None = None, on_warning: Warn | None = None,
+                  keep: Keep | None = None) -> Iterator[list[str]]:
+    """The batches of the walk from ``item`` (``_prepare``, ``prepare_recorded``: then paths
+    and markers)."""
     if options.max_depth is not None and options.max_depth < 1:
         return iter(())
     threads = _workers(options.threads, on_warning)
     if threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning)
-    return _walk_parallel(walker, item, threads, cancel, on_warning)
+        return _walk_inline(walker, item, cancel, on_warning, keep)
+    return _walk_parallel(walker, item, threads, cancel, on_warning, keep)

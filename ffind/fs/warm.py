@@ -1,25 +1,19 @@
 """The warm index: answer from what the last walk of the same root with the same listing
 options learned, re-reading only what changed, with the output of a cold walk.
 
-``cached_batches(root, options, ...)`` is ``walk_batches`` with a snapshot (``docs/cache.md``):
+``cached_batches(root, options, ...)`` is ``walk_batches`` with a snapshot:
 
-- no usable snapshot: a recording walk (``walk.walk_recorded``: the normal walk, which also
-  notes each folder's signature and ignore files, ``ffind.fs.record``), then the snapshot is
-  written (``ffind.state.cache``) unless the walk was cancelled or the folders' change times are
-  whole seconds (a file system whose times cannot be trusted);
-- a snapshot: the files above the root that the walk depends on (git's configuration, the
-  global excludes file, info/exclude, every ``.git``/``.gitignore``/``.ignore`` from the root
-  up to ``/``) must be unchanged, or it is a cold walk; then every folder of the snapshot is
-  ``stat``-ed, not listed, from the root down.  A folder whose signature (device, inode,
-  mtime_ns, ctime_ns) changed, or whose time is within ``RACY_NS`` of when the snapshot was
-  taken (git's racy case: a change in the same clock tick would not show), is read again
-  with the walker, with the ignore scope in force there; a folder whose own ignore files (or
-  ``.git``) changed is read again with its whole subtree.  New folders are walked; folders
-  that are no longer entered drop out with their subtrees.
+- no usable snapshot: a recording walk (``ffind.fs.record``), then the snapshot is written
+  unless the walk was cancelled or every folder's change time is a whole second (a file
+  system whose times cannot be trusted);
+- a snapshot: the inputs above the root (git's configuration, the global excludes file,
+  info/exclude, every ``.git``/``.gitignore``/``.ignore`` up to ``/``) must be unchanged,
+  else it is a cold walk; then the snapshot is refreshed (``ffind.fs.refresh``): every
+  folder ``stat``-ed, the changed or racy ones read again (git's untracked-cache rule).
 
-Not cached (a plain walk, nothing written): ``follow_links`` (which of two links to one
-folder is entered depends on the walk's order), a root on a network or FUSE file system
-(``/proc/self/mountinfo``), or with a git configuration that includes other files.
+Not cached (a plain walk): ``follow_links`` (which of two links to a folder is entered
+depends on the order), a root on a network or FUSE file system, a git configuration that
+includes other files.
 """
 
 from __future__ import annotations
@@ -45,6 +39,12 @@ UNTRUSTED_FS = frozenset({
 })
 """File systems whose folder times may not change when a folder's entries do."""
 _SLICE = 8192  # paths per batch given to the caller
+_LOCAL_FUSE = ("fuse.fuse-overlayfs", "fuse.lxcfs")
+
+
+def _untrusted(kind: str) -> bool:
+    return kind in UNTRUSTED_FS or (kind.startswith("fuse.") and kind not in _LOCAL_FUSE)
+
 
 def _mounts() -> list[tuple[str, str]]:
     """(mount point, file system type) from ``/proc/self/mountinfo`` (Linux), or []."""
@@ -66,19 +66,16 @@ def _mounts() -> list[tuple[str, str]]:
 def trusted_fs(root: str, mounts: list[tuple[str, str]] | None = None) -> bool:
     """False when the root, or a mount below it, is on a file system of ``UNTRUSTED_FS`` (or
     any FUSE file system but a few local ones); ``mounts``: (mount point, type), by default
-    the process's (``/proc/self/mountinfo``)."""
+    the process's."""
     real = os.path.realpath(root)
     best, kind = "", ""
     for point, fs in _mounts() if mounts is None else mounts:
-        untrusted = fs in UNTRUSTED_FS or (fs.startswith("fuse.") and fs not in
-                                            ("fuse.fuse-overlayfs", "fuse.lxcfs"))
         inside = point == real or point.startswith(real.rstrip("/") + "/")
-        if untrusted and inside:
+        if _untrusted(fs) and inside:
             return False
         if (real == point or real.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
             best, kind = point, fs
-    return not (kind in UNTRUSTED_FS or (kind.startswith("fuse.") and kind not in
-                                         ("fuse.fuse-overlayfs", "fuse.lxcfs")))
+    return not _untrusted(kind)
 
 
 def global_sig(absroot: str, inputs: list[str]) -> tuple[str, int] | None:
@@ -120,7 +117,8 @@ def cached_batches(
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         return walk_batches(root_s, options, cancel=cancel, on_warning=on_warning, keep=keep)
     run, body = found
@@ -146,17 +144,17 @@ def warm_attempts(
     on_warning: Warn | None = None, keep: Keep | None = None,
     store: SnapshotStore | None = None, stats: WarmStats | None = None,
 ) -> Generator[Attempt, None, None]:
-    """``cached_batches`` for a caller that matches as it reads (the one-shot search): with
-    a big snapshot, the ``stat`` pass runs in a forked child (``refresh.Aside``) while the
-    first attempt gives the snapshot's paths (cut short once the child reports a change).
-    Its ``stale()`` waits for the child: False, the snapshot was right and these batches are
-    the listing (no other attempt follows); True, a second attempt gives the refreshed
-    listing (or a cold walk's).  Without a big snapshot, one attempt: ``cached_batches``."""
+    """``cached_batches`` for a caller that matches as it reads (the one-shot search): with a
+    big snapshot, the ``stat`` pass runs in a forked child (``refresh.Aside``) while the first
+    attempt gives the snapshot's paths (cut short once the child reports a change).  Its
+    ``stale()`` waits for the child: False, these batches are the listing; True, a second
+    attempt gives the refreshed listing (or a cold walk's)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
     stats = stats if stats is not None else WarmStats()
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         yield Attempt(walk_batches(root_s, options, cancel=cancel, on_warning=on_warning,
                                    keep=keep))
@@ -219,24 +217,21 @@ def session_batches(
     first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
     settle: Callable[[], object] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
-    """The listing for a session (``FileSearcher(cache=True)``) as ``(replace, paths)``:
-    ``replace`` means these paths replace every one given before.
+    """The listing for a session as ``(replace, paths)``: ``replace`` means these paths
+    replace every one given before.
 
-    With a usable snapshot: first its paths as they were, unvalidated, ``(False, paths)``
-    (the first frame at once); then the refresh (``cached_batches``), and only if the
-    validated listing differs, ``(True, listing)``; a refresh that falls back to a cold
-    walk gives ``(True, first batch)`` and then ``(False, batch)`` (``(True, [])`` when it
-    finds nothing).  Without one: ``walk_batches``, or the
-    recording walk that writes the snapshot, ``(False, batch)`` each.  ``pause``: called
-    once the snapshot's paths are given, before the refresh (a session waits there for its
-    first frame: the refresh's ``stat`` pass would compete with its matching).  ``first``:
-    splits the snapshot's paths into the part given first (before ``pause``) and the rest
-    (the session: the paths its query can match, then the others); ``settle``: called once
-    the rest is given, before the refresh (the session waits for it to be matched)."""
+    With a usable snapshot: first its paths, unvalidated, ``(False, paths)`` (the first frame
+    at once); then, only if the refreshed listing differs, ``(True, listing)``; a refresh
+    that falls back to a cold walk gives ``(True, first batch)``, then ``(False, batch)``
+    (``(True, [])`` when it finds nothing).  Without one: ``(False, batch)`` of the walk.
+    ``first`` splits the snapshot's paths into the part given first and the rest; ``pause``
+    is called after the first part, ``settle`` after the rest, each before the refresh (whose
+    ``stat`` pass would compete with the session's matching)."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
-    found = _prepare(root_s, options, cancel, on_warning, store, stats)
+    found = prepare(root_s, options, cancel=cancel, on_warning=on_warning, store=store,
+                    stats=stats)
     if found is None:
         lists: Iterator[list[str]] = walk_batches(root_s, options, cancel=cancel,
                                                   on_warning=on_warning)
@@ -290,22 +285,11 @@ def prepare(
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None,
 ) -> tuple[Refresh, CachedListing | None] | None:
-    """For a process that keeps a listing (the resident server): the refresh of ``root``'s
-    cached listing (the inputs above the root checked) and its usable snapshot, None when
-    there is none (``Refresh.cold()``, which records one); None when the listing cannot be
-    cached (``walk_batches``).  ``Refresh.warm`` or ``ffind.fs.watch.refreshed`` then give
-    the listing, and ``Refresh.listing`` the snapshot validated."""
-    return _prepare(os.fspath(root), options, cancel, on_warning, store, stats)
-
-
-def _prepare(
-    root_s: str, options: SearchOptions, cancel: Cancel | None, on_warning: Warn | None,
-    store: SnapshotStore | None, stats: WarmStats | None,
-) -> tuple[Refresh, CachedListing | None] | None:
-    """The cached listing of ``root_s`` and its usable snapshot (or None: walk cold and
-    record); None when the listing cannot be cached (a plain walk)."""
+    """The ``Refresh`` of ``root``'s cached listing and its usable snapshot (None:
+    ``Refresh.cold()`` records one); None when the listing cannot be cached (a plain walk)."""
     from ffind.fs.walk import prepare_recorded
 
+    root_s = os.fspath(root)
     stats = stats if stats is not None else WarmStats()
     if options.follow_links or not trusted_fs(root_s):
         return None
@@ -324,7 +308,7 @@ def _prepare(
 
 def _usable(body: CachedListing, glob: tuple[str, int]) -> bool:
     """Whether a snapshot read back can be refreshed: the same inputs above the root, none
-    of them changed within the racy window before it was taken."""
+    changed within the racy window before it was taken."""
     return body.glob == glob[0] and glob[1] < body.start - refresh.RACY_NS
 
 

@@ -1,32 +1,20 @@
 """The snapshot files of the warm index (``ffind.fs.warm``): one per (root, listing options).
 
-Where: ``$XDG_CACHE_HOME/ffind/`` (``~/.cache/ffind/`` when unset), created owner-only; each
-snapshot is ``<hash of the key>.snapshot``.  A file is one header line,
-``ffind-snapshot <FORMAT> <ffind version>``, a line with the length of a small JSON head
-(the key, ``start``, ``global``, the number of folders, the byte order, the sections'
-lengths and the few folders with ignore files or probes), the head, then the sections, read
-without a Python object per folder or path until one is asked for (``CachedListing``): every
-folder's prefix (UTF-8, each ended by NUL), the folders' signatures as six 64-bit integers
-each (``array``), their path counts, then every path (raw UTF-8, surrogate escapes kept, each
-ended by NUL).  The sections are written ``CHUNK`` strings at a time (their lengths, which the
-head gives, computed the same way first): never a whole section as one string and its bytes
-(``docs/cache.md``, "Memory at 1M files").  Written atomically: a temporary file in the
-same folder, ``fsync``, ``os.replace``; a killed writer leaves the old snapshot (or none)
-and a temporary file that a later write removes once it is an hour old.  Two processes
-writing the same snapshot each replace it whole; the last one wins.
+Where: ``$XDG_CACHE_HOME/ffind/<hash of the key>.snapshot``, owner-only.  A file is a header
+line (``ffind-snapshot <FORMAT> <version>``), the length of a small JSON head (the key,
+``start``, ``global``, the folder count, byte order, the sections' lengths, the few folders
+with ignore files or probes), the head, then the sections: every folder's prefix (UTF-8,
+NUL-ended), their signatures (``SIG_FIELDS`` 64-bit integers each), their path counts, then
+every path (UTF-8 with surrogate escapes, NUL-ended).  Sections are read and written without
+a Python object per folder or path until one is asked for, and written ``CHUNK`` strings at
+a time (never a whole section as one string).
 
-Reading never fails: a missing, truncated, garbage, other-format, other-version or other-key
-file reads as None (the search then walks cold), and so does a folder that cannot be read or
-written (a read-only or full disk just means no warm search).
-
-The head is the standard library's ``json`` (a few hundred bytes: orjson's import, which
-brings ``dataclasses``, ``inspect``, ``uuid``, ``datetime`` and ``platform`` along, cost every
-warm search ~10-15 ms more); written ASCII-only, so a root whose name is not UTF-8 has its
-snapshot too (its surrogate escapes read back as they were).
-
-Bounded: after each write, the least recently used snapshots (by modification time; a read
-touches it) are removed until the folder holds at most ``LIMIT_BYTES`` of them.
-``clear()`` (``ffind --clear-cache``) removes every snapshot.
+Written atomically (a temporary file, ``fsync``, ``os.replace``; a dead writer's temporary
+file is removed after an hour).  Reading never fails: a missing, damaged, other-format,
+other-version or other-key file reads as None (the search walks cold).  The head is the
+standard library's ``json``, ASCII-only (orjson's import costs a warm search more).  At most
+``LIMIT_BYTES`` of snapshots are kept, the least recently used (by mtime; a read touches it)
+evicted first.
 """
 
 from __future__ import annotations
@@ -44,8 +32,7 @@ from ffind.state.paths import make_private_dir, xdg_dir
 from ffind.state.snapkey import SUFFIX, file_name
 
 FORMAT = 2
-"""The snapshot format; a file of another format is ignored (format 1: a JSON table of
-folders with their signatures as strings)."""
+"""The snapshot format; a file of another format is ignored."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
 _TMP = ".tmp"
@@ -65,14 +52,12 @@ NO_SIG = -1
 
 
 class CachedListing:
-    """One snapshot, as read back or to write: ``start`` (ns), ``glob`` (the signature of the
-    inputs above the root), per folder its ``prefixes`` (path from the root + ``/``), its
-    signature (``sigs``: ``SIG_FIELDS`` integers each, mode ``NO_SIG`` for none), the number
-    of paths it listed (``counts``), and for the few that have them, ``extra``: index ->
-    (signatures of its ignore files, its probes); every path in ``blob`` (UTF-8, each ended
-    by NUL), split on first use (``paths()``).  ``prefixes`` may be given the same way, as
-    their section (UTF-8, each ended by NUL: a recording walk's, ``ffind.fs.refresh``), and
-    are then split on first use."""
+    """One snapshot: ``start`` (ns), ``glob`` (the signature of the inputs above the root), per
+    folder its ``prefixes`` (path from the root + ``/``), its signature (``sigs``:
+    ``SIG_FIELDS`` integers each, mode ``NO_SIG`` for none), its path count (``counts``), and
+    for the few that have them, ``extra``: index -> (its ignore files' signatures, its
+    probes); every path in ``blob`` (NUL-ended), split on first use (``paths()``).  The
+    prefixes may be given as their section too, then split on first use."""
 
     __slots__ = ("_paths", "_prefixes", "blob", "counts", "extra", "glob", "prefix_blob", "sigs",
                  "start")
@@ -102,8 +87,7 @@ class CachedListing:
         return self._prefixes
 
     def paths(self) -> list[str]:
-        """Every path, in the order of the folders (split once, then kept: the blob is let
-        go)."""
+        """Every path, in the order of the folders (split once, then kept)."""
         if self._paths is None:
             text = (self.blob or b"").decode("utf-8", "surrogateescape")
             self.blob = None  # (let go before the split: memory)
@@ -111,10 +95,8 @@ class CachedListing:
         return self._paths
 
     def sections(self) -> tuple[list[int], Iterator[bytes | bytearray | array[int]]]:
-        """The sections as written (the prefixes, the signatures, the counts, the paths):
-        their lengths in bytes, and their bytes in parts, made as they are written (a list of
-        strings is encoded ``CHUNK`` at a time: never the whole list as one string and its
-        bytes at once, ~290 MiB at 1M paths when one name is not ASCII)."""
+        """The sections as written (prefixes, signatures, counts, paths): their lengths in
+        bytes, and their bytes in parts, made as they are written."""
         sigs, counts = self.sigs, self.counts  # (written as they are: no copy)
         pre: _Section
         if self.prefix_blob is not None:
@@ -146,9 +128,9 @@ def _whole(data: bytes | bytearray) -> _Section:
 
 
 def _nul_ended(strings: list[str]) -> tuple[int, Callable[[], Iterator[bytes]]]:
-    """The section of ``strings`` (UTF-8, surrogate escapes kept, each ended by NUL): its
-    length, computed a chunk at a time, and its parts (each chunk encoded when asked).
-    Raises ValueError (``UnicodeEncodeError``) when one cannot be encoded."""
+    """The section of ``strings`` (UTF-8, surrogate escapes kept, NUL-ended): its length,
+    computed a chunk at a time, and its parts (each chunk encoded when asked).  Raises
+    ValueError when one cannot be encoded."""
     size = 0
     for i in range(0, len(strings), CHUNK):
         text = "\0".join(strings[i:i + CHUNK])
@@ -172,8 +154,6 @@ class SnapshotStore:
         self.limit = limit
 
     def path(self, key: dict[str, Any]) -> str:
-        # (the bytes orjson.dumps(key, option=OPT_SORT_KEYS) gave: the same file names; the
-        # console script computes it too, before its imports: ``snapkey``)
         return os.path.join(self.folder, file_name(key))
 
     def load(self, key: dict[str, Any]) -> CachedListing | None:
@@ -290,9 +270,8 @@ def _encode(key: dict[str, Any], snap: CachedListing
 
 
 def _decode(head: dict[str, Any], f: Any) -> CachedListing:
-    """The snapshot from its head and the file ``f`` positioned after it (each section read
-    on its own: no copy of the whole); ValueError (or another error of a bad shape) when
-    they do not add up."""
+    """The snapshot from its head and the file ``f`` positioned after it; ValueError (or
+    another error of a bad shape) when they do not add up."""
     n = head["folders"]
     start, glob = head["start"], head["global"]
     sizes = head["bytes"]

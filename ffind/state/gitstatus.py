@@ -1,20 +1,14 @@
 """Files with uncommitted changes count as visits: ``git status``, run beside the walk.
 
-:class:`GitChanges` starts ``git status`` in the background when a search starts; the search
-asks for the answer once its walk is done and does not wait for it (``changed(wait=0)``): a
-slow ``git status`` is skipped (and stopped), never waited for.  No git, no repository, an
-error: no changes.  The paths are those of modified, added, renamed and untracked (not ignored)
-files, relative to the search root.
+:class:`GitChanges` starts ``git status`` in the background when a search starts, at the
+lowest CPU priority (the search never waits for it, so it must not take the CPU from it); the
+search asks for the answer once its walk is done (``changed(wait=0)``), and a ``git status``
+that has not answered is stopped.  No git, no repository, an error: no changes.  The paths
+are the modified, added, renamed and untracked (not ignored) files under the search root.
 
-``git status`` runs at the lowest CPU priority: the search it serves never waits for it, so
-it must not take the CPU from it (on a 2-core machine it otherwise cost a warm search in a
-13k-file repository a third of its time).  A complete answer is remembered
-(``$XDG_CACHE_HOME/ffind/git-<hash>.snapshot``, owner-only, written atomically, removed by
-``ffind --clear-cache``) with the signature of the repository's ``HEAD`` and index; while both
-are unchanged, a search whose own ``git status`` has not answered in time uses the remembered
-answer instead of none.  It is as old as the last ``git status`` that finished (the picker's
-and the session's always do): a file edited since, with no ``git add``, is not in it.  A
-damaged or foreign file reads as no answer.
+A complete answer is remembered (``$XDG_CACHE_HOME/ffind/git-<hash>.snapshot``) with the
+signature of the repository's HEAD and index; while both are unchanged, a search whose own
+``git status`` has not answered uses it instead of none.
 """
 
 from __future__ import annotations
@@ -23,7 +17,7 @@ import contextlib
 import os
 import threading
 
-from ffind.fs.ignore.gitconfig import common_dir, find_git_dir, find_repo_top
+from ffind.state.git import common_dir, find_git_dir, find_repo_top
 
 TYPE_CHECKING = False  # (not typing's: a search does not import it)
 if TYPE_CHECKING:
@@ -36,18 +30,10 @@ REMEMBERED_FORMAT = b"ffind-gitstatus 1\n"
 
 
 class GitChanges:
-    """``git status`` of the work tree holding ``root``, started at once at the lowest CPU
-    priority, its answer read in a thread of its own.  ``remember``: the folder of remembered
-    answers (default ``xdg_dir("cache")``; ``""``: none is read or written).
-
-    The process is started here, with ``os.posix_spawnp`` (~1 ms), not ``subprocess`` (whose
-    import, with ``locale``, ``selectors`` and ``signal``'s, cost every search with the memory
-    ~2 ms, and whose start, from the thread, came once that thread had the interpreter's lock:
-    up to 5 ms later while the search imports its engine; the search, which does not wait for
-    ``git status``, now often ended first in a small repository):
-    standard input and error on ``/dev/null``, ``SIGPIPE`` and ``SIGXFSZ`` reset as
-    ``subprocess`` resets them (Python ignores them), no signal blocked; the other
-    descriptors are Python's, not inherited (PEP 446)."""
+    """``git status`` of the work tree holding ``root``, its answer read in a thread of its
+    own.  ``remember``: the folder of remembered answers (default ``xdg_dir("cache")``;
+    ``""``: none).  Started with ``os.posix_spawnp``, not ``subprocess`` (whose import and
+    start from a thread cost the search more than the search waits)."""
 
     def __init__(self, root: str, *, remember: str | None = None) -> None:
         self.root = os.path.abspath(root)
@@ -75,21 +61,13 @@ class GitChanges:
         except OSError:
             self._finish(frozenset())
             return
-        import signal  # (imported by ``_spawn``; kept for ``stop``, which may run while the
-        # interpreter exits, when nothing can be imported any more)
+        import signal  # (kept for ``stop``: nothing can be imported at the exit)
 
         self._sigkill = signal.SIGKILL
         self._pid = pid
-        with contextlib.suppress(OSError, AttributeError):
-            # the lowest CPU priority: it must not slow the search it serves (which never
-            # waits for it); what it reads is in the page cache either way
+        with contextlib.suppress(OSError, AttributeError):  # (git's threads inherit both)
             os.setpriority(os.PRIO_PROCESS, pid, 19)
-        with contextlib.suppress(OSError, AttributeError):
-            # and Linux's idle scheduling class: it runs only on a CPU nothing else wants (at
-            # nice 19 alone it still slowed a cold search in Django's checkout, 3,232 folders
-            # read by the search and its walk's child on 2 CPUs, by ~10 ms of ~65:
-            # docs/cache.md).  (Set once it runs, as the nice value: ``posix_spawn`` takes
-            # no idle class; git starts its threads later, which inherit both.)
+        with contextlib.suppress(OSError, AttributeError):  # only a CPU nothing else wants
             os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
         threading.Thread(target=self._run, args=(pid, stdout), name="ffind-git-status",
                          daemon=True).start()
@@ -116,9 +94,8 @@ class GitChanges:
 
     def changed(self, wait: float = DEFAULT_WAIT, *, give_up: bool = True) -> frozenset[str]:
         """The changed paths under the root (relative to it), if ``git status`` has answered
-        within ``wait`` seconds; else the remembered answer, if it is still valid, or nothing
-        (and, with ``give_up``, ``git status`` is stopped: a one-shot search answers without
-        it; a session asks again on a later keystroke)."""
+        within ``wait`` seconds; else the remembered answer if still valid, or nothing (and
+        with ``give_up`` it is stopped; a session asks again on a later keystroke)."""
         if not self._done.wait(wait):
             if give_up:
                 self.stop()
@@ -146,9 +123,10 @@ class GitChanges:
 
 
 def _spawn(argv: list[str], env: dict[str, str]) -> tuple[int, int]:
-    """Start ``argv`` (found on ``PATH``) with its output on a pipe: (its pid, the pipe's
-    read end).  Raises OSError when it cannot be started."""
-    import signal  # (here: outside a repository a search does not import it)
+    """Start ``argv`` (found on ``PATH``) with its output on a pipe, stdin and stderr on
+    ``/dev/null`` and ``SIGPIPE``/``SIGXFSZ`` reset as ``subprocess`` does: (its pid, the
+    pipe's read end).  Raises OSError when it cannot be started."""
+    import signal
 
     read, write = os.pipe()
     try:
@@ -178,8 +156,7 @@ def _read_all(fd: int) -> bytes:
 
 def _signature(top: str) -> str | None:
     """What a remembered answer of the work tree ``top`` depends on besides the files: its
-    HEAD (the branch it names and, through the branch's file or the packed refs, the commit)
-    and its index; None when they cannot be read."""
+    HEAD, the branch's file, the packed refs and the index; None when they cannot be read."""
     git_dir = find_git_dir(top)
     if git_dir is None:
         return None
@@ -225,8 +202,7 @@ def _remembered_file(top: str, folder: str | None) -> tuple[str | None, str]:
 
 
 def _load(path: str, key: str) -> bytes | None:
-    """The remembered ``git status`` output in ``path`` if it carries ``key``; else None
-    (missing, damaged, another format, another signature: never an error)."""
+    """The remembered ``git status`` output in ``path`` if it carries ``key``; else None."""
     try:
         with open(path, "rb") as f:
             data = f.read(64 << 20)
@@ -238,8 +214,8 @@ def _load(path: str, key: str) -> bytes | None:
 
 
 def _save(path: str, key: str, out: bytes) -> None:
-    """Remember ``out`` under ``key`` (a temporary file, then renamed: a reader sees the old
-    file or the new one); a folder that cannot be written just means nothing remembered."""
+    """Remember ``out`` under ``key`` (a temporary file, then renamed); a folder that cannot
+    be written means nothing remembered."""
     from ffind.state.paths import make_private_dir
 
     tmp = f"{path}.{os.getpid()}.tmp"

@@ -1,24 +1,17 @@
 """The memory of opened files: a small SQLite file of visits, one row per remembered path.
 
-Each row keeps two *decayed visit counts*: every visit adds 1 to both; ``weight`` halves every
-``HALF_LIFE_DAYS`` (so a file opened five times last month weighs less than one opened twice
-today) and ``recent`` every ``RECENT_HALF_LIFE_DAYS`` (where the user works today).  One row
-per path is all the ranking needs (``ffind.scoring.recency`` turns the counts into boosts),
-and it keeps the file small: rows whose count has decayed below ``MIN_WEIGHT`` (about ten
-half-lives without a visit) are aged out, and at most ``MAX_ROWS`` rows are kept (the lightest
-go first), zoxide's ``_ZO_MAXAGE`` idea.  At about 150 bytes a row that is under 10 MB.
+Each row keeps two decayed visit counts: every visit adds 1 to both; ``weight`` halves every
+``HALF_LIFE_DAYS`` and ``recent`` every ``RECENT_HALF_LIFE_DAYS`` (where the user works
+today); ``ffind.scoring.recency`` turns them into boosts.  Rows lighter than ``MIN_WEIGHT``
+are aged out and at most ``MAX_ROWS`` kept (zoxide's ``_ZO_MAXAGE`` idea).
 
-The store holds absolute paths the user opened and nothing else.  It never looks at the files
-(a remembered file may be gone): the walk is the authority, ranking only boosts paths that are
-in the index, and a complete walk of a folder prunes the remembered paths it no longer finds
-(:meth:`Memory.prune`).
+The store holds the absolute paths the user opened and never looks at the files: the walk is
+the authority, and a complete walk prunes the remembered paths it no longer finds (``prune``).
 
-Bad state never breaks a search: a file that is not a database is moved aside
-(``memory.sqlite3.corrupt-<time>``, never deleted) and a fresh one started; a locked, read-only
-or missing state folder, or a database written by a newer ffind, leaves the memory off for this
-run.  Either way :attr:`Memory.warning` says so in one line, for the front end to print once.
-Writers in several processes (shells, an editor) are safe: each visit is one ``UPSERT``
-statement in WAL mode with a busy timeout, so no visit is lost.
+Bad state never breaks a search: a file that is not a database is moved aside (never
+deleted) and a fresh one started; a locked, read-only or missing state folder, or a newer
+schema, leaves the memory off for this run, and :attr:`Memory.warning` says so in one line.
+Each visit is one ``UPSERT`` in WAL mode with a busy timeout: several writers lose nothing.
 """
 
 from __future__ import annotations
@@ -35,9 +28,8 @@ TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
     import sqlite3
 
-# ``sqlite3`` (with ``datetime``, ~2-4 ms) and ``math`` are imported where a store is opened
-# or written: a search whose memory file does not exist yet (nobody picked a file) reads an
-# empty memory without them (``tests/entry_test.py``).
+# (``sqlite3`` and ``math`` are imported where a store is opened or written: a search whose
+# memory file does not exist yet reads an empty memory without them)
 
 SCHEMA_VERSION = 1
 HALF_LIFE_DAYS = 14.0

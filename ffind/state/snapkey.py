@@ -1,9 +1,6 @@
-"""The listing key and the snapshot file's name, without the warm path's imports.
-
-The console script asks, before its imports, whether the folder has a snapshot yet (a
-first call: ``ffind.frontends.early.first_call``); ``ffind.fs.warm`` and
-``ffind.state.cache`` use these same functions.  Imports ``os``, ``zlib`` and ``_json`` (the
-C part of ``json``: ``import json`` costs ~2 ms, ``_json`` ~0.1)."""
+"""The listing key and the snapshot file's name, without the warm path's imports: the console
+script asks before its imports whether a folder has a snapshot yet
+(``ffind.frontends.early.first_call``).  Imports ``os``, ``zlib`` and ``_json`` only."""
 
 from __future__ import annotations
 
@@ -30,8 +27,7 @@ def listing_key(root: str, options: SearchOptions) -> dict[str, Any]:
 
 def key_text(key: object) -> str:
     """``json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` for a
-    listing key (a dict of strings, booleans, integers, None and lists of these), with
-    ``_json``'s own string encoder (what ``json`` uses)."""
+    listing key (strings, booleans, integers, None, lists and dicts of these)."""
     from _json import encode_basestring
 
     if key is None:

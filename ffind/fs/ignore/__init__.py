@@ -1,4 +1,4 @@
 """Ignore rules, split as ripgrep's ``ignore`` crate: ``wildmatch`` (one glob, git's semantics
 on bytes, linear time), ``patterns`` (one ignore file's patterns and their matching; the one
-glob compiler ``compile_globs``), ``gitcase`` (``core.ignoreCase``) and ``gitconfig``
-(repositories, info/exclude, core.excludesFile).  See ``docs/ignore.md``."""
+glob compiler ``compile_globs``) and ``scope`` (the files in force in a folder).  Where a
+repository and its configuration are: ``ffind.state.git``.  See ``docs/ignore.md``."""

@@ -1,40 +1,20 @@
-"""Ignore rules: which entries of a folder the walk leaves out, the way git (and fd) would.
+"""One ignore file's patterns and their matching, the way git (and fd) reads them.
 
-Sources, highest precedence first (the first source with a matching pattern decides):
+Lines are read as git's ``dir.c`` does: trailing spaces trimmed unless escaped, ``#``
+comments, ``!`` negation, a trailing ``/`` for folders only, a pattern without ``/`` matched
+against the name and any other against the path relative to the file's folder; a UTF-8 BOM
+and the ``\r`` of CRLF dropped.  Globs are git's wildmatch on bytes (``wildmatch``);
+``ignore_case`` is git's ``core.ignoreCase`` (ASCII folding).  Within one file the last
+matching pattern wins.  ``compile_globs`` is ffind's one glob compiler (``--exclude``, the
+agent's ``glob``).
 
-1. ``.ignore`` files (the ripgrep/fd convention), deepest folder first, anywhere;
-2. ``.gitignore`` files, deepest folder first, from the repository's top level down (including
-   the folders above the search root), only inside a git work tree unless ``require_git=False``;
-3. ``$GIT_DIR/info/exclude`` of the repository;
-4. ``core.excludesFile`` (default ``$XDG_CONFIG_HOME/git/ignore`` or ``~/.config/git/ignore``).
-
-Within one file the last matching pattern wins, and a ``!pattern`` re-includes.  The walk never
-descends into an excluded folder, so a file inside it can never be re-included (git's rule).
-
-This module reads one file's lines as git's ``dir.c`` does (``add_patterns``,
-``parse_path_pattern``): trailing spaces trimmed unless escaped (a tab is kept), ``#`` comments,
-``!`` negation, a trailing ``/`` for folders only, a pattern without ``/`` matched against the
-name alone and any other against the path relative to the file's folder (one leading ``/``
-dropped); a UTF-8 byte order mark at the top is skipped and the ``\r`` of CRLF line ends
-dropped.  The globs themselves are git's wildmatch on bytes (:mod:`ffind.fs.ignore.wildmatch`:
-``?`` is one byte, POSIX classes, escapes, linear time).  ``ignore_case=True`` is git's
-``core.ignoreCase`` (ASCII case folding, see :mod:`ffind.fs.ignore.gitcase`).
-
-The public glob compiler is :func:`compile_globs` (``--exclude``, and the agent's ``glob``):
-gitignore lines -> :class:`Rules`; ``Rules.match(path, name, is_dir)`` decides one entry and
-``Rules.match_path(path)`` a whole path (its folders first).
-
-How it stays fast, with a 100,000-line file too: literal names, ``*.ext`` suffixes, ``prefix*``
-and literal paths go into sets and dictionaries (the line number of the last such pattern kept
-with each), so deciding an entry costs a few lookups plus the few other patterns written after
-the best hit.  For the walk's common case, "no pattern matches", each ignore file offers
-pre-checks that the walk merges across the files in scope: the sets ``names``, ``suffixes``,
-``prefixes`` (and folder-only ``dir_*`` twins), one regex ``base_any`` for the other name
-patterns, and ``path_any_at(depth)``: one matcher for the path patterns that can match an entry
-that many segments below the file's folder (an anchored ``/dist/`` cannot match three levels
-down).  The pre-checks may say yes where the exact decision says no (a name that is not ASCII
-always reaches the exact decision when a pattern has ``?`` or a class), never the other way.
-The ordered last-match-wins decision only runs when a pre-check hits.
+Fast with 100,000-line files too: literal names, ``*.ext`` suffixes, ``prefix*`` and literal
+paths go into tables (with the line of their last pattern), so a decision is a few lookups
+plus the few other patterns written after the best hit.  For the walk's common case, "no
+pattern matches", each file offers pre-checks that the walk merges across the files in
+scope: the literal sets, one regex ``base_any`` for the other name patterns, and
+``path_any_at(depth)`` for the path patterns that can match at that depth.  A pre-check may
+say yes where the decision says no, never the other way.
 """
 
 from __future__ import annotations
@@ -57,8 +37,7 @@ from ffind.fs.ignore.wildmatch import (
     tokenize,
 )
 
-TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
-# its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
+TYPE_CHECKING = False  # (not typing's: the walk's forked child imports this module)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -123,26 +102,19 @@ def _fold_str(text: str) -> str:
 
 
 class Pattern:
-    """One compiled line.
-
-    ``base`` patterns (no ``/`` inside; git matches them against the name alone) match the
-    name; the others the path relative to the ignore file's folder.  ``kind``: ``"name"`` (a
-    literal name), ``"suffix"`` (``*`` + literal), ``"prefix"`` (literal + ``*``), ``"path"``
-    (a literal path), ``"other"``; ``text`` is the literal part (lower case with
-    ``casefold``).  ``source`` is the pre-check regex (``fullmatch``; folders written with a
-    trailing ``/``).  ``depth`` is the number of path segments a path pattern without ``**``
-    matches (None: any).  ``lead`` is the literal folders an anchored path pattern starts with
-    (``"docs/api/"`` for ``docs/api/*.md``): every path it matches starts with them.
-    """
+    """One compiled line: ``base`` patterns (no ``/`` inside) match the name, the others the
+    path relative to the file's folder.  ``kind``: ``"name"``, ``"suffix"`` (``*`` +
+    literal), ``"prefix"`` (literal + ``*``), ``"path"`` (literal), ``"other"``; ``text`` the
+    literal part.  ``depth``: the segments a path pattern without ``**`` matches (None: any);
+    ``lead``: the literal folders an anchored path pattern starts with (``"docs/api/"``)."""
 
     __slots__ = ("_exact", "_source", "base", "casefold", "depth", "dir_only", "first", "glob",
                  "ignores", "index", "kind", "lead", "plain", "text")
 
     def __init__(self, index: int, ignores: bool, glob: str, *, base: bool, dir_only: bool,
                  casefold: bool, tokens: list[Token] | None = None, kind: str = "") -> None:
-        """``glob``: the line without ``!``, trailing ``/`` and leading ``/``; ``tokens``: its
-        tokens, None for the common cases compiled without tokenizing: a literal, or
-        (``kind``) a ``suffix`` or ``prefix`` name pattern."""
+        """``glob``: the line without ``!`` and ``/`` at either end; ``tokens``: None for a
+        literal, or (``kind``) a ``suffix`` or ``prefix`` name pattern."""
         self.index = index
         self.ignores = ignores
         self.glob = glob
@@ -229,10 +201,8 @@ def _kind(tokens: list[Token], base: bool) -> tuple[str, str]:
 
 def _compile_pattern(line: str, index: int = 0, casefold: bool = False, *,
                      strict: bool = False) -> Pattern | None:
-    """One gitignore line -> Pattern; None for blanks, comments and empty patterns.
-
-    Raises Malformed for a line git can never match (``strict``: also for a reversed range
-    ``[z-a]``, most likely a typo on a command line)."""
+    """One gitignore line -> Pattern; None for blanks, comments and empty patterns.  Raises
+    Malformed for a line git can never match (``strict``: also a reversed range ``[z-a]``)."""
     line = _git_trim(line)
     if not line or line[0] == "#":
         return None
@@ -353,17 +323,14 @@ def _last_names(patterns: Sequence[Pattern]) -> frozenset[str] | None:
 class Rules:
     """The compiled patterns of one ignore file (or of ``--exclude`` globs).
 
-    ``match(path, name, is_dir)`` takes the entry path relative to the folder holding the file
-    (``/``-separated, folders with a trailing ``/``) and the entry's name; it returns True
-    (ignored), False (re-included by ``!``: an explicit decision, which also overrides the
-    walk's fixed exclusions) or None (no pattern matches).
+    ``match(path, name, is_dir)`` (the path relative to the file's folder, a folder's with a
+    trailing ``/``) returns True (ignored), False (re-included by ``!``, which also overrides
+    the walk's fixed exclusions) or None (no pattern matches).
 
-    Pre-checks for the walk's fast "nothing matches" case: literal ``names``, ``suffixes`` and
-    ``prefixes`` (and their folder-only ``dir_*`` twins), one matcher ``base_any`` for the
-    other name patterns (``base_firsts``: the first characters it can match, None for any),
-    and ``path_any_at(depth)``: one matcher for the path patterns that can match an entry that
-    many segments below the file's folder.  A matcher returns None when nothing matches.
-    With ``ignore_case`` the sets are empty and the matchers fold case themselves.
+    Pre-checks (module docstring): ``names``, ``suffixes``, ``prefixes`` and their
+    folder-only ``dir_*`` twins, ``base_any`` (``base_firsts``: the first characters it can
+    match, None for any) and ``path_any_at(depth)``; a matcher returns None when nothing
+    matches.  With ``ignore_case`` the sets are empty and the matchers fold case themselves.
     """
 
     __slots__ = ("_at", "_leads_at", "_others", "_tables", "base_any", "base_firsts",
@@ -538,21 +505,17 @@ class Rules:
 
 def _load_rules(lines: tuple[str, ...], source: str = "", casefold: bool = False) -> Rules:
     """Compile, or reuse this process's copy of the same lines (identical ignore files are
-    common, and a worker receiving folders to walk gets the rules again by pickle).  A reused
-    copy keeps the ``source`` it was first compiled with."""
-    return _compiled(lines, casefold, source)
+    common, and a worker gets the rules again by pickle).  A reused copy keeps the ``source``
+    it was first compiled with."""
+    rules = _compiled_lines(lines, casefold)
+    if not rules.source:
+        rules.source = source
+    return rules
 
 
 @functools.lru_cache(maxsize=4096)
 def _compiled_lines(lines: tuple[str, ...], casefold: bool) -> Rules:
     return Rules(lines, ignore_case=casefold)
-
-
-def _compiled(lines: tuple[str, ...], casefold: bool, source: str) -> Rules:
-    rules = _compiled_lines(lines, casefold)
-    if not rules.source:
-        rules.source = source
-    return rules
 
 
 def read_lines(path: str, warn: Warn | None = None) -> list[str] | None:
@@ -618,16 +581,9 @@ def load_file(path: str, warn: Warn | None = None, *, ignore_case: bool = False)
 
 def compile_globs(globs: Iterable[str], *, ignore_case: bool = False) -> Rules | None:
     """Globs (gitignore syntax, relative to the search root) -> Rules; None if all are blank.
-
-    The one glob compiler of ffind: ``--exclude`` and the agent's ``glob`` use it.  A leading
-    ``#`` is a name here, not a comment; ``!glob`` re-includes.  Matching is git's wildmatch on
-    bytes in linear time (see :mod:`ffind.fs.ignore.wildmatch`); ``ignore_case`` folds ASCII
-    case.  Decide entries with ``Rules.match(path, name, is_dir)`` or whole paths with
-    ``Rules.match_path(path)``.
-
-    Raises FfindError for a glob git could never match (a trailing backslash, an unclosed
-    ``[``, an unknown ``[:class:]``, a reversed range).
-    """
+    A leading ``#`` is a name here, not a comment; ``!glob`` re-includes; ``ignore_case``
+    folds ASCII case.  Raises FfindError for a glob git could never match (a trailing
+    backslash, an unclosed ``[``, an unknown ``[:class:]``, a reversed range)."""
     if isinstance(globs, str):
         raise TypeError("globs must be an iterable of strings, not a string")
     lines = []

@@ -17,17 +17,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ffind.fs.ignore.gitconfig import (
-    above_root_gitignores,
+from ffind.fs.ignore.patterns import GITIGNORE_FILE, IGNORE_FILE, Leads, Rules, Warn, load_file
+from ffind.state.git import (
     common_dir,
+    config_files,
     excludes_file,
     find_git_dir,
     find_repo_top,
+    ignore_case,
 )
-from ffind.fs.ignore.patterns import IGNORE_FILE, Leads, Rules, Warn, load_file
 
-TYPE_CHECKING = False  # (not typing's: the walk's child of a cold search imports this after
-# its fork, ``ffind.frontends.early``; ``Any`` is for annotations only)
+TYPE_CHECKING = False  # (not typing's: the walk's forked child imports this module)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,29 +37,29 @@ Level = tuple[Rules, str, int, int]
 an entry at depth ``d`` below the search root is ``d + offset`` segments below the file's
 folder."""
 
-def repo_ignores_case(git_common_dir: str | None) -> bool:
-    """core.ignoreCase of the repository (``gitcase``), kept in ``Ignores.fold_case`` for the
-    rules of every git ignore file loaded below (``.ignore`` files stay case-sensitive, as in
-    ripgrep and fd)."""
-    if git_common_dir is None:
-        return False
-    from ffind.fs.ignore.gitcase import ignore_case
-
-    return ignore_case(git_common_dir)
+def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
+    """The ``.gitignore`` files from the repository top level down to the search root's parent,
+    each with the path of the search root relative to the file's folder (ending in ``/``)."""
+    out: list[tuple[str, str]] = []
+    rel = os.path.relpath(root, top)
+    if rel == ".":
+        return out
+    parts = rel.split(os.sep)
+    for i in range(len(parts)):
+        lead = "/".join(parts[i:]) + "/"
+        out.append((os.path.join(top, *parts[:i], GITIGNORE_FILE), lead))
+    return out
 
 
 class Scope:
-    """The ignore files in force in one folder, and pre-checks merged across all of them.
+    """The ignore files in force in one folder (shared by every folder below until one holds
+    an ignore file of its own), and pre-checks merged across them.
 
     ``ignores`` (``.ignore`` files) and ``gits`` (``.gitignore``, info/exclude, global) are
-    each deepest first; the first level with a matching pattern decides (``levels``).  Shared by
-    every folder below until one of them holds an ignore file of its own.
-
-    Pre-checks: an entry can only match when its name is in ``names``, ends with one of
-    ``suffixes`` or starts with one of ``prefixes`` (``file_*`` for files, ``dir_*`` for
-    folders, which also meet folder-only patterns), or when a regex of ``base_anys`` (names) or
-    ``path_checks`` (paths) matches.
-    """
+    each deepest first; the first level with a matching pattern decides (``levels``).  An
+    entry can only match when its name is in ``names``, ends with one of ``suffixes``, starts
+    with one of ``prefixes`` (``file_*``; ``dir_*`` for folders, which also meet folder-only
+    patterns), or a regex of ``base_anys`` (names) or ``path_checks`` (paths) matches."""
 
     __slots__ = ("_at", "base_anys", "dir_names", "dir_prefixes", "dir_suffixes", "file_names",
                  "file_prefixes", "file_suffixes", "git_on", "gits", "ignores", "levels")
@@ -102,7 +102,7 @@ class Scope:
                 parts = [""]
                 if rules.path_leads_at(at) is None and rules.path_leads_at(at, "led"):
                     # one may match anywhere (``**/x``): the others are still tried only on
-                    # the way to their folders (deno's .gitignore: 14 ms of 57 a walk, else)
+                    # the way to their folders
                     parts = ["led", "free"]
                 for part in parts:
                     fm = rules.path_any_at(at, part)
@@ -115,12 +115,10 @@ class Scope:
     def path_checks(self, prefix: str, depth: int,
                     ) -> list[tuple[Any, str, int, frozenset[str] | None]]:
         """(regex fullmatch, lead, cut, names) of the path patterns that can match the entries
-        of the folder ``prefix`` (its path + ``/``), ``depth`` below the root: an entry's path
-        ``p`` (with a trailing ``/`` for a folder) may match when ``fm(lead + p[cut:])`` does,
-        and only if its name is in ``names`` (when not None).  Path patterns under literal
-        folders are tried only on the way to them (``docs/api/*.md`` never under ``src/``).
-        Name patterns beyond the literal pre-checks are ``base_anys``: (regex fullmatch, the
-        first characters it can match or None)."""
+        of the folder ``prefix``, ``depth`` below the root: an entry's path ``p`` (``/``-ended
+        for a folder) may match when ``fm(lead + p[cut:])`` does, and only if its name is in
+        ``names`` (when not None).  Patterns under literal folders are tried only on the way
+        to them (``docs/api/*.md`` never under ``src/``)."""
         at_depth = self._path_checks(depth)
         if not at_depth:
             return []
@@ -170,15 +168,14 @@ class Ignores:
         cdir = common_dir(git_dir) if git_dir is not None else None
         path = excludes_file(top or absroot, cdir)
         if inputs is not None:
-            from ffind.fs.ignore.gitcase import config_files
-
             inputs.extend(config_files(cdir))
             if path:
                 inputs.append(path)
             if git_dir is not None and cdir is not None:
                 inputs.extend((os.path.join(git_dir, "commondir"),
                                os.path.join(cdir, "info", "exclude")))
-        fold = repo_ignores_case(cdir)
+        # core.ignoreCase folds the git sources' case; ``.ignore`` files stay case-sensitive
+        fold = cdir is not None and ignore_case(cdir)
         global_rules = load_file(path, warn, ignore_case=fold) if path else None
         ignores = Ignores(global_rules, fold)
         gits: list[Level] = []

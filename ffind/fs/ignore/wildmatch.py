@@ -1,37 +1,23 @@
 """git's wildmatch (``wildmatch.c``), compiled to regular expressions that cannot backtrack.
 
-One glob is compiled to one regular expression over *bytes*: the text to match is the UTF-8
-encoding of a name (``os.fsencode``: undecodable bytes kept), so ``?`` and a bracket class match
-one byte as git's do (``?.txt`` does not match ``ü.txt``, two bytes).  The expression is built
-as a ``str`` whose characters stand for bytes (latin-1), so the same source compiles as a bytes
-pattern (exact, :func:`byte_regex`) and as a ``str`` pattern that is exact on ASCII text
-(:func:`translate`; the walk's pre-checks use it on names as they come).
+A glob becomes one regular expression over *bytes* (a name's UTF-8, undecodable bytes kept),
+so ``?`` and a bracket class match one byte as git's do.  The source is a ``str`` whose
+characters stand for bytes, so it compiles as a bytes pattern (exact, :func:`byte_regex`) and
+as a ``str`` pattern exact on ASCII text (the walk's pre-checks).
 
-Semantics (``WM_PATHNAME``, as git uses for patterns with a slash; a pattern without one is
-matched against the name alone, where the flag makes no difference):
+Semantics (``WM_PATHNAME``): ``?`` one byte but ``/``; ``*`` any bytes but ``/``; ``**``
+between slashes (or at either end) any bytes, a leading ``**/`` and a middle ``/**/`` also
+zero folders, any other ``**`` a ``*``; ``[...]`` one byte but ``/`` (ranges, escapes, POSIX
+classes, ``!``/``^`` to negate, a first ``]`` a member); ``\\x`` is ``x``; a glob git can never
+match (unclosed ``[``, unknown class, trailing backslash) raises Malformed.  Case folding
+(``core.ignoreCase``) lowers the text and literal bytes, and bracket classes behave as git's.
 
-- ``?`` one byte but ``/``; ``*`` any bytes but ``/``; ``**`` between slashes (or at either end)
-  any bytes: a leading ``**/`` and a middle ``/**/`` also match zero folders; a ``**`` next to
-  anything else is a ``*``;
-- ``[...]``: one byte (never ``/``) in the set: members, ranges ``a-z`` (a reversed range matches
-  nothing), ``\\x`` escapes, POSIX classes ``[:alpha:]`` (ASCII only, as git's ``sane_ctype``),
-  ``!`` or ``^`` to negate, a ``]`` first is a member;
-- ``\\x`` is ``x``; a pattern that git can never match (an unclosed ``[``, an unknown
-  ``[:class:]``, a trailing backslash) compiles to None;
-- case folding (``core.ignoreCase``): the text is lowered (ASCII), literal bytes are lowered,
-  and bracket classes behave exactly as git's (a range also matches the upper case of a lower
-  case byte; an upper-case member never matches: git compares it with the lowered byte).
-
-Linear time: a glob is cut by its folder stars (``**/``) into groups that each match whole
-folders, and each group by its ``*`` into fixed-length pieces: ``A0 *1 A1 *2 ... *k Ak``.  Each
-``*i Ai`` but the last of the glob is an atomic group that takes the leftmost place where ``Ai``
-fits and never gives it back (``(?>[^/]*?A1)``), and so is each group but the last after its
-``**/`` (``(?>(?:[^/]*/)*?G)``).  Leftmost is always right: a ``*`` absorbs whatever lies before
-its piece (a piece containing ``/`` fits at one place only: the bytes before its ``/`` never
-match ``/``), and ``**/`` absorbs whole folders, which is all a group spans.  So no choice is
-revisited, and ``*a*a*a*a*a*a*b`` against 250 ``a`` costs a few thousand steps, not 250**6.
-(git's own ``dowild`` prunes its ``*`` the same way; ``tests/wildmatch_test.py`` checks the two
-agree.)
+Linear time: a glob is cut by its ``**/`` into groups of whole folders, and each group by its
+``*`` into fixed-length pieces.  Each ``*`` but the glob's last is an atomic group taking the
+leftmost place its piece fits (``(?>[^/]*?A)``), and so is each group after a ``**/``.
+Leftmost is always right (a ``*`` absorbs what lies before its piece, a ``**/`` whole
+folders), so no choice is revisited: ``*a*a*a*a*a*a*b`` against 250 ``a`` costs a few
+thousand steps.  ``tests/wildmatch_test.py`` checks it against git's own ``dowild``.
 """
 
 from __future__ import annotations
@@ -238,10 +224,7 @@ _FOLDERS = {_DIRS: "(?:[^/]*/)*", _SOME_DIRS: "(?:[^/]*/)+"}
 
 def regex_source(tokens: list[Token]) -> str:
     """The regular expression (``fullmatch``, DOTALL, characters standing for bytes) of a
-    tokenized glob; see the module docstring for why it cannot backtrack.
-
-    Folder stars (``**/``) cut the glob into groups that each match whole folders; a group
-    but the last is found at its leftmost place, atomically."""
+    tokenized glob; the module docstring says why it cannot backtrack."""
     groups: list[list[Token]] = [[]]
     kinds: list[int] = []
     for tok in tokens:
