@@ -35,6 +35,7 @@ from ffind.agent.tool import (
     tool_walk,
 )
 from ffind.errors import ExitCode, FfindError
+from ffind.searching.catalog import servable_memory
 
 if TYPE_CHECKING:
     from ffind.engine.recall import VisitSource
@@ -205,7 +206,7 @@ class ToolServer:
     def _resident(self, tree: CachedTree, tool: str, query: str, limit: int) -> str | None:
         """Before the folder's first walk is indexed: its resident server's answer, if one runs
         (the first walk then starts in the background); None: answer here."""
-        if tree.ready() or self._walker is not cached_tool_walk or not self._memory_default():
+        if tree.ready() or self._walker is not cached_tool_walk or not servable_memory(self.memory):
             return None
         from ffind.resident.client import ask_tool
 
@@ -216,20 +217,12 @@ class ToolServer:
 
     def _resident_runs(self) -> bool:
         """Whether the root's resident server runs and may answer the first calls."""
-        if self._walker is not cached_tool_walk or not self._memory_default():
+        if self._walker is not cached_tool_walk or not servable_memory(self.memory):
             return False
         from ffind.resident import client
 
         found = client.where(self.root)
         return found is not None and client.request(found[0], {"op": "stats"}) is not None
-
-    def _memory_default(self) -> bool:
-        """Whether the memory is none or the user's (what a resident server opens)."""
-        if self.memory is None:
-            return True
-        from ffind.state.memory import Memory, default_path
-
-        return type(self.memory) is Memory and self.memory.path == default_path()
 
     def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
         check_limit(limit)

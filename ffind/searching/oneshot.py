@@ -21,6 +21,7 @@ from ffind.searching.catalog import (
     batched,
     list_every,
     prefilter,
+    servable_memory,
     walk_filter,
 )
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
@@ -222,11 +223,8 @@ def _from_server(
 ) -> tuple[list[FileMatch], Total, bool] | None:
     """The answer of the root's resident server, if one runs and ranks with no memory or the
     user's (which it opens itself).  Never starts one."""
-    if memory is not None:
-        from ffind.state.memory import Memory, default_path
-
-        if type(memory) is not Memory or memory.path != default_path():
-            return None
+    if not servable_memory(memory):
+        return None
     from ffind.resident.client import ask
     from ffind.scoring.scorer import FileMatch
 
