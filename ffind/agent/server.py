@@ -1,11 +1,8 @@
 """``ffind mcp``: the agent tools served over MCP (stdio), with the walks they search cached.
 
-The server walks its root at start-up, keeps one walk per searched folder (``CachedTree``, at
-most ``ToolServer.MAX_TREES`` idle ones) and answers from it; after answering, a call starts a
-background re-walk unless one runs or the last ended under ``REFRESH_INTERVAL`` seconds ago. A
-tree in use by a call is never dropped, and a cancelled walk is never answered from.  Every
-argument from the client is untrusted (``path`` is confined to the root).  Ctrl-C ends the server
-with 130.  The ``mcp`` package is imported only by ``build_server``/``mcp_main``."""
+One walk per searched folder (``CachedTree``, at most ``ToolServer.MAX_TREES`` idle); after
+answering, a call starts a throttled background re-walk.  Client arguments are untrusted
+(``path`` is confined to the root).  Ctrl-C ends the server with 130."""
 
 from __future__ import annotations
 
@@ -38,6 +35,7 @@ from ffind.agent.tool import (
     tool_walk,
 )
 from ffind.errors import ExitCode, FfindError
+from ffind.searching.catalog import servable_memory
 
 if TYPE_CHECKING:
     from ffind.engine.recall import VisitSource
@@ -49,10 +47,9 @@ REFRESH_DELAY = 0.05
 
 
 class CachedTree:
-    """The walk of one folder, kept and refreshed in the background: ``get()`` returns the last
-    finished walk (the first call walks in the foreground); ``kick()`` starts a throttled
-    re-walk; a re-walk that finds the same paths keeps the old snapshot and its cached answers;
-    ``close()`` cancels the walks (``get()`` then raises)."""
+    """The walk of one folder: ``get()`` the last finished one (the first walks in the
+    foreground), ``kick()`` a throttled re-walk (the same paths keep the old snapshot and its
+    answers), ``close()`` cancels (``get()`` then raises)."""
 
     def __init__(
         self,
@@ -106,9 +103,8 @@ class CachedTree:
     def _walk(self, first: bool = False) -> TreeSnapshot:
         # A server answers many searches: numpy's import pays for itself.
         if first and self._walker is cached_tool_walk:
-            # The first walk indexes the snapshot's paths while a forked child checks its
-            # folders.  Not a re-walk: a child forked from a process holding an index would
-            # make the calls served meanwhile copy the pages they touch.
+            # Only the first walk forks a validating child: forked from a process holding an
+            # index, it would make the calls served meanwhile copy the pages they touch.
             return cached_tool_build(self.directory, self._cancel, numpy=True)
         return TreeSnapshot.build(self._walker(self.directory, self._cancel), numpy=True)
 
@@ -208,10 +204,9 @@ class ToolServer:
         return [self._trees.pop(d) for d in idle[:max(excess, 0)]]
 
     def _resident(self, tree: CachedTree, tool: str, query: str, limit: int) -> str | None:
-        """Before the folder's first walk is indexed: its resident server's answer (the same listing
-        and tool functions), if one runs; the first walk then starts in the background. None:
-        answer here."""
-        if tree.ready() or self._walker is not cached_tool_walk or not self._memory_default():
+        """Before the folder's first walk is indexed: its resident server's answer, if one runs
+        (the first walk then starts in the background); None: answer here."""
+        if tree.ready() or self._walker is not cached_tool_walk or not servable_memory(self.memory):
             return None
         from ffind.resident.client import ask_tool
 
@@ -221,23 +216,13 @@ class ToolServer:
         return text
 
     def _resident_runs(self) -> bool:
-        """Whether the root's resident server runs and may answer the first calls (the walk at
-        start-up then waits for the first call)."""
-        if self._walker is not cached_tool_walk or not self._memory_default():
+        """Whether the root's resident server runs and may answer the first calls."""
+        if self._walker is not cached_tool_walk or not servable_memory(self.memory):
             return False
         from ffind.resident import client
 
         found = client.where(self.root)
         return found is not None and client.request(found[0], {"op": "stats"}) is not None
-
-    def _memory_default(self) -> bool:
-        """Whether the memory ranked with is none or the user's (what a resident server
-        opens itself)."""
-        if self.memory is None:
-            return True
-        from ffind.state.memory import Memory, default_path
-
-        return type(self.memory) is Memory and self.memory.path == default_path()
 
     def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
         check_limit(limit)
@@ -264,8 +249,7 @@ class ToolServer:
                 tree.kick()
 
     def warm(self) -> threading.Thread:
-        """Walk the root in the background now, so the agent's first call finds it walked
-        (or joins the walk under way)."""
+        """Walk the root in the background now, for the agent's first call."""
 
         def walk_root() -> None:
             if self._resident_runs():

@@ -8,12 +8,10 @@
     ...
     (showing 20 of 412 matches; narrow the query or raise limit)
 
-The folder ``path`` is walked with ``TOOL_OPTIONS`` (ignore files honoured, hidden files
-included, VCS folders never); files that usually hold secrets (``ffind.agent.secrets``) are left
-out unless the query names them, and then listed last.  With a ``root``, ``path`` must resolve
-inside it (``FfindError`` otherwise); without one the caller is trusted.  When nothing matches
-exactly, looser forms of the query are tried (``ffind.agent.loose``), then typo matches are
-offered as ``Did you mean:``.  Nothing here writes to the file system."""
+The folder is walked with ``TOOL_OPTIONS``; secret files (``ffind.agent.secrets``) are listed,
+last, only when the query names them.  With a ``root``, ``path`` must resolve inside it.  When
+nothing matches exactly, looser forms of the query are tried (``ffind.agent.loose``), then typo
+matches are offered as ``Did you mean:``."""
 
 from __future__ import annotations
 
@@ -61,12 +59,8 @@ _OTHER_VCS = re.compile(
 def resolve_dir(
     root: str | os.PathLike[str], path: str | None, *, confine: bool = True
 ) -> str:
-    """The real path of folder ``path`` (relative to ``root``, or absolute).
-
-    Raises ``FfindError`` when it does not exist, is not a folder, is (or is inside) a VCS
-    folder, or, with ``confine``, resolves outside ``root`` (``..``, an absolute path
-    elsewhere, a symlink leading out).
-    """
+    """The real path of folder ``path`` (relative to ``root``, or absolute); ``FfindError``
+    when it is missing, not a folder, in a VCS folder or (``confine``) outside ``root``."""
     real_root = os.path.realpath(root)
     if not os.path.isdir(real_root):
         raise FfindError(f"search root is not a folder: {os.fspath(root)}")
@@ -97,16 +91,14 @@ def resolve_dir(
 
 
 def search_dir(path: str | None, root: str | os.PathLike[str] | None) -> str:
-    """The folder the Python functions search: ``path`` confined to ``root`` when one is given;
-    without one, ``path`` itself (the caller is trusted), default the working directory."""
+    """``path`` confined to ``root`` when given, else as is (default: the working directory)."""
     if root is None:
         return resolve_dir(os.getcwd(), path, confine=False)
     return resolve_dir(root, path)
 
 
 def tool_walk(directory: str, cancel: threading.Event | None = None) -> Iterator[list[str]]:
-    """The walk the tools search, in batches: ``TOOL_OPTIONS``, warnings dropped, VCS
-    folders left out."""
+    """The walk the tools search, in batches (warnings dropped, VCS folders left out)."""
     from ffind.fs.walk import walk_batches
 
     yield from tool_batches(walk_batches(directory, TOOL_OPTIONS, cancel=cancel,
@@ -115,8 +107,7 @@ def tool_walk(directory: str, cancel: threading.Event | None = None) -> Iterator
 
 def cached_tool_walk(directory: str,
                      cancel: threading.Event | None = None) -> Iterator[list[str]]:
-    """``tool_walk`` answered from the warm index (``ffind.fs.warm``): what the MCP server
-    walks, so that its first call, and each re-walk, re-reads only the folders that changed."""
+    """``tool_walk`` through the warm index (the MCP server's: re-reads only what changed)."""
     from ffind.fs.warm import cached_batches
 
     yield from tool_batches(cached_batches(directory, TOOL_OPTIONS, cancel=cancel,
@@ -125,9 +116,8 @@ def cached_tool_walk(directory: str,
 
 def cached_tool_build(directory: str, cancel: threading.Event | None = None,
                       numpy: bool | None = None) -> TreeSnapshot:
-    """``TreeSnapshot.build(cached_tool_walk(directory, cancel), numpy)``, with a big
-    snapshot indexed while a forked child checks its folders (``ffind.fs.warm.warm_attempts``):
-    built again only when the check found a change."""
+    """``TreeSnapshot.build`` of the warm index's snapshot while a child validates it; built
+    again only when the validation found a change."""
     from ffind.fs.warm import warm_attempts
 
     attempts = warm_attempts(directory, TOOL_OPTIONS, cancel=cancel, on_warning=_ignore)
@@ -159,8 +149,7 @@ def _ignore(message: str) -> None:
 
 @dataclass
 class TreeSnapshot:
-    """One walk of a folder: every path, split into ordinary and secret files, indexed; and the
-    last few answers given from it (a walk's answers stay right while the walk is current)."""
+    """One walk of a folder, indexed (ordinary and secret files apart), and its last answers."""
 
     paths: list[str]
     main: Index
@@ -169,15 +158,13 @@ class TreeSnapshot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: dict[tuple[str, int, object], str] = field(default_factory=dict)
     matchsets: dict[str, MatchSet] = field(default_factory=dict)
-    """Recent queries' match sets: a query that narrows one (a longer word, one more word)
-    only re-filters its matches, as the session does while the user types."""
+    """Recent queries' match sets: a query that narrows one re-filters only its matches."""
     recall: Recalling | None = None
     """Ranking with the memory (the MCP server's), made on first use."""
 
     @classmethod
     def build(cls, batches: Iterable[list[str]], numpy: bool | None = None) -> TreeSnapshot:
-        """Index the walk's batches as they arrive (overlapping the walk's worker processes);
-        ``numpy``: the indexes' numpy use (``ffind.Index``)."""
+        """Index the walk's batches as they arrive; ``numpy`` as for ``ffind.Index``."""
         from ffind.engine.index import Index
 
         snap = cls([], Index(numpy=numpy), Index(numpy=numpy))
@@ -203,10 +190,8 @@ def find_files(
 ) -> str:
     """Fuzzy-find files by path, as plain text for an agent (see the module docstring).
 
-    ``path`` is the folder searched: inside ``root`` when one is given (relative paths are
-    taken from it), else any folder (relative to the working directory, the default).  The
-    output is relative to ``path``.  One-shot: walks on every call (the MCP server caches).
-    Raises ``FfindError`` for a bad ``path`` or a ``limit`` outside 1..200.
+    ``path``: the folder searched (``search_dir``); the output is relative to it.  Walks on
+    every call (the MCP server caches).  ``FfindError`` for a bad ``path`` or ``limit``.
     """
     check_limit(limit)
     directory = search_dir(path, root)
@@ -221,13 +206,9 @@ def check_limit(limit: int) -> None:
 
 def search_snapshot(snap: TreeSnapshot, query: str, limit: int = TOOL_LIMIT, *,
                     memory: VisitSource | None = None, root: str = "") -> str:
-    """Rank ``query`` over an indexed walk and format the answer.
-
-    Order of answers: exact (non-typo) matches, with asked-for secrets last; else matches of
-    the query's looser forms (``loose_queries``); else the matcher's typo matches as
-    suggestions; else nothing.  ``memory``: rank the files it remembers under ``root`` (the
-    walked folder, absolute) higher; it is read, never written.
-    """
+    """Rank ``query`` over an indexed walk and format the answer: exact matches (asked-for
+    secrets last), else a looser form's, else typo suggestions.  ``memory`` (read only): rank
+    the files it remembers under ``root`` higher."""
     with snap.lock:
         key = (query, limit, None if memory is None else memory.stamp())
         answer = snap.answers.get(key)
@@ -292,9 +273,8 @@ def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | No
 
 
 def _typo_suggestions(index: Index, query: str) -> list[str]:
-    """Typo tolerance per word of a several-word query (up to ``MAX_LOOSE_WORDS`` words): the
-    matcher's typo matches of one word that the other words match exactly (``session promtp``
-    -> ``src/session/prompt.ts``)."""
+    """Per word of a several-word query, its typo matches that the other words match exactly
+    (``session promtp`` -> ``src/session/prompt.ts``)."""
     from ffind.engine.index import Index
 
     words = query.split()
@@ -326,10 +306,8 @@ def _loose_matches(index: Index, query: str, limit: int) -> tuple[str, int, list
 def format_found(
     query: str, paths: Sequence[str], total: int, *, what: str = "", header: str | None = None
 ) -> str:
-    """``Found N files matching "q":``, a blank line, the paths, and the truncation line.
-
-    Paths are escaped as the command shows them on a terminal (``terminal_safe``): one line of
-    valid UTF-8 each, control characters and undecodable bytes as ``\\n``, ``\\xNN``."""
+    """``Found N files matching "q":``, a blank line, the paths (``terminal_safe``), and the
+    truncation line."""
     noun = "file" if total == 1 else "files"
     lines = [header or f"Found {total} {noun} matching {_quote(query)}{what}:", ""]
     lines.extend(terminal_safe(p) for p in paths)
@@ -373,10 +351,8 @@ def glob_snapshot(
     paths: Sequence[str], directory: str, pattern: str, limit: int,
     secret_paths: Sequence[str] | None = None,
 ) -> str:
-    """Match a walk's paths against ``pattern`` and order the matches by mtime, newest first.
-
-    ``secret_paths``: the secret files among ``paths`` when known (a ``TreeSnapshot`` keeps
-    them); they are listed only when the pattern names their kind."""
+    """A walk's paths matching ``pattern``, newest first; secret files (``secret_paths`` when
+    known) only when the pattern names their kind."""
     import heapq
 
     from ffind.agent.glob import GlobMatcher, glob_wants_secrets

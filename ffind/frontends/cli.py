@@ -260,12 +260,8 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         first: bool = False) -> int:
     """Run a parsed command line; user errors raise FfindError.
 
-    ``exit_fast``: end the process with ``os._exit`` as soon as the picker is done or a search
-    has written its results (the console script does; ``main(argv)`` called in-process does
-    not).  ``started``: the walk the console script started (``ffind.frontends.early``), for
-    the search to take over.  ``first``: the folder's first call (``early.first_call``: no
-    snapshot yet): searched as ``--no-cache`` searches, then the root's server is started
-    primed with its listing (it writes the snapshot).
+    ``exit_fast``: end the process once the results are out (the console script);
+    ``started``: its early walk; ``first``: the folder's first call (``early.first_call``).
     """
     if inv.shell is not None:
         from ffind.frontends.shell import script
@@ -289,9 +285,7 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         return ExitCode.FOUND
     _check_where(inv)
     if exit_fast:
-        # A one-shot search ends the process once its results are written (``exit_now``):
-        # the cyclic collector's passes would free nothing that the exit does not.  The
-        # picker lives on.
+        # A search ends at ``exit_now``: the collector would free nothing the exit does not.
         import gc
 
         if inv.interactive:
@@ -361,15 +355,13 @@ def _run(inv: Invocation, memory: Memory | None, finish: Callable[[int], int],
 def rendering(inv: Invocation, on_tty: bool | None = None,
                environ: Mapping[str, str] | None = None,
                ) -> tuple[bool, SearchOptions, str | None]:
-    """(stdout is a terminal, the options to search with, the highlight style): colouring
-    asks for the matched positions.  ``on_tty`` and ``environ`` (``NO_COLOR``, ``TERM``):
-    this process's by default (the resident server passes its client's)."""
+    """(stdout is a terminal, the options to search with, the highlight style); ``on_tty`` and
+    ``environ``: this process's by default (the resident server passes its client's)."""
     on_tty = sys.stdout.isatty() if on_tty is None else on_tty
     options = inv.options
     style = None if inv.json else output.highlight_style(
         inv.color, on_tty, compute_indices=options.compute_indices, environ=environ)
     if style and inv.pattern and not options.compute_indices:
-
         options = replace(options, compute_indices=True)
     return on_tty, options, style
 
@@ -377,11 +369,8 @@ def rendering(inv: Invocation, on_tty: bool | None = None,
 def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
            err_tty: bool, matches: list[FileMatch], total: Callable[[], int],
            ) -> tuple[bytes, list[str], int]:
-    """The results as the command writes them: (standard output's bytes: plain,
-    NUL-separated, coloured or JSON lines; the notes for stderr after them: the limit that
-    cut; the exit status).  ``total``: the count before the limit (only asked when it is
-    printed).  The local search and the resident server (``ffind.frontends.served``) both
-    render here."""
+    """The results as the command writes them, locally or served: (stdout's bytes, the notes
+    for stderr, the exit status); ``total()`` is asked only when printed."""
     if inv.json:
         data = output.format_json(
             matches, total_match_count=total(), limit=options.limit,
@@ -411,8 +400,7 @@ def _write_results(inv: Invocation, options: SearchOptions, style: str | None, o
 
 
 def _server_may_answer(inv: Invocation) -> bool:
-    """A search (not the picker, not ``--stdin``) with the warm index and the resident
-    server on (``--no-cache``, ``--no-server`` and ``FFIND_NO_SERVER`` turn it off)."""
+    """A search (not the picker, not ``--stdin``) with the warm index and the server on."""
     if not (inv.cache and inv.server) or inv.interactive or inv.stdin:
         return False
     from ffind.resident.protocol import disabled
@@ -421,8 +409,7 @@ def _server_may_answer(inv: Invocation) -> bool:
 
 
 def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
-    """The search answered by the root's resident server, written as a local search writes
-    it; None when no server answered (search locally)."""
+    """The root's resident server's answer, written as a local one; None: search locally."""
     from ffind.resident.client import ask
 
     on_tty, options, style = rendering(inv)
@@ -442,11 +429,8 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
 
 
 def _start_server(inv: Invocation, first: bool = False) -> None:
-    """After a local search that wrote the warm index's snapshot: start the root's resident
-    server in the background, once the results are out (the command does not wait).  After
-    a first call (``first``: searched without the warm index), the server is started
-    primed with the command's listing options: it walks and writes the snapshot before it
-    serves (``ffind.resident.server``, ``Server.prime``)."""
+    """Once the results are out, start the root's resident server (the command does not wait)
+    when the snapshot exists, or primed to write it after a first call."""
     if not first:
         from ffind.fs.warm import listing_key
         from ffind.state.cache import SnapshotStore
@@ -467,10 +451,8 @@ def _stderr_isatty() -> bool:
 
 
 def _parse(args: list[str]) -> Invocation | int:
-    """The command line as an Invocation, or the exit status of ``--help``/``--version``
-    (printed); a usage error raises FfindError with click's message.  A plain command line
-    is read without click (``fastparse``: the same answer, ~10-15 ms sooner); click parses
-    the rest, every error among them."""
+    """The command line as an Invocation, or the exit status of ``--help``/``--version``; a
+    usage error raises FfindError.  ``fastparse`` reads plain command lines, click the rest."""
     from ffind.frontends.fastparse import parse
 
     # (click answers the shell's completion requests: they come in this variable)
@@ -495,11 +477,8 @@ def _parse(args: list[str]) -> Invocation | int:
 
 def main(argv: list[str] | None = None, *, started: Started | None = None,
          first: Invocation | None = None, server: bool = True) -> int:
-    """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
-    walk the console script started for this command line (``ffind.frontends.early``);
-    ``first``: the command line, parsed, when it is the folder's first call
-    (``early.first_call``); ``server=False``: as with ``--no-server`` (the folder's server
-    took the console script's request and did not answer in time)."""
+    """Entry point of the console script and ``python -m ffind``; ``started`` and ``first``
+    as for ``run``; ``server=False``: as ``--no-server`` (the server did not answer in time)."""
     args = sys.argv[1:] if argv is None else list(argv)
     return int(_main(args, exit_fast=argv is None, started=started, first=first,
                      server=server))
@@ -507,8 +486,7 @@ def main(argv: list[str] | None = None, *, started: Started | None = None,
 
 def _main(args: list[str], exit_fast: bool = False, started: Started | None = None,
           first: Invocation | None = None, server: bool = True) -> int:
-    """The command's work; a user error becomes ``ffind: ...`` on stderr and exit status 2
-    (``exits.answered``)."""
+    """The command's work; a user error becomes ``ffind: ...`` and exit status 2."""
     from ffind.frontends.exits import answered
 
     def work() -> int:

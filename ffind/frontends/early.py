@@ -1,15 +1,9 @@
-"""The walk of a cold search, started by the console script before its imports.
+"""The walk of a cold search, forked by the console script before its imports.
 
-A cold search (``--no-cache``, or a folder's first call) walks in a forked child.  Forked by
-:func:`start` as soon as the command line is parsed (``fastparse``, no click), the child imports
-the walk's modules itself on the other CPU while this process imports the command; the search
-takes it over (``ffind.search(_started=...)``) when it walks the same root with the same listing
-options, else ends it.  Only where the walk would fork its child anyway: a plain search on Linux,
-``threads`` between 2 and ``load.max_workers()``, links not followed, a depth of at least 1 and
-an idle CPU.
-
-Whoever holds a :class:`Started` ends it: ``take`` hands the child over or ends it; ``close``
-ends a child nobody took (the console script, on every way out)."""
+A cold search (``--no-cache``, or a folder's first call) walks in a child forked as soon as the
+command line is parsed, which imports the walk on the other CPU while this process imports the
+command; ``search(_started=...)`` takes it over (``take``) when it fits, and ``close`` ends a child
+nobody took.  Only where the walk would fork anyway (Linux, 2+ threads, an idle CPU)."""
 
 from __future__ import annotations
 
@@ -40,8 +34,8 @@ class Started:
         self._done = False
 
     def take(self, root: str, options: SearchOptions) -> tuple[int, int] | None:
-        """(pid, descriptor) for the caller to read and reap, if the child walks ``root``
-        with the listing of ``options``; else None, and the child is ended.  Once."""
+        """(pid, fd) to read and reap if the child walks ``root`` as ``options`` list it;
+        else None (the child is ended)."""
         if self._done:
             return None
         if root == self.root and listing(options) == listing(self.options):
@@ -91,10 +85,9 @@ def start_for(inv: Invocation) -> Started | None:
 
 
 def first_call(args: list[str]) -> Invocation | None:
-    """``args`` parsed, when it is a folder's first call with the warm index on: a plain search with
-    the cache and the resident server on, a usable socket folder and no snapshot yet.  Such a
-    call is searched as ``--no-cache`` searches (its walk forked here), and the command then
-    starts the root's server primed with its listing, which writes the snapshot.  None otherwise."""
+    """``args`` parsed when it is a folder's first call (a plain search with the cache and the
+    server on, no snapshot yet): searched as ``--no-cache``, then the root's server is started
+    primed with its listing.  None otherwise."""
     if os.environ.get("_FFIND_COMPLETE") or args[:1] == ["mcp"]:
         return None
     inv = _plain_search(args)
@@ -115,9 +108,8 @@ def first_call(args: list[str]) -> Invocation | None:
 
 
 def _plain_search(args: list[str]) -> Invocation | None:
-    """``args`` parsed (``fastparse``, no click), when it is a plain search: no picker, no
-    ``--stdin``, no shell script, visit or cache clearing; None otherwise (or when its parse
-    is left to click)."""
+    """``args`` parsed without click when it is a plain search (no picker, ``--stdin``, shell
+    script, visit or cache clearing); None otherwise."""
     from ffind.frontends.cli import Invocation, invocation
     from ffind.frontends.fastparse import parse
 
@@ -132,8 +124,7 @@ def _plain_search(args: list[str]) -> Invocation | None:
 
 
 def _fork(inv: Invocation) -> Started | None:
-    """Fork the child (every signal blocked around the fork, as ``pool._fork_blocked``: the
-    child is born with them blocked; the parent handles Ctrl-C and ends it)."""
+    """Fork the child with every signal blocked (the parent handles Ctrl-C and ends it)."""
     signal = signals()
     try:
         read, write = os.pipe()
@@ -159,9 +150,7 @@ def _fork(inv: Invocation) -> Started | None:
 
 
 def _child(root: str, options: SearchOptions, read: int, write: int) -> None:
-    """The forked child: ``ffind.fs.walk.early_child`` run as ``pool.fork_stream`` runs its
-    function (``pool.stream_main``: only its pipe kept, the cyclic GC off, ``D`` at the end
-    or ``X`` and one line when it fails, ``os._exit``).  Never returns."""
+    """The forked child: ``walk.early_child`` streamed to the pipe; never returns."""
     try:
         from ffind.fs import pool, walk
 

@@ -1,10 +1,6 @@
-"""The resident server's program: ``python -m ffind.frontends.served --root ROOT --socket PATH
-[--prime DATA]`` (what ``ffind.resident.client.start`` runs).
-
-The server of ``ffind.resident.server`` with the command's own parse and writers: a whole
-command line (``ffind QUERY``, sent by ``client.command`` before the console script imports
-the command) is answered with the bytes, notes and exit status the command would give.
-"""
+"""The resident server's program (``python -m ffind.frontends.served``, what ``client.start``
+runs): ``ffind.resident.server`` with the command's parse and writers, so that a command line
+is answered with the bytes, notes and exit status the command would give."""
 
 from __future__ import annotations
 
@@ -15,9 +11,8 @@ if TYPE_CHECKING:
 
 
 def command(server: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-    """A command line parsed as the command parses it, searched by ``server``, rendered by
-    the command's writers for the client's terminals (``tty``) and ``NO_COLOR``/``TERM``
-    (``env``); a ValueError when it is not a plain search of the client's folder."""
+    """A command line parsed, searched and rendered as the command would for the client's
+    terminals and environment; ValueError unless a plain search of the client's folder."""
     from ffind.frontends.cli import Invocation, invocation, render, rendering
     from ffind.frontends.fastparse import parse
 

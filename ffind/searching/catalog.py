@@ -1,11 +1,6 @@
-"""The one composition of a listing, its index and the memory: how every search answers.
-
-The one-shot search, the session, the resident server and the agent tools build their
-``Index`` their own way (batch by batch during a walk, whole from a held listing), then answer
-here: :func:`answer` ranks a query's match set (with the memory through :class:`Recalling`,
-in path order for a query of negations only), :func:`list_every` answers the empty query, and
-:func:`walk_filter` says what a walk may drop before indexing.  The memory's ranking
-(``ffind.engine.recall``) is set up only in :class:`Recalling`.
+"""How every search answers from a listing, its index and the memory: :func:`answer` ranks a
+match set (with the memory through :class:`Recalling`; path order for negations only),
+:func:`list_every` answers the empty query, :func:`walk_filter` says what a walk may drop.
 """
 
 from __future__ import annotations
@@ -28,13 +23,9 @@ if TYPE_CHECKING:
 
 
 class Recalling:
-    """Ranking one root's matches with ``memory`` and, with ``git``, the work tree's
-    uncommitted changes (``ffind.state.gitstatus``).
-
-    ``git``: start a ``git status`` (remembering its answer in the cache when ``remember``),
-    or use ``running`` (one started before, still running); with ``wait_for_git`` its answer
-    is waited for, else skipped when late.  ``recall``: the ``Recall`` of the index ranked, kept
-    by a caller that ranks one index again (made on first use otherwise; ``restart`` drops it).
+    """Ranking one root's matches with ``memory`` and, with ``git``, the uncommitted changes
+    (a ``git status`` started here, or ``running``; waited for with ``wait_for_git``, else
+    skipped when late).  ``recall``: the ``Recall`` kept by a caller ranking one index again.
     """
 
     def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
@@ -76,8 +67,7 @@ class Recalling:
             self.visits.git.stop()
 
     def prune(self, paths: list[str], options: SearchOptions) -> None:
-        """After a complete listing of the root, the memory forgets the remembered paths gone
-        from the disk (not those the listing left out: hidden, ignored, excluded, too deep)."""
+        """After a complete listing, forget the remembered paths gone from the disk."""
         prune = getattr(self.visits.memory, "prune", None)
         if prune is not None and "f" in options.types:
             prune(self.root, paths, lambda p: not os.path.lexists(os.path.join(self.root, p)))
@@ -97,9 +87,8 @@ class Recalling:
 
 def list_every(paths: list[str], options: SearchOptions, recall: Recalling | None,
                complete: bool = True) -> list[FileMatch]:
-    """The answer to an empty query: every path in path order (with the memory, the
-    remembered first), at most ``limit``.  ``complete``: ``paths`` is the root's whole
-    listing (the memory then forgets what is gone)."""
+    """The empty query's answer: every path in path order (the remembered first), at most
+    ``limit``; ``complete``: the whole listing (the memory forgets what is gone)."""
     limit = options.limit
     if recall is not None:
         if complete:
@@ -113,9 +102,8 @@ def list_every(paths: list[str], options: SearchOptions, recall: Recalling | Non
 
 def answer(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
            recall: Recalling | None) -> list[FileMatch]:
-    """The best ``options.limit`` of ``matchset`` (the matches of a non-empty ``query`` in
-    ``index``): ranked (with the memory when ``recall``), or in path order for a query of
-    negations only (every match scores alike)."""
+    """The best ``options.limit`` of ``matchset``: ranked (with ``recall``'s memory), or in
+    path order for a query of negations only."""
     limit, ci = options.limit, options.compute_indices
     if ranked(query) and recall is not None:
         return recall.rank(index, query, lambda k: index.top(matchset, k, ci), limit, ci,
@@ -128,10 +116,8 @@ def answer(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
 
 
 class KeepVisited:
-    """The query's ``Prefilter``, keeping the remembered paths too: they share the memory's
-    prior only if the index holds them (``Recall.boosts``), as an index of every path does.
-    A path the prefilter drops cannot match, so no ranking changes but the memory's.
-    Picklable (the walk's workers call it)."""
+    """The query's ``Prefilter``, keeping the remembered paths too (the memory's prior needs
+    them indexed, as an index of every path would).  Picklable: the walk's workers call it."""
 
     __slots__ = ("keep", "visited")
 
@@ -160,13 +146,21 @@ def prefilter(query: str) -> Prefilter | None:
 
 def walk_filter(query: str, memory: VisitSource | None,
                 root: str) -> Prefilter | KeepVisited | None:
-    """What a walk of ``root`` searched for ``query`` keeps (None: every path): what the
-    query can match, and the paths under ``root`` that ``memory`` remembers."""
+    """What a walk of ``root`` for ``query`` keeps (None: every path)."""
     keep = prefilter(query)
     if keep is None or memory is None:
         return keep
     visited = frozenset(memory.weights(os.path.abspath(root)))
     return KeepVisited(keep, visited) if visited else keep
+
+
+def servable_memory(memory: VisitSource | None) -> bool:
+    """Whether a resident server can rank with ``memory``: none, or the user's (it opens it)."""
+    if memory is None:
+        return True
+    from ffind.state.memory import Memory, default_path
+
+    return type(memory) is Memory and memory.path == default_path()
 
 
 def batched(paths: Iterable[str], size: int) -> Iterator[list[str]]:

@@ -1,10 +1,6 @@
-"""What feeds a session's index: the walk of its roots, the warm index's listing, or paths
-given, as ``(root number, batch)`` queued by the walk thread for the match thread.
-
-With the warm index the snapshot's paths come first, those the query can match before the
-others (``candidates_first``), and the validated listing replaces them (``REPLACE``) only when
-it differs; the validation waits for the first frame (``FIRST_FRAME_WAIT`` at most).
-"""
+"""What feeds a session's index, as ``(root number, batch)`` queued by the walk thread: the walk of
+its roots, paths given, or the warm index's snapshot (the paths the query can match first), then
+the validated listing (``REPLACE``) when it differs."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ FEED_BATCH = 4_096
 FIRST_FRAME_WAIT = 1.0
 """Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
 REPLACE = -1
-"""The root number of a batch that replaces every path given before (the validated listing,
-when it differs from the snapshot's paths shown first)."""
+"""The root number of a batch that replaces every path given before."""
 
 
 class WalkFeed(SessionParts):
@@ -35,9 +30,8 @@ class WalkFeed(SessionParts):
         return walk_roots(self.roots, self.options, self._cancel, self._warn)
 
     def _caught_up(self) -> None:
-        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched: the
-        warm index's validation waits for it (its ``stat`` pass and the matching would take
-        the GIL from each other)."""
+        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched, so
+        the validation's ``stat`` pass does not compete with it for the GIL."""
         with self._cond:
             self._cond.wait_for(lambda: self._cancel.is_set() or (
                 not self._pending and self._state.covered >= self._scanned), FIRST_FRAME_WAIT)
@@ -102,12 +96,9 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
               warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
               query: Callable[[], str] = str, caught_up: Callable[[], object] | None = None,
               ) -> Iterator[tuple[int, list[str]]]:
-    """One root's listing through the warm index (``warm.session_batches``), as ``(0, batch)``
-    or ``(REPLACE, listing)``; ``imported`` is set once the walk's modules are loaded; the
-    validation waits for ``shown`` (the first frame), ``FIRST_FRAME_WAIT`` at most.  The
-    snapshot's paths that ``query()`` (the session's query then) can match come first, so
-    that the first frame indexes only them (``candidates_first``); the others follow, and the
-    validation then waits for ``caught_up()`` (them matched)."""
+    """One root's listing through the warm index, as ``(0, batch)`` or ``(REPLACE, listing)``:
+    the paths ``query()`` can match first; the validation waits for ``shown`` (the first
+    frame) and ``caught_up()``."""
     from ffind.fs.warm import session_batches
 
     imported.set()
@@ -125,10 +116,8 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
 
 
 def candidates_first(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
-    """``paths`` split into those ``query`` can match (``Prefilter``: every match is among
-    them, and a ranking does not depend on the order paths were added in) and the others;
-    ``(paths, [])`` when that does not pay (no positive term, nothing kept, or more than
-    half kept)."""
+    """``paths`` split into those ``query`` can match and the others; ``(paths, [])`` when
+    that does not pay (no positive term, nothing or more than half kept)."""
     if not query:
         return paths, []
     from ffind.engine.prefilter import Prefilter

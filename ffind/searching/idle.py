@@ -1,11 +1,7 @@
-"""The work a session does between keys (``FileSearcher``'s idle time).
-
-Once an answer is published and nothing is pending (``IDLE_DELAY`` after it), the match thread
-computes the published query's set when a shortcut answered without it (``IDLE_SLICE`` ids at a
-time, so the next key narrows it and waits for one slice at most), finds its last term's greedy
-ends, compacts the cold cached sets, then takes ``Index.warm``'s steps.  A key slower than
-``SLOW_KEY`` takes ``warm`` steps before its answer is published (up to ``WARM_WITHIN`` in all),
-so that keys typed back to back leave fewer of them to the fast keys.
+"""The work a session does between keys: ``IDLE_DELAY`` after an answer is published, the match
+thread fills the published query's set (when a shortcut answered without it), finds its last
+term's greedy ends, compacts cold cached sets, then takes ``Index.warm``'s steps; each step is
+short, so the next key waits for one at most.  A slow key takes ``warm`` steps before its answer.
 """
 
 from __future__ import annotations
@@ -21,31 +17,25 @@ if TYPE_CHECKING:
     from ffind.searching.shared import State
 
 IDLE_DELAY = 0.01
-"""Seconds after a state is published before idle work starts (but for ``warm``'s steps short
-of its full collection): the state's reader and a fast typist's next key do not share the GIL
-with it, and keys typed back to back compute no set they would not have computed."""
+"""Seconds after a state is published before idle work starts (``warm``'s small steps excepted):
+the state's reader and a fast typist's next key do not share the GIL with it."""
 SLOW_KEY = 0.004
-"""Seconds of a key's own work from which ``Index.warm`` takes steps before the key's answer is
-published: a key already that slow pays for the warm-up, not the faster keys after it."""
+"""Seconds of a key's own work from which it takes ``warm`` steps before its answer."""
 WARM_WITHIN = 0.02
 """Seconds a slow key may take in all with the ``warm`` steps it takes before its answer."""
 WARM_WITHIN_MOST = 262_144
-"""From how many indexed paths slow keys take no ``warm`` steps: at 1M paths the warm-up (~1.1
-s) is more than their margins, and its largest table is read only once it covers every path."""
+"""From how many indexed paths slow keys take no ``warm`` steps (the warm-up outgrows them)."""
 COLLECT_PER_PATH = 1.2e-7
-"""Seconds per indexed path ``Index.warm``'s full collection is expected to take: a slow key
-takes it only when it fits in ``WARM_WITHIN``, else it is left for idle time."""
+"""Seconds per indexed path ``Index.warm``'s full collection is expected to take."""
 IDLE_SLICE = 16_384
-"""Ids per idle step computing the published query's set: what a key coming in meanwhile may
-wait for (about 1-3 ms)."""
+"""Ids per idle step computing the published query's set (what a key may wait for)."""
 
 
 class IdleWork(SessionParts):
     """The idle steps of ``FileSearcher``'s match thread (a mixin: the session's own state)."""
 
     def _idle(self) -> bool:
-        """Nothing to do but idle work: no paths pending, no report due, the first results shown,
-        the walk over (with the warm index its validation needs the GIL)."""
+        """Nothing pending, no report due, the first results shown, the warm walk over."""
         return not (self._pending or self._report_due or self._replace
                     or (self._reporter is not None and not self._last_report)
                     or self._state.covered == 0
@@ -56,16 +46,14 @@ class IdleWork(SessionParts):
         return self._idle() and time.monotonic() >= self._published + IDLE_DELAY
 
     def _settled_on(self, state: State) -> bool:
-        """Settled, the walk over, and ``state`` the published answer to the current query over
-        every indexed path: what the fill and ends steps work on."""
+        """Settled, the walk over, ``state`` the current query's answer over every path."""
         return (self._walk_done and self._settled() and state.epoch == self._epoch
                 and state.query == self._query and self._state_gen == self._gen
                 and state.covered == len(self._index))
 
     @contextlib.contextmanager
     def _on_index(self) -> Iterator[None]:
-        """An idle step's work on the index: the index lock held and the condition released
-        meanwhile (``set_query`` never waits on it)."""
+        """The index lock held, the condition released (``set_query`` never waits)."""
         self._cond.release()
         try:
             with self._ilock:
@@ -74,9 +62,8 @@ class IdleWork(SessionParts):
             self._cond.acquire()
 
     def _fill_step(self) -> bool:
-        """Compute ``IDLE_SLICE`` more ids of the published query's set when a shortcut answered
-        without it, so that the next key narrows it (fzf's way); False when there is nothing to
-        fill."""
+        """``IDLE_SLICE`` more ids of the published set a shortcut left uncomputed, so that the
+        next key narrows it; False when there is nothing to fill."""
         state = self._state
         ms = state.ms
         if ms is None or ms.computed or not self._settled_on(state):
@@ -98,9 +85,8 @@ class IdleWork(SessionParts):
         return True
 
     def _ends_step(self) -> bool:
-        """Find ``IDLE_SLICE`` more greedy ends of the published set's last term when it is a new
-        lone character (``matchset.Ender``), so the next key of that term narrows from them;
-        False when there is nothing to find."""
+        """``IDLE_SLICE`` more greedy ends of the published set's last term (``Ender``), so the
+        next key of that term narrows from them; False when there is nothing to find."""
         state = self._state
         ms = state.ms
         if ms is None or not ms.computed or not self._settled_on(state):
@@ -121,8 +107,7 @@ class IdleWork(SessionParts):
         return ender is not None and not (ender.finished and ender.upto == 0)
 
     def _compact_step(self) -> bool:
-        """Compact one cached set the published state does not read (``compact_idle``), so that the
-        next key finds them done; False when none is left."""
+        """Compact one cached set the published state does not read; False when none is left."""
         state = self._state
         if (self._compacted == state.version or state.ms is None
                 or state.epoch != self._epoch or not self._settled()):
@@ -136,8 +121,7 @@ class IdleWork(SessionParts):
         return True
 
     def _warm_up_step(self) -> bool:
-        """One step of ``Index.warm`` (the condition released), its full collection only once
-        settled; False when there is nothing to warm."""
+        """One ``Index.warm`` step (its full collection once settled); False when none."""
         from ffind.engine.warmup import COLLECTING
 
         if self._warmed == len(self._index) or not self._idle() or (
@@ -170,10 +154,8 @@ class IdleWork(SessionParts):
         return more
 
     def _warm_within(self, started: float, gen: int) -> None:
-        """A key whose own work since ``started`` took ``SLOW_KEY`` or more takes ``warm`` steps
-        before its answer is published, while they fit in ``WARM_WITHIN`` (each expected to take
-        as long as the one before; the full collection ``COLLECT_PER_PATH``) and no newer key
-        came.  Not from ``WARM_WITHIN_MOST`` paths."""
+        """A key that took ``SLOW_KEY`` since ``started`` takes ``warm`` steps while they fit in
+        ``WARM_WITHIN`` (each as long as the last) and no newer key came."""
         from ffind.engine.warmup import COLLECTING
 
         if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:

@@ -1,11 +1,6 @@
-"""A session's match sets: the published state, the cache of recent queries' sets, and the
-chunked matching that a newer key preempts.
-
-A query change is matched from the cheapest known start: a cached set of the same query
-(backspacing costs only the ranking), else the longest cached query it narrows (one more
+"""A session's matching: a new query starts from the longest cached query it narrows (one more
 character re-filters only the previous matches), else every path; in chunks of ``CHUNK`` ids,
-abandoned between chunks when a newer key comes (``Cancelled``).
-"""
+abandoned between chunks when a newer key comes (``Cancelled``)."""
 
 from __future__ import annotations
 
@@ -26,8 +21,7 @@ class QueryCache(SessionParts):
     """The matching of ``FileSearcher``'s match thread (a mixin: the session's own state)."""
 
     def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
-        # The narrowest base: the longest cached query that ``query`` narrows (not the smallest
-        # ``len``, which may cost a typo pass).
+        # The longest query narrowed, not the smallest set (``len`` may cost a typo pass).
         bases = [c for c in self._cache.values() if c.ms is not None and c.ms.can_narrow(query)]
         if not bases:
             return self._run(query, None, 0, n, gen)
@@ -42,8 +36,7 @@ class QueryCache(SessionParts):
 
     def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int,
              hint: MatchSet | None = None) -> MatchSet:
-        """Every match of ``query`` among ids ``[start, end)`` (of ``within``; narrowing
-        ``hint``, see ``Index.run``), in chunks."""
+        """``Index.run`` over ids ``[start, end)``, in chunks."""
         acc: MatchSet | None = None
         lo = start
         while True:
@@ -72,17 +65,14 @@ class QueryCache(SessionParts):
             self._cache.popitem(last=False)
 
     def _compact_idle(self, new: State, old: State) -> None:
-        """The cached sets that neither the new state nor the one before reads as arrays
-        (``MatchSet.compact``), before a ranking, which is when the memory peaks."""
+        """Compact the cached sets neither state reads, before a ranking (the memory's peak)."""
         from ffind.engine.matchset import compact_idle
 
         with self._ilock:
             compact_idle([c.ms for c in self._cache.values()], [new.ms, old.ms])
 
     def _partial(self, ms: MatchSet | None) -> MatchSet | None:
-        """The part of ``ms`` (not computed) computed in idle time so far, when there is one
-        (a computed set over ``ms``'s first ids; the filler is then dropped: the part's arrays
-        are handed out)."""
+        """The part of ``ms`` the idle filler computed so far, if any (the filler is dropped)."""
         filler = self._filler
         if (ms is None or ms.computed or filler is None or filler.ms is not ms
                 or filler.upto <= filler.start):

@@ -1,13 +1,6 @@
-"""The one multi-root merge: the matches of several roots as one ranking.
-
-Used by :func:`ffind.search` (one index per root, each ranked on its own, then merged here) and
-by :class:`ffind.FileSearcher` (one index for every root, whose ranking this order agrees with).
-
-- With a query: higher score first, then the index's tie-breaks (``ffind.engine.rank``: the
-  shorter path, then the path), then the root given first (the same relative path found in two
-  roots).
-- Without a query (a listing): by root, then by path, like ``fd`` with several roots.
-"""
+"""The one multi-root order, for ``search`` (an index per root, merged here) and ``FileSearcher``
+(one index, re-ordered here): with a query, score, then the index's tie-breaks (shorter path,
+path), then the root given first; without one, by root, then by path, like fd."""
 
 from __future__ import annotations
 

@@ -1,16 +1,8 @@
 """``search()``: walk + index + match in one call; what the ``ffind`` command runs.
 
-The query is known before the walk starts, so the walk's worker processes drop every path it
-cannot match (:class:`Prefilter`: a subsequence test of each term, plus the names
-one edit away for a typo-tolerant term); only candidates cross the pipe and enter the
-:class:`Index`.  An index of the candidates ranks them exactly as an index of the
-whole tree would (no ranking decision looks at paths that do not match, nor at the order paths
-came in).  Each batch is appended and matched at once (``Index.run(query, start=...)``), and
-``Index.prepare`` computes ahead what the ranking will need (a scattered term's word starts)
-while the workers walk; the per-batch match sets are merged at the end (``MatchSet.merge``).
-Without a query nothing is matched: every path is listed in path order, like ``fd``.
-
-The module is called ``oneshot`` so that it does not shadow the function ``ffind.search``.
+The walk's workers drop every path the query cannot match (``Prefilter``), which ranks the rest
+exactly as an index of the whole tree would; each batch is appended and matched as it arrives and
+the match sets merged at the end.  Without a query every path is listed in path order, like fd.
 """
 
 from __future__ import annotations
@@ -29,6 +21,7 @@ from ffind.searching.catalog import (
     batched,
     list_every,
     prefilter,
+    servable_memory,
     walk_filter,
 )
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
@@ -43,13 +36,9 @@ __all__ = ["FileSearchResults", "search", "search_paths"]
 
 
 class FileSearchResults:
-    """What :func:`search` returns: ``matches``, ``total_match_count``, ``walk_complete``.
-
-    Unpacks like a tuple (``matches, total, complete = search(...)``) and compares equal to
-    one.  With ``search(..., eager_count=False)`` ``total_match_count`` is computed on first
-    access: counting typo-tolerant matches costs a pass over every file name, which
-    ``ffind -l 20 QUERY | ...`` never needs.
-    """
+    """What :func:`search` returns: ``matches``, ``total_match_count``, ``walk_complete``;
+    unpacks and compares like that tuple.  With ``eager_count=False`` the count (a pass over
+    every name for typo matches) is computed on first access."""
 
     __slots__ = ("_count", "_total", "matches", "walk_complete")
 
@@ -58,8 +47,7 @@ class FileSearchResults:
         walk_complete: bool,
     ) -> None:
         self.matches = matches
-        """The best matches, best first (path order when the query is empty), at most
-        ``limit``."""
+        """Best first (path order when the query is empty), at most ``limit``."""
         self.walk_complete = walk_complete
         """False when the search was cancelled before the walk finished."""
         self._total: int | None = None
@@ -131,12 +119,10 @@ def _match_batches(
     eager_count: bool = False, recall: Recalling | None = None,
     stale: Callable[[], bool] | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
-    """Match every batch as it arrives; return (top matches, total count, complete).
+    """Match every batch as it arrives: (top matches, total or its callable, complete).
 
-    The total is a callable when counting would cost more work (typo matches); with
-    ``eager_count`` each batch is counted as it arrives, overlapping with the walk.
-    ``recall``: rank with the memory (``ffind.engine.recall``).  ``stale``: asked once the
-    batches are read; True means they are thrown away (no ranking: an empty answer).
+    ``eager_count``: count each batch while the walk goes on; ``recall``: rank with the memory;
+    ``stale()``, asked once the batches are read: True throws them away (an empty answer).
     """
     limit = options.limit
     if not query:
@@ -235,14 +221,10 @@ def _from_server(
     query: str, root: str, options: SearchOptions, on_warning: Callable[[str], None] | None,
     memory: VisitSource | None,
 ) -> tuple[list[FileMatch], Total, bool] | None:
-    """The answer of the root's resident server (``ffind.resident``), if one runs and can
-    rank as asked: without memory, or with the user's memory (a ``Memory`` at its default
-    place, which the server opens itself).  Never starts one."""
-    if memory is not None:
-        from ffind.state.memory import Memory, default_path
-
-        if type(memory) is not Memory or memory.path != default_path():
-            return None
+    """The answer of the root's resident server, if one runs and ranks with no memory or the
+    user's (which it opens itself).  Never starts one."""
+    if not servable_memory(memory):
+        return None
     from ffind.resident.client import ask
     from ffind.scoring.scorer import FileMatch
 
@@ -261,9 +243,8 @@ def _match_warm(
     on_warning: Callable[[str], None] | None, eager_count: bool, recall: Recalling | None,
     keep: Prefilter | KeepVisited | None,
 ) -> tuple[list[FileMatch], Total, bool]:
-    """``_match_batches`` over the warm index's listing (the snapshot's paths, the same
-    prefilter here: ``keep``), matched while the snapshot is validated aside; matched again
-    only when the validation found a change (``ffind.fs.warm.warm_attempts``)."""
+    """``_match_batches`` over the warm index's snapshot while it is validated aside; again
+    only when the validation found a change (``warm_attempts``)."""
     from ffind.fs.warm import warm_attempts
 
     attempts = warm_attempts(root, options, cancel=cancel, on_warning=on_warning,
@@ -303,34 +284,17 @@ def search(
 ) -> FileSearchResults:
     """Search ``roots`` (default: the current folder) for paths matching ``query``.
 
-    ``memory`` (an ``ffind.Memory``): rank the files it remembers, the files next to them
-    and the work tree's uncommitted changes higher (``docs/memory.md``); None (the default)
-    ranks without.
+    Paths are relative to their root, ``/``-separated; several roots are ranked together, each
+    match carrying its ``root``.  ``memory``: rank remembered files, their neighbours and
+    uncommitted changes higher (``docs/memory.md``).  ``cache=True``: answer from the warm
+    index (``docs/cache.md``), or a running resident server of the root when ``server``; the
+    same results as a cold walk.  ``cancel`` (anything with ``is_set()``) stops the walk
+    early (``walk_complete`` False); ``on_warning`` gets the walk's warnings;
+    ``eager_count=False`` computes ``total_match_count`` on first access.  ``_started``: the
+    console script's early walk, taken over when it fits, else ended.
 
-    ``cache=True``: answer from the warm index (``docs/cache.md``): the snapshot of the last
-    search of the same root with the same listing options, in ``$XDG_CACHE_HOME/ffind``,
-    re-reading only the folders that changed since, with the same results as a cold walk;
-    the snapshot is written (or refreshed) after the search.  Off by default in the library
-    (a program embedding ffind decides whether to write to the user's cache); the ``ffind``
-    command and the MCP server turn it on.  With ``cache=True`` and ``server=True`` (the
-    default), a running resident server of the root (``docs/cache.md``, "The resident
-    server") answers, with the same results; none is ever started from here.
-
-    Paths are relative to their root, ``/``-separated.  With several roots the results of all of
-    them are ranked together and each :class:`~ffind.scoring.scorer.FileMatch` carries its ``root``.
-    ``cancel`` (anything with ``is_set()``) stops the walk early; the results then hold what was
-    found so far and ``walk_complete`` is False.  ``on_warning`` receives one-line warnings of the
-    walk (unreadable folders); by default they are dropped.  ``eager_count=False`` leaves
-    ``total_match_count`` to be computed on first access (saving a pass over every file name
-    for a query with typo tolerance when you never read it; until then the results keep the
-    index alive).
-
-    ``_started`` (the command's): a walk the console script started (``Started``), taken over
-    when it is of this one root with these listing options and ``cache`` is off, else ended.
-
-    Raises :class:`~ffind.errors.FfindError` when a root is missing or not a folder, or an
-    ``exclude`` glob is invalid; ``TypeError`` when ``query`` is not a str or ``options`` not a
-    SearchOptions.
+    Raises ``FfindError`` for a missing root or a bad ``exclude`` glob; ``TypeError`` for a
+    query that is not a str or options that are not SearchOptions.
     """
     query = check_query(query)
     options = check_options(options)
@@ -365,10 +329,7 @@ def search_paths(
     query: str, paths: Iterable[str], options: SearchOptions | None = None,
     *, batch_size: int = 8192, eager_count: bool = True,
 ) -> FileSearchResults:
-    """Match ``query`` against given paths instead of walking (``ffind --stdin``).
-
-    ``paths`` is consumed lazily, in batches, so matching starts while it is still being read.
-    """
+    """Match ``query`` against ``paths`` (read lazily, in batches) instead of walking."""
     query = check_query(query)
     options = check_options(options)
     if isinstance(paths, (str, bytes)):

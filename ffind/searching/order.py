@@ -20,10 +20,8 @@ if TYPE_CHECKING:
 
 
 class SessionOrder:
-    """How one session orders its matches.  ``memory`` is used with one root (or paths given,
-    taken relative to the working directory); with several roots the ranking is memory-free.
-    ``remember``: read and write the remembered ``git status`` answer (the session's
-    ``cache``).  Called under the session's index lock."""
+    """How one session orders its matches (under its index lock); ``memory`` with one root or
+    paths given; ``remember``: keep the ``git status`` answer in the cache."""
 
     def __init__(self, memory: VisitSource | None, roots: list[str],
                  paths_given: bool, *, remember: bool = False) -> None:
@@ -42,9 +40,8 @@ class SessionOrder:
 
     def ranked(self, index: Index, query: str, ms: MatchSet, covered: int, limit: int | None,
                ci: bool) -> list[FileMatch]:
-        """The best ``limit`` matches of ``ms`` (the match set of ``query`` over the first
-        ``covered`` paths): ranked, or in path order when there is nothing to score; with the
-        memory when there is one (remembered files first on an empty query)."""
+        """The best ``limit`` of ``ms`` (``query`` over the first ``covered`` paths): ranked,
+        or in path order when nothing scores; with the memory when there is one."""
         positive = ranked(query)
 
         def plain(k: int | None) -> list[FileMatch]:
@@ -58,9 +55,8 @@ class SessionOrder:
 
     def _in_path_order(self, index: Index, query: str, ms: MatchSet, covered: int,
                        limit: int | None, ci: bool) -> list[FileMatch]:
-        """The first ``limit`` matches in path order, as ``ffind`` lists them
-        (``Index.top`` keeps the walk's).  The ids of the last answer are kept (query,
-        covered, limit, ids), so while the walk grows only its new paths are looked at."""
+        """The first ``limit`` matches in path order; the last answer's ids are kept, so while
+        the walk grows only its new paths are looked at."""
         from ffind.scoring.scorer import FileMatch
 
         ids, paths = ms.ids_seq(), index.paths  # (a compacted set's kept as it is)

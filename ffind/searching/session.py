@@ -1,6 +1,4 @@
-"""FileSearcher: a search session that walks in the background and rematches on every keystroke.
-
-What editors, pickers and agents build on (Codex's ``file-search`` session, nucleo's ``Nucleo``)::
+"""FileSearcher: a search session that walks in the background and rematches on every key.
 
     with FileSearcher(["."]) as fs:
         fs.set_query("prom")          # returns at once
@@ -8,16 +6,11 @@ What editors, pickers and agents build on (Codex's ``file-search`` session, nucl
         for m in fs.results(20):
             print(m.path)
 
-Two background threads, both ended by ``close()``: the *walk* thread queues the batches of each
-root's walk (``feed``); the *match* thread owns the ``Index`` (built there, so importing the
-matcher overlaps the walk's start), appends the queued paths and matches them (at most every
-``WALK_INTERVAL`` while walking), rematches when the query changes from the cheapest known start
-(``matchsets``), ranks the default view and only then publishes the new state and calls the
-reporter; between keys it computes ahead and warms the index (``idle``).
-
-What ``results``/``snapshot`` return is always one published state: the complete matches of *one*
-query over the first ``covered`` paths.  A new query's state replaces the old one only once
-complete; paths found later are added to the state as they are matched."""
+The *walk* thread queues each root's batches (``feed``); the *match* thread owns the ``Index``,
+appends and matches them, rematches a new query from the cheapest known start (``matchsets``),
+ranks the default view, then publishes the state; between keys it works ahead (``idle``).
+``results``/``snapshot`` always read one published state: every match of one query over the
+first ``covered`` paths."""
 
 from __future__ import annotations
 
@@ -70,9 +63,8 @@ class Snapshot:
 
 
 class Reporter(Protocol):
-    """Receives snapshots from the match thread; keep the callbacks short.  A reporter may also have
-    ``on_ranked(query, matches)``: called before ``on_complete`` with the completed query's best
-    matches, ahead of its count (which may cost a pass over every candidate)."""
+    """Receives snapshots on the match thread; may also have ``on_ranked(query, matches)``
+    (before ``on_complete``, ahead of the count) and ``on_warning(message)``."""
 
     def on_update(self, snapshot: Snapshot) -> None: ...
 
@@ -80,18 +72,12 @@ class Reporter(Protocol):
 
 
 class FileSearcher(WalkFeed, QueryCache, IdleWork):
-    """A background walk plus incremental matching; see the module docstring.
+    """A background walk plus incremental matching (see the module docstring).
 
-    ``roots``: folders to walk (paths come back relative to their root; with several roots each
-    ``FileMatch.root`` says which).  ``paths``: instead of walking, take the candidates from this
-    iterable (consumed in the background; what ``--stdin`` and tests use).  ``reporter``: gets
-    ``on_update(snapshot)`` at most every ~20 ms while results change and ``on_complete(snapshot)``
-    once a query is fully matched after the walk; both run on the match thread.
-
-    ``cache``: with one root (and no ``paths``), use the warm index (``docs/cache.md``): the
-    last snapshot's paths are matched at once, unvalidated, then the validated listing
-    replaces them if it differs (nothing moves if it does not) and the snapshot is refreshed;
-    the walk is complete (``walk_complete``, ``wait``) only once the validated listing is in.
+    ``roots``: folders to walk (with several, ``FileMatch.root`` says which); ``paths``: match
+    these instead of walking; ``reporter``: ``on_update`` at most every ``UPDATE_INTERVAL``,
+    ``on_complete`` once a query is fully matched after the walk.  ``cache`` (one root): the warm
+    index's paths are matched at once, replaced by the validated listing if it differs.
     """
 
     def __init__(
@@ -171,10 +157,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     # ----------------------------------------------------------------------------- public API
 
     def set_query(self, text: str) -> None:
-        """Match ``text`` from now on; returns at once, stale work is abandoned.
-
-        Raises ``TypeError`` when ``text`` is not a str (the matcher never sees it).
-        """
+        """Match ``text`` from now on; returns at once, stale work is abandoned."""
         check_query(text, "text")
         with self._cond:
             if text == self._query:
@@ -191,11 +174,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     def results(
         self, limit: int | None = None, *, compute_indices: bool | None = None
     ) -> list[FileMatch]:
-        """The best matches of one query (``snapshot().query``), best first.
-
-        ``limit`` defaults to ``options.limit`` (None: all), ``compute_indices`` to
-        ``options.compute_indices``.
-        """
+        """The best matches of ``snapshot().query``; defaults from ``options``."""
         with self._cond:
             state = self._state
         return self._top(state, limit, compute_indices)
@@ -212,10 +191,8 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         return Snapshot(state.query, matches, state.count or 0, scanned, complete)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the walk has finished and the current query is fully matched.
-
-        True if so; False on timeout or after ``cancel``.  Re-raises an error of the walk.
-        """
+        """Until the walk is over and the query fully matched: True, False on timeout or
+        ``cancel``; re-raises the walk's error."""
         with self._cond:
             self._cond.wait_for(lambda: self._complete_locked() or self._cancel.is_set()
                                 or self._error is not None, timeout)
@@ -235,12 +212,8 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             self._cond.notify_all()
 
     def close(self, timeout: float | None = None) -> bool:
-        """Cancel and wait for the threads (and so the walk's workers) to end; True if they did.
-
-        The walk thread (which owns the worker processes) is always waited for; ``timeout``
-        bounds the wait for the match thread, which cannot leave an ``Index`` call midway (a
-        program about to exit need not wait for it: it is a daemon thread holding nothing).
-        """
+        """Cancel, wait for the walk thread (it owns the workers) and up to ``timeout`` for
+        the match thread; True if both ended."""
         self.cancel()
         if self._walker is not threading.current_thread():
             self._walker.join()
@@ -292,13 +265,11 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
 
     def _match_main(self) -> None:
         try:
-            # Let the walk import its modules first (the GIL serialises imports) so that its
-            # worker processes start scanning while the matcher is imported.
+            # The walk imports first (the GIL serialises imports) so its workers start early;
+            # numpy pays for itself, but with the warm index it waits for the first frame.
             self._walk_imported.wait(0.2)
             from ffind.engine.index import Index
 
-            # A session matches many times: numpy's import pays for itself; with the warm
-            # index it waits for the first frame (``_first_shown``), which it would slow.
             self._index = Index(numpy=None if self._cached else True)
             self._match_loop()
         except BaseException as e:
@@ -354,16 +325,14 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                 self._first_shown()
 
     def _first_shown(self) -> None:
-        """The first frame with paths is out: the warm index's validation may start, and
-        numpy's import (deferred with the warm index) too."""
+        """The first frame is out: the warm index's validation and numpy's import may start."""
         self._shown.set()
         if self._cached:
             self._index.numpy.wanted = True
             self._index.numpy.module()  # (starts the import in the background)
 
     def _new_index(self) -> None:
-        """Start again from an empty index (``REPLACE``).  The published state stays (its
-        default view is ranked already) until the new paths are matched."""
+        """An empty index (``REPLACE``); the published state stays until the new paths match."""
         from ffind.engine.index import Index
 
         with self._ilock:
@@ -419,8 +388,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         self._remember(new)
         if not tops:  # a ranking follows (a query seen before has its own): memory peaks
             self._compact_idle(new, state)
-        # Rank before publishing, so readers of the default view (``snapshot``, the picker's
-        # rows) never wait for a ranking; ``Index.top`` cannot be preempted.
+        # Rank before publishing: readers of the default view never wait for a ranking.
         self._check(gen)
         self._top(new, None, None)
         if state.query != query:  # (a key, not the walk's new paths)
@@ -477,18 +445,10 @@ def _shutdown(cancel: threading.Event, cond: threading.Condition,
             thread.join(timeout=2)
 
 
-
-
-
-
-
-
-
-
 def with_roots(found: list[FileMatch], query: str, roots: list[str],
                root_of: dict[str, int | list[int]]) -> list[FileMatch]:
-    """``found`` (one index over several roots) with each match's root (``root_of``: path ->
-    its root number, or numbers when several roots hold it), in the one multi-root order."""
+    """``found`` with each match's root (``root_of``: path -> root number(s)), in the
+    multi-root order."""
     seen: dict[str, int] = {}
     out = []
     for m in found:
