@@ -131,6 +131,8 @@ class Invocation:
     cache: bool = True
     clear_cache: bool = False
     server: bool = True
+    servers: bool = False
+    stop_servers: bool = False
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -287,6 +289,10 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         stop_all()
         SnapshotStore().clear()
         return ExitCode.FOUND
+    if inv.servers or inv.stop_servers:
+        from ffind.frontends.servers import manage
+
+        return manage(inv.stop_servers, inv.json)
     _check_where(inv)
     if exit_fast:
         # A one-shot search ends the process once its results are written (``exit_now``):
@@ -443,10 +449,11 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
 
 def _start_server(inv: Invocation, first: bool = False) -> None:
     """After a local search that wrote the warm index's snapshot: start the root's resident
-    server in the background, once the results are out (the command does not wait).  After
-    a first call (``first``: searched without the warm index), the server is started
-    primed with the command's listing options: it walks and writes the snapshot before it
-    serves (``ffind.resident.server``, ``Server.prime``)."""
+    server in the background, once the results are out (the command does not wait), primed
+    with the command's listing options: it validates the listing (walks it, after a first
+    call: ``first``, searched without the warm index) and writes the snapshot before it
+    serves, or exits when the listing is too small to serve (``ffind.resident.server``,
+    ``Server.prime``, ``run``)."""
     if not first:
         from ffind.fs.warm import listing_key
         from ffind.state.cache import SnapshotStore
@@ -459,7 +466,7 @@ def _start_server(inv: Invocation, first: bool = False) -> None:
                 stream.flush()
     from ffind.resident.client import start
 
-    start(inv.root, prime=inv.options if first else None, index=bool(inv.pattern))
+    start(inv.root, prime=inv.options, index=bool(inv.pattern))
 
 
 def _stderr_isatty() -> bool:

@@ -28,7 +28,7 @@ def command(server: Server, request: dict[str, Any]) -> tuple[dict[str, Any], He
     inv = None if quick is None else invocation(*quick)
     if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
             or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
-            or inv.forget or inv.clear_cache):
+            or inv.forget or inv.clear_cache or inv.servers or inv.stop_servers):
         raise ValueError("not a plain search of the current folder")
     on_tty, options, style = rendering(inv, tty_out, env)
     top, total, warnings, memory_warning, held, _ = server.found(
