@@ -7,6 +7,7 @@ server that goes, a deleted working folder)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -88,7 +89,8 @@ def test_a_stopped_server_is_listed_and_stopped(resident: Path, tmp_path: Path) 
         assert client.stop_all() == 1
         assert _exited(pid)
     finally:
-        os.kill(pid, signal.SIGCONT) if not _exited(pid, 0) else None
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
 
 
 # ---- only where it pays, never without bound --------------------------------------------------

@@ -116,8 +116,8 @@ def first_call(args: list[str]) -> Invocation | None:
 
 def _plain_search(args: list[str]) -> Invocation | None:
     """``args`` parsed (``fastparse``, no click), when it is a plain search: no picker, no
-    ``--stdin``, no shell script, visit or cache clearing; None otherwise (or when its parse
-    is left to click)."""
+    ``--stdin``, no shell script, visit, cache clearing or server listing; None otherwise (or
+    when its parse is left to click)."""
     from ffind.frontends.cli import Invocation, invocation
     from ffind.frontends.fastparse import parse
 
@@ -126,7 +126,8 @@ def _plain_search(args: list[str]) -> Invocation | None:
         return None
     inv = invocation(*quick)
     if (not isinstance(inv, Invocation) or inv.interactive or inv.stdin
-            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache):
+            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache
+            or inv.servers or inv.stop_servers):
         return None
     return inv
 

@@ -178,7 +178,7 @@ class Stuck(Exception):
 
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
             then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
-            give_up: bool = True) -> dict[str, object] | None:
+            *, give_up: bool = True) -> dict[str, object] | None:
     """Send ``message`` (with this version) to the server at ``path``; its reply within ``timeout``
     seconds, or None.  A reply whose ``follows`` is true comes in two messages: ``then(first)``
     is called with the first, and the second updates it.  ``stuck``: a reply not come in time
@@ -432,20 +432,9 @@ def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]
             found.append({**reply, "socket": path})
             continue
         held = protocol.read_lock(protocol.lock_path(path))
-        if held is not None and alive(held[0]):
+        if held is not None and serving(held[0], path):
             found.append({"socket": path, "pid": held[0], "state": "not answering"})
     return found
-
-
-def alive(pid: int) -> bool:
-    """Whether the process ``pid`` exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def stop(path: str) -> bool:
@@ -453,7 +442,7 @@ def stop(path: str) -> bool:
     that does not answer (stopped, hung) gets SIGTERM (and SIGCONT, to receive it)."""
     reply = request(path, {"op": "stop"}, STATS_TIMEOUT, give_up=False)
     held = protocol.read_lock(protocol.lock_path(path))
-    if reply is None and held is not None and alive(held[0]) and _ours(held[0], path):
+    if reply is None and held is not None and serving(held[0], path):
         import signal
 
         for sig in (signal.SIGTERM, signal.SIGCONT):
@@ -468,8 +457,11 @@ def stop(path: str) -> bool:
     return True
 
 
-def _ours(pid: int, path: str) -> bool:
-    """Whether ``pid`` runs the server of the socket ``path`` (its command line names it)."""
+def serving(pid: int, path: str) -> bool:
+    """Whether ``pid`` runs the server of the socket ``path`` (its command line names it: not
+    a pid reused since); this process may serve it in a thread."""
+    if pid == os.getpid():
+        return True
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             args = f.read().split(b"\0")

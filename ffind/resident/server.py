@@ -838,7 +838,7 @@ def _prime(server: Server, prime: tuple[str, dict[str, Any], bool]) -> None:
 def _others(path: str) -> list[tuple[str, int, int, float]]:
     """The other servers of ``path``'s folder that run: (socket, pid, reserved watches, time
     of the last request), from their lock files."""
-    from ffind.resident.client import alive
+    from ffind.resident.client import serving
 
     folder = os.path.dirname(path)
     found = []
@@ -852,7 +852,7 @@ def _others(path: str) -> list[tuple[str, int, int, float]]:
             continue
         lock = protocol.lock_path(sock)
         held = protocol.read_lock(lock)
-        if held is None or not alive(held[0]):
+        if held is None or not serving(held[0], sock):
             continue
         try:
             used = os.stat(lock).st_mtime
