@@ -1,5 +1,5 @@
 """The resident server's program: ``python -m ffind.frontends.served --root ROOT --socket PATH
-[--prime DATA]`` (what ``ffind.resident.client.start`` runs).
+[--prime DATA] [--tied]`` (what ``ffind.resident.client.start`` runs).
 
 The server of ``ffind.resident.server`` with the command's own parse and writers: a whole
 command line (``ffind QUERY``, sent by ``client.command`` before the console script imports
