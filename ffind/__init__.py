@@ -20,7 +20,8 @@ The data flow, one package a concern (``docs/architecture.md``)::
                   (``oneshot``), FileSearcher (``session``), the multi-root ``merge``.
 - ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
 - ``frontends``   the console script, the click command, output writers, the picker, the shell
-                  scripts, the resident server's program (``served``).
+                  scripts, the resident server's program (``served``) and
+                  ``--servers``/``--stop-servers`` (``servers``).
 
 Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
 cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``

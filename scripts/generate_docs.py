@@ -126,6 +126,19 @@ def man_page() -> str:
         roff("When set (not empty, not 0), the resident server watches no folder (neither "
              "inotify nor fanotify): every request checks the time of every folder of the "
              "listing (docs/cache.md)."),
+        ".TP",
+        "\\fBFFIND_NO_SERVER\\fR",
+        roff("When set (not empty, not 0), no resident server is asked or started, by any "
+             "command: the way to turn them off for good (ffind --stop-servers stops those "
+             "running)."),
+        ".TP",
+        "\\fBFFIND_SERVER_IDLE\\fR",
+        roff("Seconds a resident server waits for a request before it exits (by default 600 "
+             "up to 100,000 files, less above: 60 from 1M)."),
+        ".TP",
+        "\\fBFFIND_SERVER_FROM\\fR",
+        roff("The fewest files a folder's listing needs for its resident server to stay "
+             "(5000; 0: any size)."),
     ]
     out += _integration()
     out.append(".SH EXAMPLES")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 VARIABLES = ("XDG_STATE_HOME", "XDG_CACHE_HOME")
-UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "XDG_RUNTIME_DIR", "FFIND_SERVER_IDLE")
+UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "XDG_RUNTIME_DIR", "FFIND_SERVER_IDLE",
+         "FFIND_SERVER_FROM")
 
 
 def _point(mp: pytest.MonkeyPatch, base: Path) -> None:

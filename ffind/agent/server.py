@@ -281,7 +281,7 @@ def _start_resident(root: str) -> None:
     found = client.where(root, create=True)
     if found is None or client.request(found[0], {"op": "stats"}) is not None:
         return
-    pid = client.start(root)
+    pid = client.start(root, tied=True)  # (it exits with the MCP server)
     if pid is not None:
         threading.Thread(target=_reap, args=(pid,), name="ffind-reap", daemon=True).start()
 

@@ -131,6 +131,8 @@ class Invocation:
     cache: bool = True
     clear_cache: bool = False
     server: bool = True
+    servers: bool = False
+    stop_servers: bool = False
     height: str | None = None
     preview: str | None = None
     bash: bool = False
@@ -283,6 +285,10 @@ def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = N
         stop_all()
         SnapshotStore().clear()
         return ExitCode.FOUND
+    if inv.servers or inv.stop_servers:
+        from ffind.frontends.servers import manage
+
+        return manage(inv.stop_servers, inv.json)
     _check_where(inv)
     if exit_fast:
         # A search ends at ``exit_now``: the collector would free nothing the exit does not.
@@ -430,7 +436,8 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
 
 def _start_server(inv: Invocation, first: bool = False) -> None:
     """Once the results are out, start the root's resident server (the command does not wait)
-    when the snapshot exists, or primed to write it after a first call."""
+    when the snapshot exists, or primed to write it after a first call; the server exits when the
+    listing is too small to serve."""
     if not first:
         from ffind.fs.warm import listing_key
         from ffind.state.cache import SnapshotStore
@@ -443,7 +450,7 @@ def _start_server(inv: Invocation, first: bool = False) -> None:
                 stream.flush()
     from ffind.resident.client import start
 
-    start(inv.root, prime=inv.options if first else None, index=bool(inv.pattern))
+    start(inv.root, prime=inv.options, index=bool(inv.pattern))
 
 
 def _stderr_isatty() -> bool:

@@ -109,7 +109,7 @@ def first_call(args: list[str]) -> Invocation | None:
 
 def _plain_search(args: list[str]) -> Invocation | None:
     """``args`` parsed without click when it is a plain search (no picker, ``--stdin``, shell
-    script, visit or cache clearing); None otherwise."""
+    script, visit, cache clearing or server listing); None otherwise."""
     from ffind.frontends.cli import Invocation, invocation
     from ffind.frontends.fastparse import parse
 
@@ -118,7 +118,8 @@ def _plain_search(args: list[str]) -> Invocation | None:
         return None
     inv = invocation(*quick)
     if (not isinstance(inv, Invocation) or inv.interactive or inv.stdin
-            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache):
+            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache
+            or inv.servers or inv.stop_servers):
         return None
     return inv
 

@@ -201,6 +201,13 @@ FLAGS: tuple[Flag, ...] = (
          "Neither ask nor start the resident index server of this folder (also "
          "FFIND_NO_SERVER=1; --no-cache implies it; docs/cache.md).",
          dest="server", target="invocation", convert=_not),
+    Flag("servers", None, "bool", False,
+         "List this user's running resident servers (folder, files, memory, inotify watches, "
+         "idle time; with --json one object per server); no search.  Exit 1 when none runs.",
+         dest="servers", target="invocation", picker=False),
+    Flag("stop-servers", None, "bool", False,
+         "Stop this user's resident servers (the cache is kept); no search.  Exit 1 when "
+         "none ran.", dest="stop_servers", target="invocation", picker=False),
 )
 """The flags, in ``--help`` order (``-h/--help`` and ``--version`` are added by the command)."""
 

@@ -1,6 +1,7 @@
-"""The resident server's program (``python -m ffind.frontends.served``, what ``client.start``
-runs): ``ffind.resident.server`` with the command's parse and writers, so that a command line
-is answered with the bytes, notes and exit status the command would give."""
+"""The resident server's program (``python -m ffind.frontends.served --root ROOT --socket PATH
+[--prime DATA] [--tied]``, what ``client.start`` runs): ``ffind.resident.server`` with the
+command's parse and writers, so that a command line is answered with the bytes, notes and exit
+status the command would give."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def command(server: Server, request: dict[str, Any]) -> tuple[dict[str, Any], He
     inv = None if quick is None else invocation(*quick)
     if (not isinstance(inv, Invocation) or inv.root != "." or inv.interactive or inv.stdin
             or not (inv.cache and inv.server) or inv.shell is not None or inv.remember
-            or inv.forget or inv.clear_cache):
+            or inv.forget or inv.clear_cache or inv.servers or inv.stop_servers):
         raise ValueError("not a plain search of the current folder")
     on_tty, options, style = rendering(inv, tty_out, env)
     top, total, warnings, memory_warning, held, _ = server.found(

@@ -25,6 +25,10 @@ CONNECT_TIMEOUT = 0.1
 REPLY_TIMEOUT = 30.0
 """Seconds to wait for an answer once connected (a refresh after many changes, or the
 server's first walk, may take a while; a server that dies closes the socket at once)."""
+LIVENESS = 0.2
+"""Seconds after which a server that has not answered yet is looked at (``stopped``): one
+stopped (``kill -STOP``), traced or dead is given up at once and its socket removed, so the
+call searches itself and starts a replacement."""
 
 
 class Found:
@@ -85,7 +89,10 @@ def where(root: str, environ: Mapping[str, str] | None = None,
     folder = protocol.socket_dir(environ, create=create)
     if folder is None:
         return None
-    key = protocol.socket_key(root, env)
+    try:
+        key = protocol.socket_key(root, env)
+    except OSError:  # (a working folder deleted: the command says so)
+        return None
     path = protocol.socket_path(folder, key)
     return None if path is None else (path, key)
 
@@ -107,7 +114,7 @@ def _connect(path: str) -> socket | None:
 
 _NOT_PLAIN = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-cache",
               "--cwd", "--help", "--version", "--remember", "--forget", "--bash", "--zsh",
-              "--fish")
+              "--fish", "--servers", "--stop-servers")
 
 
 def plain_search(args: list[str]) -> bool:
@@ -142,15 +149,15 @@ def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
     :class:`Stuck` (the command then searches itself without asking it again)."""
     if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
         return None  # (the last: click answers the shell's completion requests)
-    found = where(".")
-    if found is None:
-        return None
-    path, key = found
     try:
         cwd = os.getcwd()
         ttys = [sys.stdout.isatty(), sys.stderr.isatty()]
     except (OSError, ValueError):
         return None
+    found = where(cwd)
+    if found is None:
+        return None
+    path, key = found
     env = {name: os.environ[name] for name in ("NO_COLOR", "TERM") if name in os.environ}
     reply = request(path, {"op": "command", "key": key, "argv": args, "cwd": cwd,
                            "tty": ttys, "env": env}, stuck=True)
@@ -171,17 +178,22 @@ class Stuck(Exception):
 
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
             then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
-            ) -> dict[str, object] | None:
+            *, give_up: bool = True) -> dict[str, object] | None:
     """Send ``message`` (with this version) to the server at ``path``; its reply within ``timeout``
     seconds, or None.  A reply whose ``follows`` is true comes in two messages: ``then(first)``
     is called with the first, and the second updates it.  ``stuck``: a reply not come in time
-    raises :class:`Stuck`."""
+    raises :class:`Stuck`.  A server found stopped or gone meanwhile (``LIVENESS``) gives None
+    at once, and its socket is removed when ``give_up`` (a replacement starts)."""
     sock = _connect(path)
     if sock is None:
         return None
     try:
         sock.settimeout(timeout)
         sock.sendall(protocol.encode({**message, "v": __version__}))
+        if not _answering(sock, path, timeout):
+            if give_up:
+                _give_up(path)
+            return None
         reply = protocol.receive(sock)
         if isinstance(reply, dict) and reply.get("follows") is True:
             if then is not None:
@@ -197,6 +209,47 @@ def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOU
     finally:
         sock.close()
     return reply if isinstance(reply, dict) else None
+
+
+def _answering(sock: socket, path: str, timeout: float) -> bool:
+    """Wait for the first byte of the reply (at most ``timeout`` seconds); False when the
+    server at ``path`` is found stopped or gone while it is awaited (``LIVENESS``)."""
+    import _socket
+
+    sock.settimeout(min(LIVENESS, timeout))
+    try:
+        sock.recv(1, _socket.MSG_PEEK)
+    except TimeoutError:
+        if stopped(path):
+            return False
+        sock.settimeout(max(timeout - LIVENESS, 0.001))
+        sock.recv(1, _socket.MSG_PEEK)  # (TimeoutError: the caller's)
+    sock.settimeout(timeout)
+    return True
+
+
+def stopped(path: str) -> bool:
+    """Whether the server of the socket ``path`` is stopped, traced, a zombie or gone (its
+    pid from its lock file, its state from ``/proc``); False when it cannot tell."""
+    held = protocol.read_lock(protocol.lock_path(path))
+    if held is None:
+        return False
+    try:
+        with open(f"/proc/{held[0]}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return os.path.isdir("/proc/self")  # (no such process, where /proc tells)
+    return state in (b"T", b"t", b"Z", b"X")
+
+
+def _give_up(path: str) -> None:
+    """Remove the socket and lock of a server that does not answer: the next call starts a
+    replacement (the old one exits when it runs again: its socket is not its own)."""
+    for name in (path, protocol.lock_path(path)):
+        try:  # noqa: SIM105 (no ``contextlib`` import on the client's path)
+            os.unlink(name)
+        except OSError:
+            pass
 
 
 def options_dict(options: SearchOptions) -> dict[str, object]:
@@ -262,15 +315,37 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
     return text if isinstance(text, str) else None
 
 
+def worth_serving(root: str) -> bool:
+    """Whether ``root`` may have a server: not the home folder nor ``/`` themselves (a listing
+    of everything, rarely searched twice; the small ones are told by the server:
+    ``protocol.SERVE_FROM``)."""
+    try:
+        real = os.path.realpath(root)
+        home = os.path.realpath(os.path.expanduser("~"))
+    except OSError:
+        return False
+    return real not in ("/", home)
+
+
 def start(root: str, environ: Mapping[str, str] | None = None,
-          prime: SearchOptions | None = None, index: bool = True) -> int | None:
-    """Start ``root``'s server in the background (its own session, streams on /dev/null); the
-    child's pid, or None.  Does not wait.  ``prime``: the listing options the server validates,
-    and writes the snapshot of, before it serves (indexed too when ``index``)."""
+          prime: SearchOptions | None = None, index: bool = True,
+          tied: bool = False) -> int | None:
+    """Start ``root``'s server in the background (its own session, streams on /dev/null, no
+    other descriptor of this process); the child's pid, or None.  Does not wait.  ``prime``:
+    the listing options the server validates, and writes the snapshot of, before it serves
+    (indexed too when ``index``).  None for the home folder, ``/`` and a listing found too
+    small to serve within the hour (``protocol.marked_small``).  ``tied``: the server exits
+    with this process (``ffind mcp``)."""
+    if not worth_serving(root):
+        return None
     found = where(root, environ, create=True)
     if found is None:
         return None
     path = found[0]
+    import time
+
+    if protocol.marked_small(path, time.time()):
+        return None
     env = dict(os.environ if environ is None else environ)
     # The server must run the client's ffind, or its key differs: -P keeps the caller's folder
     # (where another ``ffind`` may be, as in a source checkout) off the module path, and the
@@ -285,19 +360,40 @@ def start(root: str, environ: Mapping[str, str] | None = None,
                                                        options_dict(prime), index)]
         except (OSError, ValueError):
             return None
+    if tied:
+        args.append("--tied")
     null = os.devnull
-    actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-               (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_DUP2, 1, 2)]
+    actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
+        (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, 1, 2)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
     try:
         return os.posix_spawn(sys.executable, args, env, file_actions=actions, setsid=True)
     except (OSError, ValueError):
         return None
 
 
-def stop_all(environ: Mapping[str, str] | None = None) -> int:
-    """Stop this user's servers (of every environment) and remove their sockets; how many
-    sockets were removed (``ffind --clear-cache``)."""
+def _inherited() -> list[int]:
+    """This process's descriptors above 2 a child would inherit (a pipe the caller passed as
+    ``3>&1``, a ``flock``-ed file): closed in the server, which would hold them for hours."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        names = [str(fd) for fd in range(3, 256)]
+    fds = []
+    for name in names:
+        fd = int(name)
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                fds.append(fd)
+        except OSError:
+            continue  # (the listing's own descriptor, closed since)
+    return fds
+
+
+def _folders(environ: Mapping[str, str] | None) -> list[str]:
+    """This user's socket folders that exist (with and without ``XDG_RUNTIME_DIR``)."""
     folders = set()
     for runtime in (True, False):
         env = dict(os.environ if environ is None else environ)
@@ -306,25 +402,87 @@ def stop_all(environ: Mapping[str, str] | None = None) -> int:
         folder = protocol.socket_dir(env, create=False)
         if folder is not None:
             folders.add(folder)
-    removed = 0
-    for folder in sorted(folders):
+    return sorted(folders)
+
+
+def sockets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The socket files in this user's socket folders."""
+    found = []
+    for folder in _folders(environ):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found += [os.path.join(folder, n) for n in names if n.endswith(".sock")]
+    return found
+
+
+STATS_TIMEOUT = 2.0
+"""Seconds ``--servers`` and ``--stop-servers`` wait for each server."""
+
+
+def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]:
+    """The running servers' own accounts (``stats``: root, pid, files, rss, watches, idle...);
+    one that does not answer is listed by its socket, pid and ``"state": "not answering"``."""
+    found = []
+    for path in sockets(environ):
+        reply = request(path, {"op": "stats"}, STATS_TIMEOUT, give_up=False)
+        if reply is not None and reply.get("ok") is True:
+            reply.pop("ok")
+            found.append({**reply, "socket": path})
+            continue
+        held = protocol.read_lock(protocol.lock_path(path))
+        if held is not None and serving(held[0], path):
+            found.append({"socket": path, "pid": held[0], "state": "not answering"})
+    return found
+
+
+def stop(path: str) -> bool:
+    """Stop the server of the socket ``path`` and remove the socket; True when one ran.  One
+    that does not answer (stopped, hung) gets SIGTERM (and SIGCONT, to receive it)."""
+    reply = request(path, {"op": "stop"}, STATS_TIMEOUT, give_up=False)
+    held = protocol.read_lock(protocol.lock_path(path))
+    if reply is None and held is not None and serving(held[0], path):
+        import signal
+
+        for sig in (signal.SIGTERM, signal.SIGCONT):
+            try:
+                os.kill(held[0], sig)
+            except OSError:
+                break
+    try:
+        os.unlink(path)  # (a server that did not answer sees it gone, and exits)
+    except OSError:
+        return reply is not None
+    return True
+
+
+def serving(pid: int, path: str) -> bool:
+    """Whether ``pid`` runs the server of the socket ``path`` (its command line names it: not
+    a pid reused since); this process may serve it in a thread."""
+    if pid == os.getpid():
+        return True
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+    except OSError:
+        return False
+    return os.fsencode(protocol.SERVER_MODULE) in args and os.fsencode(path) in args
+
+
+def stop_all(environ: Mapping[str, str] | None = None) -> int:
+    """Stop this user's servers (of every environment) and remove their sockets; how many
+    were stopped (``ffind --stop-servers``, ``--clear-cache``)."""
+    stopped_now = sum(stop(path) for path in sockets(environ))
+    for folder in _folders(environ):
         try:
             names = os.listdir(folder)
         except OSError:
             continue
         for name in names:
-            path = os.path.join(folder, name)
-            if name.endswith(".sock"):
-                request(path, {"op": "stop"})
-                try:
-                    os.unlink(path)  # (a server that did not answer sees it gone, and exits)
-                except OSError:
-                    continue
-                removed += 1
-        for name in names:
             if name.endswith(".lock"):
                 _remove_stale_lock(os.path.join(folder, name))
-    return removed
+    return stopped_now
 
 
 def _remove_stale_lock(path: str) -> None:

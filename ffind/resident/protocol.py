@@ -4,10 +4,12 @@
   ``$XDG_CACHE_HOME/ffind/run/`` (``~/.cache/ffind/run/``).  Created 0700; used only when it is
   a real folder (not a link) owned by this user that no one else may enter (``private_dir``).
 - The name: a short hash (``socket_key``) of ffind's version and install folder, the user
-  id, the real path of the root and the environment the answer depends on (``answer_env``:
-  ``HOME``, ``XDG_*``, ``FFIND_*``, ``GIT_*``): a client with another environment or version
-  talks to another server.  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl``
-  lock: one server per socket).  A path longer than ``AF_UNIX`` accepts means no server.
+  id, the mount namespace, the real path of the root and the environment the answer depends
+  on (``answer_env``: ``HOME``, the XDG base folders, ``GIT_*`` and the ``FFIND_*`` that
+  change an answer): a client with another environment or version talks to another server.
+  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl`` lock: one server per socket;
+  it holds the server's pid and the inotify watches it reserved, ``read_lock``).  A path
+  longer than ``AF_UNIX`` accepts means no server.
 - The framing: a 4-byte big-endian length, then a ``marshal`` payload (builtin: no import
   cost).  ``marshal`` is not safe against a hostile peer; it is only ever exchanged over a
   socket in an owner-only folder, and each side checks the other's user id (``SO_PEERCRED``).
@@ -31,12 +33,18 @@ if TYPE_CHECKING:
     from _socket import socket
 
 MAX_MESSAGE = 1 << 30
-"""The largest message either side accepts (bytes)."""
+"""The largest reply a client accepts (bytes: a listing of every path may be large)."""
+MAX_REQUEST = 1 << 20
+"""The largest request a server accepts (bytes): a request is a command line and a few
+fields; a larger one is refused before it is read."""
 MAX_SUN_PATH = 107
 """``AF_UNIX`` socket paths longer than this are refused by the system (108 with the NUL)."""
 _PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
               "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
-_NOT_KEYED = ("FFIND_NO_SERVER",)
+KEYED_FFIND = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "FFIND_DEFAULT_OPTS")
+"""The ``FFIND_*`` variables that change an answer (the others, such as the shell bindings'
+or ``FFIND_SERVER_IDLE``, do not: they do not start a server of their own)."""
+KEYED_XDG = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
 SERVER_MODULE = "ffind.frontends.served"
 """The server's program (``python -m``): the server with the command's parse and writers."""
 PROVISIONAL = "provisional"
@@ -57,9 +65,7 @@ def answer_env(environ: Mapping[str, str] | None = None) -> dict[str, str] | Non
     env = os.environ if environ is None else environ
     found = {}
     for name in sorted(env):
-        if name in _NOT_KEYED:
-            continue
-        if name == "HOME" or name.startswith(("XDG_", "FFIND_", "GIT_")):
+        if name in ("HOME", *KEYED_XDG, *KEYED_FFIND) or name.startswith("GIT_"):
             value = env[name]
             pathlike = name == "FFIND_MEMORY" or (
                 name.startswith("GIT_") and name.endswith(_PATH_VARS))
@@ -102,11 +108,21 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 environment) may differ, so each talks to its own servers."""
 
 
+def mount_namespace() -> str:
+    """This process's mount namespace (``/proc/self/ns/mnt``; '' where there is none): a client
+    in another one sees other files under the same paths."""
+    try:
+        return os.readlink("/proc/self/ns/mnt")
+    except OSError:
+        return ""
+
+
 def socket_key(root: str, env: Mapping[str, str], version: str = __version__,
                package: str = PACKAGE) -> str:
-    """The text that names a server: version and install, user, real root, environment (one
-    per line)."""
-    lines = [f"ffind {version} {package}", f"uid {os.getuid()}",
+    """The text that names a server: version and install, user, mount namespace, real root,
+    environment (one per line).  OSError when ``root`` cannot be resolved (a deleted working
+    folder)."""
+    lines = [f"ffind {version} {package}", f"uid {os.getuid()}", f"mnt {mount_namespace()}",
              f"root {os.path.realpath(root)}"]
     lines += [f"{k}={v}" for k, v in sorted(env.items())]
     return "\n".join(lines)
@@ -157,11 +173,12 @@ def _recv_exact(sock: socket, n: int) -> bytes:
     return b"".join(parts)
 
 
-def receive(sock: socket) -> object:
+def receive(sock: socket, limit: int = MAX_MESSAGE) -> object:
     """One framed message from ``sock``; raises ``EOFError``/``ValueError``/``OSError`` on a
-    closed connection, a message too big or one that is not marshal data."""
+    closed connection, a message over ``limit`` bytes (not read) or one that is not marshal
+    data."""
     size = int.from_bytes(_recv_exact(sock, 4), "big")
-    if size > MAX_MESSAGE:
+    if size > limit:
         raise ValueError("a message too big")
     try:
         return marshal.loads(_recv_exact(sock, size))
@@ -188,6 +205,61 @@ def decode_prime(text: str) -> tuple[str, dict[str, object], bool]:
             and isinstance(prime.get("index"), bool)):
         raise ValueError("a malformed prime")
     return prime["root"], prime["options"], prime["index"]
+
+
+def read_lock(path: str) -> tuple[int, int] | None:
+    """(pid, inotify watches reserved) that the server holding the lock file ``path`` wrote in
+    it, or None (missing, empty, or not a server's)."""
+    try:
+        with open(path, "rb") as f:
+            pid, reserved = f.read(64).split()
+        return int(pid), int(reserved)
+    except (OSError, ValueError):
+        return None
+
+
+SERVE_FROM = 5000
+"""The fewest files a listing needs for its server to stay: below, a cold search already beats
+``fd | fzf`` (docs/cache.md, "When a server runs").  A server primed with a smaller listing
+writes its snapshot, leaves a ``<hash>.small`` mark and exits."""
+
+
+def serve_from(environ: Mapping[str, str] | None = None) -> int:
+    """``FFIND_SERVER_FROM`` (a whole number >= 0; 0: every folder but home and ``/``), else
+    ``SERVE_FROM``."""
+    env = os.environ if environ is None else environ
+    try:
+        value = int(env.get("FFIND_SERVER_FROM", ""))
+    except ValueError:
+        return SERVE_FROM
+    return value if value >= 0 else SERVE_FROM
+
+
+SMALL_FOR = 3600.0
+"""Seconds a ``.small`` mark keeps a server from being started for its key (then the next
+call starts one, which counts the listing again)."""
+
+
+def small_path(sock: str) -> str:
+    """The mark next to the socket ``sock`` that says its listing is too small to serve."""
+    return sock[:-len(".sock")] + ".small"
+
+
+def mark_small(sock: str) -> None:
+    """Leave the mark that ``sock``'s listing is too small to serve (``SERVE_FROM``)."""
+    try:
+        os.close(os.open(small_path(sock), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        os.utime(small_path(sock))
+    except OSError:
+        pass
+
+
+def marked_small(sock: str, now: float) -> bool:
+    """Whether ``sock``'s listing was found too small to serve less than ``SMALL_FOR`` ago."""
+    try:
+        return now - os.stat(small_path(sock)).st_mtime < SMALL_FOR
+    except OSError:
+        return False
 
 
 def peer_uid(sock: socket) -> int | None:

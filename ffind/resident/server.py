@@ -8,9 +8,13 @@ inotify/fanotify hint once armed while idle), the index rebuilt when the listing
 query answered as ``ffind.search`` answers it (``ffind.searching.catalog``), and the refreshed
 snapshot written after the reply.  While idle it arms the hints and builds count tables.
 
-It exits after ``FFIND_SERVER_IDLE`` seconds without a request, on SIGTERM/SIGINT/SIGHUP, on a
-``stop`` request, when a client of another version asks, and when its socket file is removed or
-replaced.  One server per socket (an ``fcntl`` lock next to it).  A first call starts it primed
+It exits when idle (``idle_for``: sooner the larger its listing), on SIGTERM/SIGINT/SIGHUP, on a
+``stop`` request, when a client of another version asks, when its socket file is removed or
+replaced, and with the process that started it when ``--tied`` (``ffind mcp``).  One server per
+socket (an ``fcntl`` lock next to it, holding its pid and the inotify watches it reserved); at
+most ``MAX_SERVERS`` per socket folder (a new one stops the least recently used), and all of
+them together reserve at most ``WATCH_QUARTER`` of the user's inotify watches (a listing with
+more folders has the rest ``stat``-ed by each validation).  A first call starts it primed
 (``--prime``): it holds that call's listing and writes its snapshot before it serves."""
 
 from __future__ import annotations
@@ -44,7 +48,21 @@ CommandHandler = Callable[["Server", dict[str, Any]], tuple[dict[str, Any], "Hel
 """Answers a ``command`` request (a whole command line) with the server's ``found``."""
 
 IDLE_SECONDS = 600.0
-"""How long the server waits for a request before it exits (``FFIND_SERVER_IDLE``)."""
+"""How long a server of up to ``IDLE_FULL_UPTO`` files waits for a request before it exits
+(``FFIND_SERVER_IDLE`` sets it for every size)."""
+IDLE_FULL_UPTO = 100_000
+"""Up to this many files held, a server waits ``IDLE_SECONDS``; above, proportionally less
+(``idle_for``: its memory grows with the listing, ~440 bytes a path)."""
+IDLE_LEAST = 60.0
+"""The shortest idle time (seconds) of a large server."""
+MAX_SERVERS = 4
+"""Servers running at once per socket folder (this user's): a new one stops the least
+recently used (the lock file's time is its last request's)."""
+WATCH_QUARTER = 0.25
+"""The share of ``max_user_watches`` all servers together reserve at most (editors and
+bundlers keep the rest)."""
+MAX_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+"""The user's inotify watch budget."""
 CHECK_SECONDS = 1.0
 """How often the server checks that its socket file is still its own."""
 MAX_KEYS = 4
@@ -58,14 +76,23 @@ TABLE_FROM = 200_000
 ~12 ms instead of ~180-280; below it the usual count is fast enough)."""
 
 
-def idle_seconds(environ: dict[str, str] | None = None) -> float:
-    """``FFIND_SERVER_IDLE`` (seconds, > 0), else ``IDLE_SECONDS``."""
+def idle_seconds(environ: dict[str, str] | None = None) -> float | None:
+    """``FFIND_SERVER_IDLE`` (seconds, > 0), else None (``idle_for`` the listing's size)."""
     env = os.environ if environ is None else environ
     try:
         value = float(env.get("FFIND_SERVER_IDLE", ""))
     except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def idle_for(files: int) -> float:
+    """How long a server holding ``files`` paths waits for a request: ``IDLE_SECONDS`` up to
+    ``IDLE_FULL_UPTO`` files, then in proportion (1M files: a minute), at least
+    ``IDLE_LEAST``.  A large server holds hundreds of MiB; its snapshot restarts it warm."""
+    if files <= IDLE_FULL_UPTO:
         return IDLE_SECONDS
-    return value if value > 0 else IDLE_SECONDS
+    return max(IDLE_LEAST, IDLE_SECONDS * IDLE_FULL_UPTO / files)
 
 
 class _HeldStore:
@@ -119,6 +146,8 @@ class Held:
         self.hint: Hint | None = None
         """The listing's inotify hint (``ffind.fs.watch``), started after the first reply."""
         self.hinted = False
+        self.reserved = 0
+        """The inotify watches reserved for ``hint`` (``Server.reserve``)."""
         self.ahead = False
         """Watches added and their folders not checked yet: an idle validation is due."""
         self.only: Hint | None = None
@@ -165,6 +194,14 @@ class Held:
         if self.hint is not None:
             self.hint.close()
             self.hint = None
+        self.reserved = 0
+
+    def watches(self) -> tuple[int, int]:
+        """(inotify watches held, folders in the listing)."""
+        folders = 0 if self.snap is None else len(self.snap.prefixes)
+        watcher = None if self.hint is None else self.hint.watcher
+        inotify = getattr(watcher, "first", watcher)
+        return (0 if inotify is None else len(inotify.wd_of)), folders
 
 
 def changed_listing(root: str, options: SearchOptions, held: Held,
@@ -211,14 +248,21 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
 class Server:
     """One root's server on the socket ``path`` (already locked by the caller)."""
 
-    def __init__(self, root: str, path: str, key: str, idle: float,
+    def __init__(self, root: str, path: str, key: str, idle: float | None,
                  watch_budget: int | None = None, mark_budget: int | None = None,
                  on_command: CommandHandler | None = None) -> None:
         self.root, self.path, self.key, self.idle = root, path, key, idle
+        """``idle``: seconds without a request before it exits; None: ``idle_for``."""
+        self.lock: int | None = None
+        """The lock file's descriptor (``run``; ``write_lock``)."""
+        self.parent: int | None = None
+        """``--tied``: the pid of the process it exits with."""
+        self.last = time.monotonic()
+        """When the last request was answered."""
         self.on_command = on_command
         """What answers a whole command line (``ffind.frontends.served``); None: refused."""
         self.watch_budget = watch_budget
-        """The inotify watches a listing's hint may hold (None: its share)."""
+        """The inotify watches a listing's hint may hold (None: ``reserve``)."""
         self.mark_budget = mark_budget
         """The fanotify marks a hint may hold beyond its watches (None: its share; 0: none)."""
         self.held: OrderedDict[str, Held] = OrderedDict()
@@ -261,6 +305,7 @@ class Server:
     def close(self) -> None:
         for held in self.held.values():
             held.close()
+        write_lock(self)
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -273,7 +318,7 @@ class Server:
         import select
 
         assert self.listener is not None
-        last = time.monotonic()
+        self.last = time.monotonic()
         try:
             while not self.stopping:
                 # (the count table first: ~1.2 s at 1M paths, against several seconds for
@@ -293,7 +338,10 @@ class Server:
                         continue
                     with conn:
                         self.handle(conn)
-                    last = time.monotonic()
+                    self.last = time.monotonic()
+                    if self.lock is not None:  # (its time: the last use, ``evict``)
+                        with contextlib.suppress(OSError):
+                            os.utime(self.lock)
                 elif work is not None:
                     self.arming = True
                     try:
@@ -302,12 +350,21 @@ class Server:
                         self.arming = False
                 elif table is not None:
                     self.tabulate(table)
-                elif time.monotonic() - last > self.idle:
+                elif time.monotonic() - self.last > self.idle_limit():
                     return
-                if not self.ours():
+                if not self.ours() or (self.parent is not None
+                                       and os.getppid() != self.parent):
                     return
         finally:
             self.close()
+
+    def files(self) -> int:
+        """The paths held (every listing key's)."""
+        return sum(len(held.listing or ()) for held in self.held.values())
+
+    def idle_limit(self) -> float:
+        """Seconds without a request before it exits (``idle``, else ``idle_for``)."""
+        return self.idle if self.idle is not None else idle_for(self.files())
 
     # ---- while idle: the watches ---------------------------------------------------------
     def unarmed(self) -> Held | None:
@@ -333,7 +390,10 @@ class Server:
         if not held.hinted:
             from ffind.fs.watch import Hint
 
-            held.hint = Hint.start(held.root, held.options, self.watch_budget,
+            budget = self.watch_budget
+            if budget is None:
+                budget = reserve(self, held)
+            held.hint = Hint.start(held.root, held.options, budget,
                                    per_request=REQUEST_WATCHES, marks=self.mark_budget)
             held.hinted = True
         hint = held.hint
@@ -412,7 +472,7 @@ class Server:
         if protocol.peer_uid(conn) not in (None, os.getuid()):
             return
         try:
-            request = protocol.receive(conn)
+            request = protocol.receive(conn, protocol.MAX_REQUEST)
         except (OSError, ValueError, EOFError):
             return
         reply, after = self.answer(request)
@@ -438,17 +498,18 @@ class Server:
         true has a ``rest`` (a callable, not sent): its second message."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
-        if request.get("v") != __version__:
-            self.stopping = True  # (an upgrade: this server's code is out of date)
+        version = request.get("v")
+        if version != __version__:
+            # (another version's client: an upgrade, this server's code is out of date; a
+            # request without one is refused, and stops nothing)
+            self.stopping = self.stopping or isinstance(version, str)
             return {"ok": False, "why": f"ffind {__version__}"}, None
         op = request.get("op")
         if op == "stop":
             self.stopping = True
             return {"ok": True}, None
         if op == "stats":
-            return {"ok": True, "pid": os.getpid(), "answered": self.answered,
-                    "rebuilt": self.rebuilt, "keys": len(self.held), "root": self.root,
-                    "checked": self.checked, "narrowed": self.narrowed}, None
+            return stats(self), None
         if op not in ("search", protocol.PROVISIONAL, "tool", "command"):
             return {"ok": False, "why": f"unknown op {op!r}"}, None
         if request.get("key") != self.key:
@@ -479,6 +540,7 @@ class Server:
             while len(self.held) > MAX_KEYS:
                 _, old = self.held.popitem(last=False)
                 old.close()
+                write_lock(self)
         self.held.move_to_end(name)
         return held
 
@@ -585,6 +647,44 @@ class Server:
                 tally)
 
 
+def stats(self: Server) -> dict[str, Any]:
+    """What ``ffind --servers`` shows of ``self`` (a ``stats`` request), and the counters the
+    tests read."""
+    watches = [held.watches() for held in self.held.values()]
+    return {"ok": True, "pid": os.getpid(), "root": self.root, "files": self.files(),
+            "rss": _rss(), "watches": sum(w for w, _ in watches),
+            "folders": sum(f for _, f in watches),
+            "watching_all": all(held.hint is not None and w >= f for held, (w, f)
+                                in zip(self.held.values(), watches, strict=True)),
+            "idle": round(time.monotonic() - self.last, 1),
+            "idle_limit": self.idle_limit(), "tied": self.parent is not None,
+            "answered": self.answered, "rebuilt": self.rebuilt, "keys": len(self.held),
+            "checked": self.checked, "narrowed": self.narrowed}
+
+
+def write_lock(self: Server) -> None:
+    """Write the server's pid and reserved watches in its lock file."""
+    if self.lock is not None:
+        reserved = sum(held.reserved for held in self.held.values())
+        with contextlib.suppress(OSError):
+            os.pwrite(self.lock, f"{os.getpid()} {reserved}\n".encode().ljust(32), 0)
+
+
+def reserve(self: Server, held: Held) -> int:
+    """The inotify watches ``held``'s hint may hold, reserved in the server's lock file: at
+    most its folders, half of what the user has free, and what is left of ``WATCH_QUARTER``
+    of ``max_user_watches`` after the other servers' reservations and this one's."""
+    from ffind.fs.inotify import WATCH_SHARE, free_watches, proc_int
+
+    limit = proc_int(MAX_WATCHES) or 0
+    taken = others_reserved(self.path) + sum(h.reserved for h in self.held.values())
+    folders = 0 if held.snap is None else len(held.snap.prefixes)
+    left = int(limit * WATCH_QUARTER) - taken
+    held.reserved = max(0, min(left, folders, int(free_watches() * WATCH_SHARE)))
+    write_lock(self)
+    return held.reserved
+
+
 def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
     """What computes ``matchset``'s count (``len``, or the count table's, the same) and remembers it
     in ``held.counts`` while its index is held's."""
@@ -670,10 +770,10 @@ def _as_given(warning: str, root: str, given: str) -> str:
 
 def run(root: str, path: str, idle: float | None = None,
         prime: tuple[str, dict[str, Any], bool] | None = None,
-        on_command: CommandHandler | None = None) -> int:
+        on_command: CommandHandler | None = None, tied: bool = False) -> int:
     """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another server
     holds the lock or the socket cannot be bound.  ``prime``: (root, options' fields, index) of
-    the listing to hold first."""
+    the listing to hold first; ``tied``: exit with the parent process."""
     import fcntl
 
     env = protocol.answer_env()
@@ -693,27 +793,93 @@ def run(root: str, path: str, idle: float | None = None,
         held = True
         server = Server(os.path.realpath(root), path, key,
                         idle_seconds() if idle is None else idle, on_command=on_command)
+        server.lock = lock
+        server.parent = os.getppid() if tied else None
+        if server.parent == 1:
+            return 0  # (tied to a process already gone)
+        write_lock(server)
+        evict(path)
         try:
             server.bind()
         except OSError:
             return 1
         _stop_on_signals(server)
         if prime is not None:
-            from ffind.options import SearchOptions
-
-            try:
-                options = SearchOptions(**prime[1])
-            except (TypeError, ValueError):
-                options = None
-            if options is not None:
-                server.prime(prime[0], options, prime[2])
+            _prime(server, prime)
+            if 0 < server.files() < protocol.serve_from():  # (too small to pay: docs/cache.md)
+                protocol.mark_small(path)
+                server.close()
+                return 0
         server.serve()
         return 0
     finally:
-        if held:  # (removed while still held: a server starting now checks ``same_file``)
+        # (removed while still held: a server starting now checks ``same_file``; one given
+        # up while stopped, ``client._give_up``, leaves its replacement's lock alone)
+        if held and protocol.same_file(lock, lock_path):
             with contextlib.suppress(OSError):
                 os.unlink(lock_path)
         os.close(lock)
+
+
+def _prime(server: Server, prime: tuple[str, dict[str, Any], bool]) -> None:
+    from ffind.options import SearchOptions
+
+    try:
+        options = SearchOptions(**prime[1])
+    except (TypeError, ValueError):
+        return
+    server.prime(prime[0], options, prime[2])
+
+
+def _others(path: str) -> list[tuple[str, int, int, float]]:
+    """The other servers of ``path``'s folder that run: (socket, pid, reserved watches, time
+    of the last request), from their lock files."""
+    from ffind.resident.client import serving
+
+    folder = os.path.dirname(path)
+    found = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    for name in names:
+        sock = os.path.join(folder, name)
+        if not name.endswith(".sock") or sock == path:
+            continue
+        lock = protocol.lock_path(sock)
+        held = protocol.read_lock(lock)
+        if held is None or not serving(held[0], sock):
+            continue
+        try:
+            used = os.stat(lock).st_mtime
+        except OSError:
+            continue
+        found.append((sock, held[0], held[1], used))
+    return found
+
+
+def others_reserved(path: str) -> int:
+    """The inotify watches the other running servers of ``path``'s folder reserved."""
+    return sum(reserved for _, _, reserved, _ in _others(path))
+
+
+def evict(path: str) -> None:
+    """Stop the least recently used servers of ``path``'s folder until, with this one, at
+    most ``MAX_SERVERS`` run."""
+    from ffind.resident.client import stop
+
+    others = sorted(_others(path), key=lambda o: o[3])
+    for sock, *_ in others[:max(0, len(others) - MAX_SERVERS + 1)]:
+        stop(sock)
+
+
+def _rss() -> int:
+    """This process's resident memory (bytes; 0 when unknown)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _stop_on_signals(server: Server) -> None:
@@ -725,13 +891,16 @@ def _stop_on_signals(server: Server) -> None:
 
 
 def main(argv: list[str] | None = None, on_command: CommandHandler | None = None) -> int:
-    """``--root ROOT --socket PATH [--prime DATA]``: what ``client.start`` runs (through
-    ``ffind.frontends.served``)."""
-    args = sys.argv[1:] if argv is None else argv
+    """``--root ROOT --socket PATH [--prime DATA] [--tied]``: what ``client.start`` runs
+    (through ``ffind.frontends.served``)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    tied = args[-1:] == ["--tied"]
+    if tied:
+        args.pop()
     if (len(args) not in (4, 6) or args[0] != "--root" or args[2] != "--socket"
             or args[4:5] not in ([], ["--prime"])):
         print("usage: python -m ffind.frontends.served --root ROOT --socket PATH "
-              "[--prime DATA]", file=sys.stderr)
+              "[--prime DATA] [--tied]", file=sys.stderr)
         return 2
     root, path = args[1], args[3]
     prime = None
@@ -742,7 +911,7 @@ def main(argv: list[str] | None = None, on_command: CommandHandler | None = None
             print(f"ffind server: {e}", file=sys.stderr)
             return 2
     os.chdir("/")
-    return run(root, path, prime=prime, on_command=on_command)
+    return run(root, path, prime=prime, on_command=on_command, tied=tied)
 
 
 if __name__ == "__main__":
