@@ -104,7 +104,7 @@ def start(tmp_path: Path, tree: Path) -> Iterator[Callable[..., Editor]]:
     wrapper.chmod(0o755)
     home = tmp_path / "home"
     home.mkdir()
-    tmux = ["tmux", "-L", f"ffind-ed-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-ed-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
 
     def launch(argv: list[str], *, env: dict[str, str] | None = None) -> Editor:
         bufname = tmp_path / "bufname"

@@ -305,6 +305,15 @@ def test_a_bad_default_opts_value_is_one_error_naming_the_variable(value: str,
     assert message in str(err.value)
 
 
+def test_default_opts_bring_no_heavy_module_to_a_plain_search(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FFIND_DEFAULT_OPTS", "-H -l 3 --preview -e '*.log'")
+    for args in (("--no-cache", "q"), ("q",)):
+        rc, modules = imported(repo, *args)
+        assert rc == "0"
+        assert not modules & NEVER, sorted(modules & NEVER)
+
+
 def ffind(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ffind", *args], cwd=cwd,
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=60)

@@ -90,12 +90,11 @@ def settled(query: str) -> Callable[[list[str]], bool]:
 
 @pytest.fixture
 def start(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
-    need("tmux")
     tree = tmp_path / "tree"
     for rel in FILES:
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text("")
-    tmux = ["tmux", "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
 
     def launch(query: str = "", print0: bool = False, command: str | None = None) -> Pane:
         """Run ``run_picker`` through ``python -c``, or the shell ``command`` (its stdout is

@@ -79,7 +79,6 @@ def _rc(name: str, tmp: Path, before: str) -> tuple[str, dict[str, str]]:
 def start_shell(name: str, tmp_path: Path, before: str = "",
                 env: dict[str, str] | None = None) -> Shell:
     """A shell in a new tmux server (killed with ``kill_server``) in a tree of ``FILES``."""
-    need("tmux")
     need(name)
     tree = tmp_path / "tree"
     for rel in FILES:
@@ -98,7 +97,7 @@ def start_shell(name: str, tmp_path: Path, before: str = "",
             "XDG_STATE_HOME": str(home / ".local/state"), "PATH": f"{bindir}:/usr/bin:/bin",
             "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra, **(env or {})}
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in full.items())
-    tmux = ["tmux", "-L", f"ffind-sh-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-sh-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
     subprocess.run([*tmux, "new-session", "-d", "-s", "sh", "-x", "100", "-y", "30",
                     f"cd {shlex.quote(str(tree))} && exec env -i {exports} {command}"],
                    check=True)
