@@ -50,6 +50,66 @@ COMPLETIONS = {"bash": "completions/ffind.bash", "zsh": "completions/_ffind",
 MAN = "man/ffind.1"
 
 
+ENVIRONMENT = [
+    ("FFIND_DEFAULT_OPTS",
+     "Default options, put before the command line's own, as fzf's FZF_DEFAULT_OPTS: shell "
+     "words, options only (e.g. '-H -e \"*.min.js\"'). The command line's options come "
+     "after them and win where an option takes one value (a switch cannot be turned off). "
+     "Those that do not apply to the command are left out (--limit, --json, "
+     "--compute-indices with -i; --height, --preview without). A value that is not "
+     "options is an error (exit status 2). Not read by --remember, --forget and --version, "
+     "nor by ffind mcp: an agent's tool calls take their options from the call."),
+    ("FFIND_NO_SERVER",
+     "Set (not empty, not 0): no resident index server is asked or started, as with "
+     "--no-server, for good (ffind --stop-servers stops those running; docs/cache.md)."),
+    ("FFIND_SERVER_IDLE",
+     "Seconds a resident server waits for a request before it exits (by default 600 up to "
+     "100,000 files, less above: 60 from 1M)."),
+    ("FFIND_SERVER_FROM",
+     "The fewest files a folder's listing needs for its resident server to stay (5000; 0: "
+     "any size)."),
+    ("FFIND_NO_WATCH",
+     "Set (not empty, not 0): the resident server watches no folder (neither inotify nor "
+     "fanotify): every request checks the time of every folder of the listing "
+     "(docs/cache.md)."),
+    ("FFIND_MEMORY",
+     "The file of the memory of opened files, instead of "
+     "$XDG_STATE_HOME/ffind/memory.sqlite3 (see FILES)."),
+    ("FFIND_NO_MEMORY",
+     "Set (not empty, not 0): rank without the memory, as with --no-memory; --remember and "
+     "--forget then fail."),
+    ("FFIND_HEIGHT",
+     "The picker's --height in the shell bindings (default 40%; see SHELL AND EDITOR "
+     "INTEGRATION)."),
+    ("FFIND_PREVIEW_COLUMNS, FFIND_PREVIEW_LINES",
+     "Set for the --preview command: the size of the area it draws in (also COLUMNS and "
+     "LINES)."),
+    ("NO_COLOR",
+     "When set to a non-empty value, --color auto does not colour (https://no-color.org)."),
+    ("XDG_CACHE_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR",
+     "Where ffind keeps its files (see FILES); an unset or relative one is ignored."),
+]
+"""The man page's ENVIRONMENT section: every variable the command reads (``docs_test``
+checks that each ``FFIND_`` name in the package is here)."""
+
+FILES = [
+    ("$XDG_CACHE_HOME/ffind/",
+     "The warm index's snapshots, one <hash>.snapshot per folder and listing options "
+     "(~/.cache/ffind/ when XDG_CACHE_HOME is unset), at most 200 MB: the least recently "
+     "used go first. --clear-cache empties it."),
+    ("$XDG_STATE_HOME/ffind/memory.sqlite3",
+     "The memory of opened files (~/.local/state/ffind/ when XDG_STATE_HOME is unset; "
+     "FFIND_MEMORY names another file), with SQLite's -wal and -shm files beside it; a "
+     "damaged one is moved aside as memory.sqlite3.corrupt-<time>. --forget edits it."),
+    ("$XDG_RUNTIME_DIR/ffind/",
+     "The resident servers' sockets, <hash>.sock, each with its lock file <hash>.lock "
+     "($XDG_CACHE_HOME/ffind/run/ when XDG_RUNTIME_DIR is unset). A server exits after "
+     "FFIND_SERVER_IDLE seconds without a request; ffind --servers lists them, "
+     "--stop-servers (or --clear-cache) stops them all."),
+]
+"""The man page's FILES section (``ffind.state.paths``, ``ffind.state.cache``,
+``ffind.state.memory``, ``ffind.resident.protocol``)."""
+
 FISH_SPLIT = 'string split "," $completion'
 """click's fish script splits an answer at every comma (click 8)."""
 FISH_SPLIT_FIRST = 'string split --max 1 "," -- $completion'
@@ -116,30 +176,8 @@ def man_page() -> str:
         out.append(roff(" ".join(help_text.split())))
     out.append(".SH EXIT STATUS")
     out += _entries((int(code), what) for code, what in EXIT_STATUS)
-    out += [
-        ".SH ENVIRONMENT",
-        ".TP",
-        "\\fBNO_COLOR\\fR",
-        roff("When set to a non-empty value, --color auto does not colour (https://no-color.org)."),
-        ".TP",
-        "\\fBFFIND_NO_WATCH\\fR",
-        roff("When set (not empty, not 0), the resident server watches no folder (neither "
-             "inotify nor fanotify): every request checks the time of every folder of the "
-             "listing (docs/cache.md)."),
-        ".TP",
-        "\\fBFFIND_NO_SERVER\\fR",
-        roff("When set (not empty, not 0), no resident server is asked or started, by any "
-             "command: the way to turn them off for good (ffind --stop-servers stops those "
-             "running)."),
-        ".TP",
-        "\\fBFFIND_SERVER_IDLE\\fR",
-        roff("Seconds a resident server waits for a request before it exits (by default 600 "
-             "up to 100,000 files, less above: 60 from 1M)."),
-        ".TP",
-        "\\fBFFIND_SERVER_FROM\\fR",
-        roff("The fewest files a folder's listing needs for its resident server to stay "
-             "(5000; 0: any size)."),
-    ]
+    out += [".SH ENVIRONMENT", *_entries(ENVIRONMENT, capitalise=False)]
+    out += [".SH FILES", *_entries(FILES, capitalise=False)]
     out += _integration()
     out.append(".SH EXAMPLES")
     out += _entries(EXAMPLES)
@@ -153,11 +191,14 @@ def _integration() -> list[str]:
             ".PP", roff(INTEGRATION_NOTE), ".SH PICKER KEYS", *_entries(KEY_TABLE)]
 
 
-def _entries(pairs: Iterable[tuple[object, str]]) -> list[str]:
-    """A ``.TP`` entry for each (term, sentence): the term bold, the sentence capitalised."""
+def _entries(pairs: Iterable[tuple[object, str]], capitalise: bool = True) -> list[str]:
+    """A ``.TP`` entry for each (term, sentence): the term bold, the sentence capitalised and
+    ended with a full stop (``capitalise=False``: as written)."""
     out = []
     for term, what in pairs:
-        out += [".TP", f"\\fB{roff(str(term))}\\fR", roff(what[:1].upper() + what[1:] + ".")]
+        if capitalise:
+            what = what[:1].upper() + what[1:] + "."
+        out += [".TP", f"\\fB{roff(str(term))}\\fR", roff(what)]
     return out
 
 

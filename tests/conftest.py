@@ -2,18 +2,24 @@
 (``$XDG_STATE_HOME``, ``$XDG_CACHE_HOME``, ``FFIND_MEMORY``) never reach the user's, also in the
 subprocesses a test starts (they inherit the environment); the resident index server is off
 (``FFIND_NO_SERVER=1``) but in its own tests.  A session-wide setting covers the
-fixtures of wider scope (a module's MCP server); each test then gets folders of its own."""
+fixtures of wider scope (a module's MCP server); each test then gets folders of its own.
+
+A test that drives a program the machine may lack (fzf, tmux, a shell, an editor, man, git)
+asks for it with :func:`need`."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 VARIABLES = ("XDG_STATE_HOME", "XDG_CACHE_HOME")
 UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "XDG_RUNTIME_DIR", "FFIND_SERVER_IDLE",
-         "FFIND_SERVER_FROM")
+         "FFIND_SERVER_FROM", "FFIND_DEFAULT_OPTS")
 
 
 def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
@@ -66,3 +72,20 @@ def git_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathF
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     return home
+
+
+def need(program: str) -> str:
+    """The path of ``program``, which the calling test drives; see :func:`missing`."""
+    found = shutil.which(program)
+    if found is None:
+        missing(program)
+    return found
+
+
+def missing(what: str) -> NoReturn:
+    """Skip the calling test for lack of ``what`` (a program), named in the reason, except
+    under CI (``CI=true``), where it fails: nothing is skipped unseen there, and ``.ci/run``
+    installs every program the tests drive."""
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{what} is required in CI (.ci/run installs it)")
+    pytest.skip(f"{what} is not installed")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "generate_docs.py"
@@ -46,8 +46,7 @@ def test_completion_protocol_answers() -> None:
 
 
 def test_man_page_renders() -> None:
-    man = shutil.which("man")
-    assert man is not None, "man (man-db) is needed: .ci/run installs it"
+    man = need("man")
     proc = subprocess.run([man, "--warnings", "-l", str(ROOT / "man" / "ffind.1")],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "MANWIDTH": "100", "MANPAGER": "cat",
@@ -98,3 +97,51 @@ def test_relative_links_point_to_existing_files() -> None:
                 broken.append(f"{md.relative_to(ROOT)}: {target} (no such heading)")
     assert checked >= 10, "the README links to docs/"
     assert broken == []
+
+
+def test_every_variable_the_package_reads_is_in_the_man_page() -> None:
+    names = set()
+    for path in (ROOT / "ffind").rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".sh", ".zsh", ".fish"):
+            names |= set(re.findall(r"(?<![\w])FFIND_[A-Z0-9_]+", path.read_text()))
+    assert {"FFIND_DEFAULT_OPTS", "FFIND_NO_SERVER", "FFIND_MEMORY"} <= names
+    man = (ROOT / "man" / "ffind.1").read_text().replace("\\-", "-")
+    environment = man.partition(".SH ENVIRONMENT")[2].partition(".SH FILES")[0]
+    assert sorted(n for n in names if n not in environment and n not in man) == []
+    for name in ("FFIND_DEFAULT_OPTS", "FFIND_NO_SERVER", "FFIND_SERVER_IDLE", "FFIND_MEMORY",
+                 "FFIND_NO_MEMORY", "FFIND_NO_WATCH"):
+        assert f"\\fB{name}\\fR" in environment, name
+    files = man.partition(".SH FILES")[2].partition(".SH ")[0]
+    for where in ("$XDG_CACHE_HOME/ffind", "memory.sqlite3", "$XDG_RUNTIME_DIR/ffind",
+                  ".sock"):
+        assert where in files, where
+
+
+PROGRAMS = {"fzf", "tmux", "zsh", "fish", "nvim", "vim", "emacs", "man", "git"}
+"""The programs tests drive (``need``), which .ci/run installs and the README lists."""
+
+
+def test_the_programs_the_tests_drive_are_listed_in_the_readme_and_installed_by_ci() -> None:
+    asked = set()
+    for path in (ROOT / "tests").glob("*.py"):
+        asked |= set(re.findall(r"""\bneed\(["']([\w-]+)["']\)""", path.read_text()))
+    assert asked | {"zsh", "fish"} == PROGRAMS  # (the shells: ``need(name)``)
+    readme = (ROOT / "README.md").read_text()
+    tests = readme[readme.index("```sh\npip install '.[test]'"):readme.index("\n## ")]
+    ci = (ROOT / ".ci" / "run").read_text()
+    for program in sorted(PROGRAMS):
+        assert f"`{program}`" in tests, program
+        assert f"need {program} " in ci, program
+
+
+def test_a_missing_program_skips_the_test_but_fails_it_in_ci(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"^tmux is not installed"):
+        need("tmux")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"^tmux is required in CI"):
+        need("tmux")
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    assert need(os.path.basename(sys.executable)) == sys.executable

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PACKAGE = CHECKOUT / "editors" / "emacs"
@@ -38,14 +38,7 @@ PYTHONPATH={checkout} exec {python} -m ffind "$@"
 
 @pytest.fixture
 def emacs() -> str:
-    """Skipped only outside CI when Emacs is not installed: in CI (CI=true) a missing Emacs
-    fails, since .ci/run installs it."""
-    found = shutil.which("emacs")
-    if found is None:
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail("emacs is required in CI (.ci/run installs it)")
-        pytest.skip("emacs is not installed")
-    return found
+    return need("emacs")
 
 
 @pytest.fixture
@@ -55,7 +48,7 @@ def tree(tmp_path: Path) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(f"{rel}\n")
     (root / ".gitignore").write_text("build/\n")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([need("git"), "init", "-q", str(root)], check=True)
     return root
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import need
 from tmux_pane import TmuxPane
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -37,19 +37,6 @@ if [ -z "$FAKE_REMEMBER" ] && [ "$1" = --help ]; then  # an ffind from before --
 fi
 PYTHONPATH={checkout} exec {python} -m ffind "$@"
 """
-
-
-def need(editor: str) -> str:
-    """The editor's path.  Skipped only outside CI when the editor is not installed: in CI
-    (CI=true) a missing editor fails, since .ci/run installs the editors."""
-    found = shutil.which(editor)
-    if found is None:
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"{editor} is required in CI (.ci/run installs it)")
-        pytest.skip(f"{editor} is not installed")
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is required for the editor tests")
-    return found
 
 
 class Editor(TmuxPane):
@@ -102,7 +89,7 @@ def tree(tmp_path: Path) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(f"{rel}\n")
     (root / ".gitignore").write_text("build/\n")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([need("git"), "init", "-q", str(root)], check=True)
     return root
 
 
@@ -117,7 +104,7 @@ def start(tmp_path: Path, tree: Path) -> Iterator[Callable[..., Editor]]:
     wrapper.chmod(0o755)
     home = tmp_path / "home"
     home.mkdir()
-    tmux = ["tmux", "-L", f"ffind-ed-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-ed-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
 
     def launch(argv: list[str], *, env: dict[str, str] | None = None) -> Editor:
         bufname = tmp_path / "bufname"

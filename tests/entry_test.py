@@ -7,11 +7,19 @@ pay (docs/cache.md, "Cold start"); these tests fail when one comes back on the p
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
+from conftest import need
+
+from ffind.errors import FfindError
+from ffind.frontends.entry import with_defaults
+from ffind.frontends.fastparse import parse
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
@@ -34,6 +42,7 @@ NEVER = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
+    need("git")
     root = tmp_path / "repo"
     for rel in ("src/main.py", "src/query.py", "docs/q.md", "README.md"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -248,3 +257,118 @@ def test_the_early_walk_and_git_status_import_no_ignore_rules() -> None:
     assert "ffind.fs.walk" in modules
     assert not modules & {"ffind.fs.ignore.patterns", "ffind.fs.ignore.scope",
                           "ffind.fs.ignore.wildmatch", "re", "typing"}
+
+
+def defaults(value: str, *args: str) -> list[str]:
+    return with_defaults(list(args), {"FFIND_DEFAULT_OPTS": value})
+
+
+def test_default_opts_come_before_the_command_line_each_spelled_whole() -> None:
+    assert defaults("") == [] and defaults("  ", "q") == ["q"]
+    assert defaults("-Hl5 -e '*.log' --type=d", "-l", "2", "q") == [
+        "--hidden", "--limit=5", "--exclude=*.log", "--type=d", "-l", "2", "q"]
+    # a flag whose value may be left out does not take the command line's first word
+    assert defaults("--preview", "q", "-i") == ["--preview=", "q", "-i"]
+    quick = parse(defaults("--preview", "q", "-i"))
+    assert quick is not None and quick[0] == "q" and quick[1]["preview"] == ""
+    # the command line's own value wins; a repeatable flag keeps both
+    quick = parse(defaults("-l 5 -e a", "-l", "2", "-e", "b", "q"))
+    assert quick is not None and quick[1]["limit"] == 2 and quick[1]["exclude"] == ("a", "b")
+
+
+def test_default_opts_that_do_not_apply_to_the_command_are_left_out() -> None:
+    value = "-l 5 --json --preview --height 40% -H"
+    assert defaults(value, "q") == ["--limit=5", "--json", "--hidden", "q"]
+    assert defaults(value, "-i") == ["--preview=", "--height=40%", "--hidden", "-i"]
+    assert defaults(value, "--stdin", "-Hi") == [
+        "--preview=", "--height=40%", "--hidden", "--stdin", "-Hi"]
+    assert defaults(f"{value} -i") == [
+        "--preview=", "--height=40%", "--hidden", "--interactive"]
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("-H '*.log", "no closing quotation"),
+    ("--bogus", "No such option '--bogus'"),
+    ("-l x", "'x' is not a valid integer"),
+    ("-l", "requires an argument"),
+    ("--hidden=yes", "does not take a value"),
+    ("-H prom", "'prom' is not an option"),
+    ("-- -H", "'-H' is not an option"),
+    ("-h", "No such option '-h'"),
+    ("--version", "No such option '--version'"),
+    ("-l +5", "cannot read '-l +5' as options"),
+])
+def test_a_bad_default_opts_value_is_one_error_naming_the_variable(value: str,
+                                                                   message: str) -> None:
+    with pytest.raises(FfindError, match=r"^FFIND_DEFAULT_OPTS: ") as err:
+        defaults(value, "q")
+    assert message in str(err.value)
+
+
+def test_default_opts_bring_no_heavy_module_to_a_plain_search(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FFIND_DEFAULT_OPTS", "-H -l 3 --preview -e '*.log'")
+    for args in (("--no-cache", "q"), ("q",)):
+        rc, modules = imported(repo, *args)
+        assert rc == "0"
+        assert not modules & NEVER, sorted(modules & NEVER)
+
+
+def ffind(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ffind", *args], cwd=cwd,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+
+
+def test_default_opts_apply_to_the_command_and_the_command_line_wins(tmp_path: Path) -> None:
+    for name in (".hx", "ax", "bx"):
+        (tmp_path / name).write_text("")
+    opts = {"FFIND_DEFAULT_OPTS": "-H -l 1"}
+    for extra in ((), ("--no-cache",)):
+        assert ffind(tmp_path, *extra, "x").stdout.split() == ["ax", "bx"]
+        assert ffind(tmp_path, *extra, "x", **opts).stdout.count("\n") == 1
+        proc = ffind(tmp_path, *extra, "-l", "5", "x", **opts)
+        assert sorted(proc.stdout.split()) == [".hx", "ax", "bx"], proc.stderr
+
+
+def test_a_bad_default_opts_value_exits_2_on_every_path(tmp_path: Path) -> None:
+    bad = {"FFIND_DEFAULT_OPTS": "-H --bogus"}
+    for args in (["q"], ["--no-cache", "q"], ["-i"], ["--stdin", "q"], ["--clear-cache"]):
+        proc = ffind(tmp_path, *args, **bad)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stdout == ""
+        assert proc.stderr.startswith("ffind: FFIND_DEFAULT_OPTS: No such option '--bogus'")
+        assert proc.stderr.count("\n") == 1, proc.stderr
+    # what does not search does not read it: an editor's hook, --version, the MCP server
+    for args in (["--remember", "a", "b"], ["--forget", "a"], ["--version"], ["mcp", "--help"]):
+        proc = ffind(tmp_path, *args, **bad)
+        assert proc.returncode == 0, (args, proc.stderr)
+
+
+@pytest.mark.parametrize(("opts", "served"), [("-H", True), ("-H --no-server", False)])
+def test_default_opts_reach_the_resident_server_and_can_turn_it_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opts: str, served: bool) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in (".hx", "ax"):
+        (root / name).write_text("")
+    run = Path(tempfile.mkdtemp(prefix="ffo-", dir="/tmp"))  # (short: AF_UNIX)
+    monkeypatch.delenv("FFIND_NO_SERVER")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    monkeypatch.setenv("FFIND_DEFAULT_OPTS", opts)
+    try:
+        for call in range(3):  # a first call, the server started after it, then served
+            proc = subprocess.run([sys.executable, "-c", _SCRIPT, "x"], cwd=root,
+                                  capture_output=True, text=True, timeout=60)
+            assert sorted(proc.stdout.split()) == [".hx", "ax"], proc.stderr
+            modules = set(proc.stderr.strip().rpartition("\n")[2].split())
+            assert ("ffind.resident.client" in modules) is served
+            if call == 2:
+                assert ("ffind.frontends.cli" not in modules) is served
+            time.sleep(0.5)
+        assert bool(list(run.glob("ffind/*.sock"))) is served
+    finally:
+        from ffind.resident.client import stop_all
+
+        stop_all()
+        shutil.rmtree(run, ignore_errors=True)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import click
 import pytest
+from conftest import need
 
 from ffind.frontends import cli
 from ffind.frontends.flags import FLAGS, Flag, command_limit, parse_type, split_values
@@ -79,9 +79,7 @@ def _ffind_shim(tmp_path: Path) -> Path:
 def test_fish_completion_keeps_descriptions_with_commas(tmp_path: Path) -> None:
     script = (ROOT / "completions" / "ffind.fish").read_text()
     assert 'string split --max 1 ","' in script
-    fish = shutil.which("fish")
-    if fish is None:
-        pytest.skip("fish is not installed: the script text was checked above")
+    fish = need("fish")  # (the script's text is checked above in any case)
     env = {**os.environ, "PATH": f"{_ffind_shim(tmp_path)}:{os.environ['PATH']}",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
            "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import need
 from tmux_pane import TmuxPane
 
 from ffind.frontends.picker.keys import QueryLine, parse_keys
@@ -89,13 +90,11 @@ def settled(query: str) -> Callable[[list[str]], bool]:
 
 @pytest.fixture
 def start(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is required for the picker tests")
     tree = tmp_path / "tree"
     for rel in FILES:
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text("")
-    tmux = ["tmux", "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-test-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
 
     def launch(query: str = "", print0: bool = False, command: str | None = None) -> Pane:
         """Run ``run_picker`` through ``python -c``, or the shell ``command`` (its stdout is
@@ -431,6 +430,17 @@ def test_height_at_the_bottom_scrolls_the_terminal(start: Callable[..., Pane]) -
     assert pane.exit_code() == 0
     lines = pane.wait_for(lambda s: not any(x.startswith("> ") for x in s))
     assert "30" in lines
+
+
+def test_default_opts_reach_the_picker_without_the_ones_it_does_not_take(
+        start: Callable[..., Pane]) -> None:
+    # -e applies; -l and --json (not the picker's) are left out instead of refused
+    opts = shlex.quote("-l 1 --json --height 6 -e docs")
+    pane = start(command=f"echo above > /dev/tty; FFIND_DEFAULT_OPTS={opts} {FFIND} -i util")
+    lines = pane.wait_for(lambda s: len(s) > 3 and s[2] == "> util" and "/8" in s[3])
+    assert lines[0] == "above", "drawn inline: --height 6 came from the variable"
+    pane.send("Escape")
+    assert pane.exit_code() == 130
 
 
 def test_mouse_wheel_moves_and_click_selects(start: Callable[..., Pane]) -> None:

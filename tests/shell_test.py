@@ -8,7 +8,6 @@ binding, types in the picker, and reads the command line back from the screen.
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
 import sys
 import uuid
@@ -16,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import missing, need
 from tmux_pane import TmuxPane
 
 from ffind.frontends.shell import script
@@ -79,9 +79,7 @@ def _rc(name: str, tmp: Path, before: str) -> tuple[str, dict[str, str]]:
 def start_shell(name: str, tmp_path: Path, before: str = "",
                 env: dict[str, str] | None = None) -> Shell:
     """A shell in a new tmux server (killed with ``kill_server``) in a tree of ``FILES``."""
-    for tool in ("tmux", name):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is required for the shell tests (.ci/run installs it)")
+    need(name)
     tree = tmp_path / "tree"
     for rel in FILES:
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -99,7 +97,7 @@ def start_shell(name: str, tmp_path: Path, before: str = "",
             "XDG_STATE_HOME": str(home / ".local/state"), "PATH": f"{bindir}:/usr/bin:/bin",
             "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra, **(env or {})}
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in full.items())
-    tmux = ["tmux", "-L", f"ffind-sh-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    tmux = [need("tmux"), "-L", f"ffind-sh-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
     subprocess.run([*tmux, "new-session", "-d", "-s", "sh", "-x", "100", "-y", "30",
                     f"cd {shlex.quote(str(tree))} && exec env -i {exports} {command}"],
                    check=True)
@@ -265,11 +263,17 @@ FZF_FIRST = {
 }
 
 
+def need_fzf() -> None:
+    """fzf and the shell scripts its Debian package installs (``FZF``)."""
+    need("fzf")
+    if not FZF.is_dir():
+        missing(f"fzf's shell scripts ({FZF}: the fzf package)")
+
+
 @pytest.mark.parametrize("name", SHELLS)
 def test_fzf_loaded_first_keeps_its_keys_and_ffind_moves(name: str, tmp_path: Path) -> None:
     """The documented order: fzf's bindings, then ffind's with its keys moved; both work."""
-    if shutil.which("fzf") is None or not FZF.is_dir():
-        pytest.fail("fzf and its shell scripts are required (.ci/run installs the fzf package)")
+    need_fzf()
     env = {"FFIND_CTRL_T_KEY": NEW_KEY[name], "FFIND_ALT_C_KEY": "",
            "FFIND_COMPLETION_TRIGGER": ",,", "FZF_DEFAULT_OPTS": "--prompt=FZF>"}
     sh = start_shell(name, tmp_path, before=FZF_FIRST[name], env=env)
@@ -304,8 +308,7 @@ def test_fzf_loaded_first_keeps_its_keys_and_ffind_moves(name: str, tmp_path: Pa
 
 @pytest.mark.parametrize("name", ["bash", "zsh"])
 def test_fzf_completion_keeps_its_trigger_with_a_note(name: str, tmp_path: Path) -> None:
-    if shutil.which("fzf") is None or not FZF.is_dir():
-        pytest.fail("fzf and its shell scripts are required (.ci/run installs the fzf package)")
+    need_fzf()
     sh = start_shell(name, tmp_path, before=FZF_FIRST[name],
                      env={"FZF_DEFAULT_OPTS": "--prompt=FZF>"})
     try:

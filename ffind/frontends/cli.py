@@ -483,12 +483,17 @@ def _parse(args: list[str]) -> Invocation | int:
 
 
 def main(argv: list[str] | None = None, *, started: Started | None = None,
-         first: Invocation | None = None, server: bool = True) -> int:
-    """Entry point of the console script and ``python -m ffind``; ``started`` and ``first``
-    as for ``run``; ``server=False``: as ``--no-server`` (the server did not answer in time)."""
+         first: Invocation | None = None, server: bool = True,
+         exit_fast: bool | None = None) -> int:
+    """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
+    walk the console script started for this command line (``ffind.frontends.early``);
+    ``first``: the command line, parsed, when it is the folder's first call
+    (``early.first_call``); ``server=False``: as with ``--no-server`` (the folder's server
+    took the console script's request and did not answer in time); ``exit_fast``: end the
+    process once done (``run``; by default when ``argv`` is None: the console script's)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    return int(_main(args, exit_fast=argv is None, started=started, first=first,
-                     server=server))
+    return int(_main(args, exit_fast=argv is None if exit_fast is None else exit_fast,
+                     started=started, first=first, server=server))
 
 
 def _main(args: list[str], exit_fast: bool = False, started: Started | None = None,

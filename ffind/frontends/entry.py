@@ -1,7 +1,8 @@
 """The ``ffind`` console script.  ``--version``, ``--remember`` and ``--forget`` (run by
 editors and shell hooks on every file opened) are answered here with the few modules they
-need; a plain search goes to the folder's resident server when one answers
-(``ffind.resident.client.command``); everything else goes to the command
+need; any other command line gets the user's default options (``FFIND_DEFAULT_OPTS``,
+:func:`with_defaults`) before it; a plain search goes to the folder's resident server when
+one answers (``ffind.resident.client.command``); everything else goes to the command
 (``ffind.frontends.cli``), a cold search with its walk already forked
 (``ffind.frontends.early``)."""
 
@@ -9,13 +10,16 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 
 TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
     from ffind.frontends.cli import Invocation
     from ffind.frontends.early import Started
+    from ffind.frontends.flags import Flag
 
 VISITS = ("--remember", "--forget")
+DEFAULT_OPTS = "FFIND_DEFAULT_OPTS"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +39,17 @@ def main(argv: list[str] | None = None) -> int:
         from ffind.frontends.exits import answered
 
         return answered(_version)
+    if (args[:1] != ["mcp"] and os.environ.get(DEFAULT_OPTS, "").strip()
+            and not os.environ.get("_FFIND_COMPLETE")):
+        from ffind.errors import ExitCode, FfindError
+
+        try:
+            args = with_defaults(args)
+        except FfindError as e:
+            from ffind.frontends.output import warn
+
+            warn(str(e))
+            return ExitCode.ERROR
     first: Invocation | None = None
     if argv is None and not _no_server(args):
         from ffind.resident.client import Stuck
@@ -45,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         except Stuck:  # (taken, not answered in time: not asked again, nor started again)
             from ffind.frontends.cli import main as command
 
-            return command(argv, server=False)
+            return command(args, server=False, exit_fast=True)
         if reply is not None:
             from ffind.frontends.exits import answered, exit_now
             from ffind.frontends.output import write_answer
@@ -69,10 +84,61 @@ def main(argv: list[str] | None = None) -> int:
     from ffind.frontends.cli import main as command
 
     try:
-        return command(argv, started=started, first=first)
+        return command(args, started=started, first=first, exit_fast=argv is None)
     finally:
         if started is not None:
             started.close()
+
+
+def with_defaults(args: list[str], environ: Mapping[str, str] | None = None) -> list[str]:
+    """``args`` after the user's default options, ``FFIND_DEFAULT_OPTS`` (fzf's
+    ``FZF_DEFAULT_OPTS``): shell words (``shlex``), options only.  Each is passed on as
+    ``--name`` or ``--name=value``, so that none takes a word of ``args`` as its value; those
+    that do not apply to the command at hand are left out (``--limit``, ``--json`` with the
+    picker; ``--height``, ``--preview`` without it).  The command line's own come after them
+    and win where a flag takes one value.  A value that is not options raises FfindError."""
+    env = os.environ if environ is None else environ
+    text = env.get(DEFAULT_OPTS, "")
+    if not text.strip():
+        return args
+    import shlex
+
+    from ffind.errors import FfindError
+    from ffind.frontends.fastparse import occurrences, parse
+
+    try:
+        words = shlex.split(text)
+    except ValueError as e:  # ("No closing quotation")
+        raise FfindError(f"{DEFAULT_OPTS}: {str(e).lower()} in {text!r}") from None
+    found = occurrences(words)
+    flags = [(flag, value) for flag, value in found or () if flag is not None]
+    if found is None or len(flags) < len(found) or parse(words) is None:
+        raise FfindError(f"{DEFAULT_OPTS}: {_fault(words, found)}")
+    given = parse(args)
+    picker = any(flag.long == "interactive" for flag, _ in flags) or (
+        bool(given[1]["interactive"]) if given is not None
+        else "-i" in args or "--interactive" in args)
+    kept = [f"--{flag.long}" if value is None else f"--{flag.long}={value}"
+            for flag, value in flags if (flag.picker if picker else not flag.picker_only)]
+    return [*kept, *args]
+
+
+def _fault(words: list[str], found: list[tuple[Flag | None, str | None]] | None) -> str:
+    """What is wrong with the default options ``words``: click's message when it has one."""
+    for flag, text in found or ():
+        if flag is None:
+            return f"{text!r} is not an option (a PATTERN goes on the command line)"
+    import click
+
+    from ffind.frontends.cli import build_command
+
+    cmd = build_command()
+    cmd.params = [p for p in cmd.params if not p.is_eager]  # (--version: not a default)
+    try:
+        cmd.make_context("ffind", list(words), help_option_names=[])
+    except click.ClickException as e:
+        return e.format_message()
+    return f"cannot read {' '.join(words)!r} as options (spell them as ffind -h shows)"
 
 
 def _no_server(args: list[str]) -> bool:

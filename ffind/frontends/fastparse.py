@@ -31,27 +31,56 @@ from collections.abc import Sequence
 
 from ffind.frontends.flags import FLAGS, Flag
 
-__all__ = ["parse"]
+__all__ = ["occurrences", "parse"]
 
 
 def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
           ) -> tuple[str, dict[str, object]] | None:
     """(the pattern, each flag's value by its ``long`` name) as click gives them for
     ``args``, or None when click must parse them (see the module docstring)."""
-    longs = {f"--{f.long}": f for f in flags}
-    shorts = {f.short: f for f in flags if f.short}
+    found = occurrences(args, flags)
+    if found is None:
+        return None
     given: dict[str, object] = {}
     positional: list[str] = []
+    for flag, text in found:
+        if flag is None:
+            positional.append(text or "")
+        elif not _take(given, flag, text):
+            return None
+    if len(positional) > 1:
+        return None
+    values: dict[str, object] = {}
+    for flag in flags:
+        if flag.long in given:
+            values[flag.long] = given[flag.long]
+        elif flag.kind == "dir" and isinstance(flag.default, str):
+            if not _folder_ok(flag.default):
+                return None
+            values[flag.long] = flag.default
+        else:
+            values[flag.long] = flag.default
+    return (positional[0] if positional else ""), values
+
+
+def occurrences(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
+                ) -> list[tuple[Flag | None, str | None]] | None:
+    """Each flag of ``args`` in order with the text of its value (None: a switch), and each
+    argument as ``(None, text)``; None when click must read them (an unknown flag, a value
+    missing or spelled as only click reads it).  The values are not checked (``parse``)."""
+    longs = {f"--{f.long}": f for f in flags}
+    shorts = {f.short: f for f in flags if f.short}
+    found: list[tuple[Flag | None, str | None]] = []
     n = len(args)
     i = 0
     while i < n:
         arg = args[i]
         i += 1
         if arg == "--":
-            positional.extend(args[i:])
+            found += [(None, rest) for rest in args[i:]]
             break
         if arg[:1] != "-" or len(arg) == 1:
-            positional.append(arg)
+            found.append((None, arg))
             continue
         if arg[:2] == "--":
             name, eq, attached = arg.partition("=")
@@ -73,8 +102,7 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
                 value = flag.flag_value  # ``--preview`` alone
             else:
                 return None
-            if not _take(given, flag, value):
-                return None
+            found.append((flag, value))
             continue
         j = 1  # a run of short flags
         while j < len(arg):
@@ -83,8 +111,7 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
             if flag is None:
                 return None
             if flag.kind == "bool":
-                if not _take(given, flag, None):
-                    return None
+                found.append((flag, None))
                 continue
             if flag.flag_value is not None:
                 return None
@@ -95,22 +122,9 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
                 i += 1
             else:
                 return None
-            if not _take(given, flag, value):
-                return None
+            found.append((flag, value))
             break
-    if len(positional) > 1:
-        return None
-    values: dict[str, object] = {}
-    for flag in flags:
-        if flag.long in given:
-            values[flag.long] = given[flag.long]
-        elif flag.kind == "dir" and isinstance(flag.default, str):
-            if not _folder_ok(flag.default):
-                return None
-            values[flag.long] = flag.default
-        else:
-            values[flag.long] = flag.default
-    return (positional[0] if positional else ""), values
+    return found
 
 
 def _looks_like_option(arg: str) -> bool:

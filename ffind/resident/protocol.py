@@ -41,9 +41,10 @@ MAX_SUN_PATH = 107
 """``AF_UNIX`` socket paths longer than this are refused by the system (108 with the NUL)."""
 _PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
               "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
-KEYED_FFIND = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "FFIND_DEFAULT_OPTS")
+KEYED_FFIND = ("FFIND_MEMORY", "FFIND_NO_MEMORY")
 """The ``FFIND_*`` variables that change an answer (the others, such as the shell bindings'
-or ``FFIND_SERVER_IDLE``, do not: they do not start a server of their own)."""
+``FFIND_SERVER_IDLE`` or ``FFIND_DEFAULT_OPTS``, expanded before a request is sent, do
+not: they do not start a server of their own)."""
 KEYED_XDG = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
 SERVER_MODULE = "ffind.frontends.served"
 """The server's program (``python -m``): the server with the command's parse and writers."""
