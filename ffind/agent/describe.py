@@ -27,7 +27,8 @@ import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from itertools import pairwise
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ffind.agent.loose import ABBREVIATIONS
 
@@ -46,7 +47,7 @@ add adds added adding fix fixes fixed fixing remove removes removed removing upd
 updated updating change changes changed changing improve improves improved allow allows allowed
 avoid avoids ensure ensures handle handles correct correctly support supports properly
 file files folder find look looking code s t
-""".split())
+""".split())  # noqa: SIM905
 """Words that say nothing about which file: English function words, the verbs of change
 requests (``fix``, ``add``, ``update``) and words about files themselves."""
 
@@ -361,13 +362,13 @@ class Describer:
         next to each other (``image inspect`` in ``image_inspect.go``, ``ext/node`` in
         ``ext/node/``)."""
         pairs = [(b1[i], f1, b2[i], f2) for (_, b1, f1), (_, b2, f2)
-                 in zip(per_word, per_word[1:], strict=False) if b1[i] > 0 and b2[i] > 0]
+                 in pairwise(per_word) if b1[i] > 0 and b2[i] > 0]
         if not pairs or self.weights.phrase == 0:
             return 0.0
         seq = [self.vocab[x] for x in split_words(self.paths[i])]
         bonus = 0.0
         for w1, f1, w2, f2 in pairs:
-            if any(a in f1 and b in f2 for a, b in zip(seq, seq[1:], strict=False)):
+            if any(a in f1 and b in f2 for a, b in pairwise(seq)):
                 bonus += self.weights.phrase * float(min(w1, w2))
         return bonus
 
@@ -398,7 +399,8 @@ class Describer:
         np.maximum.at(name, ids[in_name], gain[in_name])
         folder = np.zeros(len(self.paths), dtype=np.float32)
         np.maximum.at(folder, ids[~in_name], gain[~in_name])
-        return np.maximum(name, folder) + self.weights.repeat * np.minimum(name, folder)
+        return cast("npt.NDArray[np.float32]",
+                    np.maximum(name, folder) + self.weights.repeat * np.minimum(name, folder))
 
 
 def idf_of(df: float, n: int) -> float:
