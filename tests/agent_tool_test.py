@@ -107,14 +107,17 @@ def test_typo_suggestions_from_the_matcher(tree: Path) -> None:
 
 
 def test_typo_in_one_word_of_several(tree: Path) -> None:
-    # The matcher's typo pass covers one-word queries; find_files extends it to each word.
+    # Two words the fuzzy matcher cannot match as words go to the word ranking, which forgives
+    # a typo (a swap of two letters included) in each word.
     assert find_files("session promtp", root=tree) == (
-        'No files found matching "session promtp".\n\nDid you mean:\n'
+        'Ranked by words for "session promtp" (the first matched 2 of 2 words: session, '
+        "promtp):\n\n"
         "src/session/prompt.ts\n"
+        "src/session/prompt_test.ts\n"
         "packages/opencode/src/session/prompt.ts"
     )
-    assert find_files("db schmea", root=tree).splitlines()[-1] == "db/schema.rb"
-    assert find_files("zzqxj promtp", root=tree) == 'No files found matching "zzqxj promtp".'
+    assert find_files("db schmea", root=tree).splitlines()[2] == "db/schema.rb"
+    assert find_files("zzqxj qqxzy", root=tree) == 'No files found matching "zzqxj qqxzy".'
 
 
 def test_paths_are_relative_to_path(tree: Path) -> None:
@@ -141,12 +144,14 @@ def test_multi_word_query_is_and_of_terms(tree: Path) -> None:
 
 
 def test_database_migration_finds_the_migration(tree: Path) -> None:
-    # Neither word is in the path (database -> db, migration -> migrate): the loose tier says
-    # so and names the query that found the file.
+    # Neither word is in the path (database -> db, migration -> migrate): the word ranking
+    # matches both through the abbreviation and the stem, and says so.
     assert find_files("database migration", root=tree) == (
-        'No exact matches for "database migration"; 1 file matches "db migrat":\n'
+        'Ranked by words for "database migration" (the first matched 2 of 2 words: database, '
+        "migration):\n"
         "\n"
-        "db/migrate/20240101_create_users.rb"
+        "db/migrate/20240101_create_users.rb\n"
+        "db/schema.rb"
     )
 
 
@@ -540,7 +545,8 @@ def test_a_long_query_is_cut_in_the_echo(tree: Path) -> None:
 
 
 def test_many_word_queries_are_not_loosened_exponentially(tree: Path) -> None:
-    # Each word has several looser forms: their product used to be built whole.
+    # Each word has several looser forms: their product used to be built whole.  Read as a
+    # description, it is ranked by words.
     query = " ".join(["configuration database"] * 20)
     code = (
         "import sys\nfrom ffind.agent.tool import find_files\n"
@@ -548,7 +554,7 @@ def test_many_word_queries_are_not_loosened_exponentially(tree: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code, str(tree)], capture_output=True,
                           text=True, timeout=30, cwd=Path(__file__).resolve().parent.parent)
-    assert done.stdout.startswith('No files found matching "configuration database')
+    assert done.stdout.startswith('Ranked by words for "configuration database')
 
 
 # --- secrets, case-insensitive and wider -------------------------------------------------------

@@ -21,15 +21,19 @@ ECHO_CHARS = 200
 _SECRETS_SHORT = ".env, *.pem, *.key, *.p12, id_rsa, credentials.json, .npmrc, .netrc and the like"
 
 FIND_FILES_DESCRIPTION = (
-    "Find files by name. Fuzzy-matches the query against file paths (not file contents) under "
-    "the project and returns the best matches first, one path a line, relative to `path`. Use it "
-    "when you know roughly what a file is called or what it is about but not where it is, e.g. "
-    "'database migration' or 'prompt test'. Honours .gitignore and .ignore; hidden files such "
-    "as .github/workflows/ci.yml are searched, .git/ (and every other VCS folder) never. Files "
+    "Find files by name. Matches the query against file paths (not file contents) under the "
+    "project and returns the best matches first, one path a line, relative to `path`. Pass the "
+    "words you know - names, identifiers, the area - not a sentence: 'image inspect', "
+    "'MemCacheStore', 'db migration', 'session prompt test'. One or two words are fuzzy-matched "
+    "(keystroke style: 'base_cod', 'daemon config'); three words or more (or two the fuzzy "
+    "match cannot find as words) are ranked by words: each word matched as a whole word of a "
+    "folder or name, forgiving a typo, a plural or tense, a common abbreviation, rare words and "
+    "the file name counting most; the first line then says how many of the words the first "
+    "file matched. Honours .gitignore and .ignore; hidden files such as "
+    ".github/workflows/ci.yml are searched, .git/ (and every other VCS folder) never. Files "
     f"that usually hold secrets ({_SECRETS_SHORT}) are listed only when the query names them, "
-    "and last. When more files match than `limit`, the last line says how many matched. When "
-    "nothing matches exactly, it says so and tries looser word forms (database -> db, migration "
-    "-> migrat) or suggests near misses. To search inside files use a grep tool instead."
+    "and last. When more files match than `limit`, the last line says how many matched. To "
+    "search inside files use a grep tool instead."
 )
 
 _PATH_PARAMETER: dict[str, Any] = {
@@ -46,7 +50,8 @@ FIND_FILES_SCHEMA: dict[str, Any] = {
         "query": {
             "type": "string",
             "description": (
-                "Words from the file's path or name. fzf-style fuzzy matching: the characters of "
+                "Words from the file's path or name (names, identifiers, the area; not a "
+                "sentence). One or two words: fzf-style fuzzy matching, the characters of "
                 "each word must appear in order ('mgrt' finds 'migrate'); space-separated words "
                 "must all match, in any order ('database migration' finds "
                 "db/migrate/20240101_create_users.rb); each word tolerates one typo. Per word: "
@@ -95,8 +100,9 @@ GLOB_SCHEMA: dict[str, Any] = {
 """JSON Schema of ``glob``'s parameters."""
 
 SERVER_INSTRUCTIONS = (
-    "ffind finds files in this project by name. Call find_files with a few words from the path "
-    "you are looking for (fuzzy, typo tolerant); call glob for a pattern such as '**/*.py'. "
+    "ffind finds files in this project by name. Call find_files with the words you know of the "
+    "path you are looking for (names, identifiers, the area; typo tolerant); call glob for a "
+    "pattern such as '**/*.py'. "
     "Both return paths relative to the project root unless you pass `path`."
 )
 """What the MCP server tells a client about itself at initialisation."""

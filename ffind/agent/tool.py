@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ffind.agent.describe import reads_as_description, weak_fuzzy
 from ffind.agent.loose import MAX_LOOSE_WORDS, loose_queries
 from ffind.agent.schema import ECHO_CHARS, GLOB_LIMIT, MAX_LIMIT, TOOL_LIMIT
 from ffind.agent.secrets import secret_kind, split_secrets, wants_secrets
@@ -31,6 +32,7 @@ from ffind.options import SearchOptions
 from ffind.text import terminal_safe
 
 if TYPE_CHECKING:
+    from ffind.agent.describe import Describer
     from ffind.engine.index import Index, MatchSet
     from ffind.engine.recall import VisitSource
     from ffind.scoring.scorer import FileMatch
@@ -161,6 +163,8 @@ class TreeSnapshot:
     """Recent queries' match sets: a query that narrows one re-filters only its matches."""
     recall: Recalling | None = None
     """Ranking with the memory (the MCP server's), made on first use."""
+    describer: Describer | None = None
+    """The word tables of ``main``'s paths, for descriptions, made on first use."""
 
     @classmethod
     def build(cls, batches: Iterable[list[str]], numpy: bool | None = None) -> TreeSnapshot:
@@ -237,6 +241,10 @@ def _ranked(snap: TreeSnapshot, ms: MatchSet, query: str, limit: int,
 
 def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | None = None,
             root: str = "") -> str:
+    if reads_as_description(query):
+        described = _described(snap, query, limit)
+        if described is not None:
+            return described
     base = min((m for m in snap.matchsets.values() if m.can_narrow(query)), key=len, default=None)
     ms = snap.main.run(query, within=base)
     if len(snap.matchsets) >= MATCHSET_CACHE:
@@ -254,6 +262,10 @@ def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | No
         # Exact matches may rank below near-whole-name typo matches; look at all of them.
         typo_only = all(m.typo for m in snap.main.top(ms, None))
     exact = (total and not typo_only) or any(not m.typo for m in secrets)
+    if weak_fuzzy(query, page[0].path if exact and page else None):
+        described = _described(snap, query, limit, every_word=bool(exact))
+        if described is not None:
+            return described
     if not exact:
         used, n_loose, matches = _loose_matches(snap.main, query, limit)
         if matches:
@@ -270,6 +282,21 @@ def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | No
     n_secret = min(len(secrets), max(limit - total, limit - limit // 2))
     shown = [m.path for m in page[: limit - n_secret]] + [m.path for m in secrets[:n_secret]]
     return format_found(query, shown, total + len(secrets))
+
+
+def _described(snap: TreeSnapshot, query: str, limit: int, every_word: bool = False
+               ) -> str | None:
+    """The answer of the word ranking (``ffind.agent.describe``); None when no word matched,
+    or with ``every_word`` when the first path does not match every word."""
+    from ffind.agent.describe import Describer
+
+    if snap.describer is None:
+        snap.describer = Describer(snap.main.paths)
+    ranking = snap.describer.rank(query, limit)
+    if not ranking.matches or (every_word and len(ranking.matches[0].words) < len(ranking.words)):
+        return None
+    return format_found(query, [m.path for m in ranking.matches], ranking.total,
+                        header=f"Ranked by words for {_quote(query)} ({ranking.summary()}):")
 
 
 def _typo_suggestions(index: Index, query: str) -> list[str]:

@@ -1,0 +1,408 @@
+"""Ranking a description by words: what ``find_files`` answers when an agent describes a file.
+
+An agent writes "image inspect size" or "Fix MemCacheStore for connection_pool", not the
+keystrokes a fuzzy matcher wants.  Here the query's words are matched as words against the words
+of each path (its folders, its name split at case changes, ``_``, ``-`` and ``.``), never as
+letters scattered along it:
+
+- a query word matches a path word exactly, by the same stem (``migrations``, ``migrate``), by a
+  common abbreviation (``database`` / ``db``, ``ffind.agent.loose.ABBREVIATIONS``), as the
+  start of it or the start of the query word (``auth`` / ``authentication``), inside it
+  (``container`` in ``devcontainer``) or one typo away, each worth less than the one before;
+- a matched word weighs its rarity in the tree (IDF) times where it stands: the name above the
+  extension, the parent folder above folders further up;
+- a path scores the sum over the query's words of its best match for each, scaled by the share of
+  the description it covers, and a little less for every word of a long path.
+
+Words that carry nothing (``the``, ``where``, ``file``, ``fix``: ``STOP_WORDS``) add a little to a
+path that matched another word and never match on their own.  ``Describer(paths)`` builds the
+word tables once per listing (one pass over the paths); ``rank`` then costs a few numpy passes
+over the postings of the words the description matches.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, NamedTuple, cast
+
+from ffind.agent.loose import ABBREVIATIONS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+STOP_WORDS = frozenset("""
+a about after all also an and any are as at be been before being but by can could did do does
+doing don done for from get gets got had has have how i if in into is it its just let like make
+makes may me more most must my new no not now of off on once only or other our out over own same
+should so some such than that the their them then there these they this those through to too
+under up us use used uses using via was we were what when where which while who why will with
+without would you your
+add adds added adding fix fixes fixed fixing remove removes removed removing update updates
+updated updating change changes changed changing improve improves improved allow allows allowed
+avoid avoids ensure ensures handle handles correct correctly support supports properly
+file files folder find look looking code s t
+""".split())  # noqa: SIM905
+"""Words that say nothing about which file: English function words, the verbs of change
+requests (``fix``, ``add``, ``update``) and words about files themselves."""
+
+CACHED_WORDS = 4096
+"""Query words whose matches a ``Describer`` remembers."""
+MAX_INSIDE = 2000
+"""Most occurrences of a query word inside the vocabulary looked at."""
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_SUFFIXES = ("ations", "ation", "ators", "ator", "ates", "ated", "ating", "ate", "ings", "ing",
+             "ions", "ion", "ers", "er", "ies", "ied", "es", "ed", "s", "ly")
+_ABBREV: dict[str, set[str]] = {}
+for _full, _shorts in ABBREVIATIONS.items():
+    for _short in _shorts:
+        _ABBREV.setdefault(_full, set()).add(_short)
+        _ABBREV.setdefault(_short, set()).add(_full)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each kind of word match and each place in a path is worth."""
+
+    exact: float = 1.0
+    stem: float = 0.53
+    abbrev: float = 0.54
+    prefix: float = 0.42
+    infix: float = 0.63
+    typo: float = 0.32
+    name: float = 1.0
+    extension: float = 0.53
+    parent: float = 0.47
+    folder: float = 0.77
+    stop: float = 0.27
+    repeat: float = 0.23
+    """Share of a word's second match (name and folder both) added to its best."""
+    phrase: float = 0.36
+    """Share added for query words next to each other matching path words next to each other."""
+    digits: float = 0.29
+    soft_df: int = 1
+    rerank: int = 200
+    """How many of the best paths the phrase bonus may reorder."""
+    coverage: float = 0.57
+    """Exponent of the share of the description's weight a path covers."""
+    length: float = 0.37
+    """How much a path's word count divides its score (BM25's ``b``)."""
+
+
+WEIGHTS = Weights()
+
+
+class Described(NamedTuple):
+    """One ranked path: its score and the query's words it matched, in query order."""
+
+    path: str
+    score: float
+    words: list[str]
+
+
+class Ranking(NamedTuple):
+    """What ``Describer.rank`` found: the best paths, how many paths matched a word, and the
+    words of the description that count (the ones not in ``STOP_WORDS``)."""
+
+    matches: list[Described]
+    total: int
+    words: list[str]
+
+    def summary(self) -> str:
+        """How the first path matched: ``the first matched 3 of 4 words: image, inspect, size``."""
+        first = self.matches[0].words if self.matches else []
+        noun = "word" if len(self.words) == 1 else "words"
+        return f"the first matched {len(first)} of {len(self.words)} {noun}: {', '.join(first)}"
+
+
+def reads_as_description(query: str) -> bool:
+    """Whether ``query`` is a description rather than a fuzzy query: three words or more, none
+    of them an fzf operator (``'exact``, ``^prefix``, ``suffix$``, ``!not``, ``|``)."""
+    parts = query.split()
+    return len(parts) >= 3 and _plain(parts)
+
+
+def weak_fuzzy(query: str, top: str | None) -> bool:
+    """Whether the fuzzy answer to a two-word ``query`` is weak: no exact match (``top`` is
+    None), or its best path ``top`` does not hold every word of the query as a word (the
+    letters were found scattered along it)."""
+    parts = query.split()
+    if len(parts) != 2 or not _plain(parts):
+        return False
+    if top is None:
+        return True
+    held = split_words(top)
+    return not all(any(_same(q, p) for p in held) for q in split_words(query))
+
+
+def _plain(parts: list[str]) -> bool:
+    return not any(p[0] in "'^!" or p.endswith("$") or p == "|" for p in parts)
+
+
+def _same(word: str, other: str) -> bool:
+    """Whether query word ``word`` matches path word ``other`` as ``Describer.matches`` does."""
+    from rapidfuzz.distance import OSA
+
+    if word == other:
+        return True
+    if len(word) < 3 or word.isdigit():
+        return False
+    return (stem(word) == stem(other) or other in _ABBREV.get(word, ())
+            or other.startswith(word) or (len(other) >= 3 and word.startswith(other))
+            or (len(word) >= 4 and word in other)
+            or (len(word) >= 5 and OSA.distance(word, other, score_cutoff=1) <= 1))
+
+
+def split_words(text: str) -> list[str]:
+    """The lower-case words of ``text``: runs of letters and digits, split at case changes
+    (``MemCacheStore`` -> ``mem cache store``, ``HTTPServer`` -> ``http server``)."""
+    out = []
+    for run in _WORD.findall(text):
+        if run.islower() or run.isupper() or run.isdigit():
+            out.append(run.lower())
+        else:
+            out.extend(w.lower() for w in _CAMEL.findall(run))
+    return out
+
+
+def stem(word: str) -> str:
+    """A light stem, so that inflections meet: ``migrations``, ``migration`` and ``migrate``
+    give ``migr``; ``cache``, ``caches`` and ``caching`` give ``cach``."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+class Describer:
+    """The word tables of one listing, and ``rank`` over them (see the module docstring)."""
+
+    def __init__(self, paths: Sequence[str], weights: Weights = WEIGHTS) -> None:
+        import numpy as np
+
+        self.paths = list(paths)
+        self.weights = weights
+        self.vocab: dict[str, int] = {}
+        words, ids, places = array("i"), array("i"), array("b")
+        lengths = array("H")
+        folders: dict[str, dict[int, int]] = {}
+        for i, path in enumerate(self.paths):
+            folder, _, name = path.rpartition("/")
+            up = folders.get(folder)
+            if up is None:
+                up = folders[folder] = self._folder_words(folder)
+            mine = up | self._name_words(name)
+            words.extend(mine)
+            places.extend(mine.values())
+            ids.extend([i] * len(mine))
+            lengths.append(min(len(mine), 65535))
+        word_arr = np.frombuffer(words, dtype=np.int32)
+        order = np.argsort(word_arr, kind="stable")
+        self.post_ids = np.frombuffer(ids, dtype=np.int32)[order]
+        self.post_places = np.frombuffer(places, dtype=np.int8)[order]
+        counts = np.bincount(word_arr, minlength=len(self.vocab))
+        self.starts = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        n = max(1, len(self.paths))
+        self.idf = np.log(1 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
+        self.lengths = np.frombuffer(lengths, dtype=np.uint16).astype(np.float32)
+        self.words = list(self.vocab)
+        self.stems: dict[str, list[int]] = {}
+        for w, wid in self.vocab.items():
+            self.stems.setdefault(stem(w), []).append(wid)
+        self.joined = "\n" + "\n".join(self.words) + "\n"
+        self.cache: dict[str, list[tuple[int, int, float]]] = {}
+        self.offsets = np.cumsum([0] + [len(w) + 1 for w in self.words], dtype=np.int64)
+
+    def _id(self, word: str) -> int:
+        wid = self.vocab.get(word)
+        if wid is None:
+            wid = self.vocab[word] = len(self.vocab)
+        return wid
+
+    def _folder_words(self, folder: str) -> dict[int, int]:
+        """(word id, place) of a folder's words: 2 in the parent folder, 3 further up."""
+        best: dict[int, int] = {}
+        parts = folder.split("/") if folder else []
+        for depth, part in enumerate(reversed(parts)):
+            for w in split_words(part):
+                wid = self._id(w)
+                best.setdefault(wid, 2 if depth == 0 else 3)
+        return best
+
+    def _name_words(self, name: str) -> dict[int, int]:
+        """(word id -> place) of a file name's words: 0 in the name, 1 the extension."""
+        base, _, ext = name.rpartition(".")
+        if not base:
+            base, ext = name, ""
+        out: dict[int, int] = {}
+        for w in split_words(ext):
+            out[self._id(w)] = 1
+        for w in split_words(base):
+            out[self._id(w)] = 0
+        return out
+
+    def matches(self, word: str) -> dict[int, float]:
+        """The vocabulary words ``word`` matches, with how well (``Weights``: exact .. typo)."""
+        w = self.weights
+        quality = (w.exact, w.stem, w.abbrev, w.prefix, w.infix, w.typo)
+        found: dict[int, float] = {}
+        for wid, kind, factor in self._kinds(word):
+            q = quality[kind] * factor
+            if found.get(wid, 0.0) < q:
+                found[wid] = q
+        return found
+
+    def _kinds(self, word: str) -> list[tuple[int, int, float]]:
+        """(word id, kind, factor) of each vocabulary word ``word`` matches; kinds: 0 exact,
+        1 stem, 2 abbreviation, 3 prefix, 4 inside, 5 typo; a partial match's factor is the
+        square root of the share of the longer word it covers.  Remembered per word."""
+        known = self.cache.get(word)
+        if known is not None:
+            return known
+        out: list[tuple[int, int, float]] = []
+        if word in self.vocab:
+            out.append((self.vocab[word], 0, 1.0))
+        if len(word) >= 3 and not word.isdigit():
+            out += [(wid, 1, 1.0) for wid in self.stems.get(stem(word), ())]
+            for alt in _ABBREV.get(word, set()) | _ABBREV.get(stem(word), set()):
+                if alt in self.vocab:
+                    out.append((self.vocab[alt], 2, 1.0))
+            for k in range(3, len(word)):
+                if word[:k] in self.vocab:
+                    out.append((self.vocab[word[:k]], 3, (k / len(word)) ** 0.5))
+            out += self._inside(word)
+            if len(word) >= 5:
+                out += self._typos(word)
+        if len(self.cache) >= CACHED_WORDS:
+            self.cache.clear()
+        self.cache[word] = out
+        return out
+
+    def _inside(self, word: str) -> list[tuple[int, int, float]]:
+        """Vocabulary words that start with ``word`` or, from 4 letters, hold it."""
+        import numpy as np
+
+        hits = [m.start() for m in re.finditer(re.escape(word), self.joined)][:MAX_INSIDE]
+        if not hits:
+            return []
+        wids = np.searchsorted(self.offsets, np.asarray(hits, dtype=np.int64), side="right") - 1
+        out = []
+        for p, wid in zip(hits, wids.tolist(), strict=True):
+            factor = (len(word) / len(self.words[wid])) ** 0.5
+            if p == self.offsets[wid] + 1:
+                out.append((wid, 3, factor))
+            elif len(word) >= 4:
+                out.append((wid, 4, factor))
+        return out
+
+    def _typos(self, word: str) -> list[tuple[int, int, float]]:
+        """Vocabulary words one edit away (two for 9 letters or more); swapping two letters
+        next to each other is one edit."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        limit = 1 if len(word) < 9 else 2
+        found = process.extract(word, self.words, scorer=OSA.distance,
+                                score_cutoff=limit, limit=None)
+        return [(wid, 5, 1.0 - 0.2 * (dist - 1)) for _, dist, wid in found if dist]
+
+    def rank(self, description: str, limit: int) -> Ranking:
+        """The ``limit`` paths that best cover ``description``'s words, best first."""
+        import numpy as np
+
+        w = self.weights
+        n = len(self.paths)
+        query = list(dict.fromkeys(split_words(description)))
+        plain = [q for q in query if q not in STOP_WORDS]
+        total = np.zeros(n, dtype=np.float32)
+        hit = np.zeros(n, dtype=bool)
+        per_word: list[tuple[str, npt.NDArray[np.float32], dict[int, float]]] = []
+        asked = 0.0
+        places = np.array([w.name, w.extension, w.parent, w.folder], dtype=np.float32)
+        for word in query:
+            found = self.matches(word)
+            if not found:
+                continue
+            best = self._best(found, places)
+            if word not in plain:
+                total += w.stop * best
+                continue
+            if word.isdigit():
+                best *= w.digits
+            asked += float(best.max())
+            per_word.append((word, best, found))
+            total += best
+            hit |= best > 0
+        if not per_word:
+            return Ranking([], 0, plain)
+        covered = np.minimum(total / asked, 1.0) if asked else total
+        norm = 1 - w.length + w.length * self.lengths / max(1.0, float(self.lengths.mean()))
+        score = total * np.power(covered, w.coverage) / norm
+        score = np.where(hit, score, -np.inf)
+        total_hits = int(hit.sum())
+        k = min(max(limit, w.rerank), total_hits)
+        top = np.argpartition(-score, k - 1)[:k] if k < n else np.flatnonzero(hit)
+        final = {i: float(score[i]) + self._phrases(i, per_word) for i in top.tolist()}
+        order = sorted(final, key=lambda i: (-final[i], len(self.paths[i]), self.paths[i]))
+        return Ranking([Described(self.paths[i], final[i],
+                                  [word for word, best, _ in per_word if best[i] > 0])
+                        for i in order[:limit]], total_hits, plain)
+
+    def _phrases(self, i: int, per_word: list[tuple[str, npt.NDArray[np.float32],
+                                                     dict[int, float]]]) -> float:
+        """The bonus of path ``i`` for query words next to each other that match path words
+        next to each other (``image inspect`` in ``image_inspect.go``, ``ext/node`` in
+        ``ext/node/``)."""
+        pairs = [(b1[i], f1, b2[i], f2) for (_, b1, f1), (_, b2, f2)
+                 in pairwise(per_word) if b1[i] > 0 and b2[i] > 0]
+        if not pairs or self.weights.phrase == 0:
+            return 0.0
+        seq = [self.vocab[x] for x in split_words(self.paths[i])]
+        bonus = 0.0
+        for w1, f1, w2, f2 in pairs:
+            if any(a in f1 and b in f2 for a, b in pairwise(seq)):
+                bonus += self.weights.phrase * float(min(w1, w2))
+        return bonus
+
+    def _best(self, found: dict[int, float], places: npt.NDArray[np.float32],
+              ) -> npt.NDArray[np.float32]:
+        """Per path, the weight of a query word's matches in it: the best one, plus ``repeat``
+        times the best in the other part (name or folders)."""
+        import numpy as np
+
+        wids = np.fromiter(found, dtype=np.int64, count=len(found))
+        quality = np.fromiter(found.values(), dtype=np.float32, count=len(found))
+        starts, ends = self.starts[wids], self.starts[wids + 1]
+        sizes = ends - starts
+        idx = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
+        idx += np.arange(int(sizes.sum()))
+        where = self.post_places[idx]
+        ids = self.post_ids[idx]
+        if self.weights.soft_df:
+            each = np.repeat(quality, sizes)
+            seen = np.zeros(len(self.paths), dtype=np.float32)
+            np.maximum.at(seen, ids, each)
+            idf = idf_of(float(seen.sum()), len(self.paths))
+            gain = each * idf * places[where]
+        else:
+            gain = np.repeat(quality * self.idf[wids], sizes) * places[where]
+        in_name = where < 2
+        name = np.zeros(len(self.paths), dtype=np.float32)
+        np.maximum.at(name, ids[in_name], gain[in_name])
+        folder = np.zeros(len(self.paths), dtype=np.float32)
+        np.maximum.at(folder, ids[~in_name], gain[~in_name])
+        return cast("npt.NDArray[np.float32]",
+                    np.maximum(name, folder) + self.weights.repeat * np.minimum(name, folder))
+
+
+def idf_of(df: float, n: int) -> float:
+    """The rarity weight of a word in ``df`` of ``n`` paths (BM25's IDF)."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
