@@ -355,6 +355,7 @@ def test_default_opts_reach_the_resident_server_and_can_turn_it_off(
     monkeypatch.delenv("FFIND_NO_SERVER")
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
+    monkeypatch.setenv("FFIND_SERVER_FROM", "0")  # (a two-file tree gets its server)
     monkeypatch.setenv("FFIND_DEFAULT_OPTS", opts)
     try:
         for call in range(3):  # a first call, the server started after it, then served

@@ -271,7 +271,8 @@ def test_every_variable_ffind_reads_is_keyed_or_known_not_to_change_an_answer() 
                   "FFIND_NO_WATCH", "FFIND_CTRL_T_KEY", "FFIND_CTRL_T_OPTS",
                   "FFIND_ALT_C_KEY", "FFIND_ALT_C_OPTS", "FFIND_COMPLETION_TRIGGER",
                   "FFIND_COMPLETION_OPTS", "FFIND_HEIGHT", "FFIND_PREVIEW_COLUMNS",
-                  "FFIND_PREVIEW_LINES", "FFIND_COMPLETE"}
+                  "FFIND_PREVIEW_LINES", "FFIND_COMPLETE",
+                  "FFIND_DEFAULT_OPTS"}  # (expanded before a request is sent)
     assert names - not_answer <= set(protocol.KEYED_FFIND)
 
 

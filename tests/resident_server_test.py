@@ -96,7 +96,7 @@ def _stats(root: Path) -> dict[str, object] | None:
     return client.request(found[0], {"op": "stats"})
 
 
-def _wait_for_server(root: Path, timeout: float = 15.0) -> dict[str, object]:
+def _wait_for_server(root: Path, timeout: float = 60.0) -> dict[str, object]:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         stats = _stats(root)
