@@ -117,7 +117,7 @@ def test_every_variable_the_package_reads_is_in_the_man_page() -> None:
         assert where in files, where
 
 
-PROGRAMS = {"fzf", "tmux", "zsh", "fish", "nvim", "vim", "emacs", "man", "git"}
+PROGRAMS = {"fzf", "tmux", "zsh", "fish", "nvim", "vim", "emacs", "man", "jq", "git"}
 """The programs tests drive (``need``), which .ci/run installs and the README lists."""
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import need
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -79,3 +81,21 @@ def test_readme_python_examples_run(tmp_path: Path) -> None:
 
 def test_readme_is_short() -> None:
     assert len((ROOT / "README.md").read_text().splitlines()) <= 300
+
+
+def test_the_readme_and_usage_jq_examples_print_only_paths(tmp_path: Path) -> None:
+    """``ffind --json`` ends a cut answer with ``{"matches_truncated": ...}``: the examples
+    that pipe it to ``jq`` must still print paths only, as printed in the docs."""
+    need("jq")
+    for i in range(80):  # (more than the default limit: the closing line is written)
+        (tmp_path / f"prom{i}.txt").write_text("")
+    lines = [line.split("  #")[0].strip()
+             for doc in ("README.md", "docs/usage.md")
+             for line in (ROOT / doc).read_text().splitlines()
+             if line.startswith("ffind --json") and "| jq" in line]
+    assert len(lines) == 3, lines
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    for line in lines:
+        out = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+        assert out and "null" not in out and all("prom" in o for o in out), (line, out)

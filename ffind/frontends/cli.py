@@ -50,7 +50,7 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ffind prom", 'the best 64 paths matching "prom"'),
     ("ffind -l1 base_cod", "only the best one"),
     ('vim "$(ffind -l1 base_cod)"', "open it in an editor"),
-    ("ffind --json prom | jq -r .path", "JSON lines for scripts"),
+    ("ffind --json prom | jq -r '.path // empty'", "JSON lines for scripts"),
     ("ffind -0 -l0 test | xargs -0 wc -l", "every match (-l0: no limit), NUL-separated"),
     ("ffind | wc -l", "count every file that would be searched (no limit without PATTERN)"),
     ("git ls-files | ffind --stdin prom", "match paths from another command"),
