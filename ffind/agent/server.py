@@ -38,7 +38,7 @@ from ffind.errors import ExitCode, FfindError
 from ffind.searching.catalog import servable_memory
 
 if TYPE_CHECKING:
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import VisitSource
 
 REFRESH_INTERVAL = 2.0
 """Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""

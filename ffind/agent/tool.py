@@ -33,8 +33,7 @@ from ffind.text import terminal_safe
 
 if TYPE_CHECKING:
     from ffind.agent.describe import Describer
-    from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Index, MatchSet, VisitSource
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.catalog import Recalling
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet, Prefilter
-    from ffind.engine.recall import Rank, Recall, VisitSource
+    from ffind.engine.index import Index, MatchSet, Prefilter, Rank, Recall, VisitSource
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
     from ffind.state.gitstatus import GitChanges
@@ -41,8 +40,7 @@ class Recalling:
 
     def _recall(self) -> Recall:
         if self.recall is None:
-            from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
+            from ffind.engine.index import Index, Recall
 
             self.recall = Recall(Index)
         return self.recall
@@ -55,7 +53,7 @@ class Recalling:
              main: MatchSet) -> list[FileMatch]:
         """The best ``limit`` of ``main`` (``query``'s matches in ``index``) with the memory;
         ``rank(k)`` gives the best ``k`` without it."""
-        from ffind.engine.recall import rank_with_memory
+        from ffind.engine.index import rank_with_memory
 
         return rank_with_memory(self._recall(), index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from ffind.options import SearchOptions
+from ffind.searching.catalog import prefilter
 from ffind.searching.shared import SessionParts
 
 FEED_BATCH = 4_096
@@ -118,12 +119,8 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
 def candidates_first(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
     """``paths`` split into those ``query`` can match and the others; ``(paths, [])`` when
     that does not pay (no positive term, nothing or more than half kept)."""
-    if not query:
-        return paths, []
-    from ffind.engine.prefilter import Prefilter
-
-    keep = Prefilter(query)
-    if not keep.active:
+    keep = prefilter(query)
+    if keep is None:
         return paths, []
     head = keep(paths)
     if not head or 2 * len(head) > len(paths):

@@ -74,9 +74,7 @@ class IdleWork(SessionParts):
             return False  # (every id of its ranges: nothing a next key could narrow)
         filler = self._filler
         if filler is None or filler.ms is not ms:
-            from ffind.engine.matchset import Filler
-
-            filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
+            filler = self._filler = self._index.filler(ms, IDLE_SLICE)
         with self._on_index():
             if state.epoch == self._epoch:
                 filler.step()
@@ -97,10 +95,7 @@ class IdleWork(SessionParts):
         with self._on_index():
             if state.epoch == self._epoch:
                 if ender is None or ender.ms is not ms:
-                    from ffind.engine.matchset import Ender
-
-                    ender = Ender(self._index.find_ends, ms, IDLE_SLICE)
-                    ender.finished = not self._index.wants_ends(ms)
+                    ender = self._index.ender(ms, IDLE_SLICE)
                 ender.step()
         if ender is not None and state is self._state:
             self._ender = ender
@@ -112,20 +107,16 @@ class IdleWork(SessionParts):
         if (self._compacted == state.version or state.ms is None
                 or state.epoch != self._epoch or not self._settled()):
             return False
-        from ffind.engine.matchset import compact_idle
-
         with self._on_index():
-            done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
+            done = self._index.compact([c.ms for c in self._cache.values()], [state.ms], most=1)
         if not done:
             self._compacted = state.version
         return True
 
     def _warm_up_step(self) -> bool:
         """One ``Index.warm`` step (its full collection once settled); False when none."""
-        from ffind.engine.warmup import COLLECTING
-
         if self._warmed == len(self._index) or not self._idle() or (
-                self._warm_next == COLLECTING and not self._settled()):
+                self._warm_next == self._index.COLLECTING and not self._settled()):
             return False
         self._cond.release()
         try:
@@ -156,12 +147,10 @@ class IdleWork(SessionParts):
     def _warm_within(self, started: float, gen: int) -> None:
         """A key that took ``SLOW_KEY`` since ``started`` takes ``warm`` steps while they fit in
         ``WARM_WITHIN`` (each as long as the last) and no newer key came."""
-        from ffind.engine.warmup import COLLECTING
-
         if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:
             return
         while self._gen == gen:
-            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == COLLECTING
+            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == self._index.COLLECTING
                     else self._warm_took)
             if time.monotonic() + took - started >= WARM_WITHIN:
                 return

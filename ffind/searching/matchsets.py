@@ -66,10 +66,8 @@ class QueryCache(SessionParts):
 
     def _compact_idle(self, new: State, old: State) -> None:
         """Compact the cached sets neither state reads, before a ranking (the memory's peak)."""
-        from ffind.engine.matchset import compact_idle
-
         with self._ilock:
-            compact_idle([c.ms for c in self._cache.values()], [new.ms, old.ms])
+            self._index.compact([c.ms for c in self._cache.values()], [new.ms, old.ms])
 
     def _partial(self, ms: MatchSet | None) -> MatchSet | None:
         """The part of ``ms`` the idle filler computed so far, if any (the filler is dropped)."""

@@ -27,8 +27,7 @@ from ffind.searching.catalog import (
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Prefilter
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Prefilter, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
 

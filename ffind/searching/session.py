@@ -34,9 +34,7 @@ from ffind.searching.order import SessionOrder
 from ffind.searching.shared import Cancelled, State
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
-    from ffind.engine.matchset import Ender, Filler
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Ender, Filler, Index, VisitSource
     from ffind.scoring.scorer import FileMatch
 
 UPDATE_INTERVAL = 0.02

@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from collections import OrderedDict
     from collections.abc import Iterator
 
-    from ffind.engine.index import Index
-    from ffind.engine.matchset import Ender, Filler, MatchSet
+    from ffind.engine.index import Ender, Filler, Index, MatchSet
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
 
