@@ -456,15 +456,11 @@ class Server:
         try:
             reply, held = (self.search(request) if op in ("search", protocol.PROVISIONAL)
                            else self.command(request) if op == "command"
-                           else self.tool(request))
+                           else _tool(self, request))
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
         return reply, held.store.flush
-
-    def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to an agent tool's request (``_tool``)."""
-        return _tool(self, request)
 
     def _held(self, root: str, options: SearchOptions) -> Held:
         import orjson

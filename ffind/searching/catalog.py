@@ -1,7 +1,6 @@
 """How every search answers from a listing, its index and the memory: :func:`answer` ranks a
-match set (with the memory through :class:`Recalling`; path order for negations only),
-:func:`list_every` answers the empty query, :func:`walk_filter` says what a walk may drop.
-"""
+match set (with the memory through :class:`Recalling`), :func:`list_every` answers the empty
+query, :func:`walk_filter` says what a walk may drop."""
 
 from __future__ import annotations
 
@@ -23,9 +22,7 @@ if TYPE_CHECKING:
 
 class Recalling:
     """Ranking one root's matches with ``memory`` and, with ``git``, the uncommitted changes
-    (a ``git status`` started here, or ``running``; waited for with ``wait_for_git``, else
-    skipped when late).  ``recall``: the ``Recall`` kept by a caller ranking one index again.
-    """
+    (a ``git status`` started here, or ``running``).  ``recall``: one kept by the caller."""
 
     def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
                  remember: bool = False, wait_for_git: bool = False,

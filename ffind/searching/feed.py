@@ -11,12 +11,10 @@ from ffind.options import SearchOptions
 from ffind.searching.catalog import prefilter
 from ffind.searching.shared import SessionParts
 
-FEED_BATCH = 4_096
-"""Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
+FEED_BATCH = 4_096  # paths per batch when a ``paths=`` iterable feeds the session instead of a walk
 FIRST_FRAME_WAIT = 1.0
 """Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
-REPLACE = -1
-"""The root number of a batch that replaces every path given before."""
+REPLACE = -1  # the root number of a batch that replaces every path given before
 
 
 class WalkFeed(SessionParts):
@@ -97,9 +95,8 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
               warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
               query: Callable[[], str] = str, caught_up: Callable[[], object] | None = None,
               ) -> Iterator[tuple[int, list[str]]]:
-    """One root's listing through the warm index, as ``(0, batch)`` or ``(REPLACE, listing)``:
-    the paths ``query()`` can match first; the validation waits for ``shown`` (the first
-    frame) and ``caught_up()``."""
+    """One root's listing through the warm index, as ``(0, batch)`` or ``(REPLACE, listing)``,
+    the paths ``query()`` can match first; validated once ``shown`` and ``caught_up()``."""
     from ffind.fs.warm import session_batches
 
     imported.set()

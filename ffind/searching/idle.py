@@ -1,8 +1,6 @@
-"""The work a session does between keys: ``IDLE_DELAY`` after an answer is published, the match
-thread fills the published query's set (when a shortcut answered without it), finds its last
-term's greedy ends, compacts cold cached sets, then takes ``Index.warm``'s steps; each step is
-short, so the next key waits for one at most.  A slow key takes ``warm`` steps before its answer.
-"""
+"""The work a session does between keys, in short steps (the next key waits for one at most):
+fill the published query's set, find its last term's greedy ends, compact cold cached sets,
+then ``Index.warm``.  A slow key takes ``warm`` steps before its answer."""
 
 from __future__ import annotations
 
@@ -17,18 +15,13 @@ if TYPE_CHECKING:
     from ffind.searching.shared import State
 
 IDLE_DELAY = 0.01
-"""Seconds after a state is published before idle work starts (``warm``'s small steps excepted):
-the state's reader and a fast typist's next key do not share the GIL with it."""
-SLOW_KEY = 0.004
-"""Seconds of a key's own work from which it takes ``warm`` steps before its answer."""
-WARM_WITHIN = 0.02
-"""Seconds a slow key may take in all with the ``warm`` steps it takes before its answer."""
-WARM_WITHIN_MOST = 262_144
-"""From how many indexed paths slow keys take no ``warm`` steps (the warm-up outgrows them)."""
-COLLECT_PER_PATH = 1.2e-7
-"""Seconds per indexed path ``Index.warm``'s full collection is expected to take."""
-IDLE_SLICE = 16_384
-"""Ids per idle step computing the published query's set (what a key may wait for)."""
+"""Seconds after a state is published before idle work starts: the state's reader and a fast
+typist's next key do not share the GIL with it."""
+SLOW_KEY = 0.004  # seconds of a key's work from which it takes ``warm`` steps before answering
+WARM_WITHIN = 0.02  # seconds a slow key may take in all with those steps
+WARM_WITHIN_MOST = 262_144  # indexed paths from which slow keys take no ``warm`` steps
+COLLECT_PER_PATH = 1.2e-7  # seconds per path of ``Index.warm``'s full collection
+IDLE_SLICE = 16_384  # ids per idle step (what a key may wait for)
 
 
 class IdleWork(SessionParts):
@@ -62,8 +55,8 @@ class IdleWork(SessionParts):
             self._cond.acquire()
 
     def _fill_step(self) -> bool:
-        """``IDLE_SLICE`` more ids of the published set a shortcut left uncomputed, so that the
-        next key narrows it; False when there is nothing to fill."""
+        """``IDLE_SLICE`` more ids of the published set a shortcut left uncomputed (the next key
+        narrows it); False when there is nothing to fill."""
         state = self._state
         ms = state.ms
         if ms is None or ms.computed or not self._settled_on(state):
@@ -83,8 +76,8 @@ class IdleWork(SessionParts):
         return True
 
     def _ends_step(self) -> bool:
-        """``IDLE_SLICE`` more greedy ends of the published set's last term (``Ender``), so the
-        next key of that term narrows from them; False when there is nothing to find."""
+        """``IDLE_SLICE`` more greedy ends of the published set's last term (the next key of
+        that term narrows from them); False when there is nothing to find."""
         state = self._state
         ms = state.ms
         if ms is None or not ms.computed or not self._settled_on(state):
@@ -145,8 +138,8 @@ class IdleWork(SessionParts):
         return more
 
     def _warm_within(self, started: float, gen: int) -> None:
-        """A key that took ``SLOW_KEY`` since ``started`` takes ``warm`` steps while they fit in
-        ``WARM_WITHIN`` (each as long as the last) and no newer key came."""
+        """A key that took ``SLOW_KEY`` takes ``warm`` steps while they fit in ``WARM_WITHIN``
+        and no newer key came."""
         if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:
             return
         while self._gen == gen:

@@ -11,10 +11,8 @@ from ffind.searching.shared import Cancelled, SessionParts, State
 if TYPE_CHECKING:
     from ffind.engine.index import MatchSet
 
-CHUNK = 32_768
-"""Ids matched per ``Index.run`` call: the preemption grain."""
-CACHE_QUERIES = 16
-"""Match sets kept for reuse (backspacing, narrowing from an older prefix)."""
+CHUNK = 32_768  # ids matched per ``Index.run`` call: the preemption grain
+CACHE_QUERIES = 16  # match sets kept for reuse (backspacing, narrowing from an older prefix)
 
 
 class QueryCache(SessionParts):
