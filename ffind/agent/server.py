@@ -209,12 +209,10 @@ class ToolServer:
 
     def _resident_runs(self) -> bool:
         """Whether the root's resident server runs and may answer the first calls."""
-        if self._walker is not cached_tool_walk or not servable_memory(self.memory):
-            return False
-        from ffind.resident import client
+        from ffind.resident.client import answering
 
-        found = client.where(self.root)
-        return found is not None and client.request(found[0], {"op": "stats"}) is not None
+        return (self._walker is cached_tool_walk and servable_memory(self.memory)
+                and answering(self.root))
 
     def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
         check_limit(limit)
@@ -270,8 +268,7 @@ def _start_resident(root: str) -> None:
     """Start ``root``'s resident server unless one runs (reaped in a thread once it exits)."""
     from ffind.resident import client
 
-    found = client.where(root, create=True)
-    if found is None or client.request(found[0], {"op": "stats"}) is not None:
+    if client.answering(root, create=True):
         return
     pid = client.start(root, tied=True)  # (it exits with the MCP server)
     if pid is not None:

@@ -94,6 +94,8 @@ def _epilog() -> str:
     codes = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_MEANING.items())
     return (f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}\n\n"
             f"{_integration_help()}")
+
+
 def _integration_help() -> str:
     """The "Shell and editor integration" section of ``ffind -h``, with the picker's keys."""
     import textwrap

@@ -425,6 +425,12 @@ def stop(path: str) -> bool:
     return True
 
 
+def answering(root: str, create: bool = False) -> bool:
+    """Whether ``root``'s server runs and answers (a ``stats`` request)."""
+    found = where(root, create=create)
+    return found is not None and request(found[0], {"op": "stats"}) is not None
+
+
 def serving(pid: int, path: str) -> bool:
     """Whether ``pid`` runs the server of ``path`` (its command line names it)."""
     if pid == os.getpid():
