@@ -14,7 +14,7 @@ import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ffind.engine import tuning as tuned
 from ffind.engine.accel import (
@@ -26,7 +26,6 @@ from ffind.engine.accel import (
     subsequence_near,
 )
 from ffind.engine.bounding import Bounder
-from ffind.engine.counting import CountTable
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
@@ -45,7 +44,10 @@ from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT, Weights
 
-__all__ = ["CountTable", "Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
+if TYPE_CHECKING:
+    from ffind.engine.counting import CountTable as CountTable
+
+__all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
            "Tuning", "VisitSource", "match", "rank_with_memory"]
 
 BROAD = 0.75
@@ -445,6 +447,8 @@ class Index:
 
     def count_table(self) -> CountTable:
         """A count table of this index's paths (``build`` it, then ``count``)."""
+        from ffind.engine.counting import CountTable
+
         return CountTable(self.store)
 
     @staticmethod
