@@ -1,32 +1,7 @@
-"""ffind: a fuzzy file finder for the terminal, for Python programs and for AI coding agents.
-
-The data flow, one package a concern (``docs/architecture.md``)::
-
-    roots --fs.walk--> paths --engine.Index--> candidates --scoring--> scored ids --engine.rank-->
-    top N --frontends.output--> text / NUL / JSON
-            ^ fs.ignore rules      ^ searching.session: narrow on append, rescore otherwise
-                                   '-- frontends.picker (terminal UI) and agent (tools, MCP)
-
-- ``frozen``, ``errors``, ``text``  records without ``dataclasses``; FfindError and ExitCode;
-                  the version and terminal-safe text.
-- ``options``     SearchOptions, the one frozen settings object passed down from the CLI.
-- ``query``       query syntax: terms, ^prefix, suffix$, 'exact, !negation; smart case.
-- ``scoring``     the weights, the scorer (FileMatch), bounds, the memory's boost.
-- ``engine``      ``Index``: the path store, prefilter, match sets, ranking, typos, recall.
-- ``state``       what is kept between runs: snapshots, the memory of opened files, git status.
-- ``fs``          the parallel walk, the warm index's validation, the ignore rules.
-- ``resident``    the resident server's protocol and client (``server``: the server itself).
-- ``searching``   ``catalog`` (listing + index + memory: how every search answers), ``search()``
-                  (``oneshot``), FileSearcher (``session``), the multi-root ``merge``.
-- ``agent``       the agent tools ``find_files`` and ``glob`` and the MCP server.
-- ``frontends``   the console script, the click command, output writers, the picker, the shell
-                  scripts, the resident server's program (``served``) and
-                  ``--servers``/``--stop-servers`` (``servers``).
-
-Heavy modules are imported on first use, so ``import ffind`` (and ``ffind --version``) stays
-cheap.  Import submodules with ``from ffind.fs.walk import ...``: the package attributes ``walk``
-and ``match`` are the functions, not the modules.
-"""
+"""ffind: a fuzzy file finder for the terminal, for Python programs and for AI coding agents
+(the packages and the data flow: ``docs/architecture.md``).  Heavy modules are imported on
+first use, so ``import ffind`` stays cheap; the attributes ``walk`` and ``match`` are the
+functions, not the modules."""
 
 from __future__ import annotations
 

@@ -24,8 +24,5 @@ EXIT_MEANING: dict[ExitCode, tuple[str, str]] = {
 
 
 class FfindError(Exception):
-    """A problem the user can fix (bad flag value, missing folder, invalid glob).
-
-    The CLI prints ``ffind: <message>`` on one line and exits with ``ExitCode.ERROR``;
-    library callers catch it.  Tracebacks are only for real bugs.
-    """
+    """A problem the user can fix (bad flag value, missing folder, invalid glob): the CLI
+    prints ``ffind: <message>`` and exits with ``ExitCode.ERROR``."""

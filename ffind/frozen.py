@@ -1,18 +1,7 @@
-"""``@dataclass(frozen=True, slots=True)`` without importing :mod:`dataclasses`.
-
-Importing ``dataclasses`` costs a call ~8-10 ms (it imports ``inspect``, ``ast``, ``dis``...),
-and each class it makes up to 1 ms more: the frozen records on the command's path
-(``SearchOptions``, the flags, the query, ``FileMatch``, the weights) are made here instead,
-with the same methods (``__init__`` calling ``__post_init__``, ``__repr__``, ``__eq__``,
-``__hash__``, the frozen ``__setattr__``/``__delattr__``, ``__match_args__``, ``__slots__``,
-pickling).  ``dataclasses.replace``, ``fields``, ``asdict``... still work: the
-``__dataclass_fields__`` they read is made by ``dataclasses`` the first time one asks.
-:func:`replace` is ``dataclasses.replace`` without the import.
-
-Type checkers see the real decorator: a module imports ``dataclass`` from ``dataclasses``
-under ``TYPE_CHECKING = False`` / ``if TYPE_CHECKING:`` and from here otherwise.
-``tests/frozen_test.py`` compares each class made here with the one ``dataclasses`` makes.
-"""
+"""``@dataclass(frozen=True, slots=True)`` without importing :mod:`dataclasses` (whose import
+and class making cost the command's start-up several ms): the same methods, and
+``dataclasses.replace``/``fields`` still work.  Type checkers see the real decorator (imported
+under ``TYPE_CHECKING``); ``tests/frozen_test.py`` compares the two."""
 
 from __future__ import annotations
 
@@ -33,10 +22,8 @@ _PARAMS = "__dataclass_params__"
 
 def dataclass(cls: type[T] | None = None, /, *, frozen: bool = True, slots: bool = True,
               ) -> Any:
-    """The class made as ``@dataclasses.dataclass(frozen=True, slots=True)`` would make it
-    (only that form: a field without a default after one with a default, a base class
-    other than ``object``, ``ClassVar`` or ``InitVar`` fields are not handled and raise
-    ``TypeError``)."""
+    """The class as ``@dataclasses.dataclass(frozen=True, slots=True)`` makes it (only that
+    form: base classes, ``ClassVar`` or ``InitVar`` fields raise ``TypeError``)."""
     if not (frozen and slots):
         raise TypeError("ffind.frozen.dataclass makes frozen classes with slots only")
     return _make if cls is None else _make(cls)
@@ -162,8 +149,7 @@ def _frozen(message: str) -> AttributeError:
 
 class _LazyFields:
     """``__dataclass_fields__`` or ``__dataclass_params__`` (``attr``) of a class made here,
-    both made by ``dataclasses`` the first time one is read (``dataclasses.replace``,
-    ``fields``...)."""
+    made by ``dataclasses`` the first time one is read."""
 
     def __init__(self, attr: str, annotations: dict[str, Any],
                  defaults: dict[str, object]) -> None:

@@ -1,9 +1,5 @@
-"""SearchOptions: every setting of a search, built once (by the CLI or a caller) and passed down.
-
-Every field is checked when the object is made: a wrong type raises ``TypeError`` and a value
-out of range ``ValueError``, each naming the field (``SearchOptions(exclude="*.txt")`` would
-otherwise iterate the string and exclude ``*``, and ``limit=-5`` would silently find nothing).
-"""
+"""SearchOptions: every setting of a search, built once (by the CLI or a caller) and passed down;
+each field is checked when it is made (``TypeError``/``ValueError`` naming the field)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Shared helpers below every layer that uses them: the version, terminal-safe text.
-
-A file name may hold control characters, undecodable bytes (kept by ``surrogateescape``) and
-other non-printable characters; shown on a terminal they could move the cursor or change
-colours.  :func:`terminal_safe` escapes them: ``\\n``, ``\\t``, ``\\r``, ``\\x1b`` (an ASCII
-control), ``\\xa0`` (an undecodable byte), ``\\u00a0`` / ``\\U000e0001`` (a valid but
-non-printable character).  The command's output, the picker and the agent tools escape here.
-"""
+"""Shared helpers below every layer that uses them: the version and :func:`terminal_safe`, which
+escapes what a file name could use to move the cursor or change colours (controls, undecodable
+bytes, non-printable characters) for the output, the picker and the agent tools."""
 
 from __future__ import annotations
 

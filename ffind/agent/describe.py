@@ -1,24 +1,8 @@
-"""Ranking a description by words: what ``find_files`` answers when an agent describes a file.
-
-An agent writes "image inspect size" or "Fix MemCacheStore for connection_pool", not the
-keystrokes a fuzzy matcher wants.  Here the query's words are matched as words against the words
-of each path (its folders, its name split at case changes, ``_``, ``-`` and ``.``), never as
-letters scattered along it:
-
-- a query word matches a path word exactly, by the same stem (``migrations``, ``migrate``), by a
-  common abbreviation (``database`` / ``db``, ``ffind.agent.loose.ABBREVIATIONS``), as the
-  start of it or the start of the query word (``auth`` / ``authentication``), inside it
-  (``container`` in ``devcontainer``) or one typo away, each worth less than the one before;
-- a matched word weighs its rarity in the tree (IDF) times where it stands: the name above the
-  extension, the parent folder above folders further up;
-- a path scores the sum over the query's words of its best match for each, scaled by the share of
-  the description it covers, and a little less for every word of a long path.
-
-Words that carry nothing (``the``, ``where``, ``file``, ``fix``: ``STOP_WORDS``) add a little to a
-path that matched another word and never match on their own.  ``Describer(paths)`` builds the
-word tables once per listing (one pass over the paths); ``rank`` then costs a few numpy passes
-over the postings of the words the description matches.
-"""
+"""Ranking a description by words (``find_files`` for "image inspect size"): each query word
+matches path words (folders, name split at case changes and ``_-.``) exactly, by stem, by
+abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position; a
+path sums its best match per word.  ``Describer(paths)`` builds the word tables once per
+listing; ``rank`` costs a few numpy passes.  See ``docs/agents.md``."""
 
 from __future__ import annotations
 
@@ -51,10 +35,8 @@ file files folder find look looking code s t
 """Words that say nothing about which file: English function words, the verbs of change
 requests (``fix``, ``add``, ``update``) and words about files themselves."""
 
-CACHED_WORDS = 4096
-"""Query words whose matches a ``Describer`` remembers."""
-MAX_INSIDE = 2000
-"""Most occurrences of a query word inside the vocabulary looked at."""
+CACHED_WORDS = 4096  # query words whose matches a ``Describer`` remembers
+MAX_INSIDE = 2000  # most occurrences of a query word inside the vocabulary looked at
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -82,18 +64,14 @@ class Weights:
     parent: float = 0.47
     folder: float = 0.77
     stop: float = 0.27
-    repeat: float = 0.23
-    """Share of a word's second match (name and folder both) added to its best."""
+    repeat: float = 0.23  # share of a word's second match (name and folder both) added to its best
     phrase: float = 0.36
     """Share added for query words next to each other matching path words next to each other."""
     digits: float = 0.29
     soft_df: int = 1
-    rerank: int = 200
-    """How many of the best paths the phrase bonus may reorder."""
-    coverage: float = 0.57
-    """Exponent of the share of the description's weight a path covers."""
-    length: float = 0.37
-    """How much a path's word count divides its score (BM25's ``b``)."""
+    rerank: int = 200  # how many of the best paths the phrase bonus may reorder
+    coverage: float = 0.57  # exponent of the share of the description's weight a path covers
+    length: float = 0.37  # how much a path's word count divides its score (BM25's ``b``)
 
 
 WEIGHTS = Weights()
@@ -131,8 +109,7 @@ def reads_as_description(query: str) -> bool:
 
 def weak_fuzzy(query: str, top: str | None) -> bool:
     """Whether the fuzzy answer to a two-word ``query`` is weak: no exact match (``top`` is
-    None), or its best path ``top`` does not hold every word of the query as a word (the
-    letters were found scattered along it)."""
+    None), or its best path does not hold every query word as a word."""
     parts = query.split()
     if len(parts) != 2 or not _plain(parts):
         return False

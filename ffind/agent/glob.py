@@ -1,21 +1,6 @@
-"""The ``glob`` tool's patterns: brace expansion, then gitignore semantics.
-
-A glob is matched the way a ``.gitignore`` line is, by the same compiler the walk uses for
-``--exclude`` (``ffind.fs.ignore.patterns.compile_globs``): ``*.py`` (no ``/``) matches at any
-depth, ``src/**/*.ts`` (a ``/`` inside) is anchored at the searched folder, ``**`` spans
-folders, ``[abc]``, ``?`` and ``\\`` escapes as git has them.  Two things are the tool's own:
-
-- ``{a,b}`` alternatives are expanded first (at most 64 patterns): gitignore has no braces,
-  agents write them all the time (``**/*.{ts,tsx}``);
-- gitignore rules are about *entries*: a pattern matching a folder (``src``, ``build/``,
-  ``*.d``) ignores everything inside it.  The walk asks the rules about each folder on the
-  way down; ``glob`` gets finished file paths, so ``GlobMatcher`` asks about each folder of a
-  path too (cached per folder), and a file matches when it or one of its folders does.
-  ``glob 'src'`` therefore lists every file under ``src/``, as ``git ls-files -i -x src``
-  would.
-
-Negation (``!pattern``) is refused: a glob lists files, it does not re-include them.
-"""
+"""The ``glob`` tool's patterns: ``{a,b}`` expanded (at most 64), then matched as ``.gitignore``
+lines by the walk's compiler; a file matches when it or one of its folders does (``glob src``
+lists everything under ``src/``, as ``git ls-files -i -x src``).  Negation is refused."""
 
 from __future__ import annotations
 
@@ -28,8 +13,7 @@ from ffind.errors import FfindError
 if TYPE_CHECKING:
     from ffind.fs.ignore.patterns import Rules
 
-MAX_GLOBS = 64
-"""The most patterns one glob may expand to."""
+MAX_GLOBS = 64  # the most patterns one glob may expand to
 
 
 def expand_braces(pattern: str) -> list[str]:

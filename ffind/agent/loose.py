@@ -1,10 +1,5 @@
-"""Looser forms of a query, for when ``find_files`` found nothing exact.
-
-Agents write words in full (``database migration``) where paths abbreviate or inflect them
-(``db/migrate/``).  ``loose_queries`` replaces each plain word by a common abbreviation or a
-crude stem, most-changed forms first; ``find_files`` answers with the first that matches and
-says which one it used.
-"""
+"""Looser forms of a query, for when ``find_files`` found nothing exact: agents write words in
+full (``database migration``) where paths abbreviate or inflect them (``db/migrate/``)."""
 
 from __future__ import annotations
 
@@ -40,8 +35,7 @@ _SUFFIXES = (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ion
              ("ion", ""), ("ers", ""), ("er", ""), ("ies", "y"), ("es", ""), ("s", ""),
              ("ed", ""))
 MAX_LOOSE = 12
-MAX_LOOSE_WORDS = 6
-"""Queries with more words are not loosened: the forms multiply with every word."""
+MAX_LOOSE_WORDS = 6  # queries with more words are not loosened: the forms multiply with every word
 
 
 def stem(word: str) -> str | None:
@@ -54,12 +48,8 @@ def stem(word: str) -> str | None:
 
 
 def loose_queries(query: str) -> list[str]:
-    """Looser forms of a query, tried when it matched nothing exactly (at most 12).
-
-    Each plain word (letters only, no fzf operators) may be replaced by its lower-case stem or
-    a common abbreviation: ``database migration`` -> ``db migrat``, ``database migrat``,
-    ``db migration``.  Nothing for a query of more than ``MAX_LOOSE_WORDS`` words.
-    """
+    """Looser forms of ``query`` (at most 12), most changed first: each plain word by its stem
+    or a common abbreviation (``database migration`` -> ``db migrat``, ...)."""
     words = query.split()
     if len(words) > MAX_LOOSE_WORDS:
         return []

@@ -1,20 +1,13 @@
-"""What a model reads about the agent tools: their descriptions, JSON Schemas and limits.
-
-The MCP server publishes these as they are (``ffind.agent.server``); the Python functions in
-``ffind.agent.tool`` check the same limits.  Written for a model: say what the tool is for,
-what it searches, what it leaves out and what the answer looks like.
-"""
+"""What a model reads about the agent tools: their descriptions, JSON Schemas and limits (the
+MCP server publishes them as they are; ``tool`` checks the same limits)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-TOOL_LIMIT = 20
-"""How many paths ``find_files`` returns unless asked for another ``limit``."""
-MAX_LIMIT = 200
-"""The largest ``limit`` a caller may ask for."""
-GLOB_LIMIT = 100
-"""How many paths ``glob`` returns at most."""
+TOOL_LIMIT = 20  # how many paths ``find_files`` returns unless asked for another ``limit``
+MAX_LIMIT = 200  # the largest ``limit`` a caller may ask for
+GLOB_LIMIT = 100  # how many paths ``glob`` returns at most
 ECHO_CHARS = 200
 """How much of the query (or pattern) an answer repeats back before cutting it with ``…``."""
 

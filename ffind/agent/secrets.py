@@ -1,11 +1,6 @@
-"""Which files usually hold secrets, and which queries ask for them.
-
-The agent tools leave such files out of their answers unless the query (or glob) names them,
-and then list them after every other match: an agent looking for "config" should not be handed
-``prod.env`` or ``server.key`` to read into its context.  Names are compared case-insensitively
-(``config/.ENV``, ``cert.PEM``).  The list, one ``SecretRule`` per kind, is documented in
-``docs/agents.md``; keep the two in step.
-"""
+"""Which files usually hold secrets, and which queries ask for them: the agent tools list such
+files only when the query names them, and last.  Case-insensitive; the rules are documented in
+``docs/agents.md`` (keep the two in step)."""
 
 from __future__ import annotations
 
@@ -73,13 +68,8 @@ def secret_kind(path: str) -> str | None:
 
 
 def wants_secrets(query: str) -> frozenset[str]:
-    """The secret kinds a query (or glob pattern) asks for by naming them.
-
-    Per word (negated words ``!x`` ignored; fzf's ``'``, ``^`` and ``$`` stripped; case
-    ignored): a word containing one of a rule's ``asks`` asks for that kind (``.env``,
-    ``prod.env``, ``pem``, ``tls.key``, ``p12``, ``id_rsa``, ``credentials``, ``npmrc``...).
-    ``env``, ``key`` or ``secret`` alone ask for nothing: they are ordinary words in file names.
-    """
+    """The secret kinds a query (or glob) names: a word (not negated) holding one of a rule's
+    ``asks`` (``.env``, ``pem``, ``id_rsa``...); ``env`` or ``key`` alone ask for nothing."""
     kinds: set[str] = set()
     for word in query.lower().split():
         if word.startswith("!"):

@@ -38,18 +38,15 @@ from ffind.errors import ExitCode, FfindError
 from ffind.searching.catalog import servable_memory
 
 if TYPE_CHECKING:
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import VisitSource
 
-REFRESH_INTERVAL = 2.0
-"""Seconds after a re-walk ends before a call may start the next (see ``CachedTree``)."""
-REFRESH_DELAY = 0.05
-"""Seconds a re-walk waits after the call that started it, so that call's answer goes first."""
+REFRESH_INTERVAL = 2.0  # seconds after a re-walk ends before a call may start the next
+REFRESH_DELAY = 0.05  # seconds a re-walk waits: the answer of the call that started it first
 
 
 class CachedTree:
-    """The walk of one folder: ``get()`` the last finished one (the first walks in the
-    foreground), ``kick()`` a throttled re-walk (the same paths keep the old snapshot and its
-    answers), ``close()`` cancels (``get()`` then raises)."""
+    """The walk of one folder: ``get()`` the last finished one, ``kick()`` a throttled re-walk
+    (the same paths keep the old snapshot and its answers), ``close()`` cancels."""
 
     def __init__(
         self,
@@ -59,8 +56,7 @@ class CachedTree:
     ) -> None:
         self.directory = directory
         self.min_interval = min_interval
-        self.users = 0
-        """Calls using this tree now (counted by ``ToolServer``, under its lock)."""
+        self.users = 0  # calls using this tree now (``ToolServer``'s lock)
         self._walker = walker
         self._lock = threading.Lock()
         self._first = threading.Lock()
@@ -68,7 +64,6 @@ class CachedTree:
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
         self._done_at = 0.0
-        self.refreshes = 0
 
     def ready(self) -> bool:
         """Whether a walk of the folder is indexed (``get()`` answers at once)."""
@@ -137,7 +132,6 @@ class CachedTree:
         # The parallel walk's order varies from walk to walk: compare the sets.
         if old is None or len(new.paths) != len(old.paths) or set(new.paths) != set(old.paths):
             self._snap = new
-        self.refreshes += 1
 
     def wait_refresh(self, timeout: float | None = None) -> None:
         """Block until a running refresh has finished (tests and benchmarks)."""
@@ -165,9 +159,7 @@ class ToolServer:
         memory: VisitSource | None = None,
     ) -> None:
         self.root = resolve_dir(root, None)
-        self.memory = memory
-        """Read to rank (the user's files first), never written: an agent's calls are not
-        the user's visits."""
+        self.memory = memory  # read to rank, never written: an agent's calls are not visits
         self.refresh_interval = refresh_interval
         self._walker = walker
         self._trees: dict[str, CachedTree] = {}
@@ -217,12 +209,10 @@ class ToolServer:
 
     def _resident_runs(self) -> bool:
         """Whether the root's resident server runs and may answer the first calls."""
-        if self._walker is not cached_tool_walk or not servable_memory(self.memory):
-            return False
-        from ffind.resident import client
+        from ffind.resident.client import answering
 
-        found = client.where(self.root)
-        return found is not None and client.request(found[0], {"op": "stats"}) is not None
+        return (self._walker is cached_tool_walk and servable_memory(self.memory)
+                and answering(self.root))
 
     def find_files(self, query: str, path: str | None = None, limit: int = TOOL_LIMIT) -> str:
         check_limit(limit)
@@ -278,8 +268,7 @@ def _start_resident(root: str) -> None:
     """Start ``root``'s resident server unless one runs (reaped in a thread once it exits)."""
     from ffind.resident import client
 
-    found = client.where(root, create=True)
-    if found is None or client.request(found[0], {"op": "stats"}) is not None:
+    if client.answering(root, create=True):
         return
     pid = client.start(root, tied=True)  # (it exits with the MCP server)
     if pid is not None:

@@ -1,17 +1,7 @@
-"""The agent tools as Python functions: ``find_files`` and ``glob_files``, plain text out.
-
-``find_files`` answers with a few ranked paths and says when it cut the list::
-
-    Found 412 files matching "migration":
-
-    db/migrate/20240101_create_users.rb
-    ...
-    (showing 20 of 412 matches; narrow the query or raise limit)
-
-The folder is walked with ``TOOL_OPTIONS``; secret files (``ffind.agent.secrets``) are listed,
-last, only when the query names them.  With a ``root``, ``path`` must resolve inside it.  When
-nothing matches exactly, looser forms of the query are tried (``ffind.agent.loose``), then typo
-matches are offered as ``Did you mean:``."""
+"""The agent tools as Python functions: ``find_files`` and ``glob_files``, plain text out
+(``Found N files matching "q":``, the paths, a line when the list was cut).  Secret files are
+listed, last, only when the query names them; when nothing matches exactly, looser forms of
+the query are tried, then typo matches offered as ``Did you mean:``."""
 
 from __future__ import annotations
 
@@ -33,26 +23,20 @@ from ffind.text import terminal_safe
 
 if TYPE_CHECKING:
     from ffind.agent.describe import Describer
-    from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Index, MatchSet, VisitSource
     from ffind.scoring.scorer import FileMatch
     from ffind.searching.catalog import Recalling
 
 MAX_SUGGESTIONS = 5
 ANSWER_CACHE = 32
 MATCHSET_CACHE = 8
-
-TOOL_OPTIONS = SearchOptions(hidden=True, limit=None)
-"""What the agent tool walks: hidden files yes (never VCS folders), ignore files honoured."""
-
+TOOL_OPTIONS = SearchOptions(hidden=True, limit=None)  # hidden files, never VCS folders
 VCS_FOLDERS: frozenset[str] = VCS_DIRS | {".git", ".hg", ".svn", ".jj", ".bzr", "_darcs", "CVS"}
-"""Folders of version-control systems: never searched, never listed, whatever the ``path``."""
 
 _OTHER_VCS = re.compile(
     "(?:^|/)(?:" + "|".join(re.escape(d) for d in sorted(VCS_FOLDERS - VCS_DIRS)) + ")/",
     re.MULTILINE,
-)
-"""The VCS folders the walk itself does not leave out (it skips ``VCS_DIRS``)."""
+)  # the VCS folders the walk itself does not leave out
 
 
 # --- the folder searched -----------------------------------------------------------------------
@@ -159,12 +143,9 @@ class TreeSnapshot:
     secret_paths: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: dict[tuple[str, int, object], str] = field(default_factory=dict)
-    matchsets: dict[str, MatchSet] = field(default_factory=dict)
-    """Recent queries' match sets: a query that narrows one re-filters only its matches."""
-    recall: Recalling | None = None
-    """Ranking with the memory (the MCP server's), made on first use."""
+    matchsets: dict[str, MatchSet] = field(default_factory=dict)  # narrowed from by a query
+    recall: Recalling | None = None  # made on first use, as is the describer
     describer: Describer | None = None
-    """The word tables of ``main``'s paths, for descriptions, made on first use."""
 
     @classmethod
     def build(cls, batches: Iterable[list[str]], numpy: bool | None = None) -> TreeSnapshot:
@@ -192,11 +173,8 @@ def find_files(
     *,
     root: str | os.PathLike[str] | None = None,
 ) -> str:
-    """Fuzzy-find files by path, as plain text for an agent (see the module docstring).
-
-    ``path``: the folder searched (``search_dir``); the output is relative to it.  Walks on
-    every call (the MCP server caches).  ``FfindError`` for a bad ``path`` or ``limit``.
-    """
+    """Fuzzy-find files under ``path`` (confined to ``root``), as plain text for an agent;
+    walks on every call.  ``FfindError`` for a bad ``path`` or ``limit``."""
     check_limit(limit)
     directory = search_dir(path, root)
     return search_snapshot(TreeSnapshot.build(tool_walk(directory)), query, limit)
@@ -210,8 +188,7 @@ def check_limit(limit: int) -> None:
 
 def search_snapshot(snap: TreeSnapshot, query: str, limit: int = TOOL_LIMIT, *,
                     memory: VisitSource | None = None, root: str = "") -> str:
-    """Rank ``query`` over an indexed walk and format the answer: exact matches (asked-for
-    secrets last), else a looser form's, else typo suggestions.  ``memory`` (read only): rank
+    """Rank ``query`` over an indexed walk and format the answer; ``memory`` (read only) ranks
     the files it remembers under ``root`` higher."""
     with snap.lock:
         key = (query, limit, None if memory is None else memory.stamp())

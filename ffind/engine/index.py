@@ -14,7 +14,7 @@ import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ffind.engine import tuning as tuned
 from ffind.engine.accel import (
@@ -28,23 +28,27 @@ from ffind.engine.accel import (
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
-from ffind.engine.matchset import Greedy, MatchSet, Range, clip
+from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.prefixed import Prefixed
 from ffind.engine.ranker import rank
-from ffind.engine.recall import Recall, VisitSource, rank_with_memory
+from ffind.engine.recall import Rank, Recall, VisitSource, rank_with_memory
 from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
 from ffind.engine.tuning import Tuning
 from ffind.engine.typos import find_typos, refine
-from ffind.engine.warmup import WorkAhead
+from ffind.engine.warmup import COLLECTING, WorkAhead
 from ffind.query import Kind, Query, Term, implies, parse
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import DEFAULT, Weights
 
-__all__ = ["Index", "MatchSet", "Prefilter", "Tuning", "match"]
+if TYPE_CHECKING:
+    from ffind.engine.counting import CountTable as CountTable
+
+__all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
+           "Tuning", "VisitSource", "match", "rank_with_memory"]
 
 BROAD = 0.75
 """A hint (``Index.compute``) holding more than this share of its ranges' ids is not narrowed
@@ -419,6 +423,38 @@ class Index:
     def prepare(self, query: str, start: int, limit: int | None) -> None:
         """Work ahead on the ids from ``start`` for a ranking of ``query`` to follow."""
         self._ahead.prepare(query, start, limit)
+
+    # --- for an idle caller, a slice at a time (``ffind.engine.matchset``, ``counting``)
+
+    COLLECTING = COLLECTING
+    """What ``warm`` yields just before its full collection (a long step)."""
+
+    def filler(self, ms: MatchSet, size: int) -> Filler:
+        """Computes ``ms`` (a shortcut's lazy set) ``size`` ids a step."""
+        return Filler(self.run, ms, size)
+
+    def ender(self, ms: MatchSet, size: int) -> Ender:
+        """Finds the greedy ends of ``ms``'s last term ``size`` ids a step."""
+        ender = Ender(self.find_ends, ms, size)
+        ender.finished = not self.wants_ends(ms)
+        return ender
+
+    @staticmethod
+    def compact(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],
+                most: int | None = None) -> int:
+        """``compact_idle``: compact the sets of ``cached`` but ``hot``'s."""
+        return compact_idle(cached, hot, most)
+
+    def count_table(self) -> CountTable:
+        """A count table of this index's paths (``build`` it, then ``count``)."""
+        from ffind.engine.counting import CountTable
+
+        return CountTable(self.store)
+
+    @staticmethod
+    def typo_pass(query: str) -> bool:
+        """Whether counting ``query`` runs a typo pass (a lone long fuzzy term)."""
+        return typo_term(parse(query)) is not None
 
 
 def plain_last(q: Query) -> str | None:

@@ -1,11 +1,6 @@
-"""The ``ffind`` command: flags -> one SearchOptions -> search / picker / MCP; errors -> exit code.
-
-``main(argv)`` never raises for a user error: ``FfindError`` and click's usage errors become one
-line ``ffind: ...`` on stderr and exit status 2; Ctrl-C exits 130; a closed pipe
-(``ffind x | head -1``) exits quietly.  click is imported only for what
-``ffind.frontends.fastparse`` leaves to it (``--help``, errors, unusual command lines): a plain
-search does not pay its import.
-"""
+"""The ``ffind`` command: flags -> one SearchOptions -> search / picker / MCP; errors -> exit code
+(one line ``ffind: ...`` and 2; Ctrl-C 130; a closed pipe quietly).  click is imported only for
+what ``fastparse`` leaves to it (``--help``, errors, unusual command lines)."""
 
 from __future__ import annotations
 
@@ -99,6 +94,8 @@ def _epilog() -> str:
     codes = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_MEANING.items())
     return (f"\b\nExamples:\n{examples}\n\nExit status: {codes}.\n\n{MCP_NOTE}\n\n"
             f"{_integration_help()}")
+
+
 def _integration_help() -> str:
     """The "Shell and editor integration" section of ``ffind -h``, with the picker's keys."""
     import textwrap
@@ -143,6 +140,21 @@ class Invocation:
     def shell(self) -> str | None:
         """The shell whose integration script was asked for (``--bash``...), if any."""
         return next((sh for sh in ("bash", "zsh", "fish") if getattr(self, sh)), None)
+
+    @property
+    def plain(self) -> bool:
+        """A plain search: no picker, ``--stdin``, shell script, visit or server listing."""
+        return not (self.interactive or self.stdin or self.shell is not None or self.remember
+                    or self.forget or self.clear_cache or self.servers or self.stop_servers)
+
+
+def plain_search(args: list[str]) -> Invocation | None:
+    """``args`` parsed without click when it is a plain search; None otherwise."""
+    from ffind.frontends.fastparse import parse
+
+    quick = parse(args)
+    inv = None if quick is None else invocation(*quick)
+    return inv if isinstance(inv, Invocation) and inv.plain else None
 
 
 def _click_option(flag: Flag) -> click.Option:
@@ -260,11 +272,8 @@ def _check_where(inv: Invocation) -> None:
 
 def run(inv: Invocation, *, exit_fast: bool = False, started: Started | None = None,
         first: bool = False) -> int:
-    """Run a parsed command line; user errors raise FfindError.
-
-    ``exit_fast``: end the process once the results are out (the console script);
-    ``started``: its early walk; ``first``: the folder's first call (``early.first_call``).
-    """
+    """Run a parsed command line; user errors raise FfindError.  ``exit_fast``: end the process
+    once the results are out; ``started``: the early walk; ``first``: the folder's first call."""
     if inv.shell is not None:
         from ffind.frontends.shell import script
 
@@ -398,11 +407,8 @@ def render(inv: Invocation, options: SearchOptions, style: str | None, on_tty: b
 def _write_results(inv: Invocation, options: SearchOptions, style: str | None, on_tty: bool,
                    matches: list[FileMatch], total: Callable[[], int]) -> int:
     """Write the results (``render``) and the notes after them; the exit status."""
-    data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches, total)
-    output.write_stdout(data)
-    for note in notes:
-        output.warn(note)
-    return code
+    return output.write_answer([], *render(inv, options, style, on_tty, _stderr_isatty(),
+                                           matches, total))
 
 
 def _server_may_answer(inv: Invocation) -> bool:
@@ -423,21 +429,19 @@ def _from_server(inv: Invocation, exit_fast: bool) -> int | None:
                  count=inv.json or _stderr_isatty())
     if answer is None:
         return None
-    for warning in answer.warnings:
-        output.warn(warning)
     matches: list[FileMatch] = answer.matches  # type: ignore[assignment]
-    code = _write_results(inv, options, style, on_tty, matches, lambda: answer.total)
-    if answer.memory_warning:
-        output.warn(answer.memory_warning)
+    data, notes, code = render(inv, options, style, on_tty, _stderr_isatty(), matches,
+                               lambda: answer.total)
+    notes += [answer.memory_warning] if answer.memory_warning else []
+    code = output.write_answer(answer.warnings, data, notes, code)
     if exit_fast:
         exit_now(code)
     return code
 
 
 def _start_server(inv: Invocation, first: bool = False) -> None:
-    """Once the results are out, start the root's resident server (the command does not wait)
-    when the snapshot exists, or primed to write it after a first call; the server exits when the
-    listing is too small to serve."""
+    """Once the results are out, start the root's resident server (not waited for), primed
+    with the listing after a first call."""
     if not first:
         from ffind.fs.warm import listing_key
         from ffind.state.cache import SnapshotStore
@@ -485,12 +489,9 @@ def _parse(args: list[str]) -> Invocation | int:
 def main(argv: list[str] | None = None, *, started: Started | None = None,
          first: Invocation | None = None, server: bool = True,
          exit_fast: bool | None = None) -> int:
-    """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``: the
-    walk the console script started for this command line (``ffind.frontends.early``);
-    ``first``: the command line, parsed, when it is the folder's first call
-    (``early.first_call``); ``server=False``: as with ``--no-server`` (the folder's server
-    took the console script's request and did not answer in time); ``exit_fast``: end the
-    process once done (``run``; by default when ``argv`` is None: the console script's)."""
+    """Entry point of the ``ffind`` console script and ``python -m ffind``; ``started``,
+    ``first``: as for ``run``; ``server=False``: as ``--no-server`` (the server did not answer
+    in time); ``exit_fast``: by default when ``argv`` is None."""
     args = sys.argv[1:] if argv is None else list(argv)
     return int(_main(args, exit_fast=argv is None if exit_fast is None else exit_fast,
                      started=started, first=first, server=server))

@@ -1,9 +1,6 @@
-"""The walk of a cold search, forked by the console script before its imports.
-
-A cold search (``--no-cache``, or a folder's first call) walks in a child forked as soon as the
-command line is parsed, which imports the walk on the other CPU while this process imports the
-command; ``search(_started=...)`` takes it over (``take``) when it fits, and ``close`` ends a child
-nobody took.  Only where the walk would fork anyway (Linux, 2+ threads, an idle CPU)."""
+"""The walk of a cold search, forked by the console script as soon as the command line is parsed
+(it walks on the other CPU while this process imports the command); ``search(_started=...)``
+takes it over when it fits, and ``close`` ends a child nobody took."""
 
 from __future__ import annotations
 
@@ -67,7 +64,9 @@ def start(args: list[str]) -> Started | None:
     docstring); None otherwise, or when the fork fails."""
     if "--no-cache" not in args or os.environ.get("_FFIND_COMPLETE"):
         return None
-    inv = _plain_search(args)
+    from ffind.frontends.cli import plain_search
+
+    inv = plain_search(args)
     return None if inv is None or inv.cache else start_for(inv)
 
 
@@ -85,12 +84,13 @@ def start_for(inv: Invocation) -> Started | None:
 
 
 def first_call(args: list[str]) -> Invocation | None:
-    """``args`` parsed when it is a folder's first call (a plain search with the cache and the
-    server on, no snapshot yet): searched as ``--no-cache``, then the root's server is started
-    primed with its listing.  None otherwise."""
+    """``args`` parsed when it is a folder's first call (no snapshot yet): searched cold, then
+    the root's server started with its listing.  None otherwise."""
     if os.environ.get("_FFIND_COMPLETE") or args[:1] == ["mcp"]:
         return None
-    inv = _plain_search(args)
+    from ffind.frontends.cli import plain_search
+
+    inv = plain_search(args)
     if inv is None or not (inv.cache and inv.server):
         return None
     from ffind.resident.client import where
@@ -103,23 +103,6 @@ def first_call(args: list[str]) -> Invocation | None:
         if os.path.lexists(snapshot_path(inv.root, inv.options)):
             return None
     except (OSError, ValueError):
-        return None
-    return inv
-
-
-def _plain_search(args: list[str]) -> Invocation | None:
-    """``args`` parsed without click when it is a plain search (no picker, ``--stdin``, shell
-    script, visit, cache clearing or server listing); None otherwise."""
-    from ffind.frontends.cli import Invocation, invocation
-    from ffind.frontends.fastparse import parse
-
-    quick = parse(args)
-    if quick is None:
-        return None
-    inv = invocation(*quick)
-    if (not isinstance(inv, Invocation) or inv.interactive or inv.stdin
-            or inv.shell is not None or inv.remember or inv.forget or inv.clear_cache
-            or inv.servers or inv.stop_servers):
         return None
     return inv
 

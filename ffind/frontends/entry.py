@@ -1,10 +1,6 @@
-"""The ``ffind`` console script.  ``--version``, ``--remember`` and ``--forget`` (run by
-editors and shell hooks on every file opened) are answered here with the few modules they
-need; any other command line gets the user's default options (``FFIND_DEFAULT_OPTS``,
-:func:`with_defaults`) before it; a plain search goes to the folder's resident server when
-one answers (``ffind.resident.client.command``); everything else goes to the command
-(``ffind.frontends.cli``), a cold search with its walk already forked
-(``ffind.frontends.early``)."""
+"""The ``ffind`` console script: ``--version``, ``--remember`` and ``--forget`` answered with few
+imports; other command lines get ``FFIND_DEFAULT_OPTS`` first, then go to the folder's resident
+server when one answers, else to the command (``cli``), a cold search with its walk forked."""
 
 from __future__ import annotations
 
@@ -91,12 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def with_defaults(args: list[str], environ: Mapping[str, str] | None = None) -> list[str]:
-    """``args`` after the user's default options, ``FFIND_DEFAULT_OPTS`` (fzf's
-    ``FZF_DEFAULT_OPTS``): shell words (``shlex``), options only.  Each is passed on as
-    ``--name`` or ``--name=value``, so that none takes a word of ``args`` as its value; those
-    that do not apply to the command at hand are left out (``--limit``, ``--json`` with the
-    picker; ``--height``, ``--preview`` without it).  The command line's own come after them
-    and win where a flag takes one value.  A value that is not options raises FfindError."""
+    """``args`` after ``FFIND_DEFAULT_OPTS`` (options only, each as ``--name[=value]``; those
+    that do not apply to the command at hand left out); FfindError when it is not options."""
     env = os.environ if environ is None else environ
     text = env.get(DEFAULT_OPTS, "")
     if not text.strip():

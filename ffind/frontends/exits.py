@@ -34,9 +34,8 @@ def answered(work: Callable[[], int]) -> int:
 
 
 def exit_now(code: int) -> NoReturn:
-    """Flush and end the process without the interpreter's teardown: once the results are
-    written and the walk reaped, what is left is freeing the index and the heap (up to a
-    fraction of a second for a million paths)."""
+    """Flush and end the process without the interpreter's teardown (freeing a large index
+    costs a fraction of a second)."""
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             # (not ``contextlib.suppress``: the client path imports nothing it can avoid)

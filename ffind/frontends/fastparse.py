@@ -1,27 +1,8 @@
 """The command line of a plain search parsed without click (whose import costs more than the
-rest of the parsing and checking together).
-
-:func:`parse` reads ``argv`` as click would with the command ``cli.build_command()`` makes
-from the same table (:data:`~ffind.frontends.flags.FLAGS`), and answers only when it is sure
-of click's answer: anything else (``-h``, ``--help``, ``--version``, a flag or value click would
-reject, an extra argument) gives None, and the command asks click, so every message and exit
-status is click's.  ``tests/fastparse_test.py`` checks it against click on many command lines.
-
-What click does, and so what this does (click 8.5, ``click.parser``):
-
-- ``--`` ends the options: every later token is an argument; a token of one ``-`` is an
-  argument, and options and arguments may come in any order;
-- ``--name`` takes a value from ``--name=value`` or the next token, whatever it looks like;
-  one whose value may be left out (``--preview [CMD]``) takes the next token only if it does
-  not look like an option (``-x``, ``--``); ``--name=value`` for a switch is an error;
-- ``-abc`` is a run of short flags: switches until one takes a value, which is the rest of the
-  token (``-l20``) or the next token;
-- a repeated flag: the last value wins, or each is kept (``multiple``);
-- the values are converted by type: an int (ASCII digits here: click's ``int()`` would also
-  take ``+5``, `` 5`` or ``5_0``, which go to click), a folder (``click.Path(file_okay=False)``:
-  a regular file or an unreadable path is an error; a missing one is not), a choice; the
-  defaults are converted too (``-C``'s ``.``).
-"""
+rest of the parsing): :func:`parse` reads ``argv`` from the same table (``flags.FLAGS``) as
+click 8.5's parser would, and answers only when sure of click's answer; anything else gives
+None and goes to click, so every message and exit status is click's
+(``tests/fastparse_test.py`` compares the two)."""
 
 from __future__ import annotations
 
@@ -65,9 +46,9 @@ def parse(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
 
 def occurrences(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
                 ) -> list[tuple[Flag | None, str | None]] | None:
-    """Each flag of ``args`` in order with the text of its value (None: a switch), and each
-    argument as ``(None, text)``; None when click must read them (an unknown flag, a value
-    missing or spelled as only click reads it).  The values are not checked (``parse``)."""
+    """Each flag of ``args`` with its value's text (None: a switch), each argument as ``(None,
+    text)``, as click splits them (``--``, ``-abc`` runs, optional values); None when click
+    must read them.  The values are not checked."""
     longs = {f"--{f.long}": f for f in flags}
     shorts = {f.short: f for f in flags if f.short}
     found: list[tuple[Flag | None, str | None]] = []

@@ -1,12 +1,6 @@
-"""Every flag of the ``ffind`` command, defined once.
-
-The click command (:func:`ffind.frontends.cli.build_command`), the fast parse
-(:mod:`ffind.frontends.fastparse`), the shell completions (``completions/``) and the man page
-(``man/ffind.1``) are all made from :data:`FLAGS`.  Adding a flag is one :class:`Flag` row
-(``dest`` names the :class:`~ffind.options.SearchOptions` or ``Invocation`` field its value
-goes to), then ``python scripts/generate_docs.py`` to rewrite the generated files
-(``tests/docs_test.py`` fails while they differ).
-"""
+"""Every flag of the ``ffind`` command, defined once: the click command, the fast parse, the
+shell completions and the man page are made from :data:`FLAGS`.  Adding a flag is one
+:class:`Flag` row, then ``python scripts/generate_docs.py``."""
 
 from __future__ import annotations
 
@@ -20,10 +14,7 @@ if TYPE_CHECKING:
 else:  # the same classes, without importing dataclasses (ffind.frozen)
     from ffind.frozen import dataclass
 
-KINDS = ("bool", "int", "str", "dir", "choice")
-"""``bool``: a switch (False unless given); ``int``: a whole number >= 0 (``minimum`` raises
-the bound); ``str``: any text; ``dir``: a folder (completed as one); ``choice``: one of
-``choices``."""
+KINDS = ("bool", "int", "str", "dir", "choice")  # a switch, a number >= ``minimum``, text...
 
 
 def _identity(value: object) -> object:
@@ -34,42 +25,23 @@ def _identity(value: object) -> object:
 class Flag:
     """One command-line flag."""
 
-    long: str
-    """The long name without ``--`` (``"max-depth"``)."""
-    short: str | None
-    """The one-letter name without ``-`` (``"d"``), or None."""
-    kind: str
-    """One of :data:`KINDS`."""
+    long: str  # without ``--`` (``"max-depth"``)
+    short: str | None  # one letter without ``-``, or None
+    kind: str  # one of :data:`KINDS`
     default: object
-    """The value when the flag is not given."""
-    help: str
-    """One sentence or two for ``--help`` and the man page."""
-    dest: str
-    """The field the value goes to (see ``target``)."""
-    target: str = "options"
-    """``"options"`` (a :class:`~ffind.options.SearchOptions` field) or ``"invocation"``."""
-    convert: Callable[[object], object] = _identity
-    """Parsed value -> field value."""
-    metavar: str | None = None
-    """The placeholder shown after the flag (``N``, ``DIR``, ``GLOB``)."""
-    multiple: bool = False
-    """Repeatable; the value is a tuple of every occurrence."""
+    help: str  # one sentence or two for ``--help`` and the man page
+    dest: str  # the field the value goes to, in ``target``
+    target: str = "options"  # ``"options"`` (SearchOptions) or ``"invocation"``
+    convert: Callable[[object], object] = _identity  # parsed value -> field value
+    metavar: str | None = None  # the placeholder shown after the flag (``N``, ``DIR``)
+    multiple: bool = False  # repeatable: the value is a tuple of every occurrence
     choices: tuple[str, ...] = ()
-    """For ``kind="choice"``."""
-    minimum: int = 0
-    """For ``kind="int"``: the smallest value accepted."""
-    show_default: bool | str = False
-    """Show ``[default: ...]`` in the help (True: the default; a string: that text)."""
-    picker: bool = True
-    """The flag applies to the picker (``ffind -i``) too (given with ``-i`` otherwise, it is
-    an error, not ignored)."""
-    picker_only: bool = False
-    """The flag only applies to the picker (given without ``-i``, it is an error)."""
-    flag_value: str | None = None
-    """For ``kind="str"``: the value the flag takes when given without one (``--preview``
-    alone); None: a value is required."""
-    parse: Callable[[str], object] | None = None
-    """For ``kind="str"``: checks and converts each value; a ValueError is the message shown."""
+    minimum: int = 0  # for ``kind="int"``
+    show_default: bool | str = False  # ``[default: ...]`` in the help (a str: that text)
+    picker: bool = True  # applies to the picker too (else an error with ``-i``)
+    picker_only: bool = False  # applies only to the picker (else an error without ``-i``)
+    flag_value: str | None = None  # the value when given without one (``--preview``)
+    parse: Callable[[str], object] | None = None  # checks and converts; ValueError: message
 
     def __post_init__(self) -> None:
         assert self.kind in KINDS, self.kind
@@ -103,14 +75,13 @@ def _not(value: object) -> object:
 
 def command_limit(given: int | None, pattern: str) -> int | None:
     """The limit of the command: ``-l N`` (0 = none); without ``-l``, ``DEFAULT_LIMIT`` with a
-    pattern and none without (every file is listed, as ``fd`` does)."""
+    pattern and none without (as ``fd``)."""
     if given is None:
         return DEFAULT_LIMIT if pattern else None
     return given or None
 
 
-TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}
-"""What ``-t`` accepts, and the type letter each means."""
+TYPE_NAMES = {"f": "f", "file": "f", "d": "d", "dir": "d", "directory": "d"}  # ``-t`` values
 
 
 def parse_type(value: str) -> str:

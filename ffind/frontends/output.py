@@ -1,12 +1,7 @@
-"""Writers for the command's output: plain lines, NUL-separated, JSON lines; colour.
-
-Everything is written as bytes to ``sys.stdout.buffer``.  Piped, each path is
-``os.fsencode(path)`` (a name that is not UTF-8 comes out as its bytes on disk).  On a terminal,
-and whenever colour is on (``--color always | less -R`` ends on one too), paths are escaped
-(``ffind.text.terminal_safe``) and matched characters highlighted with plain ANSI escapes (no
-rich import).  JSON lines: ``{"score", "path"}`` plus ``"indices"``, ``"typo"``, ``"root"`` when
-relevant, and a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit cut;
-each undecodable byte becomes U+FFFD, so ``indices`` still line up."""
+"""Writers for the command's output, as bytes: plain lines (piped: the names' own bytes; on a
+terminal or with colour: escaped, matches highlighted with plain ANSI), NUL-separated, and
+JSON lines (a last ``{"matches_truncated": true, "total_match_count": N}`` when the limit
+cut; undecodable bytes as U+FFFD, so ``indices`` line up)."""
 
 from __future__ import annotations
 
@@ -24,21 +19,14 @@ if TYPE_CHECKING:
 
     from ffind.scoring.scorer import FileMatch
 
-HIGHLIGHT = "\x1b[1;31m"
-"""Matched characters: bold red, like ripgrep's matches."""
-BOLD = "\x1b[1m"
-"""Matched characters when ``--compute-indices`` asks for them but ``NO_COLOR`` forbids colour
-(no-color.org allows bold)."""
+HIGHLIGHT = "\x1b[1;31m"  # bold red, like ripgrep's matches
+BOLD = "\x1b[1m"  # ``--compute-indices`` under ``NO_COLOR`` (no-color.org allows bold)
 RESET = "\x1b[0m"
-
-_UNDECODABLE = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
-"""The surrogates ``surrogateescape`` gives undecodable bytes, each to U+FFFD (``str.translate``:
-no ``re`` import on the output's path)."""
+_UNDECODABLE = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")  # surrogateescape's, to U+FFFD
 
 
 def use_color(choice: str, isatty: bool, environ: Mapping[str, str] | None = None) -> bool:
-    """Settle ``--color``: ``always``/``never`` win; ``auto`` means a terminal, no ``NO_COLOR``
-    (https://no-color.org, any non-empty value) and not ``TERM=dumb``."""
+    """Settle ``--color``: ``auto`` means a terminal, no ``NO_COLOR``, not ``TERM=dumb``."""
     if choice == "always":
         return True
     if choice == "never":
@@ -51,9 +39,8 @@ def highlight_style(
     choice: str, isatty: bool, *, compute_indices: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> str | None:
-    """How to mark matched characters in plain output: colour (see :func:`use_color`), bold
-    on a terminal when colour is off by ``NO_COLOR`` but ``--compute-indices`` was given, or
-    not at all (``--color never``, piped, ``TERM=dumb``)."""
+    """How to mark matched characters: colour, bold (``NO_COLOR`` on a terminal with
+    ``--compute-indices``), or not at all."""
     env = os.environ if environ is None else environ
     if use_color(choice, isatty, env):
         return HIGHLIGHT
@@ -81,8 +68,8 @@ def highlight(
 
 
 def escape_indexed(text: str, indices: Iterable[int]) -> tuple[str, list[int]]:
-    """``terminal_safe(text)`` and ``indices`` moved to match: a matched character shown as an
-    escape marks every character of its escape (what the picker highlights)."""
+    """``terminal_safe(text)`` and ``indices`` moved to match (an escaped character's whole
+    escape is marked)."""
     if text.isprintable():
         return text, list(indices)
     starts: list[int] = []
@@ -99,8 +86,7 @@ def escape_indexed(text: str, indices: Iterable[int]) -> tuple[str, list[int]]:
 
 
 def path_with_root(m: FileMatch) -> tuple[str, list[int] | None]:
-    """The path as printed (prefixed with its root, and ``/``, when it has one), and the
-    matched indices shifted to match."""
+    """The path as printed (prefixed with its root when it has one) and its indices."""
     if m.root is None:
         return m.path, m.indices
     prefix = m.root if m.root.endswith(("/", os.sep)) else m.root + "/"
@@ -112,8 +98,7 @@ def format_plain(
     matches: Iterable[FileMatch], *, print0: bool = False, style: str | None = None,
     escape: bool = False,
 ) -> bytes:
-    """Plain output as bytes: one path a line (or NUL-terminated with ``print0``); matched
-    characters wrapped in ``style`` (see :func:`highlight_style`) when it is given."""
+    """Plain output as bytes: one path a line (or NUL-terminated), matches in ``style``."""
     end = b"\0" if print0 else b"\n"
     if not style and not escape:
         return b"".join(os.fsencode(path_with_root(m)[0]) + end for m in matches)
@@ -138,11 +123,8 @@ def format_json(
     matches: Iterable[FileMatch], *, total_match_count: int, limit: int | None,
     compute_indices: bool = False,
 ) -> bytes:
-    """JSON lines: one object a match, then the truncation record when the limit cut.
-
-    Keys, in this order: ``score``, ``path``, ``indices`` (only with ``compute_indices``),
-    ``typo`` (only ``true``, for typo-tolerant matches), ``root`` (only when set).
-    """
+    """JSON lines: one object a match (``score``, ``path``, then ``indices``, ``typo``,
+    ``root`` when they apply), then the truncation record when the limit cut."""
     import orjson
 
     lines: list[bytes] = []
@@ -182,9 +164,8 @@ def print_paths(
     matches: Iterable[FileMatch], *, print0: bool = False, style: str | None = None,
     escape: bool | None = None,
 ) -> None:
-    """The one plain-path writer of the command and the picker: each path (with its root) on
-    standard output, matched characters in ``style`` (see :func:`format_plain`), escaped when
-    ``escape`` (None: when stdout is a terminal).  Raises ``OSError`` as :func:`write`."""
+    """The one plain-path writer of the command and the picker: each path (with its root),
+    matches in ``style``, escaped when ``escape`` (None: on a terminal)."""
     stdout = sys.stdout
     if stdout is None:
         raise OSError(errno.EBADF, "standard output is closed")
@@ -195,8 +176,7 @@ def print_paths(
 
 
 def write_answer(before: list[str], data: bytes, after: list[str], code: int) -> int:
-    """Write a resident server's answer to a command line (``client.command``): its
-    warnings, its output, its notes; its exit status."""
+    """Write an answer: the warnings, the output, the notes after it; the exit status."""
     for warning in before:
         warn(warning)
     write_stdout(data)
@@ -206,8 +186,8 @@ def write_answer(before: list[str], data: bytes, after: list[str], code: int) ->
 
 
 def warn(message: str) -> None:
-    """One line ``ffind: message`` on stderr, escaped like a path on a terminal.  A stderr that
-    cannot be written loses the message, never the results (it is pointed at /dev/null)."""
+    """One line ``ffind: message`` on stderr, escaped; a failing stderr loses the message,
+    never the results."""
     stream = sys.stderr
     if stream is None:  # started with fd 2 closed
         return
@@ -219,8 +199,7 @@ def warn(message: str) -> None:
 
 
 def to_devnull(fd: int) -> None:
-    """Point ``fd`` at /dev/null (after a failed write, or to keep a closed one from being
-    reused by the next file or pipe opened)."""
+    """Point ``fd`` at /dev/null (after a failed write, or to keep a closed one reserved)."""
     try:
         devnull = os.open(os.devnull, os.O_RDWR)
         if devnull != fd:
@@ -232,8 +211,7 @@ def to_devnull(fd: int) -> None:
 
 def check_streams() -> None:
     """Before anything is opened: a closed stdin or stderr is reserved with /dev/null (a pipe
-    of the walk must not become fd 2); a closed stdout is an error (there is nowhere to write
-    results)."""
+    must not become fd 2); a closed stdout is an error."""
     for fd in (0, 2):
         if not _is_open(fd):
             to_devnull(fd)
@@ -250,8 +228,7 @@ def _is_open(fd: int) -> bool:
 
 
 class _StdoutErrors:
-    """``with stdout_errors():`` (a class, not ``contextlib``'s decorator: the resident
-    server's client writes through here and imports nothing it can avoid)."""
+    """``with stdout_errors():`` (a class: no ``contextlib`` import on the served path)."""
 
     def __enter__(self) -> None:
         return None
@@ -264,8 +241,8 @@ class _StdoutErrors:
 
 
 def stdout_errors() -> _StdoutErrors:
-    """A write error on stdout (full disk, closed) becomes a one-line FfindError (a closed
-    pipe, ``BrokenPipeError``, is left to the caller: it ends quietly)."""
+    """A write error on stdout becomes a one-line FfindError (``BrokenPipeError`` is left to
+    the caller: it ends quietly)."""
     return _StdoutErrors()
 
 
@@ -280,6 +257,5 @@ def write_stdout(data: bytes) -> None:
 
 
 def quiet_stdout() -> None:
-    """After a failed write: point stdout at /dev/null so the interpreter's final flush of
-    what is still buffered is quiet."""
+    """After a failed write: stdout to /dev/null, so the final flush is quiet."""
     to_devnull(1)

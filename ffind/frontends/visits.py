@@ -8,9 +8,8 @@ from ffind.errors import ExitCode, FfindError
 
 
 def visits(action: str, paths: list[str]) -> int:
-    """Record (``--remember``) or forget (``--forget``) each path; raise FfindError (one line)
-    for no path, an empty or NUL-holding one, or a memory that is off or cannot be used.  A
-    memory repaired on the way (a damaged file moved aside) takes every path, then says so."""
+    """Record (``--remember``) or forget (``--forget``) each path; FfindError for no path, a bad
+    one, or a memory that is off or unusable."""
     from ffind.state.memory import open_memory
 
     if paths and paths[0] == "--":

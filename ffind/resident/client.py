@@ -1,9 +1,6 @@
 """The thin side of the resident server: ask it, start it, stop it (transport only: the caller
-writes what it answers).
-
-Imports ``_socket``, ``marshal``, ``os`` and ``ffind.resident.protocol`` only: a served ``ffind
-QUERY`` pays the interpreter and this.  Every failure (no server, refused, another version, a
-timeout, a malformed reply) gives None: the caller searches itself."""
+writes what it answers).  Imports builtins and ``protocol`` only (a served ``ffind QUERY`` pays
+for them); every failure gives None, and the caller searches itself."""
 
 from __future__ import annotations
 
@@ -20,15 +17,11 @@ if TYPE_CHECKING:
 
     from ffind.options import SearchOptions
 
-CONNECT_TIMEOUT = 0.1
-"""Seconds to connect (a server that does not accept by then is not used)."""
-REPLY_TIMEOUT = 30.0
-"""Seconds to wait for an answer once connected (a refresh after many changes, or the
-server's first walk, may take a while; a server that dies closes the socket at once)."""
+CONNECT_TIMEOUT = 0.1  # seconds to connect
+REPLY_TIMEOUT = 30.0  # seconds to wait for an answer (a first walk may take a while)
 LIVENESS = 0.2
-"""Seconds after which a server that has not answered yet is looked at (``stopped``): one
-stopped (``kill -STOP``), traced or dead is given up at once and its socket removed, so the
-call searches itself and starts a replacement."""
+"""Seconds after which a server not answering yet is looked at: one stopped, traced or dead is
+given up at once (``stopped``)."""
 
 
 class Found:
@@ -42,9 +35,8 @@ class Found:
 
 
 class Answer:
-    """A server's answer: ``matches`` (``Found``), ``total`` (-1: not counted), ``complete``,
-    ``warnings``, ``memory_warning``, ``scanned`` (-1: not said) and ``provisional`` (ranked over
-    the listing held, not validated first: a picker's first frame only)."""
+    """A server's answer (checked): ``matches`` (``Found``), ``total`` (-1: not counted),
+    ``complete``, ``warnings``, ``memory_warning``, ``scanned``, ``provisional``."""
 
     __slots__ = ("complete", "matches", "memory_warning", "provisional", "scanned", "total",
                  "warnings")
@@ -80,7 +72,7 @@ def _found(m: object) -> Found:
 def where(root: str, environ: Mapping[str, str] | None = None,
           create: bool = False) -> tuple[str, str] | None:
     """(socket path, key) of ``root``'s server in this environment, or None when none may be
-    used (``FFIND_NO_SERVER``, an environment with relative paths, no safe folder)."""
+    used."""
     if protocol.disabled(environ):
         return None
     env = protocol.answer_env(environ)
@@ -118,9 +110,8 @@ _NOT_PLAIN = ("--no-server", "--no-cache", "--stdin", "--interactive", "--clear-
 
 
 def plain_search(args: list[str]) -> bool:
-    """Whether the command line ``args`` may be a plain search of the current folder that
-    the server may answer (a conservative look, before any parse: not ``mcp``, and no
-    ``--no-server``, ``-C``, ``-i``, ``-h``, ``--stdin`` and the like anywhere)."""
+    """Whether ``args`` may be a plain search of the current folder (a conservative look,
+    before any parse)."""
     if args[:1] == ["mcp"]:
         return False
     for arg in args:
@@ -140,13 +131,9 @@ def _streams_open() -> bool:
 
 
 def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
-    """The command line ``args`` (``ffind ...`` in the current folder) answered by the
-    folder's server, before this process imports the command (``ffind.frontends.entry``),
-    with this process's terminals and ``NO_COLOR``/``TERM``: (the warnings before the
-    output, its bytes, the notes after it, the exit status), for the caller to write.
-    None: not a plain search, no server, any failure (the command runs as without a
-    server).  A server that took the request and did not answer in time raises
-    :class:`Stuck` (the command then searches itself without asking it again)."""
+    """The command line ``args`` answered by the folder's server, before this process imports
+    the command: (warnings before the output, its bytes, notes after it, exit status), or
+    None.  Raises :class:`Stuck` when the server took the request and did not answer."""
     if not plain_search(args) or not _streams_open() or os.environ.get("_FFIND_COMPLETE"):
         return None  # (the last: click answers the shell's completion requests)
     try:
@@ -172,18 +159,15 @@ def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
 
 
 class Stuck(Exception):
-    """The server took the request but did not answer in time (a stopped or hung process): the
-    command then searches itself without asking again."""
+    """The server took the request but did not answer in time: search without asking again."""
 
 
 def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
             then: Callable[[dict[str, object]], object] | None = None, stuck: bool = False,
             *, give_up: bool = True) -> dict[str, object] | None:
-    """Send ``message`` (with this version) to the server at ``path``; its reply within ``timeout``
-    seconds, or None.  A reply whose ``follows`` is true comes in two messages: ``then(first)``
-    is called with the first, and the second updates it.  ``stuck``: a reply not come in time
-    raises :class:`Stuck`.  A server found stopped or gone meanwhile (``LIVENESS``) gives None
-    at once, and its socket is removed when ``give_up`` (a replacement starts)."""
+    """Send ``message`` to the server at ``path``; its reply within ``timeout``, or None.  With
+    ``follows``, ``then(first)`` gets the first message and the second updates it; ``stuck``:
+    raise :class:`Stuck` on a timeout; ``give_up``: remove a stopped server's socket."""
     sock = _connect(path)
     if sock is None:
         return None
@@ -212,8 +196,7 @@ def request(path: str, message: dict[str, object], timeout: float = REPLY_TIMEOU
 
 
 def _answering(sock: socket, path: str, timeout: float) -> bool:
-    """Wait for the first byte of the reply (at most ``timeout`` seconds); False when the
-    server at ``path`` is found stopped or gone while it is awaited (``LIVENESS``)."""
+    """Wait for the reply's first byte; False when the server is found stopped or gone."""
     import _socket
 
     sock.settimeout(min(LIVENESS, timeout))
@@ -229,8 +212,8 @@ def _answering(sock: socket, path: str, timeout: float) -> bool:
 
 
 def stopped(path: str) -> bool:
-    """Whether the server of the socket ``path`` is stopped, traced, a zombie or gone (its
-    pid from its lock file, its state from ``/proc``); False when it cannot tell."""
+    """Whether the server of ``path`` is stopped, traced, a zombie or gone (from ``/proc``);
+    False when it cannot tell."""
     held = protocol.read_lock(protocol.lock_path(path))
     if held is None:
         return False
@@ -243,8 +226,7 @@ def stopped(path: str) -> bool:
 
 
 def _give_up(path: str) -> None:
-    """Remove the socket and lock of a server that does not answer: the next call starts a
-    replacement (the old one exits when it runs again: its socket is not its own)."""
+    """Remove the socket and lock of a server that does not answer (a replacement starts)."""
     for name in (path, protocol.lock_path(path)):
         try:  # noqa: SIM105 (no ``contextlib`` import on the client's path)
             os.unlink(name)
@@ -253,8 +235,7 @@ def _give_up(path: str) -> None:
 
 
 def options_dict(options: SearchOptions) -> dict[str, object]:
-    """``options`` as the fields ``SearchOptions(**fields)`` takes (from ``__match_args__``: no
-    ``dataclasses`` import)."""
+    """``options`` as the fields ``SearchOptions(**fields)`` takes."""
     names: tuple[str, ...] = type(options).__match_args__
     return {name: getattr(options, name) for name in names}
 
@@ -262,11 +243,9 @@ def options_dict(options: SearchOptions) -> dict[str, object]:
 def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
         count: bool, timeout: float = REPLY_TIMEOUT, provisional: bool = False,
         on_rows: Callable[[Answer], object] | None = None) -> Answer | None:
-    """``root``'s server's answer to a search of ``query`` (with the memory when ``memory``;
-    ``count``: the total count, else -1), or None (search yourself).  ``provisional``: at once
-    over the listing the server holds, not validated (``Answer.provisional``: only ever shown
-    until an exact answer replaces it); its count, when asked, comes after its rows:
-    ``on_rows(answer)`` gets the rows first."""
+    """``root``'s server's answer to ``query`` (``count``: with the total, else -1), or None.
+    ``provisional``: over the listing held, not validated; its count comes after the rows,
+    which ``on_rows(answer)`` gets first."""
     found = where(root)
     if found is None:
         return None
@@ -300,9 +279,8 @@ def _rows(first: dict[str, object], on_rows: Callable[[Answer], object]) -> None
 
 def ask_tool(tool: str, directory: str, query: str, limit: int, *,
              memory: bool) -> str | None:
-    """The answer of ``directory``'s server (if one runs) to the agent tool ``tool``
-    (``find_files``: ``query`` and ``limit``; ``glob``: ``query`` is the pattern), ranked
-    with the memory when ``memory``; None: search yourself."""
+    """``directory``'s server's answer to the agent tool ``tool`` (``find_files`` or
+    ``glob``), or None."""
     found = where(directory)
     if found is None:
         return None
@@ -316,9 +294,7 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
 
 
 def worth_serving(root: str) -> bool:
-    """Whether ``root`` may have a server: not the home folder nor ``/`` themselves (a listing
-    of everything, rarely searched twice; the small ones are told by the server:
-    ``protocol.SERVE_FROM``)."""
+    """Whether ``root`` may have a server: not the home folder nor ``/``."""
     try:
         real = os.path.realpath(root)
         home = os.path.realpath(os.path.expanduser("~"))
@@ -330,12 +306,9 @@ def worth_serving(root: str) -> bool:
 def start(root: str, environ: Mapping[str, str] | None = None,
           prime: SearchOptions | None = None, index: bool = True,
           tied: bool = False) -> int | None:
-    """Start ``root``'s server in the background (its own session, streams on /dev/null, no
-    other descriptor of this process); the child's pid, or None.  Does not wait.  ``prime``:
-    the listing options the server validates, and writes the snapshot of, before it serves
-    (indexed too when ``index``).  None for the home folder, ``/`` and a listing found too
-    small to serve within the hour (``protocol.marked_small``).  ``tied``: the server exits
-    with this process (``ffind mcp``)."""
+    """Start ``root``'s server in the background (own session, no inherited descriptor); the
+    child's pid, or None.  ``prime``: the listing options to hold first (indexed when
+    ``index``); ``tied``: the server exits with this process."""
     if not worth_serving(root):
         return None
     found = where(root, environ, create=True)
@@ -347,9 +320,7 @@ def start(root: str, environ: Mapping[str, str] | None = None,
     if protocol.marked_small(path, time.time()):
         return None
     env = dict(os.environ if environ is None else environ)
-    # The server must run the client's ffind, or its key differs: -P keeps the caller's folder
-    # (where another ``ffind`` may be, as in a source checkout) off the module path, and the
-    # folder this ffind was imported from goes first on it (a checkout run in place).
+    # The server must run this ffind (its key names the install): -P and PYTHONPATH.
     first = os.path.dirname(protocol.PACKAGE)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (first, env.get("PYTHONPATH")) if p)
     args = [sys.executable, "-P", "-m", protocol.SERVER_MODULE, "--root",
@@ -375,8 +346,7 @@ def start(root: str, environ: Mapping[str, str] | None = None,
 
 
 def _inherited() -> list[int]:
-    """This process's descriptors above 2 a child would inherit (a pipe the caller passed as
-    ``3>&1``, a ``flock``-ed file): closed in the server, which would hold them for hours."""
+    """This process's inheritable descriptors above 2 (closed in the server)."""
     try:
         names = os.listdir("/proc/self/fd")
     except OSError:
@@ -417,13 +387,11 @@ def sockets(environ: Mapping[str, str] | None = None) -> list[str]:
     return found
 
 
-STATS_TIMEOUT = 2.0
-"""Seconds ``--servers`` and ``--stop-servers`` wait for each server."""
+STATS_TIMEOUT = 2.0  # seconds ``--servers`` and ``--stop-servers`` wait for each server
 
 
 def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]:
-    """The running servers' own accounts (``stats``: root, pid, files, rss, watches, idle...);
-    one that does not answer is listed by its socket, pid and ``"state": "not answering"``."""
+    """The running servers' ``stats``; one not answering as its socket, pid and state."""
     found = []
     for path in sockets(environ):
         reply = request(path, {"op": "stats"}, STATS_TIMEOUT, give_up=False)
@@ -438,8 +406,8 @@ def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]
 
 
 def stop(path: str) -> bool:
-    """Stop the server of the socket ``path`` and remove the socket; True when one ran.  One
-    that does not answer (stopped, hung) gets SIGTERM (and SIGCONT, to receive it)."""
+    """Stop the server of ``path`` (SIGTERM if it does not answer) and remove the socket; True
+    when one ran."""
     reply = request(path, {"op": "stop"}, STATS_TIMEOUT, give_up=False)
     held = protocol.read_lock(protocol.lock_path(path))
     if reply is None and held is not None and serving(held[0], path):
@@ -457,9 +425,14 @@ def stop(path: str) -> bool:
     return True
 
 
+def answering(root: str, create: bool = False) -> bool:
+    """Whether ``root``'s server runs and answers (a ``stats`` request)."""
+    found = where(root, create=create)
+    return found is not None and request(found[0], {"op": "stats"}) is not None
+
+
 def serving(pid: int, path: str) -> bool:
-    """Whether ``pid`` runs the server of the socket ``path`` (its command line names it: not
-    a pid reused since); this process may serve it in a thread."""
+    """Whether ``pid`` runs the server of ``path`` (its command line names it)."""
     if pid == os.getpid():
         return True
     try:
@@ -471,8 +444,7 @@ def serving(pid: int, path: str) -> bool:
 
 
 def stop_all(environ: Mapping[str, str] | None = None) -> int:
-    """Stop this user's servers (of every environment) and remove their sockets; how many
-    were stopped (``ffind --stop-servers``, ``--clear-cache``)."""
+    """Stop this user's servers and remove their sockets and stale locks; how many ran."""
     stopped_now = sum(stop(path) for path in sockets(environ))
     for folder in _folders(environ):
         try:
@@ -486,8 +458,7 @@ def stop_all(environ: Mapping[str, str] | None = None) -> int:
 
 
 def _remove_stale_lock(path: str) -> None:
-    """Remove the lock file ``path`` unless a server holds it (one stopping removes its own):
-    left by a server that was killed, or by an older version."""
+    """Remove the lock file ``path`` unless a server holds it."""
     import fcntl
 
     try:

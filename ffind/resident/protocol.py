@@ -1,22 +1,8 @@
-"""What the client and the resident server share: where the socket is, its name, the framing.
-
-- The folder: ``$XDG_RUNTIME_DIR/ffind/`` when that variable is an absolute path, else
-  ``$XDG_CACHE_HOME/ffind/run/`` (``~/.cache/ffind/run/``).  Created 0700; used only when it is
-  a real folder (not a link) owned by this user that no one else may enter (``private_dir``).
-- The name: a short hash (``socket_key``) of ffind's version and install folder, the user
-  id, the mount namespace, the real path of the root and the environment the answer depends
-  on (``answer_env``: ``HOME``, the XDG base folders, ``GIT_*`` and the ``FFIND_*`` that
-  change an answer): a client with another environment or version talks to another server.
-  ``<hash>.sock`` (the socket) and ``<hash>.lock`` (``fcntl`` lock: one server per socket;
-  it holds the server's pid and the inotify watches it reserved, ``read_lock``).  A path
-  longer than ``AF_UNIX`` accepts means no server.
-- The framing: a 4-byte big-endian length, then a ``marshal`` payload (builtin: no import
-  cost).  ``marshal`` is not safe against a hostile peer; it is only ever exchanged over a
-  socket in an owner-only folder, and each side checks the other's user id (``SO_PEERCRED``).
-
-This module imports only ``os``, ``sys``, ``marshal`` and ``zlib`` (and ``_socket`` where a
-socket is used): the client path of ``ffind QUERY`` pays for every import.
-"""
+"""What the client and the resident server share: the socket's folder (owner-only), its name
+(a hash of the version, install, user, mount namespace, root and the environment an answer
+depends on: ``socket_key``), the lock file, and the framing (a 4-byte length, then ``marshal``:
+exchanged only in an owner-only folder, each side checking the other's uid).  Imports only
+builtins: the client path of ``ffind QUERY`` pays for every import."""
 
 from __future__ import annotations
 
@@ -32,25 +18,16 @@ TYPE_CHECKING = False  # (not typing's: the client imports as little as it can)
 if TYPE_CHECKING:
     from _socket import socket
 
-MAX_MESSAGE = 1 << 30
-"""The largest reply a client accepts (bytes: a listing of every path may be large)."""
-MAX_REQUEST = 1 << 20
-"""The largest request a server accepts (bytes): a request is a command line and a few
-fields; a larger one is refused before it is read."""
-MAX_SUN_PATH = 107
-"""``AF_UNIX`` socket paths longer than this are refused by the system (108 with the NUL)."""
+MAX_MESSAGE = 1 << 30  # the largest reply a client accepts (a whole listing may be large)
+MAX_REQUEST = 1 << 20  # the largest request a server reads
+MAX_SUN_PATH = 107  # ``AF_UNIX``'s longest socket path
 _PATH_VARS = ("_DIR", "_TREE", "_FILE", "_GLOBAL", "_SYSTEM", "_DIRECTORY", "_DIRECTORIES",
               "GIT_CONFIG", "GIT_CEILING_DIRECTORIES")
-KEYED_FFIND = ("FFIND_MEMORY", "FFIND_NO_MEMORY")
-"""The ``FFIND_*`` variables that change an answer (the others, such as the shell bindings'
-``FFIND_SERVER_IDLE`` or ``FFIND_DEFAULT_OPTS``, expanded before a request is sent, do
-not: they do not start a server of their own)."""
+KEYED_FFIND = ("FFIND_MEMORY", "FFIND_NO_MEMORY")  # the ``FFIND_*`` that change an answer
 KEYED_XDG = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
-SERVER_MODULE = "ffind.frontends.served"
-"""The server's program (``python -m``): the server with the command's parse and writers."""
+SERVER_MODULE = "ffind.frontends.served"  # the server's program (``python -m``)
 PROVISIONAL = "provisional"
-"""The request kind of a search answered over the listing the server holds, without
-validating it first (a picker's first frame only: ``client.ask(provisional=True)``)."""
+"""A search over the listing held, not validated first (a picker's first frame)."""
 
 
 def disabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -60,9 +37,8 @@ def disabled(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def answer_env(environ: Mapping[str, str] | None = None) -> dict[str, str] | None:
-    """The variables an answer depends on (sorted by name); None when one of them is a
-    relative path (``GIT_DIR=.git``, a relative ``FFIND_MEMORY``): resolved against the
-    caller's folder, which a server does not share, so such a caller searches itself."""
+    """The variables an answer depends on; None when one is a relative path (resolved
+    against the caller's folder, which a server does not share)."""
     env = os.environ if environ is None else environ
     found = {}
     for name in sorted(env):
@@ -77,8 +53,8 @@ def answer_env(environ: Mapping[str, str] | None = None) -> dict[str, str] | Non
 
 
 def private_dir(path: str) -> bool:
-    """Create ``path`` (mode 0700) if missing; True when it is a folder (not a link) owned
-    by this user that group and others cannot enter."""
+    """Create ``path`` (0700) if missing; True when it is a folder (not a link) of this user
+    that no one else may enter."""
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
@@ -89,7 +65,7 @@ def private_dir(path: str) -> bool:
 
 
 def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) -> str | None:
-    """The folder of this user's sockets (see the module docstring), or None when it is not
+    """``$XDG_RUNTIME_DIR/ffind`` (else ``$XDG_CACHE_HOME/ffind/run``), or None when not
     safe to use (or, with ``create=False``, missing)."""
     env = os.environ if environ is None else environ
     runtime = env.get("XDG_RUNTIME_DIR", "")
@@ -104,14 +80,11 @@ def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) ->
     return folder if private_dir(folder) else None
 
 
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-"""Where this ffind is installed: two installs of one version (a checkout, a virtual
-environment) may differ, so each talks to its own servers."""
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # each install its servers
 
 
 def mount_namespace() -> str:
-    """This process's mount namespace (``/proc/self/ns/mnt``; '' where there is none): a client
-    in another one sees other files under the same paths."""
+    """This process's mount namespace ('' where there is none)."""
     try:
         return os.readlink("/proc/self/ns/mnt")
     except OSError:
@@ -120,9 +93,8 @@ def mount_namespace() -> str:
 
 def socket_key(root: str, env: Mapping[str, str], version: str = __version__,
                package: str = PACKAGE) -> str:
-    """The text that names a server: version and install, user, mount namespace, real root,
-    environment (one per line).  OSError when ``root`` cannot be resolved (a deleted working
-    folder)."""
+    """The text that names a server (one fact per line); OSError when ``root`` cannot be
+    resolved."""
     lines = [f"ffind {version} {package}", f"uid {os.getuid()}", f"mnt {mount_namespace()}",
              f"root {os.path.realpath(root)}"]
     lines += [f"{k}={v}" for k, v in sorted(env.items())]
@@ -147,9 +119,8 @@ def lock_path(sock: str) -> str:
 
 
 def same_file(fd: int, path: str) -> bool:
-    """True when ``path`` still names the file open as ``fd`` (a lock file is removed, while
-    held, by the server that stops with it and by ``stop_all``: one opened before that is
-    not the lock any more)."""
+    """True when ``path`` still names the file open as ``fd`` (a lock file removed while held
+    is not the lock any more)."""
     try:
         a, b = os.fstat(fd), os.stat(path)
     except OSError:
@@ -175,9 +146,8 @@ def _recv_exact(sock: socket, n: int) -> bytes:
 
 
 def receive(sock: socket, limit: int = MAX_MESSAGE) -> object:
-    """One framed message from ``sock``; raises ``EOFError``/``ValueError``/``OSError`` on a
-    closed connection, a message over ``limit`` bytes (not read) or one that is not marshal
-    data."""
+    """One framed message from ``sock``; ``EOFError``/``ValueError``/``OSError`` when it
+    closed, exceeds ``limit`` bytes or is not marshal data."""
     size = int.from_bytes(_recv_exact(sock, 4), "big")
     if size > limit:
         raise ValueError("a message too big")
@@ -188,15 +158,13 @@ def receive(sock: socket, limit: int = MAX_MESSAGE) -> object:
 
 
 def encode_prime(root: str, options: dict[str, object], index: bool = True) -> str:
-    """A server's prime (``--prime``: the root as the client named it, absolute, the fields
-    of the ``SearchOptions`` whose listing to hold first, and whether to index it: the
-    first call had a query) as one argument: hex of ``marshal``."""
+    """A server's ``--prime`` argument (the absolute root, the options' fields of the listing
+    to hold first, whether to index it) as hex of ``marshal``."""
     return marshal.dumps({"root": root, "options": options, "index": index}).hex()
 
 
 def decode_prime(text: str) -> tuple[str, dict[str, object], bool]:
-    """(root, options' fields, index) of ``encode_prime``'s text; ValueError when
-    malformed."""
+    """(root, options' fields, index) of ``encode_prime``'s text; ValueError if malformed."""
     try:
         prime = marshal.loads(bytes.fromhex(text))
     except (EOFError, TypeError) as e:
@@ -209,8 +177,7 @@ def decode_prime(text: str) -> tuple[str, dict[str, object], bool]:
 
 
 def read_lock(path: str) -> tuple[int, int] | None:
-    """(pid, inotify watches reserved) that the server holding the lock file ``path`` wrote in
-    it, or None (missing, empty, or not a server's)."""
+    """(pid, inotify watches reserved) written in the lock file ``path``, or None."""
     try:
         with open(path, "rb") as f:
             pid, reserved = f.read(64).split()
@@ -220,14 +187,12 @@ def read_lock(path: str) -> tuple[int, int] | None:
 
 
 SERVE_FROM = 5000
-"""The fewest files a listing needs for its server to stay: below, a cold search already beats
-``fd | fzf`` (docs/cache.md, "When a server runs").  A server primed with a smaller listing
-writes its snapshot, leaves a ``<hash>.small`` mark and exits."""
+"""The fewest files for a server to stay (below, a cold search is fast enough): a server
+primed with fewer writes its snapshot, leaves a ``.small`` mark and exits."""
 
 
 def serve_from(environ: Mapping[str, str] | None = None) -> int:
-    """``FFIND_SERVER_FROM`` (a whole number >= 0; 0: every folder but home and ``/``), else
-    ``SERVE_FROM``."""
+    """``FFIND_SERVER_FROM`` (a whole number >= 0), else ``SERVE_FROM``."""
     env = os.environ if environ is None else environ
     try:
         value = int(env.get("FFIND_SERVER_FROM", ""))
@@ -236,13 +201,11 @@ def serve_from(environ: Mapping[str, str] | None = None) -> int:
     return value if value >= 0 else SERVE_FROM
 
 
-SMALL_FOR = 3600.0
-"""Seconds a ``.small`` mark keeps a server from being started for its key (then the next
-call starts one, which counts the listing again)."""
+SMALL_FOR = 3600.0  # seconds a ``.small`` mark keeps a server from being started
 
 
 def small_path(sock: str) -> str:
-    """The mark next to the socket ``sock`` that says its listing is too small to serve."""
+    """The mark next to ``sock`` that says its listing is too small to serve."""
     return sock[:-len(".sock")] + ".small"
 
 

@@ -1,21 +1,8 @@
-"""The resident index server of one root (``docs/cache.md``, "The resident server").
-
-Per listing key (the root and the listing options; the last ``MAX_KEYS``) it holds the validated
-listing, its ``Index`` and its snapshot, and answers over a Unix socket
-(``ffind.resident.protocol``).  Per request the listing is validated as a warm search does
-(``changed_listing``: the snapshot held in memory, its folders ``stat``-ed, narrowed by an
-inotify/fanotify hint once armed while idle), the index rebuilt when the listing changed, the
-query answered as ``ffind.search`` answers it (``ffind.searching.catalog``), and the refreshed
-snapshot written after the reply.  While idle it arms the hints and builds count tables.
-
-It exits when idle (``idle_for``: sooner the larger its listing), on SIGTERM/SIGINT/SIGHUP, on a
-``stop`` request, when a client of another version asks, when its socket file is removed or
-replaced, and with the process that started it when ``--tied`` (``ffind mcp``).  One server per
-socket (an ``fcntl`` lock next to it, holding its pid and the inotify watches it reserved); at
-most ``MAX_SERVERS`` per socket folder (a new one stops the least recently used), and all of
-them together reserve at most ``WATCH_QUARTER`` of the user's inotify watches (a listing with
-more folders has the rest ``stat``-ed by each validation).  A first call starts it primed
-(``--prime``): it holds that call's listing and writes its snapshot before it serves."""
+"""The resident index server of one root: per listing key (root and listing options) it holds
+the validated listing, its ``Index`` and snapshot, and answers over a Unix socket
+(``protocol``) as ``ffind.search`` would (``searching.catalog``), validating the listing per
+request as a warm search does.  While idle it arms inotify hints and builds count tables; it
+exits when idle, on a signal or ``stop``, or when its socket file is replaced."""
 
 from __future__ import annotations
 
@@ -34,10 +21,7 @@ from ffind.text import __version__
 
 if TYPE_CHECKING:
     from ffind.agent.tool import TreeSnapshot
-    from ffind.engine.counting import CountTable
-    from ffind.engine.index import Index
-    from ffind.engine.matchset import MatchSet
-    from ffind.engine.recall import Recall
+    from ffind.engine.index import CountTable, Index, MatchSet, Recall
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
@@ -45,39 +29,22 @@ if TYPE_CHECKING:
     from ffind.state.cache import CachedListing, SnapshotStore
 
 CommandHandler = Callable[["Server", dict[str, Any]], tuple[dict[str, Any], "Held"]]
-"""Answers a ``command`` request (a whole command line) with the server's ``found``."""
 
-IDLE_SECONDS = 600.0
-"""How long a server of up to ``IDLE_FULL_UPTO`` files waits for a request before it exits
-(``FFIND_SERVER_IDLE`` sets it for every size)."""
-IDLE_FULL_UPTO = 100_000
-"""Up to this many files held, a server waits ``IDLE_SECONDS``; above, proportionally less
-(``idle_for``: its memory grows with the listing, ~440 bytes a path)."""
-IDLE_LEAST = 60.0
-"""The shortest idle time (seconds) of a large server."""
-MAX_SERVERS = 4
-"""Servers running at once per socket folder (this user's): a new one stops the least
-recently used (the lock file's time is its last request's)."""
-WATCH_QUARTER = 0.25
-"""The share of ``max_user_watches`` all servers together reserve at most (editors and
-bundlers keep the rest)."""
+IDLE_SECONDS = 600.0  # idle seconds before exiting, up to IDLE_FULL_UPTO files
+IDLE_FULL_UPTO = 100_000  # above, proportionally less (memory grows with the listing)
+IDLE_LEAST = 60.0  # the shortest idle time of a large server
+MAX_SERVERS = 4  # per socket folder: a new one stops the least recently used
+WATCH_QUARTER = 0.25  # the share of max_user_watches all servers reserve at most
 MAX_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
-"""The user's inotify watch budget."""
-CHECK_SECONDS = 1.0
-"""How often the server checks that its socket file is still its own."""
-MAX_KEYS = 4
-"""Listing keys (option sets) held at once; the least recently used is let go."""
-COUNTS_KEPT = 64
-"""Total counts remembered per index (``Held.counts``)."""
-REQUEST_WATCHES = 1024
-"""At most this many inotify watches added on a request's path (the others while idle)."""
-TABLE_FROM = 200_000
-"""From how many paths an index gets a count table while idle (a new query's count at 1M paths in
-~12 ms instead of ~180-280; below it the usual count is fast enough)."""
+CHECK_SECONDS = 1.0  # how often the server checks its socket file is still its own
+MAX_KEYS = 4  # listing keys (option sets) held at once
+COUNTS_KEPT = 64  # total counts remembered per index
+REQUEST_WATCHES = 1024  # inotify watches added on a request's path (the rest while idle)
+TABLE_FROM = 200_000  # paths from which an index gets a count table while idle
 
 
 def idle_seconds(environ: dict[str, str] | None = None) -> float | None:
-    """``FFIND_SERVER_IDLE`` (seconds, > 0), else None (``idle_for`` the listing's size)."""
+    """``FFIND_SERVER_IDLE`` (seconds, > 0), else None."""
     env = os.environ if environ is None else environ
     try:
         value = float(env.get("FFIND_SERVER_IDLE", ""))
@@ -87,17 +54,15 @@ def idle_seconds(environ: dict[str, str] | None = None) -> float | None:
 
 
 def idle_for(files: int) -> float:
-    """How long a server holding ``files`` paths waits for a request: ``IDLE_SECONDS`` up to
-    ``IDLE_FULL_UPTO`` files, then in proportion (1M files: a minute), at least
-    ``IDLE_LEAST``.  A large server holds hundreds of MiB; its snapshot restarts it warm."""
+    """How long a server holding ``files`` paths waits for a request (1M files: a minute)."""
     if files <= IDLE_FULL_UPTO:
         return IDLE_SECONDS
     return max(IDLE_LEAST, IDLE_SECONDS * IDLE_FULL_UPTO / files)
 
 
 class _HeldStore:
-    """The snapshot store the warm path reads and writes, answering from the snapshot held in
-    memory; a save is written to the real store by ``flush``, after the reply."""
+    """The snapshot store of the warm path, read from memory; saves are written by ``flush``,
+    after the reply."""
 
     def __init__(self, real: SnapshotStore, held: CachedListing | None) -> None:
         self.real = real
@@ -122,59 +87,47 @@ class _HeldStore:
 
 
 class Held:
-    """What the server keeps for one listing key: the listing, its snapshot, index, count table,
-    inotify hint, and the last request's memory and ``git status``."""
+    """What the server keeps for one listing key."""
 
     def __init__(self, store: _HeldStore, root: str, options: SearchOptions) -> None:
         self.store = store
         self.root, self.options = root, options
         self.listing: list[str] | None = None
-        self.snap: CachedListing | None = None
-        """The snapshot the last validation ended with, or None (a plain walk)."""
+        self.snap: CachedListing | None = None  # the last validation's (None: a plain walk)
         self.index: Index | None = None
-        self.counts: OrderedDict[str, int] = OrderedDict()
-        """The total counts of the last queries over ``index`` (``COUNTS_KEPT``)."""
-        self.table: CountTable | None = None
-        """The count table of ``index`` (``ffind.engine.counting``), built while idle."""
+        self.counts: OrderedDict[str, int] = OrderedDict()  # the last queries' total counts
+        self.table: CountTable | None = None  # built while idle
         self.building: Iterator[None] | None = None
         self.recall: Recall | None = None
-        self.tool: TreeSnapshot | None = None
-        """The agent tools' indexed walk of this listing, when asked."""
+        self.tool: TreeSnapshot | None = None  # the agent tools' indexed listing
         self.git: Recalling | None = None
-        self.memory: object = None
-        """The last request's memory, kept alive: ``Recall`` keys its boosts by ``id()``."""
-        self.hint: Hint | None = None
-        """The listing's inotify hint (``ffind.fs.watch``), started after the first reply."""
+        self.memory: object = None  # kept alive: ``Recall`` keys its boosts by ``id()``
+        self.hint: Hint | None = None  # inotify hint, started after the first reply
         self.hinted = False
-        self.reserved = 0
-        """The inotify watches reserved for ``hint`` (``Server.reserve``)."""
-        self.ahead = False
-        """Watches added and their folders not checked yet: an idle validation is due."""
-        self.only: Hint | None = None
-        """The hint the last validation asked (``last``: the folders it checked), or None."""
+        self.reserved = 0  # inotify watches reserved for ``hint``
+        self.ahead = False  # watches added, their folders not checked: validate when idle
+        self.only: Hint | None = None  # the hint the last validation asked
 
     def to_arm(self) -> bool:
-        """Whether there is idle work: the hint to start, watches to add, folders to check."""
+        """Whether there is idle work: a hint to start, watches to add, folders to check."""
         if self.snap is None:
             return False
         return not self.hinted or (self.hint is not None and (not self.hint.armed
                                                               or self.ahead))
 
     def needs_table(self, table_from: int) -> bool:
-        """Whether the index (of ``table_from`` paths or more) has no count table built yet."""
+        """Whether the index (``table_from`` paths or more) lacks a built count table."""
         index = self.index
         return (index is not None and len(index) >= table_from
                 and (self.table is None or self.table.store is not index.store
                      or not self.table.done))
 
     def tabulate(self) -> bool:
-        """One step of the count table's build; False when it failed (counted without one)."""
-        from ffind.engine.counting import CountTable
-
+        """One step of the count table's build; False when it failed."""
         index = self.index
         assert index is not None
         if self.table is None or self.table.store is not index.store:
-            self.table = CountTable(index.store)
+            self.table = index.count_table()
             self.building = self.table.build()
         try:
             assert self.building is not None
@@ -187,7 +140,7 @@ class Held:
         return True
 
     def close(self) -> None:
-        """Let go of what runs beside the listing: the last ``git status``, the watches."""
+        """Stop the last ``git status`` and the watches."""
         if self.git is not None:
             self.git.stop()
             self.git = None
@@ -206,9 +159,8 @@ class Held:
 
 def changed_listing(root: str, options: SearchOptions, held: Held,
                     warn: Callable[[str], None]) -> bool:
-    """Validate ``held``'s listing of ``root`` as a warm search does (its snapshot's folders
-    ``stat``-ed, narrowed by the hint; changed folders read again; a cold walk when it must);
-    True when the listing differs from the one indexed (``held.listing`` is then the new one)."""
+    """Validate ``held``'s listing of ``root`` as a warm search does (narrowed by the hint);
+    True when it differs from the one indexed (``held.listing`` is then the new one)."""
     from ffind.fs.warm import prepare
     from ffind.fs.watch import refreshed
 
@@ -251,29 +203,20 @@ class Server:
     def __init__(self, root: str, path: str, key: str, idle: float | None,
                  watch_budget: int | None = None, mark_budget: int | None = None,
                  on_command: CommandHandler | None = None) -> None:
-        self.root, self.path, self.key, self.idle = root, path, key, idle
-        """``idle``: seconds without a request before it exits; None: ``idle_for``."""
-        self.lock: int | None = None
-        """The lock file's descriptor (``run``; ``write_lock``)."""
-        self.parent: int | None = None
-        """``--tied``: the pid of the process it exits with."""
-        self.last = time.monotonic()
-        """When the last request was answered."""
-        self.on_command = on_command
-        """What answers a whole command line (``ffind.frontends.served``); None: refused."""
-        self.watch_budget = watch_budget
-        """The inotify watches a listing's hint may hold (None: ``reserve``)."""
-        self.mark_budget = mark_budget
-        """The fanotify marks a hint may hold beyond its watches (None: its share; 0: none)."""
+        self.root, self.path, self.key = root, path, key
+        self.idle = idle  # seconds without a request before it exits; None: ``idle_for``
+        self.lock: int | None = None  # the lock file's descriptor
+        self.parent: int | None = None  # ``--tied``: the process it exits with
+        self.last = time.monotonic()  # when the last request was answered
+        self.on_command = on_command  # answers a whole command line; None: refused
+        self.watch_budget = watch_budget  # inotify watches per hint (None: ``reserve``)
+        self.mark_budget = mark_budget  # fanotify marks beyond the watches (None: its share)
         self.held: OrderedDict[str, Held] = OrderedDict()
         self.answered = 0
         self.rebuilt = 0
-        self.arming = False
-        """Idle work (``arm``) under way (read by the tests)."""
-        self.checked = -1
-        """The folders the last validation checked by its hint's choice; -1: every one."""
-        self.narrowed = 0
-        """How many validations asked the hint which folders to check."""
+        self.arming = False  # idle work under way
+        self.checked = -1  # folders the last validation checked by its hint; -1: all
+        self.narrowed = 0  # validations that asked the hint
         self.table_from = TABLE_FROM
         self.stopping = False
         self.listener: socket.socket | None = None
@@ -321,8 +264,7 @@ class Server:
         self.last = time.monotonic()
         try:
             while not self.stopping:
-                # (the count table first: ~1.2 s at 1M paths, against several seconds for
-                # the watches and marks; the picker's counts wait for it, not for them)
+                # (the count table first: the picker's counts wait for it)
                 table = self.untabled()
                 work = self.unarmed() if table is None else None
                 try:
@@ -422,9 +364,8 @@ class Server:
             self.table_from = sys.maxsize
 
     def prime(self, root: str, options: SearchOptions, index: bool = False) -> Held | None:
-        """Hold ``root``'s listing with ``options`` before the first request (``--prime``),
-        validated as a request's and its snapshot written; with ``index``, indexed too.  None
-        when it failed (nothing is held that a request would not redo)."""
+        """Hold ``root``'s listing before the first request (``--prime``), its snapshot
+        written; with ``index``, indexed too.  None when it failed."""
         held = self._held(root, options)
         try:
             changed_listing(root, options, held, _ignore_warning)
@@ -438,7 +379,7 @@ class Server:
         return held
 
     def indexed(self, held: Held) -> Index:
-        """``held``'s ``Index``, built when it has none (its counts and recall start afresh)."""
+        """``held``'s ``Index``, built when it has none."""
         if held.index is None:
             from ffind.engine.index import Index
 
@@ -451,7 +392,7 @@ class Server:
 
     def check_ahead(self, held: Held) -> None:
         """Validate ``held``'s listing while idle once its watches are added, so that the next
-        request checks only what changed (warnings are left to the requests)."""
+        request checks only what changed."""
         held.ahead = False  # (once: failed or not, the next request validates as ever)
         with contextlib.suppress(Exception):
             changed_listing(held.root, held.options, held, _ignore_warning)
@@ -483,9 +424,8 @@ class Server:
             try:
                 conn.sendall(protocol.encode(reply))
             finally:
-                # A provisional answer's count, its second message: counted (and remembered,
-                # ``Held.counts``) even when the client has gone, so that the next picker
-                # opened on the query has it at once.
+                # (a provisional answer's count is computed and remembered even when the
+                # client has gone: the next picker on the query has it at once)
                 if rest is not None:
                     second = rest()
             if second is not None:
@@ -494,14 +434,13 @@ class Server:
             after()
 
     def answer(self, request: object) -> tuple[dict[str, Any], Callable[[], None] | None]:
-        """The reply to ``request`` and what to do once it is sent; a reply whose ``follows`` is
-        true has a ``rest`` (a callable, not sent): its second message."""
+        """The reply to ``request`` and what to do once it is sent; with ``follows``, its
+        ``rest()`` is the second message."""
         if not isinstance(request, dict):
             return {"ok": False, "why": "not a request"}, None
         version = request.get("v")
         if version != __version__:
-            # (another version's client: an upgrade, this server's code is out of date; a
-            # request without one is refused, and stops nothing)
+            # (another version's client: this server is out of date)
             self.stopping = self.stopping or isinstance(version, str)
             return {"ok": False, "why": f"ffind {__version__}"}, None
         op = request.get("op")
@@ -517,15 +456,11 @@ class Server:
         try:
             reply, held = (self.search(request) if op in ("search", protocol.PROVISIONAL)
                            else self.command(request) if op == "command"
-                           else self.tool(request))
+                           else _tool(self, request))
         except Exception as e:
             return {"ok": False, "why": f"{type(e).__name__}: {e}"}, None
         self.answered += 1
         return reply, held.store.flush
-
-    def tool(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to an agent tool's request (``_tool``)."""
-        return _tool(self, request)
 
     def _held(self, root: str, options: SearchOptions) -> Held:
         import orjson
@@ -545,8 +480,8 @@ class Server:
         return held
 
     def search(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """The answer to a search request (``client.ask``); a ``provisional`` one (a picker's first
-        frame) is ranked over the listing held, not validated first, and says so."""
+        """The answer to a search request; a ``provisional`` one (a picker's first frame) is
+        ranked over the listing held, not validated first."""
         from ffind.options import SearchOptions
 
         options = SearchOptions(**request["options"])
@@ -564,15 +499,14 @@ class Server:
             "scanned": len(held.listing or ()), "provisional": provisional,
         }
         if provisional and count and total < 0:
-            # The rows at once, the count (a pass over every candidate) in a second message,
-            # from the rows' own match set (it holds what their ranking computed).
+            # The rows at once, the count in a second message.
             assert tally is not None
             reply["follows"] = True
             reply["rest"] = lambda: {"total": tally()}
         return reply, held
 
     def command(self, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-        """A whole command line (``client.command``), by ``on_command``; ValueError without."""
+        """A whole command line, by ``on_command``; ValueError without."""
         if self.on_command is None:
             raise ValueError("no command line is answered here")
         return self.on_command(self, request)
@@ -581,18 +515,14 @@ class Server:
               count: bool, validate: bool = True, later: bool = False,
               ) -> tuple[list[FileMatch], int, list[str], str | None, Held,
                          Callable[[], int] | None]:
-        """Search ``query`` in the root ``given`` (from ``cwd``) as ``ffind.search`` would:
-        (matches, total count or -1 unless ``count``, warnings, the memory's warning, the listing
-        held, what computes the count: None for the empty query).  ``validate=False``: over the
-        listing held (a provisional answer); ``later``: the count is asked after the rows.
-        Counts are remembered."""
+        """Search ``query`` in the root ``given`` as ``ffind.search`` would: (matches, count or
+        -1, warnings, the memory's warning, the listing held, what computes the count).
+        ``validate=False``: over the listing held; ``later``: the count follows the rows."""
         from ffind.fs.roots import check_root
         from ffind.searching.catalog import Recalling, answer, list_every
         from ffind.searching.merge import ranked
 
-        # Work with the root as the client named it, from its folder (the warnings name
-        # folders from the root as given: they are mapped back below).  An empty name is no
-        # folder (``-C ''``): refused as the client's own search refuses it, not joined.
+        # The root as the client named it, from its folder (``-C ''`` is refused, not joined).
         root = given if os.path.isabs(given) or not given else os.path.join(cwd, "") + given
         check_root(root)
         held = self._held(root, options)
@@ -607,9 +537,7 @@ class Server:
 
             opened = open_memory()
         index = self.indexed(held) if query else held.index
-        # One ``git status`` at a time, never stopped for a reply: the last request's, while
-        # it runs, serves this one too (until it answers, with the answer remembered before
-        # it); once it has answered (and remembered its answer), a new one starts.
+        # One ``git status`` at a time: the last request's serves this one while it runs.
         running = None if held.git is None else held.git.visits.git
         if running is not None and running.answered():
             running = None
@@ -635,8 +563,6 @@ class Server:
                 tally = _tally(held, query, matchset)
                 if count:
                     total = tally()
-        # The request's ``git status`` is not stopped: it may finish before the next request,
-        # which then uses its answer (remembered, ``ffind.state.gitstatus``) if still valid.
         held.git = recall
         if recall is not None:
             held.recall = recall.recall
@@ -648,8 +574,7 @@ class Server:
 
 
 def stats(self: Server) -> dict[str, Any]:
-    """What ``ffind --servers`` shows of ``self`` (a ``stats`` request), and the counters the
-    tests read."""
+    """What ``ffind --servers`` shows of ``self``, and the counters the tests read."""
     watches = [held.watches() for held in self.held.values()]
     return {"ok": True, "pid": os.getpid(), "root": self.root, "files": self.files(),
             "rss": _rss(), "watches": sum(w for w, _ in watches),
@@ -671,9 +596,8 @@ def write_lock(self: Server) -> None:
 
 
 def reserve(self: Server, held: Held) -> int:
-    """The inotify watches ``held``'s hint may hold, reserved in the server's lock file: at
-    most its folders, half of what the user has free, and what is left of ``WATCH_QUARTER``
-    of ``max_user_watches`` after the other servers' reservations and this one's."""
+    """The inotify watches ``held``'s hint may hold, reserved in the lock file: at most its
+    folders, a share of the free ones, and what the servers left of ``WATCH_QUARTER``."""
     from ffind.fs.inotify import WATCH_SHARE, free_watches, proc_int
 
     limit = proc_int(MAX_WATCHES) or 0
@@ -686,18 +610,15 @@ def reserve(self: Server, held: Held) -> int:
 
 
 def _tally(held: Held, query: str, matchset: MatchSet) -> Callable[[], int]:
-    """What computes ``matchset``'s count (``len``, or the count table's, the same) and remembers it
-    in ``held.counts`` while its index is held's."""
-    from ffind.engine.prefilter import typo_term
-    from ffind.query import parse
-
+    """What computes ``matchset``'s count (by the count table when it has one) and remembers
+    it in ``held.counts``."""
     index = held.index
     table = held.table
 
     def tally() -> int:
         n = None
         if (table is not None and index is not None and table.store is index.store
-                and not (matchset.computed and typo_term(parse(query)) is None)):
+                and not (matchset.computed and not index.typo_pass(query))):
             # (a set the ranking computed, without a typo pass to run: ``len`` at once)
             n = table.count(query)
         if n is None:
@@ -717,8 +638,7 @@ def _known(n: int) -> Callable[[], int]:
 
 
 def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
-    """An agent tool's answer (``find_files``, ``glob``) in the absolute folder ``root``, as the MCP
-    server's own walk would give it: the same listing, validated as a search's."""
+    """An agent tool's answer (``find_files``, ``glob``) over the validated listing."""
     from ffind.agent.schema import GLOB_LIMIT
     from ffind.agent.tool import (
         TOOL_OPTIONS,
@@ -763,17 +683,15 @@ def _ignore_warning(warning: str) -> None:
 
 
 def _as_given(warning: str, root: str, given: str) -> str:
-    """A walk's warning with the paths below ``root`` named from ``given``, as the client's own walk
-    names them."""
+    """A walk's warning with the paths below ``root`` named from ``given``."""
     return warning.replace(root + "/", given + "/").replace(root + ":", given + ":")
 
 
 def run(root: str, path: str, idle: float | None = None,
         prime: tuple[str, dict[str, Any], bool] | None = None,
         on_command: CommandHandler | None = None, tied: bool = False) -> int:
-    """Serve ``root`` on the socket ``path`` until a reason to exit; 0, or 1 when another server
-    holds the lock or the socket cannot be bound.  ``prime``: (root, options' fields, index) of
-    the listing to hold first; ``tied``: exit with the parent process."""
+    """Serve ``root`` on the socket ``path``; 1 when another server holds the lock or the
+    socket cannot be bound.  ``prime``: (root, options' fields, index) to hold first."""
     import fcntl
 
     env = protocol.answer_env()
@@ -813,8 +731,7 @@ def run(root: str, path: str, idle: float | None = None,
         server.serve()
         return 0
     finally:
-        # (removed while still held: a server starting now checks ``same_file``; one given
-        # up while stopped, ``client._give_up``, leaves its replacement's lock alone)
+        # (a server starting now checks ``same_file``)
         if held and protocol.same_file(lock, lock_path):
             with contextlib.suppress(OSError):
                 os.unlink(lock_path)
@@ -832,8 +749,8 @@ def _prime(server: Server, prime: tuple[str, dict[str, Any], bool]) -> None:
 
 
 def _others(path: str) -> list[tuple[str, int, int, float]]:
-    """The other servers of ``path``'s folder that run: (socket, pid, reserved watches, time
-    of the last request), from their lock files."""
+    """The other running servers of ``path``'s folder: (socket, pid, reserved watches, last
+    request's time), from their lock files."""
     from ffind.resident.client import serving
 
     folder = os.path.dirname(path)
@@ -864,8 +781,7 @@ def others_reserved(path: str) -> int:
 
 
 def evict(path: str) -> None:
-    """Stop the least recently used servers of ``path``'s folder until, with this one, at
-    most ``MAX_SERVERS`` run."""
+    """Stop the least recently used servers of ``path``'s folder (``MAX_SERVERS``)."""
     from ffind.resident.client import stop
 
     others = sorted(_others(path), key=lambda o: o[3])
@@ -891,8 +807,7 @@ def _stop_on_signals(server: Server) -> None:
 
 
 def main(argv: list[str] | None = None, on_command: CommandHandler | None = None) -> int:
-    """``--root ROOT --socket PATH [--prime DATA] [--tied]``: what ``client.start`` runs
-    (through ``ffind.frontends.served``)."""
+    """``--root ROOT --socket PATH [--prime DATA] [--tied]``: what ``client.start`` runs."""
     args = sys.argv[1:] if argv is None else list(argv)
     tied = args[-1:] == ["--tied"]
     if tied:

@@ -1,7 +1,6 @@
 """How every search answers from a listing, its index and the memory: :func:`answer` ranks a
-match set (with the memory through :class:`Recalling`; path order for negations only),
-:func:`list_every` answers the empty query, :func:`walk_filter` says what a walk may drop.
-"""
+match set (with the memory through :class:`Recalling`), :func:`list_every` answers the empty
+query, :func:`walk_filter` says what a walk may drop."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ from typing import TYPE_CHECKING
 from ffind.searching.merge import ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index, MatchSet, Prefilter
-    from ffind.engine.recall import Rank, Recall, VisitSource
+    from ffind.engine.index import Index, MatchSet, Prefilter, Rank, Recall, VisitSource
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
     from ffind.state.gitstatus import GitChanges
@@ -24,9 +22,7 @@ if TYPE_CHECKING:
 
 class Recalling:
     """Ranking one root's matches with ``memory`` and, with ``git``, the uncommitted changes
-    (a ``git status`` started here, or ``running``; waited for with ``wait_for_git``, else
-    skipped when late).  ``recall``: the ``Recall`` kept by a caller ranking one index again.
-    """
+    (a ``git status`` started here, or ``running``).  ``recall``: one kept by the caller."""
 
     def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
                  remember: bool = False, wait_for_git: bool = False,
@@ -41,8 +37,7 @@ class Recalling:
 
     def _recall(self) -> Recall:
         if self.recall is None:
-            from ffind.engine.index import Index
-            from ffind.engine.recall import Recall
+            from ffind.engine.index import Index, Recall
 
             self.recall = Recall(Index)
         return self.recall
@@ -55,7 +50,7 @@ class Recalling:
              main: MatchSet) -> list[FileMatch]:
         """The best ``limit`` of ``main`` (``query``'s matches in ``index``) with the memory;
         ``rank(k)`` gives the best ``k`` without it."""
-        from ffind.engine.recall import rank_with_memory
+        from ffind.engine.index import rank_with_memory
 
         return rank_with_memory(self._recall(), index.paths, query, rank, limit=limit,
                                 compute_indices=ci, memory=self.visits, root=self.root,

@@ -8,14 +8,13 @@ import threading
 from collections.abc import Callable, Iterator
 
 from ffind.options import SearchOptions
+from ffind.searching.catalog import prefilter
 from ffind.searching.shared import SessionParts
 
-FEED_BATCH = 4_096
-"""Paths per batch when a ``paths=`` iterable feeds the session instead of a walk."""
+FEED_BATCH = 4_096  # paths per batch when a ``paths=`` iterable feeds the session instead of a walk
 FIRST_FRAME_WAIT = 1.0
 """Seconds the warm index's validation waits for the first frame of the snapshot's paths."""
-REPLACE = -1
-"""The root number of a batch that replaces every path given before."""
+REPLACE = -1  # the root number of a batch that replaces every path given before
 
 
 class WalkFeed(SessionParts):
@@ -96,9 +95,8 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
               warn: Callable[[str], None], imported: threading.Event, shown: threading.Event,
               query: Callable[[], str] = str, caught_up: Callable[[], object] | None = None,
               ) -> Iterator[tuple[int, list[str]]]:
-    """One root's listing through the warm index, as ``(0, batch)`` or ``(REPLACE, listing)``:
-    the paths ``query()`` can match first; the validation waits for ``shown`` (the first
-    frame) and ``caught_up()``."""
+    """One root's listing through the warm index, as ``(0, batch)`` or ``(REPLACE, listing)``,
+    the paths ``query()`` can match first; validated once ``shown`` and ``caught_up()``."""
     from ffind.fs.warm import session_batches
 
     imported.set()
@@ -118,12 +116,8 @@ def warm_root(root: str, options: SearchOptions, cancel: threading.Event,
 def candidates_first(query: str, paths: list[str]) -> tuple[list[str], list[str]]:
     """``paths`` split into those ``query`` can match and the others; ``(paths, [])`` when
     that does not pay (no positive term, nothing or more than half kept)."""
-    if not query:
-        return paths, []
-    from ffind.engine.prefilter import Prefilter
-
-    keep = Prefilter(query)
-    if not keep.active:
+    keep = prefilter(query)
+    if keep is None:
         return paths, []
     head = keep(paths)
     if not head or 2 * len(head) > len(paths):

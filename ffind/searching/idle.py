@@ -1,8 +1,6 @@
-"""The work a session does between keys: ``IDLE_DELAY`` after an answer is published, the match
-thread fills the published query's set (when a shortcut answered without it), finds its last
-term's greedy ends, compacts cold cached sets, then takes ``Index.warm``'s steps; each step is
-short, so the next key waits for one at most.  A slow key takes ``warm`` steps before its answer.
-"""
+"""The work a session does between keys, in short steps (the next key waits for one at most):
+fill the published query's set, find its last term's greedy ends, compact cold cached sets,
+then ``Index.warm``.  A slow key takes ``warm`` steps before its answer."""
 
 from __future__ import annotations
 
@@ -17,18 +15,13 @@ if TYPE_CHECKING:
     from ffind.searching.shared import State
 
 IDLE_DELAY = 0.01
-"""Seconds after a state is published before idle work starts (``warm``'s small steps excepted):
-the state's reader and a fast typist's next key do not share the GIL with it."""
-SLOW_KEY = 0.004
-"""Seconds of a key's own work from which it takes ``warm`` steps before its answer."""
-WARM_WITHIN = 0.02
-"""Seconds a slow key may take in all with the ``warm`` steps it takes before its answer."""
-WARM_WITHIN_MOST = 262_144
-"""From how many indexed paths slow keys take no ``warm`` steps (the warm-up outgrows them)."""
-COLLECT_PER_PATH = 1.2e-7
-"""Seconds per indexed path ``Index.warm``'s full collection is expected to take."""
-IDLE_SLICE = 16_384
-"""Ids per idle step computing the published query's set (what a key may wait for)."""
+"""Seconds after a state is published before idle work starts: the state's reader and a fast
+typist's next key do not share the GIL with it."""
+SLOW_KEY = 0.004  # seconds of a key's work from which it takes ``warm`` steps before answering
+WARM_WITHIN = 0.02  # seconds a slow key may take in all with those steps
+WARM_WITHIN_MOST = 262_144  # indexed paths from which slow keys take no ``warm`` steps
+COLLECT_PER_PATH = 1.2e-7  # seconds per path of ``Index.warm``'s full collection
+IDLE_SLICE = 16_384  # ids per idle step (what a key may wait for)
 
 
 class IdleWork(SessionParts):
@@ -62,8 +55,8 @@ class IdleWork(SessionParts):
             self._cond.acquire()
 
     def _fill_step(self) -> bool:
-        """``IDLE_SLICE`` more ids of the published set a shortcut left uncomputed, so that the
-        next key narrows it; False when there is nothing to fill."""
+        """``IDLE_SLICE`` more ids of the published set a shortcut left uncomputed (the next key
+        narrows it); False when there is nothing to fill."""
         state = self._state
         ms = state.ms
         if ms is None or ms.computed or not self._settled_on(state):
@@ -74,9 +67,7 @@ class IdleWork(SessionParts):
             return False  # (every id of its ranges: nothing a next key could narrow)
         filler = self._filler
         if filler is None or filler.ms is not ms:
-            from ffind.engine.matchset import Filler
-
-            filler = self._filler = Filler(self._index.run, ms, IDLE_SLICE)
+            filler = self._filler = self._index.filler(ms, IDLE_SLICE)
         with self._on_index():
             if state.epoch == self._epoch:
                 filler.step()
@@ -85,8 +76,8 @@ class IdleWork(SessionParts):
         return True
 
     def _ends_step(self) -> bool:
-        """``IDLE_SLICE`` more greedy ends of the published set's last term (``Ender``), so the
-        next key of that term narrows from them; False when there is nothing to find."""
+        """``IDLE_SLICE`` more greedy ends of the published set's last term (the next key of
+        that term narrows from them); False when there is nothing to find."""
         state = self._state
         ms = state.ms
         if ms is None or not ms.computed or not self._settled_on(state):
@@ -97,10 +88,7 @@ class IdleWork(SessionParts):
         with self._on_index():
             if state.epoch == self._epoch:
                 if ender is None or ender.ms is not ms:
-                    from ffind.engine.matchset import Ender
-
-                    ender = Ender(self._index.find_ends, ms, IDLE_SLICE)
-                    ender.finished = not self._index.wants_ends(ms)
+                    ender = self._index.ender(ms, IDLE_SLICE)
                 ender.step()
         if ender is not None and state is self._state:
             self._ender = ender
@@ -112,20 +100,16 @@ class IdleWork(SessionParts):
         if (self._compacted == state.version or state.ms is None
                 or state.epoch != self._epoch or not self._settled()):
             return False
-        from ffind.engine.matchset import compact_idle
-
         with self._on_index():
-            done = compact_idle([c.ms for c in self._cache.values()], [state.ms], most=1)
+            done = self._index.compact([c.ms for c in self._cache.values()], [state.ms], most=1)
         if not done:
             self._compacted = state.version
         return True
 
     def _warm_up_step(self) -> bool:
         """One ``Index.warm`` step (its full collection once settled); False when none."""
-        from ffind.engine.warmup import COLLECTING
-
         if self._warmed == len(self._index) or not self._idle() or (
-                self._warm_next == COLLECTING and not self._settled()):
+                self._warm_next == self._index.COLLECTING and not self._settled()):
             return False
         self._cond.release()
         try:
@@ -154,14 +138,12 @@ class IdleWork(SessionParts):
         return more
 
     def _warm_within(self, started: float, gen: int) -> None:
-        """A key that took ``SLOW_KEY`` since ``started`` takes ``warm`` steps while they fit in
-        ``WARM_WITHIN`` (each as long as the last) and no newer key came."""
-        from ffind.engine.warmup import COLLECTING
-
+        """A key that took ``SLOW_KEY`` takes ``warm`` steps while they fit in ``WARM_WITHIN``
+        and no newer key came."""
         if time.monotonic() - started < SLOW_KEY or len(self._index) >= WARM_WITHIN_MOST:
             return
         while self._gen == gen:
-            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == COLLECTING
+            took = (COLLECT_PER_PATH * len(self._index) if self._warm_next == self._index.COLLECTING
                     else self._warm_took)
             if time.monotonic() + took - started >= WARM_WITHIN:
                 return

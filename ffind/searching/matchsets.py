@@ -11,10 +11,8 @@ from ffind.searching.shared import Cancelled, SessionParts, State
 if TYPE_CHECKING:
     from ffind.engine.index import MatchSet
 
-CHUNK = 32_768
-"""Ids matched per ``Index.run`` call: the preemption grain."""
-CACHE_QUERIES = 16
-"""Match sets kept for reuse (backspacing, narrowing from an older prefix)."""
+CHUNK = 32_768  # ids matched per ``Index.run`` call: the preemption grain
+CACHE_QUERIES = 16  # match sets kept for reuse (backspacing, narrowing from an older prefix)
 
 
 class QueryCache(SessionParts):
@@ -66,10 +64,8 @@ class QueryCache(SessionParts):
 
     def _compact_idle(self, new: State, old: State) -> None:
         """Compact the cached sets neither state reads, before a ranking (the memory's peak)."""
-        from ffind.engine.matchset import compact_idle
-
         with self._ilock:
-            compact_idle([c.ms for c in self._cache.values()], [new.ms, old.ms])
+            self._index.compact([c.ms for c in self._cache.values()], [new.ms, old.ms])
 
     def _partial(self, ms: MatchSet | None) -> MatchSet | None:
         """The part of ``ms`` the idle filler computed so far, if any (the filler is dropped)."""

@@ -1,9 +1,6 @@
-"""``search()``: walk + index + match in one call; what the ``ffind`` command runs.
-
-The walk's workers drop every path the query cannot match (``Prefilter``), which ranks the rest
-exactly as an index of the whole tree would; each batch is appended and matched as it arrives and
-the match sets merged at the end.  Without a query every path is listed in path order, like fd.
-"""
+"""``search()``: walk + index + match in one call; what the ``ffind`` command runs.  The walk's
+workers drop the paths the query cannot match (the rest rank as in a whole index); each batch
+is matched as it arrives.  Without a query every path is listed in path order, like fd."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ from ffind.searching.catalog import (
 from ffind.searching.merge import as_roots, check_roots, merge, ranked
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Prefilter
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Prefilter, VisitSource
     from ffind.fs.walk import Cancel
     from ffind.scoring.scorer import FileMatch
 
@@ -37,8 +33,7 @@ __all__ = ["FileSearchResults", "search", "search_paths"]
 
 class FileSearchResults:
     """What :func:`search` returns: ``matches``, ``total_match_count``, ``walk_complete``;
-    unpacks and compares like that tuple.  With ``eager_count=False`` the count (a pass over
-    every name for typo matches) is computed on first access."""
+    unpacks and compares like that tuple.  The count may be computed on first access."""
 
     __slots__ = ("_count", "_total", "matches", "walk_complete")
 
@@ -46,8 +41,7 @@ class FileSearchResults:
         self, matches: list[FileMatch], total_match_count: int | Callable[[], int],
         walk_complete: bool,
     ) -> None:
-        self.matches = matches
-        """Best first (path order when the query is empty), at most ``limit``."""
+        self.matches = matches  # best first (path order when the query is empty), at most ``limit``
         self.walk_complete = walk_complete
         """False when the search was cancelled before the walk finished."""
         self._total: int | None = None
@@ -120,10 +114,7 @@ def _match_batches(
     stale: Callable[[], bool] | None = None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """Match every batch as it arrives: (top matches, total or its callable, complete).
-
-    ``eager_count``: count each batch while the walk goes on; ``recall``: rank with the memory;
-    ``stale()``, asked once the batches are read: True throws them away (an empty answer).
-    """
+    ``stale()``, asked once the batches are read: True throws them away."""
     limit = options.limit
     if not query:
         # No query: every path, in path order; no matcher (and no rapidfuzz import) needed.
@@ -221,8 +212,7 @@ def _from_server(
     query: str, root: str, options: SearchOptions, on_warning: Callable[[str], None] | None,
     memory: VisitSource | None,
 ) -> tuple[list[FileMatch], Total, bool] | None:
-    """The answer of the root's resident server, if one runs and ranks with no memory or the
-    user's (which it opens itself).  Never starts one."""
+    """The answer of the root's resident server, if one runs (never starts one)."""
     if not servable_memory(memory):
         return None
     from ffind.resident.client import ask
@@ -244,7 +234,7 @@ def _match_warm(
     keep: Prefilter | KeepVisited | None,
 ) -> tuple[list[FileMatch], Total, bool]:
     """``_match_batches`` over the warm index's snapshot while it is validated aside; again
-    only when the validation found a change (``warm_attempts``)."""
+    when the validation found a change."""
     from ffind.fs.warm import warm_attempts
 
     attempts = warm_attempts(root, options, cancel=cancel, on_warning=on_warning,
@@ -282,20 +272,10 @@ def search(
     server: bool = True,
     _started: Started | None = None,
 ) -> FileSearchResults:
-    """Search ``roots`` (default: the current folder) for paths matching ``query``.
-
-    Paths are relative to their root, ``/``-separated; several roots are ranked together, each
-    match carrying its ``root``.  ``memory``: rank remembered files, their neighbours and
-    uncommitted changes higher (``docs/memory.md``).  ``cache=True``: answer from the warm
-    index (``docs/cache.md``), or a running resident server of the root when ``server``; the
-    same results as a cold walk.  ``cancel`` (anything with ``is_set()``) stops the walk
-    early (``walk_complete`` False); ``on_warning`` gets the walk's warnings;
-    ``eager_count=False`` computes ``total_match_count`` on first access.  ``_started``: the
-    console script's early walk, taken over when it fits, else ended.
-
-    Raises ``FfindError`` for a missing root or a bad ``exclude`` glob; ``TypeError`` for a
-    query that is not a str or options that are not SearchOptions.
-    """
+    """Search ``roots`` (default: ``.``) for paths matching ``query``; several roots are ranked
+    together.  ``memory``: rank remembered files higher; ``cache``: answer from the warm index
+    (or the root's resident server when ``server``), the same results as a cold walk;
+    ``cancel.is_set()`` stops the walk early.  ``FfindError`` for a missing root or bad glob."""
     query = check_query(query)
     options = check_options(options)
     root_list = ["."] if roots is None else as_roots(roots)

@@ -14,8 +14,7 @@ from ffind.searching.merge import ranked
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ffind.engine.index import Index, MatchSet
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import Index, MatchSet, VisitSource
     from ffind.scoring.scorer import FileMatch
 
 

@@ -1,16 +1,7 @@
-"""FileSearcher: a search session that walks in the background and rematches on every key.
-
-    with FileSearcher(["."]) as fs:
-        fs.set_query("prom")          # returns at once
-        fs.wait(1.0)                  # optional: walk done and the query fully matched
-        for m in fs.results(20):
-            print(m.path)
-
-The *walk* thread queues each root's batches (``feed``); the *match* thread owns the ``Index``,
-appends and matches them, rematches a new query from the cheapest known start (``matchsets``),
-ranks the default view, then publishes the state; between keys it works ahead (``idle``).
-``results``/``snapshot`` always read one published state: every match of one query over the
-first ``covered`` paths."""
+"""FileSearcher: a search session that walks in the background and rematches on every key.  The
+walk thread queues batches (``feed``); the match thread owns the ``Index``, matches a new query
+from the cheapest known start (``matchsets``), ranks, publishes the state, and works ahead
+between keys (``idle``).  ``results``/``snapshot`` read one published state."""
 
 from __future__ import annotations
 
@@ -19,7 +10,6 @@ import os
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -34,32 +24,23 @@ from ffind.searching.order import SessionOrder
 from ffind.searching.shared import Cancelled, State
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Index
-    from ffind.engine.matchset import Ender, Filler
-    from ffind.engine.recall import VisitSource
+    from ffind.engine.index import VisitSource
     from ffind.scoring.scorer import FileMatch
 
-UPDATE_INTERVAL = 0.02
-"""Seconds between two ``on_update`` calls at most (~50 per second)."""
+UPDATE_INTERVAL = 0.02  # seconds between two ``on_update`` calls at most
 WALK_INTERVAL = 0.1
-"""Seconds between two rematches driven by the walk's new paths (a new query never waits):
-each new state costs its readers a ranking, which would starve the walk if done per batch."""
+"""Seconds between two rematches driven by the walk's new paths (a new query never waits)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """One consistent view of a session: the best matches of ``query`` so far."""
 
-    query: str
-    """The query these matches belong to (may lag behind the latest ``set_query``)."""
-    matches: list[FileMatch]
-    """Best first, at most ``options.limit``; indices when ``options.compute_indices``."""
+    query: str  # may lag behind the latest ``set_query``
+    matches: list[FileMatch]  # best first, at most ``options.limit``
     total_match_count: int
-    """How many of the scanned paths matched ``query``."""
-    scanned_file_count: int
-    """Paths found by the walk so far."""
-    walk_complete: bool
-    """The walk has finished (false while walking and after ``cancel``)."""
+    scanned_file_count: int  # paths found by the walk so far
+    walk_complete: bool  # false while walking and after ``cancel``
 
 
 class Reporter(Protocol):
@@ -72,13 +53,9 @@ class Reporter(Protocol):
 
 
 class FileSearcher(WalkFeed, QueryCache, IdleWork):
-    """A background walk plus incremental matching (see the module docstring).
-
-    ``roots``: folders to walk (with several, ``FileMatch.root`` says which); ``paths``: match
-    these instead of walking; ``reporter``: ``on_update`` at most every ``UPDATE_INTERVAL``,
-    ``on_complete`` once a query is fully matched after the walk.  ``cache`` (one root): the warm
-    index's paths are matched at once, replaced by the validated listing if it differs.
-    """
+    """A background walk of ``roots`` (or ``paths`` given) plus incremental matching;
+    ``reporter`` gets updates and completions; ``cache`` (one root): the warm index's paths at
+    once, replaced by the validated listing if it differs."""
 
     def __init__(
         self,
@@ -90,6 +67,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         memory: VisitSource | None = None,
         cache: bool = False,
     ) -> None:
+        super().__init__()
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be an iterable of str, not a single str")
@@ -98,45 +76,14 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             check_roots(self.roots)
         self.warnings: list[str] = []
         self._reporter = reporter
-        self._index: Index  # set by the match thread: importing the matcher overlaps the walk
         self._multi = paths is None and len(self.roots) > 1
         self._cached = cache and paths is None and len(self.roots) == 1
         self._root_of: dict[str, int | list[int]] = {}
         self._order = SessionOrder(memory, self.roots, paths is not None, remember=cache)
-
-        self._cond = threading.Condition(threading.Lock())
-        self._ilock = threading.Lock()  # every Index call (run/top/extend)
-        self._cancel = threading.Event()
-        self._walk_imported = threading.Event()  # the walk's modules are loaded
-        self._shown = threading.Event()  # a state with paths was published (and reported)
         if paths is not None:
             self._walk_imported.set()
-        # Guarded by _cond:
-        self._pending: list[tuple[int, list[str]]] = []
-        self._replace = False  # the pending paths replace the index (``REPLACE``)
-        self._epoch = 0  # the index's: a state of another epoch is not read (``_top``)
-        self._scanned = 0
-        self._query = ""
-        self._gen = 0
-        self._walk_done = False  # the walk thread has ended (finished, failed or cancelled)
-        self._warmer: Iterator[str | None] | None = None  # Index.warm(), while it runs
-        self._warmed = -1  # how many paths Index.warm covered when it last ended
-        self._warm_next: str | None = None  # what its last step yielded (``COLLECTING``)
-        self._warm_took = 0.0  # the seconds its last step took
-        self._filler: Filler | None = None  # the published state's set, computed when idle
-        self._ender: Ender | None = None  # its last term's greedy ends, found when idle
-        self._published = 0.0  # when the last state was published (``time.monotonic``)
-        self._compacted = -1  # the state version whose idle sets were last compacted
-        self._walk_complete = False  # ... and it finished normally
-        self._error: BaseException | None = None
-        self._state = State("", None, 0, 0, {})
-        self._state_gen = 0
         self._closed = False
-        # Match thread only:
-        self._cache: OrderedDict[str, State] = OrderedDict()
-        self._last_report = 0.0
-        self._last_walk_update = 0.0
-        self._report_due = False
+        self._last_walk_update = 0.0  # (match thread only, as the next)
         self._completed_version = -1
 
         source: Iterator[tuple[int, list[str]]] = (

@@ -1,16 +1,7 @@
-"""The interactive picker (``ffind -i``): a list on the terminal, on top of the session.
-
-Drawn on ``/dev/tty`` (so ``vim "$(ffind -i)"`` and ``ffind -i | xargs ...`` work: stdout only
-ever receives the selection): full screen in the alternate screen by default, or inline below
-the cursor with ``--height`` (what the shell bindings use); nothing is left behind on exit.
-
-Modules: ``terminal`` (raw mode, full screen or inline, reading keys), ``keys`` (key names, the
-query line edited at its cursor, the keys table), ``waker`` (the session's reporter),
-``view`` (the loop and the drawing), ``preview`` (``--preview``, rendered off the loop).
-
-Built from rich (styles, cell widths, the colour system and ``NO_COLOR``) with raw terminal
-input read here: prompt_toolkit's import alone would take most of the first frame's budget.
-"""
+"""The interactive picker (``ffind -i``): a list drawn on ``/dev/tty`` on top of the session
+(stdout only receives the selection).  ``terminal``: raw mode and input; ``keys``: key names and
+the query line; ``waker``: the session's reporter; ``view``: the loop and drawing; ``preview``.
+Built on rich with raw input read here (prompt_toolkit's import costs the first frame)."""
 
 from __future__ import annotations
 
@@ -33,8 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Height", "run_picker"]
 
-CLOSE_WAIT = 0.2
-"""Seconds to wait on exit for the match thread to leave an ``Index`` call."""
+CLOSE_WAIT = 0.2  # seconds to wait on exit for the match thread to leave an ``Index`` call
 SERVER_WAIT = 2.0
 """Seconds the resident server's first screenful is waited for, beside the session (it is
 shown only if it comes before the session's first state)."""
@@ -52,18 +42,10 @@ def run_picker(
     preview: str | None = None, memory: Memory | None = None, cache: bool = False,
     server: bool = False,
 ) -> int:
-    """Run the picker, print the selection to stdout and return the exit code.
-
-    ``paths``: pick among these instead of walking ``roots`` (``--stdin``).  ``color``: True
-    or False forces colour on or off (off: bold and underline only); None follows
-    ``NO_COLOR`` and ``TERM=dumb``.  ``height``: draw inline below the cursor (None: full
-    screen).  ``preview``: "" for the built-in preview, else a command with ``{}``; None for
-    none.  ``memory``: rank with it, and record each pick as a visit.  ``cache``: use the
-    warm index.  ``server``: with ``cache``, one root and no ``paths``, ask the root's
-    resident server (if one runs) for a provisional first screenful, drawn until the
-    session's first state.  ``on_done(code)``: called last, once the selection is printed
-    and the session closed (the command ends the process there).
-    """
+    """Run the picker, print the selection and return the exit code.  ``paths``: pick among
+    these instead of walking; ``color``: None follows ``NO_COLOR``; ``height``: inline;
+    ``preview``: "" built in, else a command; ``memory``: rank with it and record picks;
+    ``server``: a provisional first screen from the resident server; ``on_done(code)``: last."""
     query = query or ""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
@@ -120,12 +102,9 @@ def run_picker(
 
 def _first_from_server(query: str, root: str, options: SearchOptions,
                        memory: Memory | None, waker: Waker, asked: threading.Event) -> None:
-    """Ask the resident server for ``query`` (``options``: the session's, so the same
-    ranking and screenful), in a thread of its own, and hand its answer to ``waker`` as a
-    provisional state: ranked at once over the listing the server holds, not validated, until
-    the session's first state replaces it.  A failure, no answer within ``SERVER_WAIT`` or
-    one after the session's first state: nothing.  Sets ``asked`` and ``waker.arrived`` at
-    the end (``Picker.first`` waits no longer)."""
+    """Ask the resident server for ``query`` in a thread and hand its answer to ``waker`` as a
+    provisional state until the session's first; sets ``asked`` and ``waker.arrived`` at the
+    end."""
     from ffind.resident.client import Answer, ask
 
     def show(answer: Answer) -> None:

@@ -1,11 +1,5 @@
-"""Keys: terminal input split into key names, and the query line edited at its cursor.
-
-The key names and what they do follow fzf's defaults where they do not clash (the table is in
-``docs/shell.md`` and ``ffind -h``): Ctrl-J/Ctrl-K and Ctrl-N/Ctrl-P move in the list, Enter
-accepts (Ctrl-J does not), Left/Right, Ctrl-A/Ctrl-E, Ctrl-B/Ctrl-F and Alt-B/Alt-F move the
-cursor inside the query, and typing and deleting happen at the cursor.  The table of keys as
-documented is ``KEY_TABLE`` in ``ffind.frontends.cli`` (the picker is not imported for ``-h``).
-"""
+"""Keys: terminal input split into key names (fzf's defaults where they do not clash; the
+documented table is ``cli.KEY_TABLE``), and the query line edited at its cursor."""
 
 from __future__ import annotations
 
@@ -26,19 +20,14 @@ KEYS: dict[str, str] = {
     "\x09": "tab", "\x03": "abort", "\x07": "abort", "\x11": "abort", "\x1b": "abort",
     "\x0c": "redraw",
 }
-WORD_SEPS = " /_-."
-"""Where Alt-B, Alt-F and Alt-Backspace stop (path parts)."""
+WORD_SEPS = " /_-."  # where Alt-B, Alt-F and Alt-Backspace stop (path parts)
 MOUSE = re.compile(r"\x1b\[<(\d+);(\d+);(\d+)([Mm])")
 CPR = re.compile(r"\x1b\[(\d+);(\d+)R")
 
 
 def parse_keys(text: str) -> Iterator[str]:
-    """Split terminal input into key names (``KEYS`` values) and typed characters.
-
-    Text pasted in bracketed-paste mode is typed, its control characters (newlines) dropped.
-    Mouse reports (SGR mode) become ``mouse:BUTTON:COL:ROW`` (presses only; 1-based cells),
-    cursor position reports ``cpr:ROW:COL``.
-    """
+    """Split terminal input into key names and typed characters (pasted text typed, its
+    controls dropped; ``mouse:BUTTON:COL:ROW`` presses; ``cpr:ROW:COL`` reports)."""
     i = 0
     pasting = False
     while i < len(text):

@@ -1,14 +1,6 @@
-"""The preview (``--preview``): the selected path shown beside or below the list.
-
-Built in: a text file syntax-highlighted by rich (its first screenful; long lines cut; at most
-``READ_LIMIT`` bytes are ever read, so a huge file costs nothing and a binary one only says
-"binary, N bytes"); a folder as a short listing.  ``--preview 'CMD {}'`` runs CMD through
-``sh -c`` instead, ``{}`` replaced by the path quoted for the shell, like fzf.
-
-It never blocks typing: each request renders in its own thread, the picker draws the list
-first and the preview when it arrives (woken through the pipe); a newer request, or the
-selection moving, cancels the older one (its command is killed).
-"""
+"""The preview (``--preview``): a text file highlighted by rich (at most ``READ_LIMIT`` bytes
+read), a folder's listing, or ``CMD {}`` run through ``sh -c`` like fzf.  Each request renders
+in its own thread and never blocks typing; a newer one cancels the older."""
 
 from __future__ import annotations
 
@@ -26,12 +18,9 @@ from ffind.frontends.picker.terminal import make_console, to_ansi
 if TYPE_CHECKING:
     from rich.text import Text
 
-READ_LIMIT = 8192
-"""Bytes read from a file at most (a screenful of text is far less)."""
-OUTPUT_LIMIT = 65536
-"""Bytes of a preview command's output kept at most (the rest is not read)."""
-Key = tuple[str, int, int]
-"""A request: the path, and the columns and rows to fill."""
+READ_LIMIT = 8192  # bytes read from a file at most (a screenful of text is far less)
+OUTPUT_LIMIT = 65536  # bytes of a preview command's output kept at most (the rest is not read)
+Key = tuple[str, int, int]  # a request: the path, and the columns and rows to fill
 
 
 def file_text(path: str, rows: int) -> tuple[str, bool]:

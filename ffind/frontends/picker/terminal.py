@@ -1,12 +1,6 @@
-"""The terminal the picker draws on: raw mode, full screen or inline, restored on exit.
-
-Full screen (``ffind -i``) uses the alternate screen, so nothing is left behind.  Inline
-(``--height N`` or ``N%``, what the shell bindings use) draws in N lines below the cursor's
-line, like fzf's ``--height``: it first writes N newlines (the terminal scrolls when the prompt
-is near the bottom), moves back up and saves the cursor; every row is then reached from the
-saved cursor, and on exit the rows are cleared and the cursor restored where it was, so the
-shell's command line is left as it was.
-"""
+"""The terminal the picker draws on: raw mode, full screen (the alternate screen) or inline
+(``--height``: N lines below the cursor, reached from a saved cursor, cleared on exit), restored
+on exit."""
 
 from __future__ import annotations
 
@@ -29,10 +23,8 @@ if TYPE_CHECKING:
 else:  # (a frozen record without importing dataclasses: ffind.frozen)
     from ffind.frozen import dataclass
 
-ESC_TIMEOUT = 0.03
-"""Seconds to wait after a lone ESC byte for the rest of an escape sequence."""
-MIN_HEIGHT = 3
-"""The fewest rows an inline picker uses (the query, the counter, one match)."""
+ESC_TIMEOUT = 0.03  # seconds to wait after a lone ESC byte for the rest of an escape sequence
+MIN_HEIGHT = 3  # the fewest rows an inline picker uses (the query, the counter, one match)
 MOUSE_ON = "\x1b[?1000h\x1b[?1006h"
 MOUSE_OFF = "\x1b[?1006l\x1b[?1000l"
 
@@ -71,8 +63,7 @@ class Terminal:
         os.set_blocking(self.wake_w, False)
         self.height = height
         self.resized = False
-        self.rows = 0
-        """Inline: the rows below the cursor's line that were made room for."""
+        self.rows = 0  # inline: the rows below the cursor's line that were made room for
         self.origin = 0
         """The screen row (1-based) of the first row drawn, for mouse clicks; 0: unknown."""
         self._saved: list[Any] | None = None

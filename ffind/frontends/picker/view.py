@@ -1,16 +1,6 @@
-"""The picker's loop and drawing: the query line, the counter, the list, the preview.
-
-::
-
-    > prom▏                       <- the query (edited at its cursor)
-      34/110321 (2) ⠹             <- matched/scanned, marked count, spinner while busy
-    > src/session/prompt.ts       <- best match first; the cursor line is highlighted
-     *src/session/prompt_test.ts  <- marked with Tab
-
-Frames are written in one ``write`` each, inside synchronized-update brackets, and only rows
-that changed are rewritten: no flicker.  The preview, when shown, takes the right half of the
-list's rows (terminals of ``SIDE_MIN_COLS`` columns or more) or their lower half.
-"""
+"""The picker's loop and drawing: the query line, the counter (matched/scanned, marked, a
+spinner while busy), the list, the preview (right half from ``SIDE_MIN_COLS`` columns, else
+lower half).  Each frame is one ``write`` in synchronized-update brackets, changed rows only."""
 
 from __future__ import annotations
 
@@ -31,21 +21,16 @@ if TYPE_CHECKING:
     from ffind.searching.session import FileSearcher, Snapshot
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-ENTER_WAIT = 1.0
-"""Seconds Enter waits for the typed query's results when they are not in yet."""
-TICK = 0.1
-"""Spinner period while the walk or the matching is running."""
-MIN_REDRAW = 0.03
-"""Fewest seconds between two redraws for progress (the walk's, the matching's)."""
+ENTER_WAIT = 1.0  # seconds Enter waits for the typed query's results when they are not in yet
+TICK = 0.1  # spinner period while the walk or the matching is running
+MIN_REDRAW = 0.03  # fewest seconds between two redraws for progress (the walk's, the matching's)
 ECHO_WAIT = 0.02
 """Seconds a typed key waits for its query's answer before the prompt is redrawn over the
 previous results: one frame instead of two when the answer is quick."""
 COUNTING = "…"
 """The counter's match count while it is counted (the resident server's rows come first)."""
-SIDE_MIN_COLS = 100
-"""From this width on the preview is beside the list; below it, under the list."""
-WHEEL = {"64": -1, "65": 1}
-"""SGR mouse buttons of the wheel: up, down."""
+SIDE_MIN_COLS = 100  # from this width on the preview is beside the list; below it, under the list
+WHEEL = {"64": -1, "65": 1}  # SGR mouse buttons of the wheel: up, down
 
 
 def printable(text: str) -> str:
@@ -169,9 +154,8 @@ class Picker:
             self.plain = self.console.no_color or self.console.color_system is None
 
     def first(self, wait: float, asking: Callable[[], bool]) -> None:
-        """Before the session starts: draw the provisional states (the resident server's rows,
-        then their count) that come within ``wait`` seconds while ``asking()``, until one
-        with its count is drawn."""
+        """Before the session starts: draw the resident server's provisional states that come
+        within ``wait`` seconds, until one with its count."""
         deadline = time.monotonic() + wait
         self._console()  # (rich's import, while the server works)
         import ffind.searching.session  # noqa: F401  (the frame's state, meanwhile too)

@@ -20,8 +20,7 @@ class Waker:
         self._w = wake_w
         self._limit = limit  # how many matches the session ranks per state
         self.latest: Snapshot | None = None
-        self.complete = False
-        """``latest`` came from ``on_complete``: walked and fully matched."""
+        self.complete = False  # ``latest`` came from ``on_complete``: walked and fully matched
         self.ranked: tuple[str, list[FileMatch]] | None = None
         """A completed query's matches, handed over before its count (``on_ranked``)."""
         self.seq = self.latest_seq = self.ranked_seq = 0  # what arrived last (match thread)
@@ -29,8 +28,7 @@ class Waker:
         """The session has reported a state (a provisional one is no longer taken)."""
         self._known = 0
         """The provisional state's scanned count: the session's states show at least as many
-        until its listing is validated (``walk_complete``; its snapshot's paths come in two
-        parts, the query's candidates first: the counter does not drop back meanwhile)."""
+        until its listing is validated (the counter does not drop back)."""
         self.arrived = threading.Event()
         self._lock = threading.Lock()  # (the session's states against ``provisional``)
 
@@ -65,10 +63,8 @@ class Waker:
         self.wake()
 
     def provisional(self, snapshot: Snapshot) -> bool:
-        """Show ``snapshot`` (the resident server's answer: its rows, then again with its
-        count; ``total_match_count`` -1 until then) until the session's first state; whether
-        it was taken (not once the session has reported).  Not complete: the session's own
-        states replace it."""
+        """Show ``snapshot`` (the resident server's rows, then with their count) until the
+        session's first state; whether it was taken."""
         with self._lock:
             if self.reported:
                 return False
@@ -82,8 +78,7 @@ class Waker:
 
     def newest(self, query: str) -> Snapshot | None:
         """The newest state to show: the latest snapshot, or the matches of ``query`` handed
-        over ahead of their count.  Their count is exact when they are fewer than the session
-        ranks; else, until it comes, the previous one (at least as many as handed over)."""
+        over ahead of their count (until it comes, the previous count, at least theirs)."""
         latest, ranked = self.latest, self.ranked
         if ranked is None or self.ranked_seq < self.latest_seq or ranked[0] != query:
             return latest

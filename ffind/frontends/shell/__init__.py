@@ -1,14 +1,6 @@
-"""The shell integration scripts: ``ffind --bash``, ``--zsh``, ``--fish``.
-
-One source per shell, shipped as package data next to this module (``bash.sh``, ``zsh.zsh``,
-``fish.fish``) and versioned with ffind.  Each sets up CTRL-T, ALT-C and ``**<TAB>``, which run
-``ffind -i --height`` and put the picked paths on the command line quoted for that shell; see
-``docs/shell.md``.
-
-Each script has one memory hook, ``__ffind_remember PATH...``, called with every pick made
-through the bindings; ``script`` fills its body in: ``ffind --remember`` in the background when
-the command has that flag (the memory of opened files), a no-op until then.
-"""
+"""The shell integration scripts (``ffind --bash``, ``--zsh``, ``--fish``), shipped next to this
+module: CTRL-T, ALT-C and ``**<TAB>`` run ``ffind -i --height`` and put the picks on the command
+line; each pick goes to the memory hook ``__ffind_remember`` (``docs/shell.md``)."""
 
 from __future__ import annotations
 
