@@ -1,8 +1,7 @@
-"""Tighter bounds for the loose candidates, each stage only for the paths still in reach
-(``ffind.engine.ranker``): the term's longest common subsequence with the file name bounds
-how many characters can be in it (``tighten_name``); the chunks a scattered term must be
-split into, a gap before each (``chunks``, ``tighten_gaps``); how many of them can start on a
-word start (``tighten_starts``); ``refine`` does the last two in numpy."""
+"""Tighter bounds for the loose candidates, each stage only for the paths still in reach: the term's
+LCS with the file name (``tighten_name``), the chunks a scattered term splits into (``chunks``,
+``tighten_gaps``), how many start on a word start (``tighten_starts``); ``refine`` does the last
+two in numpy."""
 
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ class Tighten(Occurrences):
     """The refinements of ``FirstBounds.bounds`` (see the module docstring)."""
 
     def tighten_name(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
-        """Optimistic ``bounds`` (every character in the file name) made precise on that
-        point: only the term's LCS with the file name (rapidfuzz) can be in it."""
+        """Loose ``bounds`` made precise on the file name: only the term's LCS with it can be
+        there."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -46,7 +45,7 @@ class Tighten(Occurrences):
         return out
 
     def tighten_name_array(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
-        """``tighten_name`` over numpy arrays of ids and bounds (int64), into an array."""
+        """``tighten_name`` over int64 arrays."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -61,10 +60,8 @@ class Tighten(Occurrences):
         return bounds + self.weights.bonus_name * (v - len(fq))
 
     def tighten_name_upper(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
-        """An upper bound of ``tighten_name_array``'s bounds (int64 ``ids`` and ``bounds``),
-        from the letter masks of the file names (``ffind.engine.letters``) instead of the
-        term's LCS with each name: ``name_lcs_upper``; a new int64 array, or None while the
-        masks do not cover every id."""
+        """An upper bound of ``tighten_name_array``'s from the names' letter masks
+        (``name_lcs_upper``); None while the masks do not cover every id."""
         fq = q.positive[-1].folded
         most = self.name_lcs_upper(fq, ids, np)
         if most is None:
@@ -76,11 +73,9 @@ class Tighten(Occurrences):
         return out
 
     def name_lcs_upper(self, fq: str, ids: Any, np: Any) -> Any:
-        """Per id of ``ids`` (int64), at least the LCS of ``fq`` with the folded file name
-        (int16 for a term that short): each character of ``fq`` as often as it is in
-        ``fq`` when the name holds it (its bit in the name's letter mask), a ``/`` never (no
-        name holds one), a character without a bit of its own always; None while the masks
-        do not cover every id."""
+        """Per id, at least the LCS of ``fq`` with the folded file name: each character as often as
+        in ``fq`` when the name's letter mask holds it, ``/`` never, a character without a bit
+        always; None while the masks do not cover every id."""
         st = self.store
         if not len(ids) or int(ids.max()) >= st.masks_len():
             return None
@@ -100,8 +95,8 @@ class Tighten(Occurrences):
         return most
 
     def chunks(self, q: Query, ids: list[int]) -> list[int]:
-        """Per id, how many chunks the last term must at least be split into there
-        (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""
+        """Per id, how many chunks the last term must split into (``m - bigrams`` found), 0 when it
+        is contiguous somewhere or one character."""
         fq = q.positive[-1].folded
         m = len(fq)
         folded = self.store.folded
@@ -122,8 +117,8 @@ class Tighten(Occurrences):
     def tighten_starts(
         self, q: Query, ids: list[int], bounds: list[int], chunks: list[int]
     ) -> list[int]:
-        """Of ``c`` chunks at most ``w`` (the term's LCS with the characters at word starts,
-        rapidfuzz) start on a boundary (``Bounds.starts_loss``)."""
+        """Of ``c`` chunks at most ``w`` (the term's LCS with the word starts) start on a
+        boundary."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -144,11 +139,9 @@ class Tighten(Occurrences):
     def refine(
         self, q: Query, ids: Any, bounds: Any, floor: float, np: Any
     ) -> tuple[Any, Any]:
-        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` at once,
-        as numpy arrays (int64 ids and bounds, in the order of ``ids``): the same bounds as
-        those four steps give one after the other, with one pass over the paths per bigram
-        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts
-        (``starts_lcs``)."""
+        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` in numpy: the
+        same bounds, one pass per bigram (over the buffer when wide) and ``cdist`` for the word
+        starts."""
         a = np.array(ids, dtype=np.int64)
         b = np.array(bounds, dtype=np.int64)
         fq = q.positive[-1].folded
@@ -187,11 +180,8 @@ class Tighten(Occurrences):
         return a, b
 
     def starts_lcs(self, fq: str, ids: Any, np: Any) -> Any:
-        """Per id of ``ids`` (an int64 array), the LCS of ``fq`` with its word starts
-        (rapidfuzz's ``cdist``), as an int64 array.  Where ``Tuning.block_from`` ids or more fall
-        in one block of word starts, the whole block is split and scored at once and their
-        entries taken by position: no string sliced per id; the other ids are scored from
-        ``PathStore.initials``."""
+        """Per id, the LCS of ``fq`` with its word starts (int64).  A block of word starts holding
+        ``Tuning.numpy_from`` ids or more is scored whole and read by position; the rest per id."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -204,7 +194,7 @@ class Tighten(Occurrences):
         done = st.initials_len()
         rest = []
         for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(s_ids)], strict=True):
-            if hi - lo < self.tuning.block_from or int(s_ids[hi - 1]) >= done:
+            if hi - lo < self.tuning.numpy_from or int(s_ids[hi - 1]) >= done:
                 rest.append(order[lo:hi])
                 continue
             k = int(blk[lo])
