@@ -29,7 +29,7 @@ class PrefixBounds(Occurrences):
         base, paths, hidden = st.base, st.paths, st.hidden
         const = self.b.name_prefix_score(m)
         whole_ok = "." not in key
-        scored = []
+        out = []
         for i in ids:
             p = paths[i]
             b = base[i]
@@ -41,17 +41,10 @@ class PrefixBounds(Occurrences):
                      - (w.hidden if hidden[i] and not hidden_ok else 0))
                 if end == len(p) or (whole_ok and p[end] == "."):
                     s += w.whole_name
-            scored.append((s, i))
-        # the folder extras, for the few whose folder starts with the term or is it
-        pst = st.pstart
-        mid = "/" + key + "/"
-        mid1 = mid[1:]
-        for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
-                texts[i].startswith(key, pst[i]) or mid in texts[i]
-                or texts[i].startswith(mid1))]:
-            s, i = scored[j]
-            scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
-        return scored
+            out.append(s)
+        at = [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum()]
+        self._folder_extras(key, texts, ids, at, out)
+        return list(zip(out, ids, strict=True))
 
     def _prefix_scored_array(
         self, t: Term, ids: list[int], hidden_ok: bool, np: Any

@@ -23,21 +23,15 @@ class Tighten(Occurrences):
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
-        fq = q.positive[-1].folded
-        m = len(fq)
-        names_of = self.store.names_of
-        bonus = self.weights.bonus_name
         np = self.numpy.module()
         if np is not None and ids:
-            # the file names a part at a time (past ``Tuning.names_upto`` paths, sliced on use)
-            v = np.concatenate([
-                process.cdist([fq], names_of(ids[s:s + self.tuning.chunk]),
-                              scorer=LCSseq.similarity, dtype=np.int32)[0]
-                for s in range(0, len(ids), self.tuning.chunk)])
-            arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
+            arr = self.tighten_name_array(q, np.asarray(ids, dtype=np.int64),
+                                          np.asarray(bounds, dtype=np.int64), np)
             out: list[int] = arr.tolist()
             return out
-        texts = names_of(ids)
+        fq = q.positive[-1].folded
+        m = len(fq)
+        texts = self.store.names_of(ids)
         out = [b - self.b.name_bonus(m) for b in bounds]
         res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
         for _, v, j in res:
@@ -149,14 +143,14 @@ class Tighten(Occurrences):
         if m < 2:
             keep = b >= floor
             return a[keep], b[keep]
-        # each bigram of the term found takes a chunk off (a repeated one as often as it
-        # occurs in the term)
-        grams: dict[str, int] = {}
-        for k in range(m - 1):
-            grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
-        chunks = np.full(len(a), m, dtype=np.int64)
         buf = self.folded_buffer() if self.wide(a) and findable(fq) else None
-        if buf is not None:  # over every path at once
+        if buf is None:
+            chunks = np.array(self.chunks(q, a.tolist()), dtype=np.int64)
+        else:  # each bigram found takes a chunk off (as often as the term holds it)
+            grams: dict[str, int] = {}
+            for k in range(m - 1):
+                grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
+            chunks = np.full(len(a), m, dtype=np.int64)
             for g, times in grams.items():
                 chunks -= times * buf.has(g)[a]
             # (contiguous only where every bigram is: those few tested one by one)
@@ -164,12 +158,6 @@ class Tighten(Occurrences):
             every = np.flatnonzero(chunks == 1)
             whole = [fq in folded[i] for i in a[every].tolist()]
             chunks[every[np.array(whole, dtype=bool)]] = 0
-        else:
-            folded = self.store.folded
-            texts = [folded[i] for i in a.tolist()]
-            for g, times in grams.items():
-                chunks -= times * np.array([g in f for f in texts], dtype=np.int64)
-            chunks[np.array([fq in f for f in texts], dtype=bool)] = 0
         b -= self.b.gaps_loss_many(chunks, np)
         keep = b >= floor
         a, b, chunks = a[keep], b[keep], chunks[keep]
