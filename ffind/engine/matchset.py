@@ -116,13 +116,9 @@ def pack(lists: tuple[Ids, Ids, Ids, Ids | None]) -> Packed:
     return _each_once(compact, lists)
 
 
-def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] | None]:
-    """``pack``'s inverse, one list object where the compact forms were one."""
-    return _each_once(expand, packed)
-
-
 def restored(packed: Packed, chunk: int = accel.CHUNK) -> tuple[Ids, Ids, Ids, Ids | None]:
-    """``unpack`` as a computed set keeps its ids (``restore``)."""
+    """``pack``'s inverse as a computed set keeps its ids (``restore``), one object where the
+    compact forms were one."""
     return _each_once(lambda ids: restore(ids, chunk), packed)
 
 
