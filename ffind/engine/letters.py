@@ -23,8 +23,8 @@ def bit_of(c: str) -> int | None:
 
 
 def _table(np: Any, sep: int) -> Any:
-    """The mask of every byte: none for ``/``, ``\n`` and ``sep``; ``OTHER`` for a byte beyond ASCII
-    and ``?``."""
+    """The mask of every byte: none for ``/``, ``\\n`` and ``sep``; ``OTHER`` for a byte
+    beyond ASCII and ``?``."""
     t = np.full(256, np.uint64(1) << np.uint64(OTHER), dtype=np.uint64)
     t[ord("\n")] = 0
     t[ord("/")] = 0
