@@ -388,7 +388,7 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
     fq: str, share: int, seed: int, shuffled: bool
 ) -> None:
     """``Bounder.starts_lcs`` scores a block's word starts at once where enough ids fall in
-    it (``Tuning.block_from``: drawn), the ids' own word starts elsewhere (blocks with few,
+    it (``Tuning.numpy_from``: drawn), the ids' own word starts elsewhere (blocks with few,
     and the ids past the built blocks): the same LCS as ``cdist`` over ``initials(ids)``, in
     the order of ``ids`` (ascending or not)."""
     np = pytest.importorskip("numpy")
@@ -407,7 +407,7 @@ def test_starts_lcs_by_block_is_the_lcs_of_each_ids_word_starts(
     want = process.cdist([fq], ix.store.initials(ids), scorer=LCSseq.similarity,
                          dtype=np.int64)[0]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ix.bounder, "tuning", Tuning(block_from=share))
+        mp.setattr(ix.bounder, "tuning", Tuning(numpy_from=share))
         got = ix.bounder.starts_lcs(fq, np.array(ids, dtype=np.int64), np)
     assert got.dtype == np.int64
     assert got.tolist() == want.tolist()

@@ -17,8 +17,8 @@ from ffind.engine.matchset import (
     compact_idle,
     expand,
     pack,
+    restored,
     to_array,
-    unpack,
 )
 from ffind.engine.tuning import Tuning
 from ffind.query import parse
@@ -42,7 +42,7 @@ def test_pack_then_unpack_gives_the_same_lists_and_sharing(
     packed = pack((*lists, typos))
     assert all(isinstance(x, range) or (isinstance(x, array) and x.typecode == "i")
                for x in packed if x is not None)
-    back = unpack(packed)
+    back = restored(packed, 1 << 30)  # (lists: no id count reaches it)
     assert back == (*lists, typos)
     before = [[x is y for y in (*lists, typos)] for x in (*lists, typos)]
     assert [[x is y for y in back] for x in back] == before
@@ -450,9 +450,8 @@ def test_a_set_computed_as_arrays_holds_arrays() -> None:
 def test_restored_keeps_the_arrays_from_array_from(
     a: list[int], b: list[int], shape: str, with_typos: bool, array_from: int,
 ) -> None:
-    """``restored``: what ``unpack`` gives, but from ``array_from`` ids the compact form
+    """``restored``: the lists packed, but from ``array_from`` ids the compact form
     itself (a ``range`` as an ``array('i')``), the sharing kept."""
-    from ffind.engine.matchset import restored
 
     c = [*a, 1]
     lists = {"one": (a, a, a), "two": (a, b, b), "three": (a, b, c)}[shape]

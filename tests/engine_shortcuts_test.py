@@ -163,7 +163,7 @@ def test_aligned_ids_narrowed_by_the_folders_table_are_the_same(
 
 @cache
 def warmed() -> Index:
-    ix = Index(corpus() + EXTRA, numpy=True, tuning=Tuning(block_from=1))
+    ix = Index(corpus() + EXTRA, numpy=True, tuning=Tuning(numpy_from=1))
     assert ix.numpy_ready(30)
     for _ in ix.warm():
         pass

@@ -1,14 +1,7 @@
-"""Whether an index reads rapidfuzz's ``cdist`` results through numpy: one ``NumpyUse`` per
-``Index`` (no process-wide switch, so one session never changes another index).
-
-``wanted``: True, always (a session or the MCP server: numpy makes unselective terms 2-4x cheaper
-per keystroke); None, the default: once something has imported numpy, or once the index ranks for
-the second time (a long-lived index pays the import once; a one-shot search, which ranks once, never
-pays it: it costs more than it saves in one match); False: never (``process.extract_iter`` instead;
-the same results).
-
-The import never holds a ranking up: it runs in a thread of its own, and rankings use the plain
-path until it is done (``ready`` waits for it)."""
+"""Whether an index reads rapidfuzz's results through numpy (``NumpyUse``, one per ``Index``):
+always (True: sessions), never (False), or, by default, once numpy is imported or the index ranks
+a second time, so a one-shot search never pays the import.  The import runs in a thread; rankings
+use the plain path until it is done."""
 
 from __future__ import annotations
 
@@ -22,16 +15,15 @@ from typing import Any, TypeAlias
 from ffind.engine.tuning import DEFAULT
 
 Ids: TypeAlias = "list[int] | array[int]"
-"""A match set's ids, ascending: a list of ints, or, from ``Tuning.chunk`` ids with numpy, an
+"""A match set's ids, ascending: a list, or from ``Tuning.chunk`` ids with numpy an
 ``array('i')``."""
 
 CHUNK = DEFAULT.chunk
-"""The chunk of the helpers below when their caller has no index's ``Tuning`` (the walk
-workers' ``Prefilter``); an index passes its own."""
+"""The helpers' chunk when the caller has no index (the walk workers' ``Prefilter``)."""
 
 def ids_of(a: Any, np: Any, chunk: int = CHUNK) -> Ids:
-    """The ascending ids of the numpy integer array ``a`` as ``Ids``: a list below ``chunk``
-    ids, else ``array('i')`` (one copy of the buffer, no int objects)."""
+    """The ascending ids of the numpy array ``a`` as ``Ids``: a list below ``chunk``, else
+    ``array('i')``."""
     if len(a) < chunk:
         out: list[int] = a.tolist()
         return out
@@ -39,9 +31,8 @@ def ids_of(a: Any, np: Any, chunk: int = CHUNK) -> Ids:
 
 
 def compact_ids(ids: Sequence[int], np: Any, chunk: int = CHUNK) -> Ids:
-    """``ids`` (a list, or ``Ids`` already) as ``ids_of`` keeps them: a list of ``chunk`` ints
-    or more becomes an ``array('i')`` when numpy is given; anything else is returned as it
-    is."""
+    """``ids`` as ``ids_of`` keeps them: with numpy, a list of ``chunk`` or more becomes an
+    ``array('i')``."""
     if np is None or not isinstance(ids, list) or len(ids) < chunk:
         return ids if isinstance(ids, (list, array)) else list(ids)
     return array("i", np.fromiter(ids, np.int32, len(ids)).tobytes())
@@ -54,8 +45,7 @@ def _load_numpy() -> None:
 
 
 def loaded_numpy() -> Any:
-    """numpy when its import has finished (another index's thread may still be importing it:
-    the module is then in ``sys.modules`` half made, its spec marked as initialising)."""
+    """numpy once its import has finished (not while another thread is still importing it)."""
     np = sys.modules.get("numpy")
     if np is None or getattr(getattr(np, "__spec__", None), "_initializing", False):
         return None
@@ -75,8 +65,8 @@ class NumpyUse:
         self._loader: threading.Thread | None = None
 
     def module(self) -> Any:
-        """The numpy module when it is to be used and loaded, else None (starting its import
-        in the background when it is wanted)."""
+        """The numpy module when it is to be used and loaded, else None (starting its import when
+        wanted)."""
         if self.wanted is False:
             return None
         loader = self._loader
@@ -100,9 +90,8 @@ class NumpyUse:
         return self.module() is not None
 
     def subsequence_hits(self, key: str, texts: Sequence[str]) -> list[int]:
-        """Positions (ascending) of the ``texts`` that hold ``key`` as a subsequence: their
-        longest common subsequence with it is all of it.  rapidfuzz's ``cdist`` into a numpy
-        array when numpy is in use, else ``process.extract_iter`` (in order, no sorting)."""
+        """Positions (ascending) of the ``texts`` holding ``key`` as a subsequence (``cdist`` with
+        numpy, else ``extract_iter``)."""
         return subsequence_hits(key, texts, self.module())
 
 
@@ -110,8 +99,7 @@ def subsequence_hits(
     key: str, texts: Sequence[str], np: Any = None, lo: int = 0, hi: int | None = None,
     chunk: int = CHUNK,
 ) -> list[int]:
-    """``NumpyUse.subsequence_hits`` with the numpy module (or None) given; over ``texts[lo:hi]``
-    only, the positions still counted in ``texts``; ``chunk`` texts a ``cdist`` call."""
+    """``NumpyUse.subsequence_hits`` with numpy given (or None), over ``texts[lo:hi]``."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -128,8 +116,7 @@ def subsequence_hits(
 
 
 def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutoff: int) -> Any:
-    """The LCS of ``key`` with each of ``texts[lo:hi]``, 0 where under ``cutoff``, as an int32
-    numpy array: one ``cdist`` call."""
+    """The LCS of ``key`` with each of ``texts[lo:hi]``, 0 under ``cutoff``: one ``cdist`` call."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
@@ -138,15 +125,13 @@ def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutof
 
 
 def _hits_array(key: str, texts: Sequence[str], lo: int, hi: int, np: Any) -> Any:
-    """The positions (from 0) of ``texts[lo:hi]`` that hold ``key`` as a subsequence, as a
-    numpy array: one ``cdist`` call."""
+    """The positions (from 0) of ``texts[lo:hi]`` holding ``key`` as a subsequence."""
     return np.flatnonzero(_lcs_scores(key, texts, lo, hi, np, len(key)))
 
 
 def subsequence_ids(key: str, texts: Sequence[str], np: Any, lo: int, hi: int,
                     chunk: int = CHUNK) -> Ids:
-    """``subsequence_hits`` over ``texts[lo:hi]`` with numpy (not None), as ``ids_of`` keeps
-    them (the parts joined as int32 arrays: no list of ints made)."""
+    """``subsequence_hits`` with numpy, as ``ids_of`` keeps them."""
     return ids_of(subsequence_array(key, texts, np, lo, hi, chunk), np, chunk)
 
 
@@ -163,11 +148,9 @@ def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
 
 def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
                      hi: int | None = None, chunk: int = CHUNK) -> tuple[Any, Any]:
-    """``subsequence_array`` over ``texts[lo:hi]`` with numpy (not None), and from the same
-    ``cdist`` pass (its cutoff one lower: as fast) a bit per text, set where its LCS with ``key``
-    (two characters or more) is at least its length less one (``numpy.packbits``, little bit
-    order, text ``lo + j`` at bit ``j``; ``NearPaths``): an int32 array and a uint8 one.  A text
-    holding a part one edit (``OSA``) from ``key`` has its bit set."""
+    """``subsequence_array`` with numpy, and from the same ``cdist`` pass (cutoff one lower) a bit
+    per text (packed, little bit order) set where its LCS with ``key`` is at least its length
+    less one: any text holding a part one edit from ``key``."""
     hi = len(texts) if hi is None else min(hi, len(texts))
     m = len(key)
     hits = []
@@ -183,14 +166,9 @@ def subsequence_near(key: str, texts: Sequence[str], np: Any, lo: int = 0,
 
 
 class NearPaths:
-    """For the term ``key`` over some id ranges of a store, a bit per id
-    (``subsequence_near``'s): set where the folded path's LCS with ``key`` is at least its
-    length less one.  It holds for a longer term too: where ``key`` is a subsequence of
-    ``longer``, LCS(``longer``, p) >= len(``longer``) - 1 implies LCS(``key``, p) >= len(``key``)
-    - 1 (the common subsequence less the characters ``longer`` adds), so the bits set for
-    ``key`` cover the paths near ``longer`` (``covers``).  An eighth of a byte a path (125 KB
-    at 1M paths).  A store only grows (an id's path never changes), so bits stay true as it
-    does."""
+    """The bits of ``subsequence_near`` over some id ranges.  They hold for a longer term too: if
+    ``key`` is a subsequence of ``longer``, LCS(longer, p) >= len(longer) - 1 implies LCS(key, p)
+    >= len(key) - 1 (``covers``).  Ids never change, so the bits stay true as the store grows."""
 
     __slots__ = ("key", "parts")
 
@@ -206,8 +184,8 @@ class NearPaths:
         return in_order(self.key, key)
 
     def add(self, parts: list[tuple[int, int, Any]]) -> bool:
-        """Take the bits of more ranges (disjoint from these): the same term over the next
-        slice (``Filler``'s); False, nothing taken, when they overlap these."""
+        """Take the bits of more ranges (the next ``Filler`` slice); False, nothing taken, on
+        overlap."""
         for s, e, _ in parts:
             if any(s < pe and ps < e for ps, pe, _ in self.parts):
                 return False

@@ -1,28 +1,11 @@
-"""The match count of a query over a whole index without a pass over every path's string:
-``CountTable(store)``, built once (``build``, a slice of paths at a time, for an idle caller), then
-``count(query)`` equals ``len(Index.run(query))``.
-
-Each folded path is split at its file name (``base``): a folder part ``D`` (empty, or ending with
-``/``) and a name ``N``.  Many paths share a folder and many share a name (1M paths: 385k folders,
-28k names, 7.7k folder names), so the table keeps per path the ids of its folder and of its name
-(two int32 arrays), and per folder its parent's id and its last component's id.
-
-A fuzzy term ``k`` (``m`` characters) is a subsequence of ``D + N`` exactly when the greedy
-(leftmost) match of ``k`` over ``D`` matched ``p(D)`` characters and ``k[p(D):]`` is a subsequence
-of ``N``; as a shorter suffix of ``k`` is a subsequence whenever a longer one is, that is ``p(D) >=
-need(N)``, the start of the longest suffix of ``k`` that ``N`` holds.  The greedy match over ``D = P
-+ C`` (``C`` its last component, with its ``/``) continues from ``p(P)`` over ``C``: ``p(D) = p(P) +
-adv(C, p(P))``, ``adv(C, s)`` the longest prefix of ``k[s:]`` that ``C`` holds.  So one query costs
-a ``cdist`` of ``k``'s substrings against the distinct components (``adv``), of its suffixes against
-the distinct names (``need``), one array step per folder depth (``p``), and ``p[dir] >= need[name]``
-over the paths.  The typo pass (``ffind.engine.typos``: a name
-or stem one edit away) compares each distinct name once and reads the paths through their name ids.
-
-Only fuzzy terms use the table; other positive terms, case- or accent-sensitive terms and
-negations refine the ids as ``Index.compute`` does, and the count is put together as
-``MatchSet.__len__`` does (the case fallback, typo matches not counted twice).  A query without a
-fuzzy term, or with one too long for the substring ``cdist`` (``MAX_PAIRS``), is not counted here
-(``count`` gives None: the caller counts the usual way)."""
+"""The match count of a query over a whole index without a pass over every path (``CountTable``,
+built once between keys): ``count(query) == len(Index.run(query))``.  Each folded path is a
+folder part ``D`` and a name ``N``, both shared by many paths.  A fuzzy term ``k`` is a
+subsequence of ``D + N`` exactly when its greedy match over ``D`` reaches ``p(D) >= need(N)``
+(the start of the longest suffix of ``k`` that ``N`` holds), and ``p(P + C) = p(P) + adv(C,
+p(P))``: one ``cdist`` over the distinct components and names, one array step per folder depth.
+Other terms refine the ids as ``Index.compute`` does; ``count`` gives None for a query the table
+cannot count."""
 
 from __future__ import annotations
 
@@ -38,8 +21,7 @@ from ffind.engine.typos import refine
 from ffind.query import Kind, parse
 
 MAX_PAIRS = 4_000_000
-"""Most (substring, component) comparisons one term's ``adv`` may take: ``m (m + 1) / 2``
-substrings of an ``m``-character term against every distinct folder name."""
+"""Most (substring, component) comparisons one term's ``adv`` may take."""
 
 
 class CountTable:
@@ -65,9 +47,7 @@ class CountTable:
         return self.done and len(self.store.paths) == self.size
 
     def build(self, step: int | None = None) -> Iterator[None]:
-        """Build the table ``step`` paths at a time (``Tuning.slice`` when None; a generator:
-        one step per ``next``).  The folder and file names are looked up in dicts while it
-        runs, let go at its end."""
+        """Build the table ``step`` paths at a time (``Tuning.slice`` when None; a generator)."""
         import numpy as np
 
         step = self.store.tuning.slice if step is None else step
@@ -187,9 +167,8 @@ class CountTable:
         return n
 
     def holds(self, key: str, np: Any, also: Any = None) -> Any | None:
-        """Per path, whether ``key`` (folded) is a subsequence of its folded form (a bool
-        array), or None when ``key`` is too long for the substring ``cdist``; with ``also``
-        (a bool per name), every path of those names too."""
+        """Per path, whether ``key`` is a subsequence of its folded form (bool array), None when too
+        long; with ``also`` (a bool per name), every path of those names too."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -227,9 +206,7 @@ class CountTable:
         return p[a["dir_of"]] >= need[a["name_of"]]
 
     def typo_names(self, key: str, np: Any) -> Any:
-        """Per name, whether it (``key`` with a ``.``) or its stem is one edit from ``key``
-        (a bool array: ``typos.find_typos`` over the paths of those names, before its
-        ``refine``)."""
+        """Per name, whether it (``key`` with a ``.``) or its stem is one edit from ``key``."""
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 

@@ -1,11 +1,6 @@
-"""The exact score of one path for a whole query (``ExactScorer``), and what is kept of the
-terms before a query's last between rankings (``kept``).
-
-A query of several terms is read two ways and the better kept: every term anywhere (less
-``overlap`` when their best placements share characters), or "folders, then the file":
-every term but the last against the folder path (its last folder counting as the name), the
-last one anywhere.
-"""
+"""The exact score of one path for a whole query (``ExactScorer``).  Several terms are read two ways
+and the better kept: every term anywhere (less ``overlap``), or every term but the last against
+the folder path and the last anywhere."""
 
 from __future__ import annotations
 
@@ -23,10 +18,8 @@ Early = dict[int, tuple[int | None, int | None]]
 
 
 def kept(store: dict[Any, V], key: Any, make: Callable[[], V], most: int) -> tuple[V, bool]:
-    """What ``store`` keeps for ``key`` (a term before a query's last, which stays the same
-    while the next one is typed: ``test u``, ``test ut``, ...), made when missing, and
-    whether it was; only the ``most`` used last are kept (``Tuning.kept``).  A path's entry never
-    changes, so paths added in between change nothing."""
+    """What ``store`` keeps for ``key`` (an earlier term, the same while the next is typed), made
+    when missing, and whether it was; only the ``most`` used last are kept."""
     known = store.pop(key, None)
     made = known is None
     if known is None:
@@ -53,9 +46,8 @@ class ExactScorer:
     def term_score(
         self, t: Term, i: int, want: bool, dirs_only: bool = False
     ) -> TermScore | None:
-        """The score of term ``t`` on path ``i`` (and its positions when ``want``), None when
-        it does not match; with ``dirs_only``, against the folder path, the file's folder
-        counting as the name."""
+        """The score of ``t`` on path ``i`` (and its positions when ``want``), None when it does not
+        match; ``dirs_only``: against the folder path, its last folder as the name."""
         store = self.store
         text = store.term_texts(t)[i]
         orig = store.paths[i]

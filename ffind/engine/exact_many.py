@@ -1,27 +1,8 @@
-"""The exact scores of many paths at once (``ExactScorer.score``'s, with the batch scorer
-``ffind.scoring.batch.fuzzy_many``, numpy), for a query of fuzzy terms.
-
-One term: its batch score less the path's penalty.  Several terms: ``ExactScorer.score`` reads
-them two ways (every term anywhere, less ``overlap`` when their best placements share a
-character; or the terms before the last against the folder path, the last one anywhere) and
-keeps the better.  Only the overlap needs the placements' positions, which the batch scorer
-does not give.  Without it, the batch gives an upper bound (``hi``: no overlap), which is the
-exact score when no position can be matched by two terms: their keys, folded, share no
-character (a position matched by two terms would hold a character whose folded form is in
-both: ``test u``, ``src main j``, ``session t``).  Otherwise (``test ut``: ``t`` twice) a path
-is scored one by one only when its ``hi`` reaches the ranking's floor (the ``limit``-th score
-so far, or ``least``); below it, ``hi`` stands in for the score: it cannot enter the answer,
-whatever the exact score under it is.  Nor is it needed when the second reading scores at
-least the first one without the overlap: the overlap only lowers the first, so the score is
-the second's.  The paths to score one by one are taken highest ``hi`` first, and the floor
-rises with the exact scores as they come (a copy of the ranking's ``TopK``): a ``hi`` that
-``limit`` exact scores are strictly above by then stands in too.
-
-A term before the last one stays the same while the last is typed (``test u``, ``test ut``,
-...), and so do its scores on a path: they are kept per term and id (``ExactScorer.early_many``,
-the ``EARLY_TERMS`` terms used last, as ``early_scores`` keeps the scalar scorer's), so each
-key batches the earlier terms only over the ids not scored by an earlier key.
-"""
+"""The exact scores of many paths at once for fuzzy terms (``ExactScorer.score``'s, from the batch
+scorer ``ffind.scoring.batch``).  Without positions the overlap of several terms is unknown, so
+the batch gives an upper bound ``hi``: exact when the terms share no folded character; otherwise
+a path is scored alone only when ``hi`` reaches the floor (the ``limit``-th score so far),
+highest first.  Earlier terms' scores are kept per id between rankings."""
 
 from __future__ import annotations
 
@@ -35,10 +16,8 @@ from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, fold
 
 Many = Callable[[list[int], float, "TopK | None"], list[int | None]]
-"""``many(ids, floor, topk)``: per id, its exact score (None when it does not match), or, when
-that is below ``floor``, maybe some other value below ``floor``.  ``topk``: the scores so far
-(``floor`` is its ``floor()``), or None; with it, the floor rises with the exact scores of
-the ids as they come (``scorer``)."""
+"""``many(ids, floor, topk)``: per id, its exact score (None: no match), or some value below
+``floor`` when the score is; with ``topk``, the floor rises with the scores as they come."""
 
 
 def batchable(q: Query) -> bool:
@@ -57,10 +36,8 @@ def scorer(
     store: PathStore, q: Query, hidden_ok: bool, exact: Callable[[int], int | None],
     early: dict[Any, Early] | None = None,
 ) -> Many:
-    """The scores of many ids at once for ``q`` (``batchable``; see ``Many``); ``exact(id)``:
-    ``ExactScorer.score`` for the paths whose overlap needs positions; ``early``: where the
-    terms before the last keep their scores per id between rankings
-    (``ExactScorer.early_many``), or None to keep nothing."""
+    """The scores of many ids at once for ``q`` (see ``Many``); ``exact(id)``: the scalar score for
+    paths whose overlap needs positions; ``early``: the earlier terms' kept scores, or None."""
     from ffind.scoring.batch import fuzzy_many
 
     terms = q.positive
@@ -106,10 +83,8 @@ def scorer(
 
     def rescore(ids: list[int], out: list[int | None], pending: list[int], floor: float,
                 topk: TopK | None) -> None:
-        """The exact scores of ``pending`` (positions of ``ids`` whose ``out`` is an upper
-        bound ``hi`` at or above ``floor``), highest ``hi`` first.  With ``topk``, a copy of
-        it takes the exact scores of ``out`` and of each one rescored, and a ``hi`` below
-        its floor by then stands: ``k`` scores are above it."""
+        """The exact scores of ``pending`` (an upper bound at or above ``floor``), highest first;
+        with ``topk``, a bound below its risen floor stands."""
         wait = set(pending)
         local = None
         if topk is not None and topk.k is not None:

@@ -1,9 +1,6 @@
-"""The first bounds of every candidate (``FirstBounds``): per term, what its best placement
-can score given where the term occurs as it is (at the file name's start, in the name, in the
-file's folder, elsewhere) and the weights' tiers (``ffind.scoring.bounds``).  The terms before
-a query's last keep their bounds per path between rankings (``early_bounds``).  Each stage
-runs on the folded buffer's marks, the letter masks, or path by path, with the same
-answer."""
+"""The first bounds of every candidate (``FirstBounds``): per term, what its best placement can
+score given where it occurs as it is (``ffind.scoring.bounds``).  Each stage runs on the folded
+buffer's marks, the letter masks, or path by path, with the same answer."""
 
 from __future__ import annotations
 
@@ -22,14 +19,9 @@ class FirstBounds(Occurrences):
     """``bounds``: an upper bound of each id's exact score and whether it is loose."""
 
     def early_total(self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None) -> Any:
-        """Per id: the bounds of every term but the last, less the path's penalty (a list;
-        with numpy, for ``Tuning.numpy_from`` ids or more, an int64 array; ``at``: ``ids`` as
-        one already, see ``bounds_any``).
-
-        Each of those terms is scored anywhere, or against the folder path with the file's
-        folder as the name (``ExactScorer.score``): no file-name bound; but a term that is
-        nowhere contiguous gets no prefix, whole-name, contiguity or folder bonus in either
-        reading (unless it has a ``/``, which may align with the folders instead)."""
+        """Per id: the bounds of every term but the last, less the path's penalty (an int64 array
+        with numpy from ``Tuning.numpy_from`` ids, else a list; ``at``: ``ids`` as an array
+        already).  Each is bounded anywhere or against the folder path, never as the file name."""
         np = self.numpy.module() if len(ids) >= self.tuning.numpy_from else None
         if np is not None:
             return self._early_total_array(q, ids if at is None else at, hidden_ok, np)
@@ -43,10 +35,8 @@ class FirstBounds(Occurrences):
                 continue
             known, made = self._known(fq)
             new = ids if made else [i for i in ids if known[i] == UNKNOWN]
-            if new:
-                np = self.numpy.module() if self.wide(new) and findable(fq) else None
-                got = None if np is None else self._early_joined(fq, new, most, np)
-                tbn = self._early_term(fq, new, most) if got is None else got.tolist()
+            if new:  # (path by path: the buffer's marks are for ``numpy_from`` ids or more)
+                tbn = self._early_term(fq, new, most)
                 for i, v in zip(new, tbn, strict=True):
                     known[i] = v
                 if new is ids:
@@ -56,8 +46,7 @@ class FirstBounds(Occurrences):
         return total
 
     def _early_total_array(self, q: Query, ids: Sequence[int], hidden_ok: bool, np: Any) -> Any:
-        """``early_total`` in numpy (int64): the penalties and the kept bounds read as arrays,
-        the new ids' bounds written back in one assignment instead of one per id."""
+        """``early_total`` in numpy: kept bounds read and new ones written as arrays."""
         st = self.store
         a = np.asarray(ids, dtype=np.int64)
         total = st.penalties_array(hidden_ok, np, a)  # (a new array: negated in place)
@@ -85,14 +74,13 @@ class FirstBounds(Occurrences):
         return total
 
     def _most(self, fq: str) -> int:
-        """The most an earlier term ``fq`` can score (its bound where it is a prefix)."""
+        """The most an earlier term ``fq`` can score."""
         m = len(fq)
         return self.b.tiers(m).top + self.b.dir_extras_max(m)
 
     def _known(self, fq: str) -> tuple[array[int], bool]:
-        """The kept bounds of the earlier term ``fq`` (``early_bounds``), one per path
-        (``UNKNOWN`` where not computed yet), and whether they were made just now (all
-        unknown: its bounds kept between rankings, computed for new ids only)."""
+        """The kept bounds of the earlier term ``fq``, one per path (``UNKNOWN`` where not computed
+        yet), and whether they were made just now."""
         known, made = kept(self.early_bounds, fq, lambda: array("i"), self.tuning.kept)
         n = len(self.store.paths)
         if len(known) < n:  # (a part at a time: no second table's worth of temporary)
@@ -102,16 +90,10 @@ class FirstBounds(Occurrences):
         return known, made
 
     def _early_term(self, fq: str, new: Sequence[int], most: int) -> list[int]:
-        """The bound of an earlier term (folded ``fq``, no ``/``) per id of ``new``: where it is
-        contiguous, a prefix of the file name or of its folder's name, inside one of them, or
-        elsewhere; the folder extras only when it is inside the folders.
-
-        Each rule is read from the term's first occurrence ``p`` where it can be: the term is in
-        the folders (an occurrence inside ``[0, base)``) exactly when the first one ends by
-        ``base``; when ``p >= base`` every occurrence is in the name; the first occurrence at or
-        after the file's folder's start ``ps`` is ``p`` itself when ``p >= ps``, so the folder
-        holds one (inside ``[ps, base - 1)``) exactly when ``p`` ends inside it.  Only a name
-        search from ``base`` and, when ``p < ps``, a search in the file's folder remain."""
+        """The bound of an earlier term ``fq`` (no ``/``) per id: contiguous as a prefix of the file
+        name or its folder's name, inside one, or elsewhere; the folder extras only when in the
+        folders. Every rule is read from the first occurrence ``p`` where it can be, so at most a
+        name search and a folder search remain."""
         st = self.store
         folded, base, pst = st.folded, st.base, st.pstart
         m = len(fq)
@@ -155,8 +137,7 @@ class FirstBounds(Occurrences):
         return tbn
 
     def _early_joined(self, fq: str, new: Sequence[int], most: int, np: Any) -> Any:
-        """``_early_term`` from the term's occurrences (``marks``), as an int64 array; None
-        when there is no buffer."""
+        """``_early_term`` from the term's marks, as an int64 array; None without the buffer."""
         marks = self.marks(fq, new, np)
         if marks is None:
             return None
@@ -178,9 +159,8 @@ class FirstBounds(Occurrences):
         return out
 
     def bounds(self, q: Query, ids: Sequence[int], hidden_ok: bool) -> tuple[list[int], list[bool]]:
-        """An upper bound of the exact score of each id, and whether it is *optimistic*
-        (assumes every character can be in the file name; ``tighten_name`` computes that part
-        with rapidfuzz's LCSseq against the file name instead)."""
+        """An upper bound of each id's exact score, and whether it is loose (assumes every character
+        can be in the file name, which ``tighten_name`` refines)."""
         bounds, flagged = self.bounds_any(q, ids, hidden_ok)
         if not isinstance(bounds, list):
             return bounds.tolist(), flagged.tolist()
@@ -189,10 +169,8 @@ class FirstBounds(Occurrences):
     def bounds_any(
         self, q: Query, ids: Sequence[int], hidden_ok: bool, at: Any = None
     ) -> tuple[Any, Any]:
-        """``bounds`` as they come: two lists, or two numpy arrays (int64, bool) when computed in
-        numpy (for a caller that goes on in numpy: no ``tolist`` and back).  ``at``: the same ids
-        as an int64 array when the caller has one (read, never written): each numpy stage reads
-        it instead of converting ``ids`` again."""
+        """``bounds`` as computed: two lists, or int64 and bool arrays for a caller that goes on in
+        numpy. ``at``: the ids as an int64 array, read only."""
         total = self.early_total(q, ids, hidden_ok, at)
         fq = q.positive[-1].folded
         if "/" in fq:
@@ -215,11 +193,8 @@ class FirstBounds(Occurrences):
         self, total: Any, ids: Sequence[int],
         per_path: Callable[[Sequence[int]], tuple[list[int], list[bool]]], bonus: int,
     ) -> tuple[Any, Any]:
-        """A last term bounded path by path (``per_path(ids)``: each id's bound and whether
-        it is loose, which adds ``bonus``) added to the earlier terms' ``total``: a list (new
-        lists), or ``early_total``'s numpy array (a new array, ours: in place,
-        ``Tuning.chunk`` ids at a time, so that the lists are a part's, not every
-        candidate's; the loose flags as a bool array)."""
+        """The last term bounded path by path (``per_path``; ``bonus`` added where loose) added to
+        ``total``: new lists, or ``total``'s array in place a ``Tuning.chunk`` at a time."""
         if isinstance(total, list):
             tb, flagged = per_path(ids)
             return [a + (b + bonus if f else b)
@@ -234,16 +209,9 @@ class FirstBounds(Occurrences):
         return total, loose
 
     def _last_plain(self, fq: str, ids: Sequence[int]) -> tuple[list[int], list[bool]]:
-        """Per id, the bound of the last term ``fq`` (no ``/``) before the file-name bonus of its
-        characters, and whether it is loose (not in the file name as it is: that bonus is then added
-        for every character, for ``tighten_name`` to take back).
-
-        One search per candidate finds the term's first occurrence ``p``, and the rules read from
-        it: the term has no ``/`` and ``base - 1`` is the ``/`` before the name, so an occurrence
-        that starts in the folders ends there, and the term is in the folders exactly when ``p <
-        base``; otherwise it is at the name's start exactly when ``p == base``.  A folder prefix
-        at ``pstart`` is an occurrence, so none when ``p > pstart``.  One search from ``base``
-        then tells both "at the name's start" and "in the name"."""
+        """Per id, the last term's bound before the file-name bonus, and whether it is loose.  One
+        search finds the first occurrence ``p``: in the folders exactly when ``p < base``, at the
+        name's start when ``p == base``; one search from ``base`` tells the rest."""
         st = self.store
         folded, base = st.folded, st.base
         m = len(fq)
@@ -291,10 +259,8 @@ class FirstBounds(Occurrences):
     def _last_joined(
         self, fq: str, ids: Sequence[int], total: list[int], np: Any, at: Any = None
     ) -> tuple[Any, Any] | None:
-        """``bounds`` for a last term ``fq`` of two characters or more (``findable``, no
-        ``/``), from its occurrences (``every_marks``); None when there is no buffer.  The
-        bound is worked out for the paths that hold the term only (a third of ``sr``'s
-        candidates), then read for the candidates: the others are nowhere as it is."""
+        """``bounds`` for a last term of two characters or more from its marks (worked out for the
+        paths holding it, then read per candidate); None without the buffer."""
         got = self.every_marks(fq, np)
         if got is None:
             return None
@@ -326,11 +292,8 @@ class FirstBounds(Occurrences):
     def _one_char(
         self, c: str, ids: Sequence[int], total: list[int], np: Any, at: Any = None
     ) -> tuple[Any, Any] | None:
-        """``bounds`` for a one-character last term ``c`` (which has a bit of its own), as
-        array arithmetic over the letter masks (``ffind.engine.letters``): whether ``c`` is in
-        the folders, in the file name, a folder of its own; the first-letter tables say
-        whether it starts the file name or the file's folder name.  None while the masks
-        (built by ``warm``, a slice at a time) do not cover every id yet."""
+        """``bounds`` for a one-character last term from the letter masks and the first-letter
+        tables; None while the masks do not cover every id."""
         st, w = self.store, self.weights
         a = np.array(ids, dtype=np.int64) if at is None else at
         if not len(a) or int(a.max()) >= st.masks_len():
@@ -373,7 +336,7 @@ class FirstBounds(Occurrences):
         self, fq: str, ids: Sequence[int], total: list[int], at: Any = None
     ) -> tuple[Any, Any]:
         """``bounds`` for a last term with ``/``: ``term_max`` where it aligns with the last
-        components, else ``Bounds.unaligned`` (loose: every character could be in the name)."""
+        components, else ``Bounds.unaligned`` (loose)."""
         bucket = self.aligned_bucket(fq)
         aligned = self.store.aligned(fq, ids if bucket is None else bucket)
         top = self.b.term_max(len(fq))

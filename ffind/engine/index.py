@@ -1,12 +1,6 @@
-"""``Index``: the seam of the matcher.  ``Index(paths, weights=, tuning=)``, ``extend(paths)``,
-``run(query, within=) -> MatchSet`` (lazy: a keystroke a shortcut answers never computes the
-set; narrowing reads only the previous set's ids), ``top(ms, limit)``, ``len(ms)`` (the count),
-``match(query, limit=, memory=)``, and the idle work ``warm()`` / ``prepare()``.
-
-Behind it: ``store`` (the paths and per-path tables), ``prefilter`` and ``matchset`` (what
-matches), ``bounding`` (upper bounds), ``exact`` (exact scores), ``rank``, ``ranker`` and
-``shortcuts`` (the ranking), ``typos``, ``recall`` (memory), ``warmup``; sizes and thresholds
-in ``tuning``.  No ranking depends on the order the paths were added in."""
+"""``Index``, the seam of the matcher: ``Index(paths, weights=, tuning=)``, ``extend``, ``run(query,
+within=) -> MatchSet`` (lazy), ``top(ms, limit)``, ``len(ms)``, ``match`` and the idle work
+``warm`` / ``prepare``.  No ranking depends on the order the paths were added in."""
 
 from __future__ import annotations
 
@@ -51,13 +45,13 @@ __all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall"
            "Tuning", "VisitSource", "match", "rank_with_memory"]
 
 BROAD = 0.75
-"""A hint (``Index.compute``) holding more than this share of its ranges' ids is not narrowed
-from unless it spares a term: listing its ids' paths costs about what their slices save."""
+"""A hint holding more than this share of its ranges' ids is not narrowed from unless it spares a
+term: listing its ids costs about what it saves."""
 
 
 def check_paths(paths: object, name: str) -> None:
-    """``TypeError`` naming the argument when ``paths`` is a string (or bytes), which would
-    otherwise be taken one character at a time."""
+    """``TypeError`` when ``paths`` is a single str or bytes (it would be read a character at a
+    time)."""
     if isinstance(paths, (str, bytes)):
         raise TypeError(f"{name} must be an iterable of str paths, not a single "
                         f"{type(paths).__name__}")
@@ -79,13 +73,9 @@ def check_query(query: object) -> None:
 
 
 class Index:
-    """Paths plus what matching needs; see the module docstring.
-
-    ``weights``: the scoring weights (``ffind.scoring.weights``); ``tuning``: the engine's
-    sizes and thresholds (``ffind.engine.tuning``, its ``DEFAULT`` when None); ``numpy``:
-    whether rapidfuzz's results are read through numpy (True, False, or None: once this
-    index ranks a second time, see ``ffind.engine.accel``).
-    """
+    """Paths plus what matching needs.  ``weights``: the scoring weights; ``tuning``: the engine's
+    sizes (``tuning.DEFAULT`` when None); ``numpy``: True, False, or None (once the index ranks a
+    second time: ``ffind.engine.accel``)."""
 
     def __init__(
         self, paths: Iterable[str] = (), *, weights: Weights = DEFAULT,
@@ -109,18 +99,16 @@ class Index:
         self._recall: Recall | None = None  # ranking with memory (``match(memory=...)``)
         self.prefixed = Prefixed(self.tuning.kept)  # (the one-term shortcut's, key to key)
         self._near: NearPaths | None = None
-        """The paths near the typo term of the last superset of a typo term matched from
-        scratch with numpy (``_typo_superset``): what ``find_typos`` of that query, and of
-        the keys that add to its term, reads first."""
+        """The near-path bits of the last typo term matched from scratch with numpy, which
+        ``find_typos`` reads first."""
         self.extend(paths)
 
     def __len__(self) -> int:
         return len(self.paths)
 
     def extend(self, paths: Iterable[str]) -> None:
-        """Add ``paths`` (ids continue from ``len(self)``), a ``Tuning.chunk`` at a time (the
-        store's temporaries are a slice's); a ``TypeError`` (a path that is not a str) leaves
-        the index as it was."""
+        """Add ``paths`` (ids continue from ``len(self)``), a ``Tuning.chunk`` at a time; a
+        ``TypeError`` leaves the index as it was."""
         check_paths(paths, "paths")
         new = list(paths)
         at_once = self.tuning.chunk
@@ -144,10 +132,9 @@ class Index:
         self, query: str, *, within: MatchSet | None = None, start: int = 0,
         end: int | None = None, hint: MatchSet | None = None,
     ) -> MatchSet:
-        """See the module docstring; ``hint`` (with ``within``): the computed set to narrow
-        from instead of ``within``'s nearest one, a set ``query`` narrows that may cover only
-        part of the ranges (what the session's idle work computed of ``within`` so far: the
-        ids outside it are matched from scratch)."""
+        """The lazy match set of ``query`` (narrowing ``within`` when given).  ``hint``: the
+        computed set to narrow from, which may cover part of the ranges only (the idle
+        ``Filler``'s so far)."""
         check_query(query)
         n = len(self.paths)
         end = n if end is None else min(end, n)
@@ -166,11 +153,8 @@ class Index:
     def compute(
         self, query: str, ranges: list[Range], hint: MatchSet | None
     ) -> tuple[Ids, Ids, Ids, Greedy | None]:
-        """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing the
-        computed set ``hint`` when given), and where the greedy match of its last term ends in
-        each id of the superset when that is known (``Greedy``); what a ``MatchSet`` computes
-        itself with.  With numpy, ``Tuning.chunk`` ids or more are an ``array('i')``
-        (``accel.Ids``), else a list."""
+        """The superset, strict and loose ids of ``query`` over ``ranges`` (narrowing ``hint``), and
+        the last term's greedy ends when known: what a ``MatchSet`` computes itself with."""
         q = parse(query)
         np = self.numpy.module()
         chunk = self.tuning.chunk
@@ -192,10 +176,9 @@ class Index:
     def _greedy_step(
         self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
     ) -> Greedy | None:
-        """The superset of ``q`` from ``hint``'s by one character, fzf's way (``Greedy``),
-        when ``q``'s last term is ``hint``'s last one plus a character and its other
-        positive terms are ``hint``'s, and ``hint`` knows its last term's greedy ends over
-        ``ranges``; else None."""
+        """The superset from ``hint``'s by one more character of the last term (fzf's way,
+        ``Greedy``), when the other terms are the same and ``hint`` knows its greedy ends; else
+        None."""
         if hint is None or np is None:
             return None
         greedy = hint.greedy
@@ -224,9 +207,8 @@ class Index:
     def _superset(
         self, q: Query, ranges: list[Range], hint: MatchSet | None, np: Any,
     ) -> tuple[Ids, Greedy | None]:
-        """The superset of ``q`` over ``ranges`` with ``select`` (narrowing ``hint``); with
-        the greedy ends of its term when it is a lone character matched from scratch
-        (``Greedy``'s first step)."""
+        """The superset of ``q`` over ``ranges`` (narrowing ``hint``), with the greedy ends when
+        ``q`` is a lone character matched from scratch."""
         cands: list[tuple[Sequence[int], list[Term]]]
         terms = sorted(q.positive, key=lambda t: -len(t.text))
         narrow: list[Term] = []
@@ -295,9 +277,8 @@ class Index:
         return superset, (np.concatenate(parts_ids), np.concatenate(parts_ends))
 
     def _typo_superset(self, t: Term, ranges: list[Range], np: Any) -> Ids:
-        """The superset of the typo term ``t`` (the query's only positive term) over every id
-        of ``ranges``; keeps, from the same ``cdist`` pass, which paths are near the term,
-        the only ones whose names its typo pass is to read (``_near``, for ``find_typos``)."""
+        """The superset of the lone typo term ``t``; the same ``cdist`` pass keeps which paths are
+        near it (``_near``), the only names the typo pass reads."""
         hits, parts = [], []
         for s, e in ranges:
             h, bits = subsequence_near(t.folded, self.store.folded, np, s, e,
@@ -313,12 +294,8 @@ class Index:
                       self.tuning.chunk)
 
     def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
-        """``select`` of the positive term ``t`` among ``ids`` in the folded paths; a term of one
-        character with a bit of its own (``letters.bit_of``) among ids kept as an ``array('i')``
-        (``accel.Ids``) read from the letter masks once ``warm`` has built them over those ids:
-        the character is in a folded path exactly when its bit is in the path's folder or
-        file-name mask (``/``, the only character of a path in neither, has no bit), so no path's
-        text is read."""
+        """``select`` of ``t`` among ``ids``; one character with a bit of its own is read from the
+        letter masks once built (in a folder or file-name mask exactly when in the path)."""
         if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
                 and t.kind in (Kind.FUZZY, Kind.EXACT)):
             j = bit_of(t.folded)
@@ -336,8 +313,8 @@ class Index:
         return select(t.kind, t.folded, folded, ids, np=np, chunk=self.tuning.chunk)
 
     def wants_ends(self, ms: MatchSet) -> bool:
-        """True when ``ms`` is computed without its greedy ends and its last positive term
-        is a lone plain character after others (``test u``): ``find_ends`` would find them."""
+        """True when ``ms`` lacks greedy ends its lone-character last term after others could
+        have."""
         if not ms.computed or ms.greedy is not None or self.numpy.module() is None:
             return False
         q = parse(ms.query)
@@ -346,10 +323,8 @@ class Index:
                 and self.bounder.folded_buffer() is not None)
 
     def find_ends(self, ms: MatchSet, ids: Any) -> Any | None:
-        """Where the greedy match of ``ms``'s last term (``wants_ends``) ends in the ids
-        ``ids`` (int32, ascending) of its superset, as an int32 array (``Greedy``'s ends),
-        from each path's start (3-5 times ``in``: for an idle caller, ``matchset.Ender``);
-        None when unknown."""
+        """The greedy ends of ``ms``'s last term (``wants_ends``) in the superset ids ``ids``
+        (int32), or None when unknown; for an idle caller (``matchset.Ender``)."""
         np = self.numpy.module()
         buf = self.bounder.folded_buffer()
         last = plain_last(parse(ms.query))
@@ -374,9 +349,8 @@ class Index:
         self, ms: MatchSet, limit: int | None = None, compute_indices: bool = False, *,
         least: int | None = None,
     ) -> list[FileMatch]:
-        """The best ``limit`` matches of ``ms`` (all of them when None), best first; with
-        ``least``, only those scoring at least ``least``: what ``top`` without it gives, cut
-        there, but the candidates bounded below ``least`` are never scored."""
+        """The best ``limit`` matches of ``ms``, best first; with ``least``, only those scoring at
+        least ``least`` (the candidates bounded below it are never scored)."""
         check_limit(limit)
         if not self.numpy.earned:
             self._ranked += 1
@@ -392,12 +366,10 @@ class Index:
         memory: VisitSource | None = None, root: str | os.PathLike[str] | None = None,
         now: float | None = None,
     ) -> list[FileMatch]:
-        """The ranking of ``query``, best first, at most ``limit``.
-
-        With ``memory`` (an ``ffind.Memory``), remembered paths and their neighbours gain a
-        bounded boost (``ffind.engine.recall``); ``root`` is the absolute folder the index's
-        paths are relative to (default: the working directory), ``now`` the time recency is
-        judged at (default: now).  Without it the ranking is the memory-free one."""
+        """The ranking of ``query``, best first, at most ``limit``.  With ``memory``
+        (``ffind.Memory``), remembered paths and their neighbours gain a bounded boost; ``root``
+        is the folder the paths are relative to (default: the working directory), ``now`` the
+        time recency is judged at."""
         check_limit(limit)
         if memory is not None:
             if self._recall is None:
@@ -415,9 +387,8 @@ class Index:
     # --- work ahead
 
     def warm(self, step: int = 4096) -> Iterator[str | None]:
-        """Build the tables a ranking builds on first use, ``step`` paths at a time (a
-        generator, for an idle caller, yielding ``warmup.COLLECTING`` before its full
-        collection; ``ffind.engine.warmup``)."""
+        """Build the tables a ranking would build on first use, ``step`` paths at a time (a
+        generator for an idle caller: ``ffind.engine.warmup``)."""
         return self._ahead.warm(step)
 
     def prepare(self, query: str, start: int, limit: int | None) -> None:
@@ -458,8 +429,8 @@ class Index:
 
 
 def plain_last(q: Query) -> str | None:
-    """The folded text of ``q``'s last positive term when it is a fuzzy one whose greedy ends
-    ``FoldedBuffer.advance`` can follow (``findable``), else None."""
+    """The folded last positive term when it is fuzzy and ``findable`` (its greedy ends can be
+    followed), else None."""
     pos = q.positive
     if not pos or pos[-1].kind is not Kind.FUZZY:
         return None
@@ -468,8 +439,7 @@ def plain_last(q: Query) -> str | None:
 
 
 def _split(ranges: list[Range], cover: list[Range]) -> Iterator[tuple[int, int, bool]]:
-    """``ranges`` (sorted, disjoint) cut where ``cover`` (sorted, disjoint) starts and ends:
-    ``(start, end, inside cover)``, ascending."""
+    """``ranges`` cut where ``cover`` starts and ends: ``(start, end, inside cover)``, ascending."""
     for s, e in ranges:
         at = s
         for cs, ce in clip(cover, s, e):

@@ -1,10 +1,7 @@
-"""Per-path letter masks: which characters occur in a path's folders, in its file name, and as a
-folder of one character (``/c/`` or a path starting ``c/``), one bit per character of
-``ALPHABET`` in three uint64 arrays.  A one-character term is then bounded for a whole candidate
-set with array arithmetic (``Bounder.bounds``) instead of three string searches per path.  Built
-from the folded paths in slices, so the temporaries stay small: one byte a character, from the
-slices of the folded paths' buffer (``ffind.engine.occur``) when ``warm`` has built it, else
-joined here (``texts``)."""
+"""Per-path letter masks: which characters of ``ALPHABET`` occur in a path's folders, in its file
+name, and as a one-character folder, a bit each in three uint64 arrays, so a one-character term
+is bounded for a whole candidate set by array arithmetic.  Built a slice at a time, from the
+folded buffer's slices when built (``texts``)."""
 
 from __future__ import annotations
 
@@ -26,9 +23,8 @@ def bit_of(c: str) -> int | None:
 
 
 def _table(np: Any, sep: int) -> Any:
-    """The mask of every byte: ``/`` and ``\\n`` have none, nor does ``sep`` (the separator of
-    the paths in the bytes, which no path then holds); a byte beyond ASCII and ``?`` (what a
-    character beyond ASCII or latin-1 becomes in the bytes) share ``OTHER``."""
+    """The mask of every byte: none for ``/``, ``\\n`` and ``sep``; ``OTHER`` for a byte
+    beyond ASCII and ``?``."""
     t = np.full(256, np.uint64(1) << np.uint64(OTHER), dtype=np.uint64)
     t[ord("\n")] = 0
     t[ord("/")] = 0
@@ -45,11 +41,8 @@ bytes (NUL-separated), where each path starts in them and where the last one end
 
 def texts(folded: Sequence[str], lo: int, hi: int, np: Any, slices: Slices | None = None,
           size: int = DEFAULT.slice) -> Iterator[tuple[int, int, Any, Any, int]]:
-    """The folded paths ``lo .. hi - 1`` as bytes, one byte a character, a piece at a time:
-    ``(a, z, raw, starts, sep)``, paths ``a .. z - 1`` in ``raw`` at ``starts`` (``z - a + 1``
-    entries, the last where the last path ends plus one), each path followed by the byte
-    ``sep``.  From ``slices`` as far as they go (no copy), the rest joined here in slices of
-    ``size`` paths (a character beyond ASCII becomes ``?``, one for one)."""
+    """The folded paths ``lo .. hi - 1`` as bytes, a piece at a time: ``(a, z, raw, starts, sep)``,
+    from ``slices`` as far as they go, the rest joined here (``?`` beyond ASCII, one for one)."""
     at = lo
     for first, raw, starts in slices or ():
         end = first + len(starts) - 1
@@ -73,10 +66,7 @@ def texts(folded: Sequence[str], lo: int, hi: int, np: Any, slices: Slices | Non
 
 def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0, hi: int | None = None,
           slices: Slices | None = None, size: int = DEFAULT.slice) -> tuple[Any, Any, Any]:
-    """The three masks (folders, file name, one-character folders) of each path of
-    ``folded`` from ``lo`` to ``hi`` (all of them when None; file names at ``base``, a list
-    or an array),
-    read from ``slices`` where they cover them (``texts``)."""
+    """The three masks (folders, file name, one-character folders) of the paths ``lo`` to ``hi``."""
     hi = len(folded) if hi is None else hi
     parts = [_masks_of(raw, starts, base[a:z], _table(np, sep), np)
              for a, z, raw, starts, sep in texts(folded, lo, hi, np, slices, size)]
@@ -90,9 +80,8 @@ def masks(folded: Sequence[str], base: Any, np: Any, lo: int = 0, hi: int | None
 
 
 def ascii_bytes(texts: Sequence[str], np: Any) -> Any:
-    """``texts`` joined, each ended by a newline, as a uint8 array of one byte a character: any
-    character beyond ASCII is a ``?``, one for one, so offsets in it are the characters'. The
-    rare path beyond ASCII is narrowed alone."""
+    """``texts`` joined, each ended by a newline, as a uint8 array, ``?`` beyond ASCII (offsets are
+    the characters')."""
     if not all(map(str.isascii, texts)):
         texts = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii")
                  for t in texts]

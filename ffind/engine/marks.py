@@ -1,7 +1,6 @@
-"""The state the bounds of one ``PathStore`` share (``Occurrences``, the base of
-``ffind.engine.bounding.Bounder``): the folded paths' buffer, where a term occurs in every
-path (``marks``, kept for the last ``Tuning.kept`` terms) and the paths holding the last term
-searched (``has``)."""
+"""The state the bounds of one ``PathStore`` share (``Occurrences``): the folded paths' buffer,
+where a term occurs in every path (kept for the last ``Tuning.kept`` terms), and the paths
+holding the last term searched."""
 
 from __future__ import annotations
 
@@ -26,11 +25,9 @@ UNKNOWN = -(1 << 31)
 
 @dataclass(frozen=True, slots=True)
 class Marks:
-    """Where a term occurs in each of some ids (``Occurrences.marks``), as numpy arrays by
-    position: ``found`` anywhere, ``in_dirs`` starting before the file name (the term has no
-    ``/``, so inside the folders), ``in_name``, ``name_start`` (at the name's start),
-    ``parent`` (at the start of the file's folder name), ``in_parent`` (inside it),
-    ``whole_dir`` (a whole folder name)."""
+    """Where a term occurs in each of some ids, as arrays by position: anywhere, in the folders, in
+    the name, at the name's start, at the start of the file's folder name, inside it, as a whole
+    folder name."""
 
     at: Any
     base: Any
@@ -45,7 +42,7 @@ class Marks:
 
 
 class Occurrences:
-    """The buffer and the occurrence marks of one ``PathStore`` (see the module docstring)."""
+    """The buffer and the occurrence marks of one ``PathStore``."""
 
     def __init__(self, store: PathStore, numpy: NumpyUse) -> None:
         self.store = store
@@ -55,19 +52,18 @@ class Occurrences:
         self.tuning = store.tuning
         self._buffer: FoldedBuffer | None = None
         self.early_bounds: dict[str, array[int]] = {}
-        """Per folded term before a query's last: its bound per id (``UNKNOWN`` when not
-        computed yet), kept between rankings."""
+        """Per earlier term: its bound per id (``UNKNOWN`` until computed), kept between
+        rankings."""
         self._kept_holders: tuple[str, int, Any] | None = None
-        """``has``' last term, how many paths it covered, and the ids (int32) of the paths
-        holding it, when few (``Tuning.few_share``)."""
+        """``has``' last term, the paths it covered, and the ids holding it when few
+        (``few_share``)."""
         self._kept_marks: dict[str, tuple[int, Any]] = {}
-        """``_marks``' last answers over every path: per term, how many paths they cover and
-        the seven marks packed a bit a path (``Tuning.kept`` terms, oldest first)."""
+        """``every_marks``' last answers: per term, the paths covered and the seven marks as
+        bits."""
 
     def aligned_bucket(self, fq: str) -> Sequence[int] | None:
-        """Every id that ``aligned_rx(fq)`` can match, from the first-letter tables: the file
-        name starts with the term's last part, or (that part empty) its folder with the part
-        before; None when neither gives a letter."""
+        """Every id ``aligned_rx(fq)`` can match, from the first-letter tables; None when no
+        letter."""
         parts = fq.split("/")
         if parts[-1]:
             return self.store.first.get(parts[-1][0], ())
@@ -76,19 +72,16 @@ class Occurrences:
         return None
 
     def folded_buffer(self) -> FoldedBuffer | None:
-        """The folded paths as one byte buffer (``ffind.engine.occur``) once ``warm`` has
-        built it over every path (``build_buffer``), else None: a keystroke never waits for
-        it (a million paths take about half a second), the per-path code answers meanwhile.
-        """
+        """The folded paths' buffer once ``warm`` has built it over every path, else None (a key
+        never waits for it)."""
         buf = self._buffer
         if buf is None or buf.broken or buf.covered < len(self.store.paths):
             return None
         return buf
 
     def build_buffer(self, np: Any, upto: int) -> None:
-        """Extend ``folded_buffer`` to the paths up to ``upto`` (``warm``, a slice at a
-        time); once the store holds more than ``Tuning.buffer_upto`` paths, drop it instead (what
-        was built is freed, and nothing more is)."""
+        """Extend the buffer to the paths up to ``upto``; past ``Tuning.buffer_upto`` paths, drop
+        it."""
         if self._buffer is None:
             self._buffer = FoldedBuffer(np, self.tuning.slice)
         if len(self.store.paths) > self.tuning.buffer_upto:
@@ -97,18 +90,14 @@ class Occurrences:
         self._buffer.sync(self.store.folded, upto)
 
     def buffer_len(self) -> int:
-        """How many paths ``folded_buffer`` covers so far (all of them once a path with a NUL
-        made it give up: there is nothing to build)."""
+        """How many paths the buffer covers so far (all once a NUL made it give up)."""
         if self._buffer is None:
             return 0
         return len(self.store.paths) if self._buffer.broken else self._buffer.covered
 
     def has(self, fq: str, buf: FoldedBuffer, np: Any) -> Any:
-        """``buf.has(fq)`` (``fq`` findable; ``buf`` the ``folded_buffer``): per path covered,
-        whether ``fq`` occurs in it.  When the paths holding the last term asked for were
-        few (``Tuning.few_share``) and that term is inside ``fq``, only they can hold ``fq``:
-        each is tested (``in``) instead of a pass over the whole buffer (``s/p/t`` after
-        ``s/p/``)."""
+        """Per path covered, whether ``fq`` occurs in it; when the last term's holders were few
+        (``few_share``) and inside ``fq``, only they are tested (``s/p/t`` after ``s/p/``)."""
         n = buf.covered
         kept = self._kept_holders
         if kept is not None and kept[1] == n and kept[0] in fq:
@@ -125,24 +114,15 @@ class Occurrences:
         return out
 
     def wide(self, ids: Sequence[int], share: int | None = None) -> bool:
-        """Whether ``ids`` are enough of the index for the searches over the whole buffer to
-        beat the per-candidate ones (``Tuning.numpy_from``, and one ``share``-th of the index:
-        ``Tuning.joined_share`` when None)."""
+        """Whether ``ids`` are enough of the index (``numpy_from``, one ``share``-th) for a pass
+        over the whole buffer to beat one per candidate."""
         share = self.tuning.joined_share if share is None else share
         return len(ids) >= self.tuning.numpy_from and len(ids) * share >= len(self.store.paths)
 
     def marks(self, fq: str, ids: Sequence[int], np: Any) -> Iterator[Marks] | None:
-        """Where the term ``fq`` (``findable``, no ``/``) occurs in each of ``ids``, from the
-        folded paths' buffer (``folded_buffer``), ``Tuning.chunk`` ids at a time (in order);
-        None when there is no buffer.  Folding keeps one code point for one
-        (``ffind.query.fold``), so ``base`` and ``pstart`` are positions in the folded path
-        too, and with no ``/`` in the term an occurrence never spans the ``/`` before a name
-        or a folder: "inside the folders" is an occurrence that starts before ``base``, and so
-        on.
-
-        The marks of every path are kept for the last ``Tuning.kept`` terms: a term bounded
-        as the last one (``test``) is bounded again as an earlier one at the next key
-        (``test u``), and its occurrences are not searched for again."""
+        """Where ``fq`` (findable, no ``/``) occurs in each of ``ids``, a ``Tuning.chunk`` at a
+        time; None without the buffer.  Folding keeps positions, so ``base`` and ``pstart`` hold
+        in folded paths."""
         got = self.every_marks(fq, np)
         if got is None:
             return None
@@ -161,9 +141,8 @@ class Occurrences:
         return parts()
 
     def every_marks(self, fq: str, np: Any) -> tuple[Any, Any, Any] | None:
-        """``_marks``' seven marks of every path (``_every_mark``: kept for the last
-        ``Tuning.kept`` terms) and the paths' ``base`` and ``pstart`` arrays; None when there
-        is no buffer."""
+        """The seven marks of every path (kept for the last ``Tuning.kept`` terms) and the ``base``
+        and ``pstart`` arrays; None without the buffer."""
         buf = self.folded_buffer()
         if buf is None:
             return None
@@ -182,8 +161,7 @@ class Occurrences:
 
     @staticmethod
     def _every_mark(fq: str, buf: FoldedBuffer, base_a: Any, pst_a: Any, np: Any) -> Any:
-        """``_marks``' seven marks for every path the buffer covers, as a (7, paths) bool
-        array, in ``Marks``' order from ``found``."""
+        """The seven marks of every covered path, as a (7, paths) bool array."""
         slash = ord("/")
         every = np.zeros((7, buf.covered), dtype=bool)
         for t, r, before, after in buf.find_parts(fq):  # (a slice's occurrences at a time)

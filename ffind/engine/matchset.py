@@ -16,9 +16,8 @@ from ffind.query import parse
 
 Range = tuple[int, int]
 Greedy: TypeAlias = "tuple[Any, Any]"
-"""A computed set's superset ids and, for each, where the greedy (leftmost) match of the query's
-last term ends in its folded path, as two int32 numpy arrays: the next key that adds a character
-to that term needs only the character's next occurrence from there."""
+"""Superset ids and where the greedy match of the last term ends in each (two int32 arrays): the
+next key adding a character to that term needs only its next occurrence from there."""
 
 
 def clip(ranges: Iterable[Range], start: int, end: int) -> list[Range]:
@@ -56,15 +55,11 @@ class Source(Protocol):
 
 Compact: TypeAlias = "array[int] | range"
 Packed: TypeAlias = tuple[Compact, Compact, Compact, "Compact | None"]
-"""A computed set's superset, strict, loose and typo ids in compact form (``compact``); one
-compact form per distinct list (``MatchSet.compact``)."""
+"""A computed set's superset, strict, loose and typo ids in compact form, one per distinct list."""
 
 
 def to_array(ids: Ids) -> array[int]:
-    """``array('i', ids)``; through numpy's ``fromiter`` when numpy's import has finished (not
-    while another thread imports it: an index's numpy is imported in the background, and the
-    session compacts sets meanwhile); ``ids`` itself when it is an ``array`` (never changed once
-    computed)."""
+    """``array('i', ids)`` (through numpy once its import has finished); an ``array`` as it is."""
     if isinstance(ids, array):
         return ids
     np = loaded_numpy()
@@ -74,8 +69,7 @@ def to_array(ids: Ids) -> array[int]:
 
 
 def compact(ids: Ids) -> Compact:
-    """The ascending ids ``ids`` (no id twice) as a ``range`` when they are one run (every
-    path: an empty query's set), else as ``array('i')``."""
+    """Ascending ids as a ``range`` when they are one run, else as ``array('i')``."""
     if ids and ids[-1] - ids[0] + 1 == len(ids):
         return range(ids[0], ids[-1] + 1)
     return to_array(ids)
@@ -87,10 +81,8 @@ def expand(ids: Compact) -> list[int]:
 
 
 def restore(ids: Compact, chunk: int = accel.CHUNK) -> Ids:
-    """``ids`` as a computed set keeps them (``accel.Ids``): ``expand``'s list, but from
-    ``chunk`` ids with numpy loaded an ``array('i')``, the compact form itself (or, for a
-    ``range``, made from numpy): no list of ints made again (a compacted set narrowed from
-    after a backspace, an empty query's million ids ranked)."""
+    """``ids`` as a computed set keeps them (``accel.Ids``): a list, or from ``chunk`` ids with
+    numpy the array itself, so no list of ints is made again."""
     np = loaded_numpy()
     if np is None or len(ids) < chunk:
         return expand(ids)
@@ -106,8 +98,7 @@ B = TypeVar("B")
 def _each_once(
     f: Callable[[A], B], items: tuple[A, A, A, A | None],
 ) -> tuple[B, B, B, B | None]:
-    """``f`` of each item, called once per distinct object (the same result object where the
-    items were one)."""
+    """``f`` of each item, called once per distinct object (one result where the items were one)."""
     done: dict[int, B] = {}
 
     def one(x: A) -> B:
@@ -125,29 +116,17 @@ def pack(lists: tuple[Ids, Ids, Ids, Ids | None]) -> Packed:
     return _each_once(compact, lists)
 
 
-def unpack(packed: Packed) -> tuple[list[int], list[int], list[int], list[int] | None]:
-    """``pack``'s inverse: equal lists, the same list object where the compact forms were
-    one."""
-    return _each_once(expand, packed)
-
-
 def restored(packed: Packed, chunk: int = accel.CHUNK) -> tuple[Ids, Ids, Ids, Ids | None]:
-    """``unpack`` as a computed set keeps its ids (``restore``), one object where the compact
-    forms were one."""
+    """``pack``'s inverse as a computed set keeps its ids (``restore``), one object where the
+    compact forms were one."""
     return _each_once(lambda ids: restore(ids, chunk), packed)
 
 
 class MatchSet:
-    """Every match of one query over some id ranges of an ``Index``.
-
-    Keeps the superset a narrower query needs (ids matching every positive term folded), the
-    exact matches under the case rules (``strict``) and case-insensitively (``loose``, smart
-    case's fallback); typo matches are found lazily over ``ranges``.
-
-    Lazy: ``Index.run`` only records the query, the ranges and the nearest computed set it
-    narrows (``hint``); the sets are computed on first use (``Index.top`` when its fast path is
-    not enough, ``len``, ``merge`` of unrelated sets), from ``hint`` when there is one.
-    """
+    """Every match of one query over some id ranges of an ``Index``: the superset (every positive
+    term, folded), the strict and loose (smart case's fallback) matches, typos found lazily.
+    ``Index.run`` only records the query, ranges and nearest computed set (``hint``); the ids are
+    computed on first use, from ``hint`` when there is one."""
 
     def __init__(
         self, index: Source, query: str, ranges: list[Range], superset: Ids | None,
@@ -172,7 +151,7 @@ class MatchSet:
     @classmethod
     def from_packed(cls, index: Source, query: str, ranges: list[Range],
                     packed: Packed, greedy: Greedy | None = None) -> MatchSet:
-        """A computed set whose ids are given in compact form (``pack``'s)."""
+        """A computed set whose ids are given in compact form."""
         ms = cls(index, query, ranges, None)
         ms._greedy = greedy
         ms._packed = packed
@@ -180,20 +159,17 @@ class MatchSet:
 
     @property
     def greedy(self) -> Greedy | None:
-        """Where the last term's greedy match ends in each id of the superset (``Greedy``),
-        when this set is computed and that is known."""
+        """The last term's greedy ends per superset id (``Greedy``), when known."""
         return self._greedy
 
     def set_greedy(self, greedy: Greedy) -> None:
-        """Keep ``greedy`` (found apart for this computed set's superset: ``Ender``); nothing
-        when the set is not computed."""
+        """Keep ``greedy`` (``Ender``'s) when the set is computed."""
         if self.computed:
             self._greedy = greedy
 
     def superset_array(self, lo: int, hi: int) -> Any:
-        """The superset's ids ``lo`` to ``hi`` (positions) as an int32 numpy array, without
-        restoring the lists of a compacted set; a view of its compact array when it has one,
-        which is never changed)."""
+        """The superset's ids ``lo`` to ``hi`` as an int32 array, without restoring a compacted
+        set."""
         np = sys.modules["numpy"]
         if self._packed is not None:
             ids = self._packed[0]
@@ -212,9 +188,8 @@ class MatchSet:
         return self._packed is not None and self._superset is None
 
     def compact(self) -> None:
-        """Keep the computed ids as arrays until the next use (nothing when not computed).
-        Not beside a reader of this set in another thread (the session holds its index
-        lock)."""
+        """Keep the computed ids as arrays until the next use (not while another thread reads the
+        set)."""
         self._greedy = None
         if self._superset is None or self._strict is None or self._loose is None:
             return
@@ -233,21 +208,19 @@ class MatchSet:
                 packed, self.index.tuning.chunk)
 
     def size(self) -> int:
-        """How many ids the superset holds (computing it when it is not; not restoring the
-        lists of a compacted set)."""
+        """How many ids the superset holds, without restoring a compacted set."""
         if self._superset is None and self._packed is not None:
             return len(self._packed[0])
         return len(self.superset)
 
     def nearest_computed(self) -> MatchSet | None:
-        """This set when it is computed, else the computed set it narrows (if any): what a
-        query narrowing this one can start from."""
+        """This set when computed, else the computed set it narrows: where a narrower query
+        starts."""
         return self if self.computed else self._hint
 
     def fill(self, done: MatchSet) -> None:
-        """Take the computed sets of ``done``: the same query over the same ranges, computed
-        apart (in slices, by an idle caller: ``Filler``), so this lazy set is computed without
-        computing it again.  Nothing when this set is computed already."""
+        """Take ``done``'s computed ids (the same query and ranges, computed apart by
+        ``Filler``)."""
         if done.query != self.query or done.ranges != self.ranges:
             raise ValueError("fill: not the same query over the same ranges")
         if self.computed:
@@ -299,8 +272,7 @@ class MatchSet:
         return self.loose if self.fallback else self.strict
 
     def ids_seq(self) -> Sequence[int]:
-        """``ids``, without restoring the lists of a compacted set: its compact form (a
-        ``range`` or an ``array``, never changed) when it is compacted, else the list."""
+        """``ids``, as the compact form when the set is compacted."""
         packed = self._packed
         if packed is not None and self._superset is None:
             _, strict, loose, _ = packed
@@ -331,16 +303,15 @@ class MatchSet:
         return self._count
 
     def can_narrow(self, new_query: str) -> bool:
-        """True when ``new_query``'s matches are a subset of this set's superset (typing more
-        of a term, or adding a term); False when unsure."""
+        """True when ``new_query``'s matches are a subset of this set's superset; False when
+        unsure."""
         from ffind.query import implies
 
         new = parse(new_query).positive
         return all(any(implies(t2, t1) for t2 in new) for t1 in parse(self.query).positive)
 
     def merge(self, other: MatchSet) -> MatchSet:
-        """The MatchSet of the same query over both id ranges: exactly what one ``run`` over
-        the union would give."""
+        """The set of the same query over both sets' ranges, as one ``run`` over the union gives."""
         if not self.computed and not other.computed and self._hint is other._hint:
             return MatchSet(self.index, self.query, union(self.ranges, other.ranges), None,
                             hint=self._hint)
@@ -371,7 +342,7 @@ class MatchSet:
 
 
 def _run_of(ids: Sequence[int]) -> range | None:
-    """``ids`` (ascending, no id twice) as a ``range`` when they are one run, else None."""
+    """``ids`` (ascending, distinct) as a ``range`` when they are one run, else None."""
     if isinstance(ids, range):
         return ids
     if not ids:
@@ -382,9 +353,8 @@ def _run_of(ids: Sequence[int]) -> range | None:
 
 
 def _runs(a: MatchSet, b: MatchSet) -> Packed | None:
-    """The merge of ``a`` and ``b`` (computed, or made so) in compact form when each of their
-    superset, strict and loose ids is one run and ``b``'s follows ``a``'s, the lists one where
-    they were; else None."""
+    """The merge of ``a`` and ``b`` in compact form when every list of each is one run and ``b``'s
+    follow ``a``'s; else None."""
     lists = []
     for ms in (a, b):
         if not ms.computed:
@@ -421,10 +391,8 @@ def _runs(a: MatchSet, b: MatchSet) -> Packed | None:
 
 def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],
                  most: int | None = None) -> int:
-    """``compact`` the computed sets of ``cached`` (each set, or the computed set it narrows)
-    but those of ``hot`` (the sets a next key narrows or a ranking reads); with ``most``, at
-    most that many sets that hold lists (an idle caller, a set at a time).  How many sets
-    holding lists it compacted."""
+    """``compact`` the computed sets of ``cached`` but those of ``hot``; with ``most``, at most that
+    many sets holding lists.  How many it compacted."""
     keep: set[int] = set()
     for ms in hot:
         if ms is not None:
@@ -446,17 +414,9 @@ def compact_idle(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | Non
 
 
 class Filler:
-    """Computes a lazy ``MatchSet`` a slice of ids at a time, for an idle caller (the session,
-    between keys: ``Index.run`` answered a key by a shortcut, which never computes its set, so
-    the next key would have nothing to narrow from; fzf's way, each key narrowing the last
-    key's set, needs it computed).
-
-    ``step()`` computes the next ``size`` ids of ``ms``'s ranges (``run(query, within=ms,
-    start, end)``, narrowing from the set ``ms`` itself narrows) and appends them; once the
-    last slice is in, ``ms.fill`` takes the whole.  ``done()`` is the part computed so far: a
-    computed ``MatchSet`` of the same query over ``ms``'s ranges up to ``upto``, exactly what
-    one ``run`` over them would give (slices are disjoint and ascending, so their lists
-    concatenated are sorted)."""
+    """Computes a lazy ``MatchSet`` a slice of ids at a time between keys, so the next key can
+    narrow a set a shortcut answered without computing.  Slices are disjoint and ascending: their
+    ids concatenated are what one ``run`` gives."""
 
     def __init__(self, run: Callable[..., MatchSet], ms: MatchSet, size: int) -> None:
         self._run = run
@@ -472,7 +432,7 @@ class Filler:
         self._strict: array[int] | None = array("i")
         self._loose: array[int] | None = array("i")
         self._greedy: list[Greedy] | None = []
-        """Each slice's greedy ends, while every slice so far had them (``MatchSet.greedy``)."""
+        """Each slice's greedy ends, while every slice so far had them."""
 
     @property
     def finished(self) -> bool:
@@ -510,8 +470,8 @@ class Filler:
         return False
 
     def done(self) -> MatchSet:
-        """The computed part, ``ms``'s ranges up to ``upto``, in compact form (the caller
-        stops stepping this filler once it has handed this out: its arrays are shared)."""
+        """The part computed so far, in compact form (its arrays are shared: stop stepping
+        after)."""
         sup = self._superset
         strict = sup if self._strict is None else self._strict
         loose = strict if self._loose is None else self._loose
@@ -527,12 +487,8 @@ class Filler:
 
 
 class Ender:
-    """Finds, a slice of ids at a time for an idle caller (the session, between keys), where the
-    greedy match of a computed set's last term ends when that term is a lone character (a new
-    term: ``test u``), which ``Index.compute`` finds only for a first key: the next key of that
-    term (``test ut``) then narrows by ``FoldedBuffer.advance``.  ``step()`` finds ``size`` more
-    (``find(ms, ids)``: the ends of those superset ids, None when unknown); once all are found,
-    ``ms.set_greedy`` takes them.  The ends are written into one array as they come."""
+    """Finds between keys, a slice at a time, the greedy ends of a computed set's lone-character
+    last term (``test u``), so the next key (``test ut``) narrows by ``FoldedBuffer.advance``."""
 
     def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
                  size: int) -> None:

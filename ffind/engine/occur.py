@@ -1,19 +1,8 @@
-"""Where a term occurs in every path at once: the folded paths as one byte buffer (``FoldedBuffer``,
-built once and extended as the index grows), every occurrence of a term found with a few numpy
-passes over it (``find``), so that the bounds of a whole candidate set (``ffind.engine.bounding``)
-ask "is the term at the file name's start, inside the name, a whole folder, is this bigram
-anywhere..." with array arithmetic over the occurrences instead of a few string searches per
-candidate.
-
-Joining the candidates' strings at each keystroke instead costs as much as the searches it replaces:
-the work that is per path has to happen once, ahead of the keystrokes.
-
-The buffer holds one byte per character (latin-1; a character beyond it becomes ``?``), so a
-position in the buffer is a position in the folded path, and a term is looked for only when it is
-ASCII without ``?`` (``findable``): a byte that stands for another character never matches it.
-The paths are separated by NUL, which no path holds (a store that holds one gets no buffer:
-``FoldedBuffer.sync`` returns False), and no term looked for holds one, so an occurrence never
-runs from one path into the next."""
+"""Where a term occurs in every path at once: the folded paths as NUL-separated byte buffers
+(``FoldedBuffer``, built ahead and extended as the index grows), searched with a few numpy
+passes, so a whole candidate set's bounds are array arithmetic instead of string searches per
+candidate.  One byte a character (latin-1, ``?`` beyond it), so a buffer position is a folded
+path position; only ``findable`` terms are looked for."""
 
 from __future__ import annotations
 
@@ -24,29 +13,24 @@ from ffind.engine.tuning import DEFAULT
 
 SEP = "\0"
 SUB = 4096
-"""``has`` runs over this many paths of a slice at a time: its temporaries (a few bytes a
-character) then stay in the processor's cache, where a whole slice's did not."""
+"""``has`` runs over this many paths of a slice at a time, so its temporaries stay in cache."""
 WINDOW = 32
-"""``advance`` reads the bytes after each path's greedy end ``WINDOW`` at a time (one row of a
-strided view per path; each slice ends with as many NULs, so a row never runs past it)."""
+"""``advance`` reads the bytes after each greedy end ``WINDOW`` at a time (each slice ends with as
+many NULs)."""
 SPARSE = 4
-"""``_present`` finds the paths of an occurrence one by one (a binary search each) when there are
-fewer occurrences than paths over this, else ors each path's bytes.  The occurrences are counted
-before they are listed: listing them costs about a nanosecond an occurrence (``flatnonzero``),
-which the or over every path's bytes does not need."""
+"""``_present`` finds an occurrence's path by binary search when there are fewer occurrences than
+paths over this, else ors each path's bytes."""
 
 
 def findable(term: str) -> bool:
-    """Whether ``FoldedBuffer.find`` can look for ``term``: ASCII, without NUL (the separator)
-    or ``?`` (what stands for a character that latin-1 lacks)."""
+    """Whether ``FoldedBuffer.find`` can look for ``term``: ASCII, without NUL or ``?``."""
     return bool(term) and term.isascii() and SEP not in term and "?" not in term
 
 
 class FoldedBuffer:
-    """The folded paths ``0 .. covered - 1`` of a store as NUL-separated byte buffers, one per
-    slice of ``size`` paths (``Tuning.slice``) built (``sync``), each with where its paths
-    start in it: searched slice by slice, so nothing is copied to grow it and a search's
-    temporaries are a few bytes per character of one slice."""
+    """The folded paths ``0 .. covered - 1`` as NUL-separated byte buffers, one per slice of
+    ``Tuning.slice`` paths: searched slice by slice, so growing copies nothing and a search's
+    temporaries are one slice's."""
 
     __slots__ = ("_parts", "broken", "np", "size")
 
@@ -56,8 +40,7 @@ class FoldedBuffer:
         self._parts: list[tuple[int, Any, Any]] = []
         """(the first path's id, the bytes, where each path starts and the end) per slice"""
         self.broken = False
-        """No buffer: a path holds a NUL, or it was dropped (``drop``); the callers use
-        their per-path code."""
+        """No buffer (a path holds a NUL, or ``drop``): the callers use their per-path code."""
 
     @property
     def covered(self) -> int:
@@ -68,9 +51,8 @@ class FoldedBuffer:
 
     @property
     def slices(self) -> list[tuple[int, Any, Any]]:
-        """The slices built, in id order: the first path's id, the bytes, where each path
-        starts and where the last one ends plus one (``ffind.engine.letters.texts`` reads the
-        letter masks and the lengths from them; not to be changed)."""
+        """The slices built, in id order: first id, bytes, path starts and the end (read by
+        ``letters.texts``; not to be changed)."""
         return self._parts
 
     def drop(self) -> None:
@@ -79,8 +61,8 @@ class FoldedBuffer:
         self._parts = []
 
     def sync(self, folded: Sequence[str], upto: int | None = None) -> bool:
-        """Extend the buffer to the paths of ``folded`` up to ``upto`` (all of them when
-        None; the store only appends); False when a path holds a NUL."""
+        """Extend the buffer to the paths of ``folded`` up to ``upto``; False when a path holds a
+        NUL."""
         np = self.np
         n0 = self.covered
         n = len(folded) if upto is None else min(upto, len(folded))
@@ -101,9 +83,8 @@ class FoldedBuffer:
         return True
 
     def find(self, term: str) -> tuple[Any, Any, Any, Any]:
-        """Every occurrence of ``term`` (``findable``) in the paths covered: the path's id
-        (ascending), the position in its folded path, and the bytes just before and just
-        after it (0 at either end of the path), as four numpy arrays."""
+        """Every occurrence of ``term`` in the paths covered: id (ascending), position, and the
+        bytes just before and after it (0 at a path's ends), as four arrays."""
         np = self.np
         got = list(self.find_parts(term))
         if not got:
@@ -113,8 +94,7 @@ class FoldedBuffer:
         return ids, pos, before, after
 
     def find_parts(self, term: str) -> Iterator[tuple[Any, Any, Any, Any]]:
-        """``find``, a slice of the buffer at a time (ids ascending from slice to slice): the
-        caller that reduces each part holds one slice's occurrences at once, not every one."""
+        """``find``, a slice at a time."""
         np = self.np
         m = len(term)
         for first, buf, starts in self._parts:
@@ -126,10 +106,8 @@ class FoldedBuffer:
             yield local + first, pos, before, after
 
     def starts_with(self, ids: Any, at: Any, term: str) -> Any:
-        """Per id of ``ids`` (int64, ascending, covered), whether its folded path holds
-        ``term`` (``findable``) from position ``at`` (int64, at most the path's length) on:
-        the term's bytes read there, a slice of the buffer at a time.  A path ends with NUL,
-        which the term does not hold, so a read past its end fails at the NUL."""
+        """Per id of ``ids`` (int64, ascending), whether its folded path holds ``term`` from ``at``
+        on (a read past the path's end fails at its NUL)."""
         np = self.np
         out = np.zeros(len(ids), dtype=bool)
         firsts = [first for first, _, _ in self._parts]
@@ -159,12 +137,9 @@ class FoldedBuffer:
         return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
     def advance(self, char: str, ids: Any, ends: Any) -> tuple[Any, Any]:
-        """One character more of a fuzzy term, fzf's way: ``ids`` (int32, ascending, covered)
-        are paths where the term is a subsequence, its greedy (leftmost) match ending before
-        position ``ends`` (int32, 0 for an empty term) of each folded path; the paths where
-        ``char`` (``findable``) occurs from there on, and where the extended term's greedy
-        match ends (after that occurrence), as two int32 arrays.  The term plus ``char`` is a
-        subsequence of a path exactly when ``char`` follows the term's greedy match in it."""
+        """One character more of a fuzzy term, fzf's way: of ``ids`` whose greedy match of the term
+        ends before ``ends``, the paths where ``char`` occurs from there, and the new greedy ends
+        (two int32 arrays)."""
         np = self.np
         oc = ord(char)
         firsts = [first for first, _, _ in self._parts]
@@ -191,10 +166,8 @@ class FoldedBuffer:
 
 
 def _next_in_rows(buf: Any, at: Any, oc: int, np: Any) -> Any:
-    """Per position of ``at`` in ``buf`` (a slice, ending with ``WINDOW`` NULs past its last
-    path's), the first position from it holding byte ``oc`` before the path's NUL, or -1: the
-    ``WINDOW`` bytes from each position as one row of a strided view, compared at once, then
-    the next ``WINDOW`` for the rows that held neither."""
+    """Per position of ``at`` in ``buf``, the first position from it holding ``oc`` before the
+    path's NUL, or -1: ``WINDOW`` bytes a row of a strided view at a time."""
     from numpy.lib.stride_tricks import as_strided
 
     rows_of = as_strided(buf, shape=(len(buf) - WINDOW + 1, WINDOW), strides=(1, 1),
@@ -223,9 +196,8 @@ def _next_in_rows(buf: Any, at: Any, oc: int, np: Any) -> Any:
 
 
 def _present(buf: Any, starts: Any, term: str, np: Any) -> Any:
-    """Per path of one slice (``buf``, its paths' ``starts`` and end), whether ``term`` occurs
-    in it: where each character of the term is, shifted by its place, and-ed; then the paths
-    of those places (few: a binary search each; many: or-ed over each path's bytes)."""
+    """Per path of one slice, whether ``term`` occurs in it: each character's places shifted and
+    and-ed, then the paths of those places."""
     n, m, k = len(buf), len(term), len(starts) - 1
     if n < m or k < 1:
         return np.zeros(max(k, 0), dtype=bool)

@@ -1,11 +1,6 @@
-"""What can match a query, before any score: the prefilter (``Prefilter``, ``select``) and
-the query shapes the engine treats specially (``typo_term``, ``lone_term``, ``aligned_rx``).
-
-Each positive term is looked for in the folded (lowercased, accent-stripped) paths: a
-one-character term with ``in``, longer fuzzy terms with rapidfuzz's ``LCSseq`` (a term is a
-subsequence exactly when its longest common subsequence with the path is the whole term).
-Case- or accent-sensitive terms and negations then refine this superset (``refine``).
-"""
+"""What can match a query before any score (``Prefilter``, ``select``, ``refine``), and the query
+shapes the engine treats specially (``typo_term``, ``lone_term``, ``aligned_rx``).  A fuzzy term
+is a subsequence of a folded path exactly when their LCS is the whole term (rapidfuzz)."""
 
 from __future__ import annotations
 
@@ -33,10 +28,9 @@ def select(
     kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int], negate: bool = False,
     np: Any = None, chunk: int = CHUNK,
 ) -> Ids:
-    """The ``ids`` whose ``texts`` match a term of ``kind`` and ``key`` (do not, with
-    ``negate``); a fuzzy term through rapidfuzz (``np``: the numpy module to read its results
-    with, or None).  A list, but for a fuzzy term over a ``range`` or an ``array('i')`` with
-    numpy, whose ``chunk`` hits or more are an ``array('i')`` (``accel.ids_of``)."""
+    """The ``ids`` whose ``texts`` match (or, ``negate``, do not match) a term of ``kind`` and
+    ``key``; fuzzy terms through rapidfuzz (``np``: numpy or None).  A list, or ``accel.Ids`` for
+    many hits."""
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
             if np is not None:
@@ -103,17 +97,10 @@ def aligned_rx(folded_term: str) -> re.Pattern[str]:
 
 
 class Prefilter:
-    """``Prefilter(query)(paths)``: the paths that ``query`` can match, in order: every path
-    ``Index(paths).run(query)`` counts (folded matches of each positive term, and for a lone
-    term of ``TYPO_MIN``+ characters the names one edit away), possibly a few more.
-
-    For a caller that knows the query before it has the paths (``search``: the walk's workers
-    drop what cannot match, so only candidates reach the index).  An index of the kept paths
-    ranks them exactly as an index of all of them would: a path's score, and every ranking
-    decision, depend only on the paths that match.  Built in the parent process (it imports
-    rapidfuzz there), it pickles as its query; calling it imports nothing, so a forked worker may.
-    ``active`` is False for a query without positive terms (everything can match).
-    """
+    """``Prefilter(query)(paths)``: the paths ``query`` can match, in order (every one
+    ``Index(paths).run(query)`` counts, perhaps a few more), for the walk's workers.  Ranking
+    only depends on matching paths, so an index of the kept ones ranks as an index of all.
+    Pickles as its query; ``active`` is False without positive terms."""
 
     def __init__(self, query: str) -> None:
         from rapidfuzz import process

@@ -1,5 +1,5 @@
-"""Exact scores of a lone fuzzy term that is a prefix of the file name, in closed form
-(``PrefixBounds.prefix_scored``): the placement at the name's start is the best one."""
+"""Exact scores of a lone fuzzy term that prefixes the file name, in closed form
+(``prefix_scored``): the placement at the name's start is the best one."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ class PrefixBounds(Occurrences):
     """``prefix_scored``, path by path or in numpy."""
 
     def prefix_scored(self, t: Term, ids: list[int], hidden_ok: bool) -> list[tuple[int, int]]:
-        """Exact scores of a lone fuzzy term that is a prefix of each id's file name, in closed
-        form (``Bounds.name_prefix_score``: the placement at the name's start is the best one
-        there is)."""
+        """The exact score of each id whose file name the lone term prefixes
+        (``name_prefix_score``)."""
         if len(ids) >= self.tuning.numpy_from:
             np = self.numpy.module()
             if np is not None:
@@ -30,7 +29,7 @@ class PrefixBounds(Occurrences):
         base, paths, hidden = st.base, st.paths, st.hidden
         const = self.b.name_prefix_score(m)
         whole_ok = "." not in key
-        scored = []
+        out = []
         for i in ids:
             p = paths[i]
             b = base[i]
@@ -42,26 +41,16 @@ class PrefixBounds(Occurrences):
                      - (w.hidden if hidden[i] and not hidden_ok else 0))
                 if end == len(p) or (whole_ok and p[end] == "."):
                     s += w.whole_name
-            scored.append((s, i))
-        # the folder extras, for the few whose folder starts with the term or is it
-        pst = st.pstart
-        mid = "/" + key + "/"
-        mid1 = mid[1:]
-        for j in [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum() and (
-                texts[i].startswith(key, pst[i]) or mid in texts[i]
-                or texts[i].startswith(mid1))]:
-            s, i = scored[j]
-            scored[j] = (s + folder_extras(key, texts[i], base[i], w), i)
-        return scored
+            out.append(s)
+        at = [j for j, i in enumerate(ids) if base[i] and paths[i][base[i]].isalnum()]
+        self._folder_extras(key, texts, ids, at, out)
+        return list(zip(out, ids, strict=True))
 
     def _prefix_scored_array(
         self, t: Term, ids: list[int], hidden_ok: bool, np: Any
     ) -> list[tuple[int, int]]:
-        """``prefix_scored``'s closed form as array arithmetic: only whether the name starts
-        on a letter or digit and whether a dot follows the term are read path by path (each
-        one C-level ``map``); the folder extras' test, from the first-letter table of the
-        folders and the one-character folders' letter masks for a one-character folded term,
-        else path by path."""
+        """``prefix_scored`` as array arithmetic; only the name's first character and a dot after
+        the term are read path by path, and the folder extras for the few that can have them."""
         st, w = self.store, self.weights
         key = t.key
         m = len(key)
@@ -111,8 +100,8 @@ class PrefixBounds(Occurrences):
 
     def _folder_extras(self, key: str, texts: list[str], ids: list[int], at: list[int],
                        out: list[int]) -> None:
-        """``folder_extras`` of the ids at the positions ``at``, added to ``out``, inline (a
-        call per name cost the median keys most of their time)."""
+        """``folder_extras`` of the ids at ``at`` added to ``out``, inline (a call per name was the
+        median key's cost); a name in the folder of the one before takes its extras."""
         st, w = self.store, self.weights
         base = st.base
         m = len(key)

@@ -1,6 +1,5 @@
-"""The ids of a first-letter table whose file name (or folder) starts with a key, kept from
-key to key (``Prefixed``), and the test of many ids at once in the folded buffer
-(``prefix_scan``): the one-term shortcut's first shells and the ranking's name prefixes."""
+"""The ids of a first-letter table whose name (or folder) starts with a key, kept from key to key
+(``Prefixed``), and their test in the folded buffer (``prefix_scan``)."""
 
 from __future__ import annotations
 
@@ -15,14 +14,9 @@ from ffind.engine.tuning import DEFAULT
 
 
 class Prefixed:
-    """The ids of a first-letter table (``PathStore.first``, ``parent_first``) whose folded file
-    name (or folder) starts with a key, kept for the last ``kept`` keys of each kind, so that a
-    longer key is tested over the ids of the longest kept key it extends instead of the whole table:
-    the one-term shortcut's first shells, typed a key at a time.
-
-    Exact: a text that starts with ``key + more`` starts with ``key``, so the longer key's ids
-    are the kept ids that start with it, in the table's order, then the ids the table gained
-    since they were kept (the tables only grow, appended to) tested the same way."""
+    """The ids of a first-letter table whose folded name (or folder) starts with a key, for the last
+    ``kept`` keys of each kind: a longer key tests only the kept ids of a key it extends, then
+    the ids the table gained since (tables only grow)."""
 
     def __init__(self, kept: int = DEFAULT.kept) -> None:
         self.most = kept
@@ -32,11 +26,8 @@ class Prefixed:
         self, table: Sequence[int], key: str, texts: list[str], at: list[int], folders: bool,
         kept_only: bool = False, scan: Scan | None = None,
     ) -> list[int] | None:
-        """The ids of ``table`` (the first-letter table of ``key[0]``) whose text starts with
-        ``key`` at ``at[i]`` (``texts``: the folded paths; ``at``: ``base`` for the names,
-        ``pstart`` for the folders), in the table's order; ``kept_only``: None instead when
-        no key it extends is kept (a caller with a cheaper test of its own).  ``scan``
-        (``prefix_scan``'s) tests many ids at once, where it can."""
+        """The ids of ``table`` whose text starts with ``key`` at ``at[i]``, in the table's order;
+        ``kept_only``: None when no key it extends is kept; ``scan`` tests many at once."""
         if len(key) == 1:  # (a table holds the ids whose text starts with its letter)
             return list(table)
         kept = self._kept
@@ -64,30 +55,27 @@ class Prefixed:
 
 
 Scan = Callable[[Sequence[int], str], "list[int] | None"]
-"""The ids of those given (ascending) whose text starts with the key at their offset, or
-None where it cannot tell (``prefix_scan``)."""
+"""The ids given (ascending) whose text starts with the key at their offset, or None when unsure."""
 
 
 def _starting(
     ids: Sequence[int], key: str, texts: list[str], at: list[int], scan: Scan | None
 ) -> list[int]:
-    """The ids (ascending) whose text starts with ``key`` at ``at[i]``, in order."""
+    """The ids whose text starts with ``key`` at ``at[i]``, in order."""
     got = None if scan is None else scan(ids, key)
     return [i for i in ids if texts[i].startswith(key, at[i])] if got is None else got
 
 
 def prefix_scan(st: PathStore, bounder: Bounder, np: Any, folders: bool) -> Scan | None:
-    """``Prefixed.ids``' test of many ids at once: the key's bytes read at each id's offset
-    (``base``, or ``pstart`` for ``folders``) in the folded paths' buffer
-    (``FoldedBuffer.starts_with``), for a key it holds as it is (``findable``); None without
-    numpy or the buffer, or when a path's folded form changed its length."""
+    """``Prefixed.ids``' bulk test, the key's bytes read at each offset in the folded buffer; None
+    without numpy or the buffer, or when a folded path changed length."""
     buf = bounder.folded_buffer()
     if np is None or buf is None or st._resized:
         return None
     offsets = st.offsets(np, buf.covered)[1 if folders else 0]  # (built by then: ``warm``)
 
     def scan(ids: Sequence[int], key: str) -> list[int] | None:
-        if len(ids) < st.tuning.block_from or not findable(key):
+        if len(ids) < st.tuning.numpy_from or not findable(key):
             return None
         a = (np.frombuffer(ids, dtype=f"i{ids.itemsize}").astype(np.int64)
              if isinstance(ids, array) else np.asarray(ids, dtype=np.int64))

@@ -1,19 +1,8 @@
-"""The full ranking of a ``MatchSet`` (``rank``): what ``Index.top`` does when no shortcut
-(``ffind.engine.shortcuts``) answers.
-
-1. A lone plain term that is a prefix of the file name is scored in closed form
-   (``Bounder.prefix_scored``).
-2. Every other candidate gets an upper bound (``Bounder.bounds``); those sure of it (the term
-   as it is in the file name) are visited by branch and bound (``rank.BranchAndBound``) in
-   groups of equal bound, best first, until ``limit`` scores beat every remaining bound.
-3. The optimistic ones (the term perhaps in the file name) are refined: their LCS with the
-   file name; then ``Tuning.seed`` of the best-bounded are scored exactly, so the k-th score is
-   known; then, for the paths still in reach, the chunks and word starts of a scattered term.
-4. The typo pass (``ffind.engine.typos``), when a typo match could reach the top ``limit``.
-
-Every decision depends on the path and its candidate set only, never on ``limit``, so
-``limit=k`` is the prefix of ``limit=None``.
-"""
+"""The full ranking of a ``MatchSet`` (``rank``), when no shortcut answers: closed-form scores of a
+lone term that prefixes the file name; bounds for the rest, the sure ones visited by branch and
+bound; the loose ones refined (name LCS, ``Tuning.seed`` exact scores, then chunks and word
+starts for those still in reach); then the typo pass.  No decision depends on ``limit``, so
+``limit=k`` is the prefix of ``limit=None``."""
 
 from __future__ import annotations
 
@@ -62,10 +51,8 @@ def visitor(
 def batch_scorer(
     ix: Parts, q: Query, hidden_ok: bool
 ) -> Callable[[list[int], float, TopK | None], list[int | None]] | None:
-    """The scores of many ids at once (``ffind.engine.exact_many``: the batch scorer, numpy),
-    as ``ExactScorer.score`` gives them one by one but below the floor it is given; None
-    when that does not apply: a term of another kind, weights other than the defaults (the
-    batch scorer is written for those), or no numpy."""
+    """Scores of many ids at once (``exact_many``, numpy), below the floor given; None for a term of
+    another kind, non-default weights, or without numpy."""
     if ix.weights != DEFAULT or not batchable(q) or ix.numpy.module() is None:
         return None
     exact = ix.exact.score
@@ -73,7 +60,7 @@ def batch_scorer(
 
 
 def path_lengths(ix: Parts) -> Any:
-    """Every path's length as a numpy array by id when the index uses numpy, else None."""
+    """Every path's length as a numpy array by id with numpy, else None."""
     np = ix.numpy.module()
     return None if np is None else ix.store.path_lengths(np)
 
@@ -81,9 +68,8 @@ def path_lengths(ix: Parts) -> Any:
 def rank(
     ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
 ) -> list[FileMatch]:
-    """The best ``limit`` matches of ``ms`` (all of them when None), best first; with
-    ``least``, only those scoring at least ``least`` (the groups bounded below it are never
-    scored; the others are scored as without it: the budget is spent in bound order)."""
+    """The best ``limit`` matches of ``ms``, best first; with ``least``, only those scoring at least
+    ``least`` (groups bounded below it are never scored)."""
     q = parse(ms.query)
     if ms.fallback:
         q = q.insensitive()
@@ -137,11 +123,9 @@ def rank(
 def _name_prefixed(
     ix: Parts, t: Term, ids: Ids
 ) -> tuple[list[int], Ids, Any]:
-    """The ids whose file name starts with the term ``t`` and the others, each in order, and the
-    others as an int64 array when numpy made one (else None). Only a name whose first folded
-    letter is the term's can: over many ids, with numpy, only the ids of that letter's table
-    (``PathStore.first``, a few percent of the paths) are tested, instead of every id; none when
-    the one-term shortcut has kept the table's ids that start with the term or a shorter key."""
+    """The ids whose file name starts with the term and the others, and the others as an int64 array
+    when numpy made one.  With numpy only the term's first-letter table is tested (or the ids the
+    one-term shortcut kept for it)."""
     st = ix.store
     key, texts, base = t.key, st.term_texts(t), st.base
     np = ix.numpy.module()
@@ -177,8 +161,7 @@ def _name_prefixed(
 def _split(
     ids: Sequence[int], bounds: list[int], flagged: list[bool]
 ) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
-    """The optimistic ids (``flagged``) and their bounds, in order, and the others grouped by
-    bound (``by_bound``); ``_split_arrays`` over many ids with numpy."""
+    """The loose ids and their bounds, and the others grouped by bound."""
     opt = [j for j, f in enumerate(flagged) if f]
     groups = []
     if len(opt) < len(ids):
@@ -191,10 +174,8 @@ def _split_arrays(
     ids: Any, bounds: Sequence[int], flagged: Sequence[bool], scratch: bool = False,
     chunk: int = DEFAULT_TUNING.chunk,
 ) -> tuple[Any, Any, list[tuple[int, Any]]]:
-    """``_split`` through numpy (``ids`` a list or an int64 array), the optimistic ids and bounds
-    left as int64 arrays.  ``scratch``: ``ids`` (an array) is the caller's to overwrite, and
-    ``bounds`` too when it is an int64 array: the optimistic ones are moved to their fronts a
-    part at a time (``compact``) instead of copied out whole."""
+    """``_split`` in numpy.  ``scratch``: ``ids`` (and int64 ``bounds``) may be overwritten, the
+    loose ones moved to the front a part at a time instead of copied out."""
     import numpy as np
 
     a = np.asarray(ids, dtype=np.int64)
@@ -213,10 +194,8 @@ def _split_arrays(
 
 
 def compact(a: Any, keep: Any, chunk: int) -> int:
-    """Move the items of the numpy array ``a`` where ``keep`` (bool, as long) is true to its
-    front, in order, in place, ``chunk`` positions at a time; how many there are.
-    (A part's kept items are copied out before they are written back at or before where
-    they were read.)"""
+    """Move the items of ``a`` where ``keep`` to its front, in order, in place, ``chunk`` at a time;
+    how many there are."""
     n = 0
     for s in range(0, len(a), chunk):
         e = s + chunk
@@ -227,9 +206,8 @@ def compact(a: Any, keep: Any, chunk: int) -> int:
 
 
 def grouped(ids: Any, bounds: Any) -> list[tuple[int, Any]]:
-    """``by_bound`` over numpy arrays: a stable sort by bound, highest first, keeps each group in
-    the order of ``ids``.  Each group an int64 array (a view of one sorted copy):
-    ``BranchAndBound.visit`` lists a group's ids when it visits it, and most are never visited."""
+    """``by_bound`` over numpy arrays (a stable sort, highest bound first; each group a view of one
+    sorted copy).  A radix sort of a uint16 key when the bounds span less than ``KEY_RANGE``."""
     import numpy as np
 
     if not len(ids):
@@ -262,8 +240,8 @@ KEY_RANGE = 1 << 16
 
 
 def _joined(groups: list[tuple[int, Any]], floor: float, np: Any) -> tuple[Any, Any]:
-    """The ids of the groups (lists or arrays, ``grouped``'s) bounded at ``floor`` or more,
-    in order, and their bounds, as two int64 arrays."""
+    """The ids of ``groups`` bounded at ``floor`` or more, in order, and their bounds (int64
+    arrays)."""
     kept = [(b, g) for b, g in groups if b >= floor]
     if not kept:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -275,9 +253,8 @@ def _refine_and_visit(
     ix: Parts, q: Query, walker: BranchAndBound, oids: list[int], ob: list[int],
     left_groups: list[tuple[int, list[int]]],
 ) -> None:
-    """The optimistic candidates ``oids`` (bounds ``ob``): their bounds refined stage by stage
-    (see the module docstring), then visited with the sure groups not visited yet.  Lists
-    only: over ``Tuning.numpy_from`` ids or more with numpy, ``_refine_and_visit_arrays`` runs."""
+    """The loose candidates' bounds refined stage by stage (the module docstring), then visited with
+    the sure groups not visited yet.  Lists: the path without numpy."""
     bounder, topk = ix.bounder, walker.topk
     ob = bounder.tighten_name(q, oids, ob)
     # Seed: the exact scores of the ``Tuning.seed`` best-bounded first (whatever the limit,
@@ -319,8 +296,7 @@ def _refine_and_visit_arrays(
     ix: Parts, q: Query, walker: BranchAndBound, oids: Any, ob: Any,
     left_groups: list[tuple[int, Any]],
 ) -> None:
-    """``_refine_and_visit`` with the optimistic ids and bounds as numpy int64 arrays from
-    end to end (the same stages, the same bounds; no list between them)."""
+    """``_refine_and_visit`` in numpy int64 arrays end to end: the same stages and bounds."""
     import numpy as np
 
     bounder, topk = ix.bounder, walker.topk
@@ -367,10 +343,8 @@ def _refine_and_visit_arrays(
 
 def tighten_from(least: float, bounds: Any, tighten: Callable[[Any], Any], done: Any,
                  np: Any, chunk: int = DEFAULT_TUNING.chunk) -> None:
-    """Tighten (``tighten(positions)``, ascending, ``chunk`` positions at a time) every
-    position not ``done`` yet whose bound in ``bounds`` (an upper bound of its tightened one
-    until it is ``done``) is at least ``least``, in place, and mark it ``done``: a position
-    left out is tightened below ``least``."""
+    """Tighten, ``chunk`` at a time, every position not ``done`` whose bound (an upper bound of its
+    tightened one) reaches ``least``, in place, and mark it ``done``."""
     for s in range(0, len(bounds), chunk):
         e = s + chunk
         todo = ~done[s:e] & (bounds[s:e] >= least)
@@ -385,18 +359,10 @@ def tightened_seed(
     bounds: Any, n: int, tighten: Callable[[Any], Any], pick: Callable[[Any, Any], list[int]],
     np: Any, chunk: int = DEFAULT_TUNING.chunk,
 ) -> tuple[Any, list[int]]:
-    """The ``n`` best positions by tightened bound, as ``pick`` (``best_positions`` over the
-    positions ``at``, ascending, given their bounds) gives them over every position, tightening
-    (in place in ``bounds``: int64, an upper bound of each position's tightened one) only the
-    positions whose bound reaches the ``n``-th tightened bound; and which are tightened
-    (``done``, a bool array).
-
-    Exact, as ``tighten(at) <= bounds[at]``: the positions at or above the ``n``-th highest
-    upper bound are ``n`` or more; ``s``, the ``n``-th highest of their tightened bounds, is
-    at most the ``n``-th highest tightened bound overall, so every position left out (upper,
-    hence tightened, bound below ``s``) ranks below ``n`` others and ``pick`` over the rest
-    chooses the same ``n``: its choice depends on the bounds and the paths only, its order
-    (by bound, then position) on the positions' order."""
+    """The ``n`` best positions by tightened bound (as ``pick`` over every position gives them),
+    tightening only those whose upper bound reaches the ``n``-th tightened bound; and which are
+    tightened.  Exact since ``tighten(at) <= bounds[at]``: a position left out ranks below ``n``
+    others."""
     done = np.zeros(len(bounds), dtype=bool)
     if n <= 0:
         return done, []
@@ -417,8 +383,7 @@ def tightened_seed(
 def _above(
     oids: list[int], ob: list[int], floor: float, seed: list[int]
 ) -> tuple[list[int], list[int]]:
-    """The ids of ``oids`` (bounds ``ob``) bounded at ``floor`` or more, but for the
-    positions ``seed`` (scored already), in order."""
+    """The ids bounded at ``floor`` or more, but for the positions ``seed``, in order."""
     seeded = set(seed)
     keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
     return [oids[j] for j in keep], [ob[j] for j in keep]

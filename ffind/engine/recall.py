@@ -1,21 +1,8 @@
-"""Ranking with the memory of opened files, exactly.
-
-With a memory, a path's final score is its fuzzy score plus its boost
-(``ffind.scoring.recency``); paths the memory does not know keep their score, and the order
-among equal final scores is the usual one (shorter path, then path).  The boosted paths are
-few (the remembered files of this root and the files in the folders of recent visits), so:
-
-1. the rest come from the index's own ranking, asked for ``limit + SPARE``, and again for
-   more while fewer than ``limit`` unboosted paths are in hand (rarely);
-2. the boosted paths that match are ranked by an index of their own (kept until the memory
-   changes), asked only for those that can still reach the merged first ``limit`` (a score
-   floor: the ``limit``-th unboosted score less the largest boost), and get their boost;
-3. the two sorted lists are merged.
-
-Every step is a prefix of the full answer (the index's ``limit=k`` is the prefix of its full
-ranking), so ``limit=k`` with memory is still the prefix of the full ranking with memory.  With
-an empty query, the remembered files come first, most boosted first, then the usual order.
-"""
+"""Ranking with the memory of opened files, exactly: a path's final score is its fuzzy score plus
+its boost (``ffind.scoring.recency``).  The boosted paths are few, so the rest come from the
+index's ranking (``limit + SPARE``), the boosted ones from a small index of their own asked only
+for scores that can still reach the merged top ``limit``, and the two lists are merged: still the
+prefix of the full ranking.  An empty query puts the remembered files first."""
 
 from __future__ import annotations
 
@@ -54,15 +41,13 @@ class VisitSource(Protocol):
 
 
 SPARE = 4
-"""The memory-free ranking is asked for this many more than ``limit``: a remembered path or
-two among its first is common, and asking again means ranking again (a two-word query's
-ranking costs tens of ms), while a few more places cost a shortcut next to nothing."""
+"""The memory-free ranking is asked for this many more than ``limit``: a remembered path among its
+first is common, and asking again means ranking again."""
 KEPT_QUERIES = 16
 """Match sets of the boosted paths kept for the last queries (typing narrows them)."""
 NOW_STEP = 60.0
-"""Without an explicit ``now``, recency is judged at the end of the current minute, so that
-the boosts of one minute are computed once (a session ranks on every keystroke) and a visit
-recorded a moment ago already counts."""
+"""Without ``now``, recency is judged at the end of the current minute: one minute's boosts are
+computed once, and a visit a moment ago counts."""
 
 
 class Recall:
@@ -82,11 +67,8 @@ class Recall:
         self._sets: dict[str, MatchSet] = {}  # the small index's recent queries
 
     def folders(self, paths: Sequence[str], wanted: set[str]) -> dict[str, set[str]]:
-        """``{folder: its paths}`` of the index, for the folders ``wanted`` (at least: the
-        folders asked for before are kept; a folder with no path is missing).  Kept while the
-        index only grows: new paths are read for the folders known, and every path again only
-        when a folder is new (a visit elsewhere).  Only the folders of visits are ever wanted:
-        mapping every folder cost three times as much."""
+        """``{folder: its paths}`` for the folders ``wanted`` (and those asked for before), kept
+        while the index only grows; only the folders of visits are mapped."""
         if not wanted <= self._wanted:
             self._wanted |= wanted
             self._folders, self._folders_for = {}, 0
@@ -133,17 +115,10 @@ class Recall:
     def lifted(self, query: str, boost: dict[str, int], limit: int | None,
                compute_indices: bool, rest: Sequence[FileMatch] = (),
                main: MatchSet | None = None) -> list[FileMatch]:
-        """The boosted paths that match ``query``, with their boost, best first: the first
-        ``limit`` of them that can still be among the first ``limit`` once merged with
-        ``rest`` (the unboosted paths' ranking).
-
-        A boosted path whose score plus the largest boost is below the ``limit``-th final
-        score cannot be among the first ``limit``, so the small index is asked only for the
-        scores at least that less the largest boost (``Index.top(..., least=)``: the paths
-        bounded below it are never scored).  First with the ``limit``-th unboosted score,
-        for the ``limit`` best; if the ``limit``-th of those could still be overtaken, once
-        more for every path above the final ``limit``-th score so far (which only rises).
-        The query's match set narrows the previous one's while the user types."""
+        """The boosted paths that match ``query``, with their boost, best first: those that can
+        still be among the first ``limit`` once merged with ``rest``.  The small index is asked
+        only for scores at least the ``limit``-th final score less the largest boost
+        (``Index.top(least=)``), again while the ``limit``-th could still be overtaken."""
         sub = self.sub_index(boost)
         ms = self._match_set(sub, query)
         if (parse(query).case_sensitive and ms.fallback and main is not None
@@ -204,9 +179,8 @@ def rank_with_memory(
     compute_indices: bool, memory: VisitSource, root: str, now: float | None,
     main: MatchSet | None = None,
 ) -> list[FileMatch]:
-    """The ranking ``rank`` gives, with the memory's boosts (see the module docstring).
-    ``main``: the match set ``rank`` ranks, whose smart-case decision the boosted paths
-    follow."""
+    """The ranking ``rank`` gives, with the memory's boosts; ``main``: the match set ``rank`` ranks,
+    whose smart-case decision the boosted paths follow."""
     boost = recall.boosts(paths, memory, root, now)
     if not boost:
         return rank(limit)

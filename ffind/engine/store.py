@@ -1,12 +1,7 @@
-"""The path store of an ``Index``: the paths (id = position) and the per-path tables matching
-needs, kept compact: the folded form shares the path's string when folding changes nothing; the
-first-letter tables and penalties are ``array('i')``; reversed paths are not kept, nor file names
-and stems past ``Tuning.names_upto`` paths (sliced, or reversed, where they are needed); the word
-starts are kept a block of ids to one string, one byte a character (``NARROW``); the
-one-character folders' letter masks only for the paths that have one.  Some tables are built on
-``extend`` (folded forms, offsets, first-letter tables, names and stems), the others on first use
-and then extended as paths arrive (``penalties``, ``lengths``, ``initials``, letter masks;
-``ffind.engine.warmup`` builds them ahead)."""
+"""The path store of an ``Index``: the paths (id = position) and the per-path tables matching needs,
+kept compact.  Folded forms, offsets, first-letter tables, names and stems are built on
+``extend`` (names and stems only up to ``Tuning.names_upto`` paths); penalties, lengths, word
+starts and letter masks on first use or ahead of it (``ffind.engine.warmup``)."""
 
 from __future__ import annotations
 
@@ -31,9 +26,8 @@ INIT_SHIFT = 12
 INIT_BLOCK = 1 << INIT_SHIFT
 _INIT_MASK = INIT_BLOCK - 1
 NARROW = "\x7f"
-"""What stands in the blocks of word starts for a character beyond ASCII (the exact strings
-are kept beside them, ``PathStore.initials``): an ASCII term without it has the same longest
-common subsequence with either."""
+"""Stands in the blocks of word starts for a character beyond ASCII: an ASCII term without it has
+the same LCS with either (the exact strings are kept beside, ``PathStore.initials``)."""
 _BEYOND_ASCII = re.compile("[^\x00-\x7f]")
 DENSE = INIT_BLOCK // 16
 """From how many ids in one block ``PathStore.initials`` splits the block instead of slicing."""
@@ -42,17 +36,10 @@ DENSE = INIT_BLOCK // 16
 
 
 class PathStore(Tables):
-    """Paths plus what matching needs: folded forms, file-name offsets, first-letter tables.
-
-    Public tables, one entry per path id: ``paths``, ``folded`` (lowercased, accents
-    stripped; the path's own string when that changes nothing), ``base`` (where the file name
-    starts), ``hidden`` (a component starts with ``.``), ``pstart`` (where the file's folder
-    name starts, -1 for none); ``first`` and ``parent_first``: ids by the first folded letter
-    of the file name and of its folder's name, as ``array('i')``; ``base`` and ``pstart``
-    stay lists (indexed in every hot loop, where a list is faster; their ints are small and
-    shared).  The folded file name of id ``i`` is ``folded[i][base[i]:]``
-    (``name``, ``names_of``); ``stem``, ``stems_of`` and ``aligned`` slice or reverse on use.
-    """
+    """Paths plus what matching needs, one entry per id: ``paths``, ``folded`` (the path's own
+    string when folding changes nothing), ``base`` (the file name's start), ``hidden``,
+    ``pstart`` (the file's folder name's start, -1 for none); ``first`` and ``parent_first``: ids
+    by the first folded letter of the name and of its folder's name."""
 
     def __init__(self, weights: Weights, tuning: Tuning = DEFAULT) -> None:
         super().__init__()
@@ -156,7 +143,7 @@ class PathStore(Tables):
         return [folded[i][base[i]:] for i in ids]
 
     def stem(self, i: int) -> str:
-        """The folded file name of path ``i`` up to its last dot, unless it starts the name
+        """The folded file name of path ``i`` up to its last dot, unless the dot starts it
         (``.env``)."""
         f, b = self.folded[i], self.base[i]
         dot = f.rfind(".", b)
@@ -180,10 +167,9 @@ class PathStore(Tables):
         return [_stem_len(folded[i], base[i]) for i in ids]
 
     def aligned(self, fq: str, ids: Sequence[int]) -> list[int]:
-        """The ids of ``ids`` (in order) that ``prefilter.aligned_rx(fq)`` matches reversed
-        (``fq`` holds a ``/``): each part of the term a prefix of its path component, the last
-        part of the last one.  The path is reversed only where the file name (or, the last
-        part empty, the folder name) starts with its part, which the match implies."""
+        """The ids of ``ids`` (in order) that ``aligned_rx(fq)`` matches: each part of the term a
+        prefix of its component, the last part of the last one; a path is reversed only where its
+        name (or folder) starts with its part."""
         match = aligned_rx(fq).match
         folded, resized = self.folded, self._resized
         parts = fq.split("/")
@@ -209,9 +195,7 @@ class PathStore(Tables):
         return hits
 
     def keep_aligned(self, fq: str, table: Sequence[int], hits: list[int]) -> None:
-        """Keep ``hits`` as ``aligned(fq, table)``'s answer (``table``: the first-letter table
-        that ``aligned`` keeps its last answer for), found by a caller from fewer ids
-        (``shortcuts._aligned_ids``: the same ids in the same order)."""
+        """Keep ``hits`` as ``aligned(fq, table)``'s answer, found by a caller from fewer ids."""
         self._aligned_memo = (fq, len(table), tuple(hits))
 
     # --- built on first use
@@ -232,11 +216,9 @@ class PathStore(Tables):
         return self.texts(not t.case_sensitive, not t.accent_sensitive)
 
     def initials(self, ids: Sequence[int], term: str | None = None) -> list[str]:
-        """Per id, the folded characters that can earn a word-start bonus (computed once: a
-        block of ids at a time by ``build_initials``, else one by one).  With a ``term`` that
-        ``narrow_for`` accepts: strings whose longest common subsequence with ``term`` is
-        that of the word starts (the few that hold characters beyond ASCII are left with
-        ``NARROW`` in their place, as the blocks keep them); otherwise the exact strings."""
+        """Per id, the folded characters that can earn a word-start bonus; for a ``term`` that
+        ``narrow_for`` accepts, with ``NARROW`` for the characters beyond ASCII (as the blocks
+        keep them), else the exact strings."""
         out = self._initials(ids)
         wide = self._iwide
         if wide and not narrow_for(term):
@@ -274,9 +256,8 @@ class PathStore(Tables):
         return out
 
     def initials_block(self, k: int, term: str | None = None) -> list[str]:
-        """The word starts of block ``k``'s ids that ``build_initials`` has computed
-        (``k << INIT_SHIFT`` on), in id order: the block's string split once; ``term`` as
-        ``initials``."""
+        """The word starts of block ``k``'s computed ids, in id order (the block's string split
+        once)."""
         if k >= len(self._iblocks):
             return []
         words = self._iblocks[k].split("\0")
@@ -368,9 +349,7 @@ class PathStore(Tables):
         return [pen[i] for i in ids]
 
     def penalties_array(self, hidden_ok: bool, np: Any, at: Any = None) -> Any:
-        """``penalty`` of every id as an int64 array (a copy: the table grows with the
-        store, which a numpy view of it would forbid); with ``at`` (an array of ids), of
-        those ids only (no array of every id made on the way)."""
+        """``penalty`` of every id (or of the ids ``at``) as a new int64 array."""
         n = len(self.paths)
         if not n:
             return np.zeros(0 if at is None else len(at), dtype=np.int64)
@@ -401,10 +380,8 @@ class PathStore(Tables):
 
 
 def _initials_of(paths: list[str]) -> list[str]:
-    """``[initials(p) for p in paths]``, folded where beyond ASCII: the ASCII paths through
-    ``initials_many`` at once, with the rare other one left empty there (an empty path gives
-    nothing and changes nothing around it: NUL separates them) and done alone (a block holding
-    one would otherwise go through ``initials_many``'s per-path lists)."""
+    """``initials`` of each path, folded where beyond ASCII: ASCII paths at once through
+    ``initials_many``, the rare other one alone."""
     if all(map(str.isascii, paths)):
         return initials_many(paths, loaded_numpy())
     wide = list(compress(range(len(paths)), map(not_, map(str.isascii, paths))))
@@ -419,9 +396,8 @@ def _initials_of(paths: list[str]) -> list[str]:
 
 
 def narrow_for(term: str | None) -> bool:
-    """Whether the word starts with ``NARROW`` in place of each character beyond ASCII serve
-    ``term`` as the exact ones would (``PathStore.initials``): an ASCII term without ``NARROW``
-    matches neither that character nor ``NARROW``."""
+    """Whether ``NARROW``'s word starts serve ``term`` as the exact ones would: an ASCII term
+    without ``NARROW``."""
     return term is not None and term.isascii() and NARROW not in term
 
 

@@ -1,7 +1,6 @@
-"""The per-path numpy tables of a ``PathStore`` (``Tables``, its base): name, stem and path
-lengths, ``base`` and ``pstart`` as arrays, the name heads and the letter masks
-(``ffind.engine.letters``), each built on first use or a slice at a time by ``warm`` and
-extended as paths arrive, in the narrowest integer type that holds it (``narrow``)."""
+"""The per-path numpy tables of a ``PathStore`` (``Tables``): lengths, offsets, name heads and
+letter masks, each built on first use or ahead by ``warm``, extended as paths arrive, in the
+narrowest integer type that holds it (``narrow``)."""
 
 from __future__ import annotations
 
@@ -39,10 +38,8 @@ class Tables:
 
     def lengths(self, whole: bool, np: Any, upto: int | None = None,
                 slices: Slices | None = None) -> Any:
-        """The length of every file name (``whole``) or stem, as a numpy array (cached; uint8
-        or int16 while every value fits, see ``narrow``); ``upto``: built up to that id only
-        (``warm``, a slice at a time); ``slices``: the folded paths' buffer, which the lengths
-        are read from where it covers them (``ffind.engine.letters.texts``)."""
+        """The length of every file name (``whole``) or stem (cached, ``narrow``); ``upto``: built
+        up to that id; ``slices``: the folded buffer, read where it covers the paths."""
         arr = self._lens.get(whole)
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
@@ -54,10 +51,8 @@ class Tables:
 
     def _lengths_of(self, whole: bool, lo: int, hi: int, np: Any,
                     slices: Slices | None) -> Any:
-        """``name_lengths(whole, range(lo, hi))`` as an int32 array, in whole-array arithmetic:
-        over the paths' bytes where ``slices`` cover them (the lengths from where the paths
-        start, the stems' dots found in the bytes), else over the folded paths' lengths and
-        ``str.rfind`` mapped in C.  No Python-level step a path."""
+        """``name_lengths(whole, range(lo, hi))`` as an int32 array in whole-array arithmetic, from
+        the buffer's bytes where ``slices`` cover them, else ``str.rfind`` mapped in C."""
         from ffind.engine.letters import texts
 
         if lo >= hi:
@@ -92,9 +87,7 @@ class Tables:
         return np.where(dot > b, dot - b, name)
 
     def path_lengths(self, np: Any, upto: int | None = None) -> Any:
-        """The length of every path, as a numpy array by id (cached; uint8, int16 or int32,
-        see ``narrow``; the selections of
-        ``ffind.engine.rank`` cut large groups with it); ``upto`` as ``lengths``."""
+        """The length of every path by id (cached, ``narrow``); ``upto`` as ``lengths``."""
         arr = self._plen
         n = len(self.paths) if upto is None else min(upto, len(self.paths))
         if arr is None or len(arr) < n:
@@ -106,11 +99,8 @@ class Tables:
         return arr
 
     def name_heads(self, a: Any, np: Any) -> tuple[Any, Any]:
-        """Per id of ``a`` (an int64 array): whether the path's file name starts with a letter
-        or digit, and the offset in the name of its first ``.`` (-1 for none; ``DOT_CAP`` for
-        that far or farther), as numpy arrays; read from the path (not its folded form) once
-        an id and kept (int16 by id, -1 until read: the one-term shortcut's keys, typed a
-        character at a time, ask about the ids of the key before)."""
+        """Per id of ``a``: whether the file name starts with a letter or digit, and where its first
+        ``.`` is (-1 for none, ``DOT_CAP`` that far or farther); read once an id and kept."""
         n = len(self.paths)
         heads = self._heads
         if heads is None or len(heads) < n:
@@ -155,9 +145,8 @@ class Tables:
         return off[0] if off is not None and len(off[0]) >= upto else self.base
 
     def build_masks(self, np: Any, upto: int, slices: Slices | None = None) -> None:
-        """Build the letter masks of the paths up to ``upto`` (``warm``, a slice at a time;
-        ``slices`` as ``lengths``).  The one-character folders' masks are kept for the few paths
-        that have such a folder."""
+        """Build the letter masks of the paths up to ``upto``; the one-character folders' masks only
+        for the few paths that have one."""
         from ffind.engine.letters import masks
 
         upto = min(upto, len(self.folded), len(self.base))
@@ -180,9 +169,7 @@ class Tables:
             self._mask_parts.append(((some + have).astype(np.int32), whole[some]))
 
     def letter_masks(self, np: Any) -> tuple[Any, Any]:
-        """``ffind.engine.letters.masks``' folders and file name masks of the paths
-        ``build_masks`` covered, as two arrays (views: the masks of the paths that follow are
-        written past their end)."""
+        """The folders and file-name masks of the paths built, as two array views."""
         arrays = self._mask_arrays
         if arrays is None:
             empty = np.zeros(0, dtype=np.uint64)
@@ -220,9 +207,8 @@ class Tables:
 
 
 def narrow(np: Any, arr: Any) -> Any:
-    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds every value.
-    Growing a table joins its parts with ``np.concatenate``, which widens to the type that holds
-    both; readers widen (``astype(np.int64)``) before any arithmetic."""
+    """The int32 array ``arr`` in the narrowest of uint8, int16 and int32 that holds it (readers
+    widen before arithmetic)."""
     if not len(arr):
         return arr.astype(np.uint8)
     lo, hi = int(arr.min()), int(arr.max())

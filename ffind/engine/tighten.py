@@ -1,8 +1,7 @@
-"""Tighter bounds for the loose candidates, each stage only for the paths still in reach
-(``ffind.engine.ranker``): the term's longest common subsequence with the file name bounds
-how many characters can be in it (``tighten_name``); the chunks a scattered term must be
-split into, a gap before each (``chunks``, ``tighten_gaps``); how many of them can start on a
-word start (``tighten_starts``); ``refine`` does the last two in numpy."""
+"""Tighter bounds for the loose candidates, each stage only for the paths still in reach: the term's
+LCS with the file name (``tighten_name``), the chunks a scattered term splits into (``chunks``,
+``tighten_gaps``), how many start on a word start (``tighten_starts``); ``refine`` does the last
+two in numpy."""
 
 from __future__ import annotations
 
@@ -19,26 +18,20 @@ class Tighten(Occurrences):
     """The refinements of ``FirstBounds.bounds`` (see the module docstring)."""
 
     def tighten_name(self, q: Query, ids: list[int], bounds: list[int]) -> list[int]:
-        """Optimistic ``bounds`` (every character in the file name) made precise on that
-        point: only the term's LCS with the file name (rapidfuzz) can be in it."""
+        """Loose ``bounds`` made precise on the file name: only the term's LCS with it can be
+        there."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
-        fq = q.positive[-1].folded
-        m = len(fq)
-        names_of = self.store.names_of
-        bonus = self.weights.bonus_name
         np = self.numpy.module()
         if np is not None and ids:
-            # the file names a part at a time (past ``Tuning.names_upto`` paths, sliced on use)
-            v = np.concatenate([
-                process.cdist([fq], names_of(ids[s:s + self.tuning.chunk]),
-                              scorer=LCSseq.similarity, dtype=np.int32)[0]
-                for s in range(0, len(ids), self.tuning.chunk)])
-            arr = np.asarray(bounds, dtype=np.int64) + bonus * (v - m)
+            arr = self.tighten_name_array(q, np.asarray(ids, dtype=np.int64),
+                                          np.asarray(bounds, dtype=np.int64), np)
             out: list[int] = arr.tolist()
             return out
-        texts = names_of(ids)
+        fq = q.positive[-1].folded
+        m = len(fq)
+        texts = self.store.names_of(ids)
         out = [b - self.b.name_bonus(m) for b in bounds]
         res = process.extract_iter(fq, texts, scorer=LCSseq.similarity, score_cutoff=1)
         for _, v, j in res:
@@ -46,7 +39,7 @@ class Tighten(Occurrences):
         return out
 
     def tighten_name_array(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
-        """``tighten_name`` over numpy arrays of ids and bounds (int64), into an array."""
+        """``tighten_name`` over int64 arrays."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -61,10 +54,8 @@ class Tighten(Occurrences):
         return bounds + self.weights.bonus_name * (v - len(fq))
 
     def tighten_name_upper(self, q: Query, ids: Any, bounds: Any, np: Any) -> Any:
-        """An upper bound of ``tighten_name_array``'s bounds (int64 ``ids`` and ``bounds``),
-        from the letter masks of the file names (``ffind.engine.letters``) instead of the
-        term's LCS with each name: ``name_lcs_upper``; a new int64 array, or None while the
-        masks do not cover every id."""
+        """An upper bound of ``tighten_name_array``'s from the names' letter masks
+        (``name_lcs_upper``); None while the masks do not cover every id."""
         fq = q.positive[-1].folded
         most = self.name_lcs_upper(fq, ids, np)
         if most is None:
@@ -76,11 +67,9 @@ class Tighten(Occurrences):
         return out
 
     def name_lcs_upper(self, fq: str, ids: Any, np: Any) -> Any:
-        """Per id of ``ids`` (int64), at least the LCS of ``fq`` with the folded file name
-        (int16 for a term that short): each character of ``fq`` as often as it is in
-        ``fq`` when the name holds it (its bit in the name's letter mask), a ``/`` never (no
-        name holds one), a character without a bit of its own always; None while the masks
-        do not cover every id."""
+        """Per id, at least the LCS of ``fq`` with the folded file name: each character as often as
+        in ``fq`` when the name's letter mask holds it, ``/`` never, a character without a bit
+        always; None while the masks do not cover every id."""
         st = self.store
         if not len(ids) or int(ids.max()) >= st.masks_len():
             return None
@@ -100,8 +89,8 @@ class Tighten(Occurrences):
         return most
 
     def chunks(self, q: Query, ids: list[int]) -> list[int]:
-        """Per id, how many chunks the last term must at least be split into there
-        (``m - bigrams`` found), or 0 when it is contiguous somewhere (or one character)."""
+        """Per id, how many chunks the last term must split into (``m - bigrams`` found), 0 when it
+        is contiguous somewhere or one character."""
         fq = q.positive[-1].folded
         m = len(fq)
         folded = self.store.folded
@@ -122,8 +111,8 @@ class Tighten(Occurrences):
     def tighten_starts(
         self, q: Query, ids: list[int], bounds: list[int], chunks: list[int]
     ) -> list[int]:
-        """Of ``c`` chunks at most ``w`` (the term's LCS with the characters at word starts,
-        rapidfuzz) start on a boundary (``Bounds.starts_loss``)."""
+        """Of ``c`` chunks at most ``w`` (the term's LCS with the word starts) start on a
+        boundary."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -144,11 +133,9 @@ class Tighten(Occurrences):
     def refine(
         self, q: Query, ids: Any, bounds: Any, floor: float, np: Any
     ) -> tuple[Any, Any]:
-        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` at once,
-        as numpy arrays (int64 ids and bounds, in the order of ``ids``): the same bounds as
-        those four steps give one after the other, with one pass over the paths per bigram
-        of the term and rapidfuzz's ``cdist`` (into an array) for the word starts
-        (``starts_lcs``)."""
+        """``chunks``, ``tighten_gaps``, the cut at ``floor`` and ``tighten_starts`` in numpy: the
+        same bounds, one pass per bigram (over the buffer when wide) and ``cdist`` for the word
+        starts."""
         a = np.array(ids, dtype=np.int64)
         b = np.array(bounds, dtype=np.int64)
         fq = q.positive[-1].folded
@@ -156,14 +143,14 @@ class Tighten(Occurrences):
         if m < 2:
             keep = b >= floor
             return a[keep], b[keep]
-        # each bigram of the term found takes a chunk off (a repeated one as often as it
-        # occurs in the term)
-        grams: dict[str, int] = {}
-        for k in range(m - 1):
-            grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
-        chunks = np.full(len(a), m, dtype=np.int64)
         buf = self.folded_buffer() if self.wide(a) and findable(fq) else None
-        if buf is not None:  # over every path at once
+        if buf is None:
+            chunks = np.array(self.chunks(q, a.tolist()), dtype=np.int64)
+        else:  # each bigram found takes a chunk off (as often as the term holds it)
+            grams: dict[str, int] = {}
+            for k in range(m - 1):
+                grams[fq[k:k + 2]] = grams.get(fq[k:k + 2], 0) + 1
+            chunks = np.full(len(a), m, dtype=np.int64)
             for g, times in grams.items():
                 chunks -= times * buf.has(g)[a]
             # (contiguous only where every bigram is: those few tested one by one)
@@ -171,12 +158,6 @@ class Tighten(Occurrences):
             every = np.flatnonzero(chunks == 1)
             whole = [fq in folded[i] for i in a[every].tolist()]
             chunks[every[np.array(whole, dtype=bool)]] = 0
-        else:
-            folded = self.store.folded
-            texts = [folded[i] for i in a.tolist()]
-            for g, times in grams.items():
-                chunks -= times * np.array([g in f for f in texts], dtype=np.int64)
-            chunks[np.array([fq in f for f in texts], dtype=bool)] = 0
         b -= self.b.gaps_loss_many(chunks, np)
         keep = b >= floor
         a, b, chunks = a[keep], b[keep], chunks[keep]
@@ -187,11 +168,8 @@ class Tighten(Occurrences):
         return a, b
 
     def starts_lcs(self, fq: str, ids: Any, np: Any) -> Any:
-        """Per id of ``ids`` (an int64 array), the LCS of ``fq`` with its word starts
-        (rapidfuzz's ``cdist``), as an int64 array.  Where ``Tuning.block_from`` ids or more fall
-        in one block of word starts, the whole block is split and scored at once and their
-        entries taken by position: no string sliced per id; the other ids are scored from
-        ``PathStore.initials``."""
+        """Per id, the LCS of ``fq`` with its word starts (int64).  A block of word starts holding
+        ``Tuning.numpy_from`` ids or more is scored whole and read by position; the rest per id."""
         from rapidfuzz import process
         from rapidfuzz.distance import LCSseq
 
@@ -204,7 +182,7 @@ class Tighten(Occurrences):
         done = st.initials_len()
         rest = []
         for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(s_ids)], strict=True):
-            if hi - lo < self.tuning.block_from or int(s_ids[hi - 1]) >= done:
+            if hi - lo < self.tuning.numpy_from or int(s_ids[hi - 1]) >= done:
                 rest.append(order[lo:hi])
                 continue
             k = int(blk[lo])

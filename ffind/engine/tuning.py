@@ -26,35 +26,32 @@ class Tuning:
     """Past ``budget``, a path's score is its bound less this per query character
     (``rank_eval.py``: keystrokes-to-first unchanged)."""
     chunk: int = 65_536
-    """Ids or paths a stage handles at a time, and from how many a set is an ``array('i')``:
-    temporaries of one part instead of all (``key_memory.py``: 1M peak) against call overhead."""
+    """Ids or paths a stage handles at a time, and from how many ids a set is an ``array('i')``:
+    a key's peak memory against call overhead (``session_memory.py`` at 1M)."""
     slice: int = 16_384
-    """Paths per slice of the folded buffer, the letter masks and the count table, and per
-    idle step (halved to doubled); longer steps delay the next key (``keys_bench.py``)."""
+    """Paths per slice of the folded buffer, the letter masks and the count table, and per idle
+    step: how long a key waits for idle work against its overhead (``keys_bench.py``)."""
     numpy_from: int = 2_048
-    """From how many candidates a stage runs in numpy instead of Python lists (the arrays'
-    fixed cost against per-item work; ``bulk_bench.py``)."""
-    block_from: int = 1_024
-    """From how many ids in one block the word starts, or the prefixes, are read in bulk from
-    the block or the folded buffer instead of per id (``bulk_bench.py``: ``s/p/t``)."""
+    """From how many items a stage runs in numpy (or reads a block or the buffer in bulk), else
+    item by item: numpy's fixed cost against per-item work (``constant_ab.py``: x2, x0.5 level)."""
     joined_share: int = 3
-    """A term is searched in the whole folded buffer when the candidates are at least this
-    share of the index, else path by path (``bulk_bench.py``: a third)."""
+    """Candidates at least this share of the index search the whole folded buffer, else path by
+    path: one pass over every path against one per candidate (``constant_ab.py``)."""
     last_joined_share: int = 5
-    """The same share for the last term's bounds, whose buffer pass pays earlier
-    (``last_joined_share.py``: a fifth at 104k and 14.5k paths)."""
+    """The same share for the last term's bounds, whose buffer pass pays sooner
+    (``constant_ab.py``: a fifth against a third, -6% over all keys at 104k)."""
     few_share: int = 32
-    """The paths holding the last searched term are kept when at most this share of the index,
-    and a longer term is tested on them only (``keys_bench.py``: ``s/p/t``)."""
+    """The paths holding the last searched term are kept when at most this share of the index;
+    a longer term is tested on them only (``keys_bench.py``: ``s/p/t``)."""
     buffer_upto: int = 500_000
-    """Up to how many paths the folded buffer is built (~73 bytes a path); past it the per-path
-    code answers (``key_memory.py``, ``keys_bench.py`` at 1M)."""
+    """Up to how many paths the folded buffer (~73 bytes a path) is built: memory against the
+    speed of large trees' keys (``session_memory.py``, ``keys_bench.py`` at 1M)."""
     names_upto: int = 262_144
-    """Up to how many paths the folded file names and stems are kept (~140 bytes a path), past
-    it sliced on use (``index_footprint.py``)."""
+    """Up to how many paths the folded file names and stems (~140 bytes a path) are kept, past it
+    sliced on use: memory against re-slicing (``session_memory.py`` at 1M)."""
     kept: int = 4
-    """How many recent terms or keys each cache keeps (early bounds and scores, occurrence
-    marks, prefixed ids): the terms of one query being typed (``keys_bench.py``)."""
+    """Recent terms or keys each cache keeps (early bounds, marks, prefixed ids): memory against
+    reuse while one query is typed (``constant_ab.py``)."""
 
     def __post_init__(self) -> None:
         for name in self.__match_args__:

@@ -1,9 +1,6 @@
-"""The typo pass: a single fuzzy term of ``TYPO_MIN`` or more characters also finds file
-names (or stems) one edit away (rapidfuzz's ``OSA`` distance: a swap of neighbours, a wrong,
-missing or extra letter; only names within one character of its length are compared), when
-they could reach the top ``limit``.  A typo match scores ``Bounds.typo_score`` less the
-path's penalty; one edit from the stem of a longer name costs ``typo_stem`` more than one
-edit from a whole name."""
+"""The typo pass: a single fuzzy term of ``TYPO_MIN`` characters or more also finds file names (or
+stems) one ``OSA`` edit away, when they could reach the top ``limit``.  A typo match scores
+``Bounds.typo_score`` less the path's penalty, ``typo_stem`` less for a stem."""
 
 from __future__ import annotations
 
@@ -24,14 +21,10 @@ most one in ``NEAR_SHARE`` of a range."""
 def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
                name_lcs_upper: Callable[[str, Any, Any], Any] | None = None,
                near_paths: NearPaths | None = None) -> Ids:
-    """The ids in ``ranges`` whose file name (or stem, for a term without ``.``) is one edit from
-    the query's typo term (none when it has none), ascending.  ``name_lcs_upper``
-    (``Bounder.name_lcs_upper``: at least each name's LCS with the term, from the letter masks;
-    None while they do not cover the ids) leaves out first, without a string made, the names
-    whose LCS with the term is under its length less one: no name one edit away. ``near_paths``
-    does so before the masks: a name one edit away has such an LCS with the term, and so has its
-    path, which holds it; before the lengths' table is built, only the near names are measured
-    (``NEAR_SHARE``)."""
+    """The ids in ``ranges`` whose file name (or stem) is one edit from the query's typo term,
+    ascending.  Names whose LCS with the term is under its length less one cannot be: the letter
+    masks (``name_lcs_upper``) or the prefilter's near bits (``near_paths``) leave them out
+    first."""
     t = typo_term(q)
     if t is None or not ranges:
         return []

@@ -1,6 +1,5 @@
-"""Work ahead of a ranking: ``warm`` builds, a slice at a time, the tables a ranking builds on
-first use (for an idle caller, the session); ``prepare`` computes, batch by batch while a
-walk goes on, the word starts a scattered term will need (``search``)."""
+"""Work ahead of a ranking: ``warm`` builds, a slice at a time, the tables a ranking would build on
+first use; ``prepare`` computes the word starts a scattered term will need while a walk goes on."""
 
 from __future__ import annotations
 
@@ -30,15 +29,10 @@ class WorkAhead:
         self._collected = 0  # how many paths the store held at ``warm``'s last collection
 
     def warm(self, step: int = 4096) -> Iterator[str | None]:
-        """Compute, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
-        import when it is wanted, penalties, offsets, name and path lengths, the folded paths'
-        buffer, letter masks read from its bytes, word starts), then, from
-        ``Tuning.chunk`` paths, one full garbage collection (unless the caller disabled the
-        collector): the store's per-path lists are then out of the young generations, which
-        the first keys' allocations would otherwise traverse.  A generator: each step takes a
-        few milliseconds, and it ends once every path indexed so far is covered (a new one
-        picks up where it ended); it yields None after a step, ``COLLECTING`` (a step doing
-        nothing) before the collection."""
+        """Build, ``step`` paths at a time, the tables a ranking builds on first use (numpy's
+        import, penalties, offsets, lengths, the folded buffer, letter masks, word starts), then,
+        from ``Tuning.chunk`` paths, one full collection so the first keys do not traverse the
+        store's lists.  A generator: None after each step, ``COLLECTING`` before the collection."""
         store, numpy = self.store, self.numpy
         numpy.module()
         yield None
@@ -97,10 +91,8 @@ class WorkAhead:
         return None if buf is None else buf.slices
 
     def prepare(self, query: str, start: int, limit: int | None) -> None:
-        """Work ahead, for a ranking of ``query`` that is to follow, on the ids from ``start``.
-        A lone plain term that fewer than ``limit`` file names hold so far is likely to be
-        ranked by its scattered matches (the one-term shortcut will not do), whose bounds need
-        every candidate's word starts: they are computed now."""
+        """Work ahead on the ids from ``start`` for a ranking of ``query``: a lone plain term fewer
+        than ``limit`` names hold will need every candidate's word starts."""
         t = lone_term(parse(query))
         if t is None or limit is None or len(t.folded) < 2:
             return

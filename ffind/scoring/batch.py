@@ -1,27 +1,9 @@
-"""Scoring many paths against one term at once: ``fuzzy``'s scores, one numpy pass per row.
-
-``fuzzy_many(key, texts, origs, bases)`` returns, for each candidate, exactly what
-``ffind.scoring.scorer.fuzzy(key, text, orig, base, False)[0]`` returns (None when ``key`` is
-not a subsequence of ``text``).  The candidates are sorted by length and cut into blocks of
-about ``BLOCK_CELLS`` characters; each block is one ``(n, L)`` array of code points (padded
-with NUL, which no path holds), and the scalar scorer's dynamic programme runs over it row by
-row (one row per query character), every operation on the whole block:
-
-- ``S[n, j]``: the score of the best placement found for ``key[:i+1]`` ending at ``j``, and
-  ``FB[n, j]`` the bonus of its chunk's first character (the scalar keeps the same two per
-  position it visits);
-- a gap from any earlier position ``p < j - 1`` is worth ``max(S[p] + p) - j - 1`` (+ match and
-  bonus): a running maximum (``np.maximum.accumulate``) shifted by two;
-- a consecutive step from ``j - 1`` is ``S[j-1] + MATCH + max(B, FB[j-1], BONUS_CONSEC)``;
-- the scalar prefers the consecutive step when it scores at least as much as the gap, and the
-  chunk bonus follows the step chosen, so the same rule is applied element-wise.
-
-The scalar scorer only visits positions inside the window of the greedy leftmost and rightmost
-placements; a state outside it cannot be part of a complete placement, so scoring every
-position gives the same best.  The per-term extras (name prefix, whole name, folder extras,
-contiguity) are a few string tests per candidate (``term_extras``); positions (``indices``)
-are left to the scalar scorer, which a ranking needs for its ``limit`` results only.
-"""
+"""Scoring many paths against one term at once: ``fuzzy_many`` gives, per candidate, exactly
+``scorer.fuzzy(key, text, orig, base, False)[0]``.  Candidates sorted by length are cut into
+blocks of about ``BLOCK_CELLS`` characters, and the scalar scorer's dynamic programme runs over a
+block row by row (one per query character), each operation on the whole block: a gap's best is a
+running maximum, a consecutive step the scalar's rule element-wise.  Scoring every position, not
+only the scalar's window, gives the same best."""
 
 from __future__ import annotations
 
@@ -123,14 +105,9 @@ def _bonuses(cur: Any, prev: Any, first: Any, ascii_table: Any) -> Any:
 
 def _block(key: str, texts: Sequence[str], origs: Sequence[str], bases: Sequence[int],
            ascii_table: Any) -> Any:
-    """The best placement's score per candidate of one block (below ``NEG // 2``: none).
-
-    Only the positions holding one of the key's characters can hold a state: the block is
-    first compressed to those (``pos``: their positions, in order), which divides the work by
-    the share of such characters in the paths.  Two padding columns on the left (no state)
-    make "the previous column" and "the one before" plain views.  An impossible state is
-    ``NEG`` plus or minus a few thousand, never mistaken for a score, so the recurrence needs
-    no validity masks: the larger of two candidates is the valid one when one is."""
+    """The best placement's score per candidate of one block (below ``NEG // 2``: none).  The block
+    is first compressed to the positions holding a key character; an impossible state is ``NEG``
+    give or take a few thousand, so no validity masks are needed."""
     width = max(1, max(map(len, texts)))
     t = _codes(texts, width)
     mask = np.zeros(t.shape, dtype=bool)

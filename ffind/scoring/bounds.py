@@ -1,17 +1,6 @@
-"""Upper bounds of the score, computed from the weights (never copied arithmetic).
-
-The engine ranks the top ``k`` without scoring every candidate: it groups candidates by an
-upper bound of their score and stops once ``k`` exact scores beat every remaining bound
-(``ffind.engine.rank``).  That is exact only while each bound really is one; each method says
-which case of the scorer it bounds and why.  They rely on the assumptions ``Weights`` checks
-(``ffind.scoring.weights``): non-negative weights, ``bonus_sep`` the largest per-character
-bonus, ``contig_name >= contig_path``.
-
-The per-character part: a matched character earns at most ``match + bonus_name +
-bonus_sep`` (in the file name, on the strongest boundary or inheriting it in a chunk), and
-the first one's bonus counts twice (``bonus_sep`` more).  The per-term extras at most
-``name_prefix + whole_name + contig_name`` plus the folder extras (``dir_extras_max``).
-"""
+"""Upper bounds of the score, derived from the weights: the engine stops once ``k`` exact scores
+beat every remaining bound, which is exact only while each bound is one.  Each method says which
+case of the scorer it bounds; all rely on what ``Weights`` checks."""
 
 from __future__ import annotations
 
@@ -35,18 +24,16 @@ class Tiers:
     in_name: int
     """inside the file name, not a prefix: no ``name_prefix``, no ``whole_name``"""
     in_path: int
-    """only in the folders: ``contig_path`` instead of ``contig_name``, and no
-    ``bonus_name`` for its characters (a caller adds it back when only part of them are
-    known to be outside the name)"""
+    """Only in the folders: ``contig_path`` instead of ``contig_name``, and no ``bonus_name`` (a
+    caller adds it back when only some characters are known to be outside the name)."""
     rest: int
     """nowhere as it is: no contiguity extra, no ``bonus_name`` (idem)"""
 
 
 @dataclass(frozen=True, slots=True)
 class Shells:
-    """The bounds the one-term shortcut compares its shells with (``ffind.engine.shortcuts``):
-    the best a path can score without the term starting its file name, before the folder
-    extras, less the least penalty a path pays (its name has a character at least)."""
+    """The bounds the one-term shortcut compares its shells with: the best a path can score without
+    the term starting its file name, before the folder extras, less the least penalty."""
 
     in_name: int
     """the term as it is in the file name"""
@@ -70,18 +57,15 @@ class Bounds:
         return w.match + w.bonus_name + w.bonus_sep
 
     def term_max(self, m: int) -> int:
-        """The highest score a term of ``m`` characters can get, before the folder extras and
-        the per-path terms: every character at ``char_max``, the first one's bonus twice, and
-        every extra a file-name prefix earns."""
+        """The highest score an ``m``-character term can get before the folder extras and per-path
+        terms: every character at ``char_max``, the first bonus twice, every name-prefix extra."""
         w = self.w
         return self.char_max() * m + w.bonus_sep + w.name_prefix + w.whole_name + w.contig_name
 
     def name_prefix_score(self, m: int) -> int:
-        """The exact score of an ``m``-character term that is a prefix of the file name
-        starting on a letter or digit, before ``whole_name``, the folder extras and the
-        penalty: its first character is on a separator (``bonus_sep`` twice) and the others
-        inherit that bonus, the largest (``Weights.consecutive``), so it is ``term_max`` less
-        ``whole_name``: no placement of the term in that path can do better."""
+        """The exact score of an ``m``-character prefix of a file name starting on a letter or
+        digit, before ``whole_name``, folder extras and penalty: ``term_max`` less
+        ``whole_name``."""
         return self.term_max(m) - self.w.whole_name
 
     def dir_extras_max(self, m: int) -> int:
@@ -90,9 +74,8 @@ class Bounds:
         return w.whole_dir + w.parent_prefix_for(m) + w.whole_parent
 
     def typo_score(self, m: int) -> int:
-        """The score of a typo match of an ``m``-character term (before the per-path terms):
-        what it would score as a prefix of the file name, less ``whole_name`` and
-        ``typo_cost``."""
+        """The score of a typo match of an ``m``-character term: its name-prefix score less
+        ``whole_name`` and ``typo_cost``."""
         return self.term_max(m) - self.w.whole_name - self.w.typo_cost
 
     def tiers(self, m: int) -> Tiers:
@@ -142,9 +125,8 @@ class Bounds:
         return Shells(in_name, in_path, scattered)
 
     def unaligned(self, m: int) -> tuple[int, int]:
-        """For a term with ``/``, the bounds of a path it does not align with: as it is in the
-        path (only ``whole_dir`` of the folder extras applies to a term with ``/``), and
-        nowhere as it is; its characters possibly all in the file name."""
+        """For a term with ``/``, the bounds of a path it does not align with: as it is somewhere,
+        and nowhere as it is; its characters possibly all in the file name."""
         t = self.tiers(m)
         bonus = self.name_bonus(m)
         return t.in_path + self.w.whole_dir + bonus, t.rest + bonus

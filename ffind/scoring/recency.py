@@ -1,33 +1,8 @@
-"""How the memory of opened files changes a ranking: a bounded boost from a simple prior.
-
-A fuzzy score says how well a path matches what was typed.  The memory says how likely the
-user is to want that path before typing anything.  ffind adds the two the way a likelihood and
-a prior add in log space: a path's boost is ``POINTS_PER_E`` score points for every factor of
-*e* by which the memory makes it likelier than a path it knows nothing about.
-
-The prior is a mixture of three kinds of target, with shares that are stated, not fitted
-to one repository (on the replayed histories of ``memory_eval.py``, about 60% of the files a
-commit touches had been opened before, and most of the others sit in a folder opened within
-the last day):
-
-- ``SHARE_VISITED``: a file opened before, in proportion to its decayed visit count
-  (``ffind.state.memory``: visits halve every 14 days);
-- ``SHARE_NEIGHBOUR``: a file in a folder the user worked in lately, the folder in proportion
-  to its recent visits (halving every six hours), each of its files getting a
-  ``FOLDER_FILES``-th of the folder's share (this is what helps files never opened before);
-- ``SHARE_ELSEWHERE``: any path, one ``REFERENCE_PATHS``-th each.
-
-The last two use fixed sizes (an ordinary folder, an ordinary repository) rather than the
-index's, so a path's boost depends on the memory alone: an index of the candidates of a query
-(``ffind.search``) and one of the whole tree (the session) rank alike.
-
-``boost = POINTS_PER_E * ln(P(path) / P_elsewhere)``, at most ``MAX_BOOST``.  A path the memory
-knows nothing about has boost 0, so a ranking without memory is the ranking with an empty
-memory.  Why it is bounded: the largest boost (``MAX_BOOST``, 48 points) is three
-matched characters' worth (``MATCH`` is 16): a remembered path cannot make up for a match
-that is several characters better.  With an empty query, remembered files come first (their
-boost is their whole score).
-"""
+"""How the memory of opened files changes a ranking: ``boost = POINTS_PER_E * ln(P(path) /
+P_elsewhere)``, at most ``MAX_BOOST`` (three matched characters), added to the fuzzy score. The
+prior mixes a file opened before (``SHARE_VISITED``, by decayed visits), a file in a folder
+worked in lately (``SHARE_NEIGHBOUR``) and any path (``SHARE_ELSEWHERE``), with fixed sizes so a
+boost depends on the memory alone.  An unknown path's boost is 0."""
 
 from __future__ import annotations
 
@@ -56,13 +31,9 @@ def _folder(path: str) -> str:
 def boosts(
     visits: Mapping[str, tuple[float, float]], folders: Mapping[str, Iterable[str]],
 ) -> dict[str, int]:
-    """``{path: boost}`` (boost > 0) for the paths the memory makes likelier.
-
-    ``visits``: ``{path: (weight, recent)}`` for remembered paths (relative to the index's
-    root; ``weight`` halves every 14 days, ``recent`` every six hours).  ``folders``:
-    ``{folder: its paths in the index}`` (only the folders of ``visits`` are read): the
-    neighbours that can gain.  Only paths of ``visits`` or ``folders`` appear in the answer.
-    """
+    """``{path: boost}`` (boost > 0) for the paths the memory makes likelier.  ``visits``: ``{path:
+    (weight, recent)}`` relative to the index's root; ``folders``: ``{folder: its paths}`` for
+    the folders of ``visits``."""
     if not visits:
         return {}
     elsewhere = SHARE_ELSEWHERE / REFERENCE_PATHS

@@ -41,11 +41,8 @@ else:  # the same classes, without importing dataclasses (ffind.frozen)
 
 @dataclass(frozen=True, slots=True)
 class FileMatch:
-    """One ranked path.  ``root`` is set by ``ffind.search`` when several roots are searched.
-
-    ``indices``: sorted, unique positions (code points) of ``path`` that matched, only when
-    asked for.  ``typo``: found by the one-edit typo pass rather than as a subsequence.
-    """
+    """One ranked path (``root`` set when several roots are searched).  ``indices``: the matched
+    positions, when asked for; ``typo``: found by the one-edit typo pass."""
 
     score: int
     path: str
@@ -75,10 +72,8 @@ _INITIALS = re.compile(r"[\W_][^\W_]?|^[^\W_]|[A-Z0-9]", re.ASCII)
 
 
 def initials(path: str) -> str:
-    """A supersequence of the characters of ``path`` whose ``bonus_at`` is non-zero,
-    lowercased (a term can only start a chunk with a bonus on one of these).  For ASCII paths
-    every capital and digit is kept (not only those after a lower-case letter or a letter):
-    a regex without look-behinds is 2-3x faster, and a supersequence keeps the bound valid."""
+    """A supersequence of the characters of ``path`` with a non-zero ``bonus_at``, lowercased (for
+    ASCII every capital and digit: a regex without look-behinds is 2-3x faster)."""
     if path.isascii():
         return "".join(_INITIALS.findall(path)).lower()
     return "".join(c for j, c in enumerate(path) if _has_bonus(path, j)).lower()
@@ -99,10 +94,8 @@ _NOT_INITIAL = re.compile(r"(?<=[A-Za-z0-9])[a-z]+")
 
 
 def initials_many(paths: list[str], np: Any = None) -> list[str]:
-    """``[initials(p) for p in paths]``, for ASCII paths in one regex pass over them all (a
-    path holds no NUL, so NUL separates them and counts as a separator, like the start); with
-    ``np`` (numpy), the same as array arithmetic over their bytes (``_initials_ascii``:
-    5-6 times faster)."""
+    """``[initials(p) for p in paths]``, ASCII paths in one regex pass (NUL-separated), or with
+    numpy as array arithmetic (``_initials_ascii``)."""
     if not paths:
         return []
     joined = "\0".join(paths)
@@ -120,10 +113,8 @@ def initials_many(paths: list[str], np: Any = None) -> list[str]:
 
 
 def _initials_ascii(joined: str, np: Any) -> list[str]:
-    """What ``_NOT_INITIAL`` leaves of ``joined`` (ASCII), lowercased and split at NUL: a
-    lower-case letter is dropped exactly when the character before it is a letter or digit
-    (the regex drops whole runs of them after one, and inside a run each letter follows
-    another)."""
+    """What ``_NOT_INITIAL`` leaves of ``joined``, lowercased and split at NUL: a lower-case letter
+    is dropped exactly when a letter or digit precedes it."""
     b = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
     lower = (b >= 97) & (b <= 122)
     alnum = lower | ((b >= 65) & (b <= 90)) | ((b >= 48) & (b <= 57))
@@ -135,9 +126,8 @@ def _initials_ascii(joined: str, np: Any) -> list[str]:
 
 
 def name_prefix_at(key: str, text: str, base: int) -> int:
-    """Where ``key`` starts when it is a prefix of the file name; for a term with ``/``, when
-    each of its parts is a prefix of the matching one of the last path components
-    (``s/p/t`` in ``src/pkg/tools.rs``).  Else -1."""
+    """Where ``key`` starts when it prefixes the file name (with ``/``: each part a prefix of the
+    matching last components, ``s/p/t`` in ``src/pkg/tools.rs``); else -1."""
     if "/" not in key:
         return base if text.startswith(key, base) else -1
     parts = key.split("/")
@@ -152,9 +142,8 @@ def name_prefix_at(key: str, text: str, base: int) -> int:
 
 
 def folder_extras(key: str, text: str, base: int, w: Weights = DEFAULT) -> int:
-    """``whole_dir`` when ``key`` is a whole folder name of ``text``; ``parent_prefix_for`` when
-    it starts the file's own folder (without ``/``), ``whole_parent`` more when it is all of
-    it."""
+    """``whole_dir`` when ``key`` is a whole folder name; ``parent_prefix_for`` when it starts the
+    file's folder, ``whole_parent`` more when it is all of it."""
     if not base:
         return 0
     extra = w.whole_dir if ("/" + key + "/") in ("/" + text[:base]) else 0
@@ -215,10 +204,8 @@ NEVER = -(1 << 30)
 def fuzzy(
     key: str, text: str, orig: str, base: int, want: bool, w: Weights = DEFAULT
 ) -> tuple[int, list[int] | None] | None:
-    """Best placement of ``key`` as a subsequence of ``text`` (``orig`` gives the bonuses).
-
-    Returns (score, positions or None) or None when ``key`` is not a subsequence.
-    """
+    """Best placement of ``key`` as a subsequence of ``text`` (``orig`` gives the bonuses): (score,
+    positions or None), or None when it is not a subsequence."""
     m = len(key)
     # Window: greedy leftmost placement of each char, and rightmost from the end.
     lo = [0] * m
@@ -255,9 +242,8 @@ def fuzzy(
 def _placements(
     key: str, text: str, orig: str, base: int, lo: list[int], hi: list[int], w: Weights
 ) -> tuple[list[list[int]], list[list[int]], list[list[int]]] | None:
-    """The dynamic programme: per query character, the positions it can take, the best score
-    of the term up to it placed there, and the back pointers (None when it cannot be placed).
-    """
+    """The dynamic programme: per query character, its possible positions, the best score up to
+    each, and back pointers (None when it cannot be placed)."""
     match, bonus_name, gap_ext = w.match, w.bonus_name, w.gap_ext
     # a gap from p to j costs gap_start + gap_ext * (j - p - 2): folded so that the best
     # previous position is one running maximum of ``score + gap_ext * p``
