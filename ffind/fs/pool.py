@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from ffind.errors import FfindError
 
@@ -65,58 +65,94 @@ Item = tuple[Any, ...]
 """A folder to read; ``item[4]`` is its (device, inode) when the walk follows links."""
 
 
-def _encode(paths: list[str]) -> bytes:
-    return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
+def walk_stack(walker: Walker, stack: list[Item], seen: set[tuple[int, int]],
+               cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
+               budget: float | None = None, hand_over: Callable[[], bool] | None = None,
+               clock: Callable[[], float] = time.monotonic, wanted: Any = None,
+               first: int = FIRST_BATCH, after: Callable[[list[Item], int], None] | None = None,
+               ) -> Generator[list[str], None, list[Item]]:
+    """Read from the folders ``stack`` (the last first) in batches (the first of ``first``
+    paths, then doubling); stop once ``budget`` (by ``clock``) is spent unless ``hand_over``
+    says no, or on ``wanted[0]``; ``after(stack, n)`` runs after each folder read (``n``: the
+    folders before it).  The folders left."""
+    out: list[str] = []
+    limit = first
+    last = time.monotonic()
+    start = clock()
+    scan = walker.scan
+    read = 0
+    while stack:
+        if cancel is not None and cancel.is_set():
+            return []
+        # (the clock is asked every 16th folder: before each, it was ~5% of a walk's CPU)
+        if budget is not None and not read & 15 and clock() - start >= budget:
+            if hand_over is None or hand_over():
+                break
+            budget = None
+        read += 1
+        if wanted is not None and wanted[0] and len(stack) > 1:
+            break
+        item = stack.pop()
+        mine = len(stack)
+        scan(item, out, stack, warn, seen)
+        if after is not None:
+            after(stack, mine)
+        if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
+            kept = out if keep is None else keep(out)
+            if kept:
+                yield kept
+            out = []
+            limit = min(limit * 2, MAX_BATCH)
+            last = time.monotonic()
+    if out and keep is not None:
+        out = keep(out)
+    if out:
+        yield out
+    return stack
 
 
-def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
-                 keep: Keep | None, parent: int | None = None) -> None:
+class _Orphaned:
+    """``is_set()`` once the parent ``pid`` is gone (a worker then stops)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def is_set(self) -> bool:
+        return os.getppid() != self.pid
+
+
+def _worker_loop(walker: Walker, tasks: Pipe, results: Pipe, want: Any,
+                 keep: Keep | None, parent: int) -> None:
+    """A worker's walk of each stack of folders the parent sends (an empty message: done)."""
     send = results.send_bytes
-
-    def flush(out: list[str]) -> None:
-        kept = out if keep is None else keep(out)
-        if kept:
-            send(_encode(kept))
 
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
     import pickle  # (a forked child: imported by the parent before the fork)
 
-    scan = walker.scan
-    follow = walker.follow
+    def give(stack: list[Item], mine: int) -> None:
+        if walker.follow:  # the new folders go to the parent, which chooses the real folders
+            if len(stack) > mine:  # to enter (the others it chose already)
+                send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
+                del stack[mine:]
+        elif want[0] and len(stack) > 1:
+            k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
+            send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
+            del stack[:k]
+
+    orphaned = _Orphaned(parent)
     seen: set[tuple[int, int]] = set()
-    limit = FIRST_BATCH  # small first batches, so the first paths arrive at once
+    first = FIRST_BATCH  # small first batches, so the first paths arrive at once
     try:
-        while True:
-            msg = tasks.recv_bytes()
-            if not msg:
+        while msg := tasks.recv_bytes():
+            for batch in walk_stack(walker, pickle.loads(msg), seen, orphaned, warn, keep,
+                                    first=first, after=give):
+                send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+            if orphaned.is_set():
                 return
-            stack: list[Item] = pickle.loads(msg)
-            out: list[str] = []
-            last = time.monotonic()
-            while stack:
-                item = stack.pop()
-                mine = len(stack)
-                scan(item, out, stack, warn, seen)
-                if follow:  # the new folders go to the parent, which chooses the real
-                    if len(stack) > mine:  # folders to enter (the others it chose already)
-                        send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
-                        del stack[mine:]
-                elif want[0] and len(stack) > 1:
-                    k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
-                    send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
-                    del stack[:k]
-                if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
-                    if parent is not None and os.getppid() != parent:
-                        return  # the parent is gone
-                    flush(out)
-                    out = []
-                    limit = min(limit * 2, MAX_BATCH)
-                    last = time.monotonic()
-            if out:
-                flush(out)
             send(b"I")
+            first = MAX_BATCH
     except (EOFError, OSError):
         return  # the parent went away
 

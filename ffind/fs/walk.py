@@ -345,52 +345,11 @@ def _walk_from(walker: _Walker, stack: list[Item], threads: int, cancel: Cancel 
         yield from pool.run(walker, stack, threads, cancel, warn, keep)
         return
     seen = {item[4] for item in stack if item[4] is not None} if walker.follow else set()
-    rest = yield from _walk_stack(walker, stack, seen, cancel, warn, keep,
+    rest = yield from pool.walk_stack(walker, stack, seen, cancel, warn, keep,
                                   None if threads == 1 else budget,
                                   load.cpu_idle if INLINE_FIRST else None)
     if rest:
         yield from pool.run(walker, rest, threads, cancel, warn, keep)
-
-
-def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
-                cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
-                budget: float | None = None, hand_over: Callable[[], bool] | None = None,
-                clock: Callable[[], float] = time.monotonic, wanted: list[bool] | None = None,
-                first: int = pool.FIRST_BATCH,
-                ) -> Generator[list[str], None, list[Item]]:
-    """Read from the folders ``stack`` (the last first) in batches (the first of ``first``
-    paths, then doubling); stop once ``budget`` (by ``clock``) is spent unless ``hand_over``
-    says no, or on ``wanted[0]`` (``_ahead_child``); the folders left."""
-    out: list[str] = []
-    limit = first
-    last = time.monotonic()
-    start = clock()
-    scan = walker.scan
-    read = 0
-    while stack:
-        if cancel is not None and cancel.is_set():
-            return []
-        # (the clock is asked every 16th folder: before each, it was ~5% of a walk's CPU)
-        if budget is not None and not read & 15 and clock() - start >= budget:
-            if hand_over is None or hand_over():
-                break
-            budget = None
-        read += 1
-        if wanted is not None and wanted[0] and len(stack) > 1:
-            break
-        scan(stack.pop(), out, stack, warn, seen)
-        if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
-            kept = out if keep is None else keep(out)
-            if kept:
-                yield kept
-            out = []
-            limit = min(limit * 2, pool.MAX_BATCH)
-            last = time.monotonic()
-    if out and keep is not None:
-        out = keep(out)
-    if out:
-        yield out
-    return stack
 
 
 class Ahead:
@@ -410,41 +369,22 @@ class Ahead:
         self._inline = walker is not None and (threads == 1 or walker.follow
                                                or not INLINE_FIRST)
         self._child: tuple[int, pool.Pipe] | None = None
-        self._reaped = True
         self._batches: Iterator[list[str]] | None = None
+        signal = load.signals()  # (kept for a kill while the interpreter exits)
+        self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
         if started is not None:  # (the console script's child: ``started_walk``)
-            from ffind.fs.load import signals
-
-            signal = signals()
-            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
             self._child = started[0], pool.Pipe(started[1])
-            self._reaped = False
-            return
-        if self._inline or not self._stack or walker is None:
-            return
-        # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
-        head = _walk_stack(walker, self._stack, set(), cancel, warn, budget=AHEAD_PROBE)
-        while True:
-            try:
-                self._head.extend(next(head))
-            except StopIteration as end:
-                self._stack = end.value
-                break
-        if not self._stack or not load.cpu_idle():
-            return
-        stack, budget = self._stack, AHEAD_FIRST
-
-        def child(send: Callable[[bytes], None]) -> None:
-            _ahead_child(walker, stack, budget, send)
-
-        self._child = pool.fork_stream(child)
-        if self._child is not None:
-            self._reaped = False
-            self._stack = []
-            import signal  # (imported by the fork; kept for a kill while the interpreter
-            # exits, when nothing can be imported any more)
-
-            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
+        elif not self._inline and self._stack and walker is not None:
+            # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
+            self._stack = _drain(pool.walk_stack(walker, self._stack, set(), cancel, warn,
+                                             budget=AHEAD_PROBE), self._head.extend)
+            if self._stack and load.cpu_idle():
+                stack = self._stack
+                self._child = pool.fork_stream(
+                    lambda send: _ahead_child(walker, stack, AHEAD_FIRST, send))
+                if self._child is not None:
+                    self._stack = []
+        self._reaped = self._child is None
 
     def __iter__(self) -> Iterator[list[str]]:
         if self._batches is None:
@@ -519,23 +459,20 @@ class Ahead:
             if tag == _E:
                 if warn is not None:
                     warn(msg[1:].decode("utf-8", "surrogateescape"))
-            elif tag == _S:
-                import pickle  # (the child needed it: it shares its folders)
+            elif tag in (_S, _W):
+                import pickle  # (the child needed it: it hands folders back)
 
-                walker, share = pickle.loads(msg[1:])
+                walker, folders = pickle.loads(msg[1:])
                 if self._walker is None:  # (``started_walk``: the walker comes with them)
                     self._walker = walker
+                if tag == _W:
+                    rest = folders
+                    continue
                 assert self._walker is not None
-                left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
+                left = yield from pool.walk_stack(self._walker, folders, set(), cancel, warn, keep,
                                               budget=AHEAD_FIRST, first=pool.MAX_BATCH)
                 mine.extend(left)  # (a big tree: left to the workers; no more shares)
                 asked = bool(left)
-            elif tag == _W:
-                import pickle  # (the child needed it: the tree is big)
-
-                walker, rest = pickle.loads(msg[1:])
-                if self._walker is None:  # (``started_walk``: the walker comes with them)
-                    self._walker = walker
             elif tag == _F:  # (``started_walk``: the root or the options, as _prepare says)
                 self._reap(kill=False)
                 raise FfindError(msg[1:].decode("utf-8", "surrogateescape"))
@@ -580,6 +517,18 @@ _HOLD = 1 << 20
 """Bytes of the child's batches ``Ahead`` joins at most into one batch."""
 
 
+def _drain(batches: Generator[list[str], None, list[Item]],
+           each: Callable[[list[str]], object]) -> list[Item]:
+    """Give every batch of a walk to ``each``; the folders it left."""
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration as end:
+            left: list[Item] = end.value
+            return left
+        each(batch)
+
+
 def _warn_to(send: Callable[[bytes], None]) -> Warn:
     """A warning sent as an ``E`` message."""
     return lambda message: send(b"E" + message.encode("utf-8", "surrogateescape"))
@@ -599,9 +548,7 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
     warn = _warn_to(send)
     wanted = [False]
     try:
-        from ffind.fs.load import signals
-
-        signal = signals()
+        signal = load.signals()
 
         def asked(signum: int, frame: object) -> None:
             wanted[0] = True
@@ -612,33 +559,27 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
         pass
     clock = time.process_time  # (on a busy machine it may wait a long while)
     used = 0.0
+
+    def put(batch: list[str]) -> None:
+        send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+
     while True:
         begun = clock()
-        batches = _walk_stack(walker, stack, set(), None, warn, budget=budget - used,
-                              clock=clock, wanted=wanted)
-        while True:
-            try:
-                batch = next(batches)
-            except StopIteration as end:
-                rest: list[Item] = end.value
-                break
-            send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+        rest = _drain(pool.walk_stack(walker, stack, set(), None, warn, budget=budget - used,
+                                  clock=clock, wanted=wanted), put)
         used += clock() - begun
         if not rest:
             return
         import pickle  # (by the parent before the fork if it had other threads: fork_stream)
 
-        if wanted[0] and len(rest) > 1 and used < budget:
-            wanted[0] = False
-            half = len(rest) // 2
-            stack = rest[:half]  # (it keeps the older, biggest subtrees: the parent, given the
-            # smaller, asks again sooner, and the share evens out)
-            shared = (walker if with_walker else None, rest[half:])
-            send(b"S" + pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
-            continue
-        left = (walker if with_walker else None, rest)
-        send(b"W" + pickle.dumps(left, pickle.HIGHEST_PROTOCOL))
-        return
+        share = wanted[0] and len(rest) > 1 and used < budget
+        if share:  # (it keeps the older, biggest subtrees: the parent, given the smaller,
+            wanted[0] = False  # asks again sooner, and the share evens out)
+            stack, rest = rest[:len(rest) // 2], rest[len(rest) // 2:]
+        folders = (walker if with_walker else None, rest)
+        send((b"S" if share else b"W") + pickle.dumps(folders, pickle.HIGHEST_PROTOCOL))
+        if not share:
+            return
 
 
 def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]) -> None:
