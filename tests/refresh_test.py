@@ -90,13 +90,13 @@ def test_a_split_pass_forks_one_child_for_its_second_half(
     from ffind.fs import pool
 
     forks: list[int] = []
-    real = pool.fork_call
+    real = pool.fork_stream
 
-    def counted(fn: Callable[[], bytes]) -> tuple[int, int] | None:
+    def counted(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, pool.Pipe] | None:
         forks.append(1)
         return real(fn)
 
-    monkeypatch.setattr(pool, "fork_call", counted)
+    monkeypatch.setattr(pool, "fork_stream", counted)
     run, snap, only = _changed_twice(tmp_path)
     want = {"d1/": "read", "d2/": "read", "d5/": "read", "d6/": "read"}
     limit = snap.start - refresh.RACY_NS
@@ -123,7 +123,7 @@ def test_a_split_pass_whose_child_fails_checks_its_half_here(
     run, snap, only = _changed_twice(tmp_path)
     split_every_pass(monkeypatch)
     if how == "no fork":
-        monkeypatch.setattr(pool, "fork_call", lambda fn: None)
+        monkeypatch.setattr(pool, "fork_stream", lambda fn: None)
     else:
         monkeypatch.setattr(refresh, "_encoded", lambda bad: os._exit(3))
     limit = snap.start - refresh.RACY_NS

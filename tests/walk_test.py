@@ -625,23 +625,21 @@ def test_cpu_idle_reads_the_tasks_running_now(
     assert load.cpu_idle(str(loadavg)) is idle
 
 
-def test_spawn_start_method_where_fork_is_missing(tmp_path: Path,
+def test_where_fork_is_missing_the_walk_reads_here(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """macOS and Windows have no (safe) fork: the workers are spawned and get everything by
-    pickle (the walker, ignore rules, folders to read)."""
-    import multiprocessing
-
+    """Without ``os.fork`` (Windows) a walk with threads=2 reads in its own process, with the
+    same paths and the same filter."""
     from ffind.engine.index import Prefilter
 
     git_init(tmp_path)
     make(tmp_path, "a/x.log", "a/y.txt", "b/c/z.txt", "b/c/w.log", "keep.log", "b/keep.txt")
     write(tmp_path / ".gitignore", "*.log\n!keep.log\n")
     write(tmp_path / "b" / ".gitignore", "c/z.txt\n")
-    monkeypatch.setattr(sys.modules["ffind.fs.pool"], "_fork_available", lambda: False)
+    pool = sys.modules["ffind.fs.pool"]
+    monkeypatch.setattr(pool, "can_fork", lambda: False)
+    monkeypatch.setattr(pool, "run", lambda *args: pytest.fail("workers started"))
     got = files(tmp_path, threads=2, exclude=("y.*",))
     assert got == {"keep.log", "b/keep.txt"}
-    assert "multiprocessing" in sys.modules and multiprocessing.active_children() == []
-    # a filter travels to spawned workers by pickle
     kept = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2),
                                         keep=Prefilter("bkt")) for p in batch]
     assert kept == ["b/keep.txt"]

@@ -8,7 +8,7 @@ import os
 import shutil
 import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,15 @@ from ffind.fs.inotify import (
     below,
     parse,
 )
-from ffind.fs.watch import Hint, checked, refreshed
+from ffind.fs.watch import Hint, refreshed
 from ffind.options import SearchOptions
 from ffind.state.cache import CachedListing, SnapshotStore
+
+
+def checked(snap: CachedListing, only: Sequence[int] | None) -> list[str]:
+    """The prefixes of the folders ``only`` (every one for None)."""
+    return list(snap.prefixes) if only is None else [snap.prefixes[i] for i in only]
+
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux"),
               pytest.mark.usefixtures("git_home", "short_racy")]

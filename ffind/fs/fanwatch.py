@@ -1,21 +1,8 @@
-"""fanotify inode marks as a second watch budget for the hint (``ffind.fs.watch``).
-
-inotify's watches are one per-user budget, of which the hint takes half of what is free;
-fanotify's inode marks are a separate one (``max_user_marks``), open to unprivileged users
-since Linux 5.13 with a group reporting file handles (``FAN_REPORT_DFID_NAME``).
-``FanWatcher`` has ``Watcher``'s interface, for the same events; ``Pair`` joins the two: the
-folders beyond inotify's share are marked here, within ``MARK_SHARE`` of the free marks.
-
-An event names the folder by its file handle (taken with ``name_to_handle_at`` when the mark
-is added) and the entry by its name ("." for the folder itself).  The hint's exactness holds
-as for inotify, with two differences handled here:
-
-- the queue merges events of one object, so each bit of a mask is taken; a sub-folder's
-  ``FAN_ATTRIB`` may come with its parent's handle and its name, and is then taken as the
-  sub-folder's own;
-- a mark is removed by naming its folder: a folder renamed before its mark could be removed
-  keeps it (a ``ghost``, counted against the budget, its events ignored) until it is deleted
-  or marked again.
+"""fanotify inode marks as a second watch budget for the hint (``ffind.fs.watch``), beside
+inotify's (Linux 5.13+, unprivileged with ``FAN_REPORT_DFID_NAME``).  ``FanWatcher`` has
+``Watcher``'s interface; ``Pair`` marks the folders beyond inotify's share.  Events name a folder
+by its file handle; merged events are taken bit by bit, and a mark whose folder was renamed
+before it could be removed stays as a ``ghost`` (its events ignored) until deleted.
 """
 
 from __future__ import annotations
@@ -100,10 +87,8 @@ def parse(buffer: bytes) -> Iterator[tuple[int, bytes | None, str]]:
 
 
 class FanWatcher(Books):
-    """A fanotify group marking folders of one root, with ``Watcher``'s interface (``wd_of``
-    maps a prefix to its folder's handle).  ``budget``: how many marks it may hold, ghosts
-    included (None: its share of what is free).  Raises ``OSError`` where fanotify cannot
-    be had this way (before Linux 5.13 unprivileged; no room for another group)."""
+    """A fanotify group marking folders of one root, with ``Watcher``'s interface (``wd_of``:
+    prefix -> handle); ``budget``: marks, ghosts included.  OSError where it cannot be had."""
 
     wd_of: dict[str, bytes]
     prefix_of: dict[bytes, str]

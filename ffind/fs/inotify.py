@@ -1,11 +1,7 @@
 """inotify watches on the folders of one root (Linux, through ctypes), and the books every
-watcher keeps (``Books``, shared with fanotify's ``ffind.fs.fanwatch``).
-
-A folder's listing depends on its entries' names and types and on its own readability, so
-each folder is watched for entries created, deleted, moved in or out, and attribute changes,
-and for its own deletion or move.  Not for writes: the few folders whose listing depends on
-a file's contents (ignore files, ``.git``, ``CACHEDIR.TAG``) are ``stat``-checked every time
-(``ffind.fs.watch``), and every write of every file would be an event.
+watcher keeps (``Books``, shared with ``ffind.fs.fanwatch``).  A folder is watched for entries
+created, deleted, moved and attribute changes, and its own deletion or move; not for writes
+(the folders whose listing depends on a file's contents are ``stat``-checked every time).
 """
 
 from __future__ import annotations
@@ -41,10 +37,8 @@ _READ = 1 << 16
 
 
 class Drained:
-    """What one drain found: ``marked``, the watched folders (prefixes) that may have changed;
-    ``moved``, folders renamed or renamed over (every folder below may be another one now);
-    ``attrib``, folders whose own mode, owner or times changed (every folder below may have
-    become unreachable); ``overflow``, events were lost: everything may have changed."""
+    """What one drain found: ``marked`` folders may have changed; below ``moved`` (renamed)
+    and ``attrib`` (mode, owner changed) ones every folder may; ``overflow``: events lost."""
 
     __slots__ = ("attrib", "marked", "moved", "overflow")
 

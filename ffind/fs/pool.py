@@ -1,34 +1,19 @@
-"""The walk's worker processes: start them, share the folders out, collect the paths, end them.
+"""The walk's worker processes: ``run(walker, items, n, cancel, warn, keep)`` walks from the
+folders ``items`` with ``n`` workers and yields batches of paths.
 
-``run(walker, items, n, cancel, warn, keep)`` walks from the folders ``items`` with ``n``
-workers and yields batches of paths.  Each worker walks depth first from its own stack; when
-another is idle (a shared flag) a busy worker gives away the older half of its stack (the
-biggest subtrees left) through the parent.  With ``walker.follow`` a worker gives away every
-folder it finds, so the parent enters each real folder (device, inode) once.
+Each worker walks depth first from its own stack and gives the older half (the biggest subtrees)
+to the parent when another is idle; with ``walker.follow`` it gives every folder it finds, so the
+parent enters each real folder once.  Worker messages start with a tag byte: P paths
+(NUL-joined), W folders given away (pickled), I idle, E a warning, X a failure (one line).
 
-Messages from a worker start with a tag byte: P paths (NUL-joined UTF-8), W folders given away
-(pickled), I idle, E a warning, X a failure (its last message: one line).  The parent sends
-pickled lists of folders, and an empty message to finish.
-
-Workers are forked with a bare ``os.fork()`` (the session and the MCP server walk from a
-thread: a lock another thread held stays locked for ever in the child), so the child runs
-only ``_child_main`` under these rules:
-
-- no I/O but reading folders and ignore files and its two pipes; it never raises: a failure
-  goes to the parent as one ``X`` message;
-- nothing imported after the fork: what it needs is imported at the top of this module and
-  ``ffind.fs.walk``, or by the parent just before the fork (``_fork_blocked``);
-- it ends with ``os._exit`` (no exit handlers, no flush of inherited buffers), the cyclic GC
-  off;
-- it keeps only its two pipe ends (stdin, stdout and stderr on ``/dev/null``), so it holds no
-  other walk's pipe and never the parent's output;
-- every signal is blocked around ``fork()``, so no inherited Python handler runs in it; it
-  unblocks SIGTERM only, and dies with its parent (``PR_SET_PDEATHSIG`` on Linux, and a
-  ``getppid()`` check before each batch);
-- a ``keep`` filter runs in the child: it must import nothing and take no lock.
-
-Where there is no fork, workers are spawned through multiprocessing.  A walk's workers belong
-to its ``Workers`` object; a generator left open is closed (its workers reaped) when collected.
+Workers are forked with a bare ``os.fork()`` (the session walks from a thread, and a lock held
+by another thread would stay locked in the child), so a forked child (``_child_main``,
+``fork_stream``) follows these rules: every signal blocked around the fork, SIGTERM alone
+unblocked; nothing imported after the fork (the parent imports it first); only its pipes kept
+(stdin, stdout and stderr on ``/dev/null``); it never raises (a failure is one ``X`` message)
+and ends with ``os._exit``, the cyclic GC off; it dies with its parent (``PR_SET_PDEATHSIG``
+and a ``getppid()`` check); a ``keep`` filter it runs imports nothing and takes no lock.
+Without ``os.fork`` (Windows) a walk reads in its own process.
 """
 
 from __future__ import annotations
@@ -40,7 +25,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from ffind.errors import FfindError
 
@@ -80,74 +65,107 @@ Item = tuple[Any, ...]
 """A folder to read; ``item[4]`` is its (device, inode) when the walk follows links."""
 
 
-def _encode(paths: list[str]) -> bytes:
-    return b"P" + "\0".join(paths).encode("utf-8", "surrogateescape")
+def walk_stack(walker: Walker, stack: list[Item], seen: set[tuple[int, int]],
+               cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
+               budget: float | None = None, hand_over: Callable[[], bool] | None = None,
+               clock: Callable[[], float] = time.monotonic, wanted: Any = None,
+               first: int = FIRST_BATCH, after: Callable[[list[Item], int], None] | None = None,
+               ) -> Generator[list[str], None, list[Item]]:
+    """Read from the folders ``stack`` (the last first) in batches (the first of ``first``
+    paths, then doubling); stop once ``budget`` (by ``clock``) is spent unless ``hand_over``
+    says no, or on ``wanted[0]``; ``after(stack, n)`` runs after each folder read (``n``: the
+    folders before it).  The folders left."""
+    out: list[str] = []
+    limit = first
+    last = time.monotonic()
+    start = clock()
+    scan = walker.scan
+    read = 0
+    while stack:
+        if cancel is not None and cancel.is_set():
+            return []
+        # (the clock is asked every 16th folder: before each, it was ~5% of a walk's CPU)
+        if budget is not None and not read & 15 and clock() - start >= budget:
+            if hand_over is None or hand_over():
+                break
+            budget = None
+        read += 1
+        if wanted is not None and wanted[0] and len(stack) > 1:
+            break
+        item = stack.pop()
+        mine = len(stack)
+        scan(item, out, stack, warn, seen)
+        if after is not None:
+            after(stack, mine)
+        if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
+            kept = out if keep is None else keep(out)
+            if kept:
+                yield kept
+            out = []
+            limit = min(limit * 2, MAX_BATCH)
+            last = time.monotonic()
+    if out and keep is not None:
+        out = keep(out)
+    if out:
+        yield out
+    return stack
 
 
-def _worker_loop(walker: Walker, tasks: Any, results: Any, want: Any,
-                 keep: Keep | None, parent: int | None = None) -> None:
+class _Orphaned:
+    """``is_set()`` once the parent ``pid`` is gone (a worker then stops)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def is_set(self) -> bool:
+        return os.getppid() != self.pid
+
+
+def _worker_loop(walker: Walker, tasks: Pipe, results: Pipe, want: Any,
+                 keep: Keep | None, parent: int) -> None:
+    """A worker's walk of each stack of folders the parent sends (an empty message: done)."""
     send = results.send_bytes
-
-    def flush(out: list[str]) -> None:
-        kept = out if keep is None else keep(out)
-        if kept:
-            send(_encode(kept))
 
     def warn(message: str) -> None:
         send(b"E" + message.encode("utf-8", "surrogateescape"))
 
     import pickle  # (a forked child: imported by the parent before the fork)
 
-    scan = walker.scan
-    follow = walker.follow
+    def give(stack: list[Item], mine: int) -> None:
+        if walker.follow:  # the new folders go to the parent, which chooses the real folders
+            if len(stack) > mine:  # to enter (the others it chose already)
+                send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
+                del stack[mine:]
+        elif want[0] and len(stack) > 1:
+            k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
+            send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
+            del stack[:k]
+
+    orphaned = _Orphaned(parent)
     seen: set[tuple[int, int]] = set()
-    limit = FIRST_BATCH  # small first batches, so the first paths arrive at once
+    first = FIRST_BATCH  # small first batches, so the first paths arrive at once
     try:
-        while True:
-            msg = tasks.recv_bytes()
-            if not msg:
+        while msg := tasks.recv_bytes():
+            for batch in walk_stack(walker, pickle.loads(msg), seen, orphaned, warn, keep,
+                                    first=first, after=give):
+                send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+            if orphaned.is_set():
                 return
-            stack: list[Item] = pickle.loads(msg)
-            out: list[str] = []
-            last = time.monotonic()
-            while stack:
-                item = stack.pop()
-                mine = len(stack)
-                scan(item, out, stack, warn, seen)
-                if follow:  # the new folders go to the parent, which chooses the real
-                    if len(stack) > mine:  # folders to enter (the others it chose already)
-                        send(b"W" + pickle.dumps(stack[mine:], pickle.HIGHEST_PROTOCOL))
-                        del stack[mine:]
-                elif want[0] and len(stack) > 1:
-                    k = len(stack) // 2  # the bottom half: the shallowest, biggest subtrees
-                    send(b"W" + pickle.dumps(stack[:k], pickle.HIGHEST_PROTOCOL))
-                    del stack[:k]
-                if len(out) >= limit or (out and time.monotonic() - last > FLUSH_AFTER):
-                    if parent is not None and os.getppid() != parent:
-                        return  # the parent is gone
-                    flush(out)
-                    out = []
-                    limit = min(limit * 2, MAX_BATCH)
-                    last = time.monotonic()
-            if out:
-                flush(out)
             send(b"I")
+            first = MAX_BATCH
     except (EOFError, OSError):
         return  # the parent went away
 
 
-def _report_failure(results: Any, exc: BaseException, *, framed: bool = True) -> None:
-    """``X`` and the failure in one line, as a message (``framed``) or as raw bytes."""
+def _report_failure(results: Any, exc: BaseException) -> None:
+    """``X`` and the failure in one line, as a message."""
     text = b"X" + " ".join(f"{type(exc).__name__}: {exc}".split()).encode("utf-8", "replace")
     with contextlib.suppress(BaseException):
-        (results.send_bytes if framed else results.write)(text)
+        results.send_bytes(text)
 
 
 def _isolate(pipes: list[Pipe]) -> None:
-    """Keep only ``pipes`` (moved above 2): the standard descriptors to /dev/null, every other
-    one closed."""
-    if sys.platform == "win32":
-        return  # (never: there is no fork)
+    """Keep only ``pipes`` (moved above 2); the standard descriptors on /dev/null."""
     import fcntl  # (a forked child: imported by the parent before the fork)
 
     for pipe in pipes:
@@ -166,7 +184,7 @@ def _isolate(pipes: list[Pipe]) -> None:
 
 def _child_main(walker: Walker, tasks: Pipe, results: Pipe, want: Any, keep: Keep | None,
                 parent: int, arm: Callable[[], None] | None) -> None:
-    """A forked worker: see the module docstring on what it may touch.  Never returns."""
+    """A forked worker (the module docstring's rules).  Never returns."""
     import signal  # (imported by the parent before the fork)
 
     code = 0
@@ -188,19 +206,6 @@ def _child_main(walker: Walker, tasks: Pipe, results: Pipe, want: Any, keep: Kee
         os._exit(code)
 
 
-def _spawn_main(walker: Walker, tasks: Any, results: Any, want: Any,
-                keep: Keep | None) -> None:
-    """A spawned worker (a fresh interpreter, no fork hazards)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
-    try:
-        _worker_loop(walker, tasks, results, want, keep, os.getppid())
-    except BaseException as exc:
-        _report_failure(results, exc)
-        raise SystemExit(1) from None
-
-
 def _death_signal() -> Callable[[], None] | None:
     """What a forked child calls to die with its parent (Linux ``prctl``), made in the parent."""
     if not sys.platform.startswith("linux"):
@@ -218,8 +223,7 @@ def _death_signal() -> Callable[[], None] | None:
 
 class Pipe:
     """One end of a pipe carrying messages (a 4-byte length, then the bytes), as
-    multiprocessing's ``Connection`` (without its import); ``recv_bytes`` raises EOFError
-    when the other end closed."""
+    multiprocessing's ``Connection`` without its import; ``recv_bytes`` raises EOFError."""
 
     __slots__ = ("_fd",)
 
@@ -240,14 +244,10 @@ class Pipe:
         os.close(self._fd)
         self._fd = fd
 
-    def write(self, data: bytes) -> None:
-        """Write ``data`` whole, unframed."""
-        view = memoryview(data)
+    def send_bytes(self, data: bytes) -> None:
+        view = memoryview(len(data).to_bytes(4, "big") + data)
         while view:
             view = view[os.write(self._fd, view):]
-
-    def send_bytes(self, data: bytes) -> None:
-        self.write(len(data).to_bytes(4, "big") + data)
 
     def _read(self, n: int) -> bytes:
         data = os.read(self._fd, n)
@@ -287,7 +287,7 @@ class _Forked:
         import signal  # (imported by the fork already)
 
         self.pid = pid
-        self.exitcode: int | None = None  # as multiprocessing: -N when killed by signal N
+        self.exitcode: int | None = None  # -N when killed by signal N
         self.reaped = False
         self._sigkill = signal.SIGKILL  # (kept: nothing can be imported at the exit)
 
@@ -317,8 +317,8 @@ class _Forked:
         return not self.reaped
 
 
-def _fork_available() -> bool:
-    """Workers are forked where there is ``os.fork``; else spawned through multiprocessing."""
+def can_fork() -> bool:
+    """Whether there is ``os.fork`` (else a walk reads in its own process)."""
     return hasattr(os, "fork")
 
 
@@ -327,16 +327,15 @@ class Workers:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.procs: list[Any] = []  # _Forked, or multiprocessing.Process (spawn; never closed)
-        self.tasks: list[Any] = []
-        self.results: list[Any] = []
+        self.procs: list[_Forked] = []
+        self.tasks: list[Pipe] = []
+        self.results: list[Pipe] = []
         self.stopped = False
         self.owner = os.getpid()
 
     def end(self, *, graceful: bool) -> None:
         """Stop the workers (idempotent, from any thread): ask them to finish when
-        ``graceful``, kill the rest, and reap them all.  The pipes stay open (the walking
-        thread may be waiting on them); ``close`` closes them."""
+        ``graceful``, kill the rest, reap them all; the pipes stay open until ``close``."""
         with self.lock:
             if self.stopped:
                 return
@@ -371,16 +370,14 @@ class Workers:
         return ended(code, "still running" if code is None and proc.is_alive()
                      else "exit status unknown")
 
-    def start(self, walker: Walker, n: int, want: Any, keep: Keep | None,
-              mp: Any = None) -> None:
-        """Start ``n`` workers: forked, or spawned through the multiprocessing context ``mp``."""
-        arm = _death_signal() if mp is None else None
+    def start(self, walker: Walker, n: int, want: Any, keep: Keep | None) -> None:
+        """Fork ``n`` workers."""
+        arm = _death_signal()
         for _ in range(n):
             try:
-                pipe = Pipe.pair if mp is None else functools.partial(mp.Pipe, duplex=False)
-                task_r, task_w = pipe()
+                task_r, task_w = Pipe.pair()
                 try:
-                    res_r, res_w = pipe()
+                    res_r, res_w = Pipe.pair()
                 except OSError:
                     task_r.close()
                     task_w.close()
@@ -391,13 +388,7 @@ class Workers:
             self.tasks.append(task_w)
             self.results.append(res_r)
             try:
-                if mp is None:
-                    self.procs.append(_Forked(_fork(walker, task_r, res_w, want, keep, arm)))
-                else:
-                    proc = mp.Process(target=_spawn_main, name="ffind-walk",
-                                      args=(walker, task_r, res_w, want, keep), daemon=True)
-                    proc.start()
-                    self.procs.append(proc)
+                self.procs.append(_Forked(_fork(walker, task_r, res_w, want, keep, arm)))
             except OSError as exc:  # fork: EAGAIN, ENOMEM
                 raise FfindError(f"cannot start the walk's workers: {exc}") from None
             finally:
@@ -413,17 +404,13 @@ def _fork(walker: Walker, task_r: Pipe, res_w: Pipe, want: Any, keep: Keep | Non
 
 
 def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> int:
-    """``os.fork()`` with every signal blocked; the child runs ``child`` (never returns), the
-    parent gets the pid.  What a child uses is imported first (``preload_pickle=False``:
-    the child imports ``pickle`` if it needs it; only from a process with one thread).
-    Raises OSError as ``os.fork``."""
+    """``os.fork()`` with every signal blocked, what the child uses imported first; the child
+    runs ``child`` (never returns), the parent gets the pid."""
     if preload_pickle:
         import pickle  # noqa: F401
+    import fcntl  # noqa: F401
     import signal
     import warnings
-
-    if sys.platform != "win32":
-        import fcntl  # noqa: F401
 
     blocked = hasattr(signal, "pthread_sigmask")
     if blocked:
@@ -441,26 +428,16 @@ def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> 
     return pid
 
 
-def _channel(fork: bool) -> tuple[Any, Any, Callable[..., list[Any]]]:
-    """(the multiprocessing context or None, the shared "a worker is idle" byte, wait)."""
-    if fork:
-        import mmap
-        import select
+def _wait(conns: list[Pipe], timeout: float) -> list[Pipe]:
+    """The pipes with something to read within ``timeout`` seconds (poll, not select: a
+    long-lived server may hold descriptors above FD_SETSIZE)."""
+    import select
 
-        def wait(conns: list[Any], timeout: float) -> list[Any]:
-            # (poll, not select: a long-lived server may hold descriptors above FD_SETSIZE)
-            poller = select.poll()
-            for conn in conns:
-                poller.register(conn.fileno(), select.POLLIN)
-            ready = {fd for fd, _ in poller.poll(timeout * 1000)}
-            return [conn for conn in conns if conn.fileno() in ready]
-
-        return None, mmap.mmap(-1, 1), wait
-    import multiprocessing
-    import multiprocessing.connection
-
-    mp = multiprocessing.get_context("spawn")
-    return mp, mp.RawArray("b", 1), multiprocessing.connection.wait
+    poller = select.poll()
+    for conn in conns:
+        poller.register(conn.fileno(), select.POLLIN)
+    ready = {fd for fd, _ in poller.poll(timeout * 1000)}
+    return [conn for conn in conns if conn.fileno() in ready]
 
 
 def _unseen(items: list[Item], seen: set[Any]) -> list[Item]:
@@ -480,16 +457,16 @@ def _exiting() -> bool:
 
 def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: Warn | None,
         keep: Keep | None = None) -> Iterator[list[str]]:
-    """The walk from the folders ``items`` with ``n`` workers, in batches; see the module
-    docstring."""
+    """The walk from the folders ``items`` with ``n`` workers, in batches."""
+    import mmap
     import pickle
 
-    mp, want, wait = _channel(_fork_available())
+    want = mmap.mmap(-1, 1)  # (a worker is idle: the busy ones give folders away)
     workers = Workers()
     finished = False
     seen = {item[4] for item in items} if walker.follow else None
     try:
-        workers.start(walker, n, want, keep, mp)
+        workers.start(walker, n, want, keep)
         task_conns = workers.tasks
         which = {conn: i for i, conn in enumerate(workers.results)}
         queue: list[Item] = list(items)
@@ -508,7 +485,7 @@ def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: 
                 return
             if cancel is not None and cancel.is_set():
                 return
-            for conn in wait(list(which), timeout=POLL):
+            for conn in _wait(list(which), timeout=POLL):
                 i = which[conn]
                 try:
                     msg = conn.recv_bytes()
@@ -535,41 +512,8 @@ def run(walker: Walker, items: list[Item], n: int, cancel: Cancel | None, warn: 
         workers.close(graceful=finished)
 
 
-def fork_call(fn: Callable[[], bytes]) -> tuple[int, int] | None:
-    """Run ``fn`` in a forked child, as a worker is run (the module docstring): ``(pid, fd)``,
-    where the child writes ``b"K"``, the length of ``fn()``'s bytes (8 bytes, big-endian: an
-    answer cut short shows) and the bytes, or ``b"X"`` and one line when it raised.  The
-    caller reads ``fd`` to its end, closes it and reaps ``pid``.  ``fn`` is bounded work that
-    imports nothing.  None where there is no fork, or when it fails."""
-    forked = _fork_piped(lambda read, write: _call_main(fn, read, write), preload_pickle=True)
-    return None if forked is None else (forked[0], forked[1].fileno())
-
-
-def _fork_piped(child: Callable[[Pipe, Pipe], None], *, big: bool = False,
-                preload_pickle: bool = False) -> tuple[int, Pipe] | None:
-    """Fork ``child(read, write)`` with a new pipe (``big``: enlarged) as ``_fork_blocked``
-    does; the child's pid and the pipe's read end, or None (no fork, or it failed)."""
-    if not _fork_available():
-        return None
-    try:
-        read, write = Pipe.pair()
-    except OSError:
-        return None
-    if big:
-        _set_pipe_size(write)
-    try:
-        pid = _fork_blocked(lambda: child(read, write), preload_pickle=preload_pickle)
-    except OSError:  # fork: EAGAIN, ENOMEM
-        read.close()
-        write.close()
-        return None
-    write.close()
-    return pid, read
-
-
 def ended(code: int | None, unknown: str = "exit status unknown") -> str:
-    """Why a walk's worker process ended before its work was done, in one line, from its exit
-    code (None: ``unknown``)."""
+    """Why a walk's worker process ended early, in one line, from its exit code."""
     if code is None:
         how = unknown
     elif code < 0:
@@ -585,47 +529,39 @@ def ended(code: int | None, unknown: str = "exit status unknown") -> str:
 
 
 def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, Pipe] | None:
-    """Run ``fn(send)`` in a forked child, as a worker is run (the module docstring):
-    ``(pid, pipe)``, where each ``send(message)`` arrives as one ``pipe.recv_bytes()`` (a
-    bigger pipe: the child runs ahead of a parent busy with its imports), then ``b"D"`` when
-    ``fn`` returned, or ``b"X"`` and one line when it raised.  The caller reads the pipe,
-    closes it and reaps ``pid`` (killing it first if it stops early).  ``fn`` is bounded work
-    that imports nothing but ``pickle`` (imported first when this process has other threads,
-    which might hold the import lock).  None where there is no fork, or when it fails."""
-    return _fork_piped(lambda read, write: stream_main(fn, read, write), big=True,
-                       preload_pickle=threading.active_count() > 1)
+    """Run ``fn(send)`` in a forked child under the rules above: ``(pid, pipe)``, each
+    ``send(message)`` one ``pipe.recv_bytes()``, then ``b"D"`` (or ``b"X"`` and one line when
+    ``fn`` raised).  The caller reads, closes the pipe and reaps ``pid``; None: no fork."""
+    if not can_fork():
+        return None
+    try:
+        read, write = Pipe.pair()
+    except OSError:
+        return None
+    _set_pipe_size(write)  # (the child runs ahead of a parent busy with its imports)
+    try:  # (pickle imported first when another thread might hold the import lock)
+        pid = _fork_blocked(lambda: stream_main(fn, read, write),
+                            preload_pickle=threading.active_count() > 1)
+    except OSError:  # fork: EAGAIN, ENOMEM
+        read.close()
+        write.close()
+        return None
+    write.close()
+    return pid, read
 
 
 def stream_main(fn: Callable[[Callable[[bytes], None]], None], read: Pipe,
                 write: Pipe) -> None:
-    """The child of ``fork_stream``.  Never returns."""
-    def body() -> None:
-        fn(write.send_bytes)
-        write.send_bytes(b"D")
-
-    _forked_main(body, read, write, framed=True)
-
-
-def _call_main(fn: Callable[[], bytes], read: Pipe, write: Pipe) -> None:
-    """The child of ``fork_call``.  Never returns."""
-    def body() -> None:
-        answer = fn()
-        write.write(b"K" + len(answer).to_bytes(8, "big") + answer)
-
-    _forked_main(body, read, write, framed=False)
-
-
-def _forked_main(body: Callable[[], None], read: Pipe, write: Pipe, *, framed: bool) -> None:
-    """A forked child with one pipe (the module docstring): ``body``, then ``os._exit``; a
-    failure goes to the parent as ``X`` and one line (``framed``: as a message)."""
+    """The child of ``fork_stream``: ``fn``, then ``os._exit``.  Never returns."""
     code = 0
     try:
         gc.disable()
         read.close()
         _isolate([write])
-        body()
+        fn(write.send_bytes)
+        write.send_bytes(b"D")
     except BaseException as exc:  # reported to the parent, never printed here
         code = 1
-        _report_failure(write, exc, framed=framed)
+        _report_failure(write, exc)
     finally:
         os._exit(code)

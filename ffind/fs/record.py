@@ -1,17 +1,8 @@
-"""What a recording walk notes about each folder, so that a later search can tell with one
-``stat`` per folder, and no listing, which folders may have changed (``ffind.fs.warm``).
-
-A recording walk puts a marker among the paths of each batch (a path never starts with
-``/``, a marker always does):
-
-- ``/D<sig>\\x1f<specials>\\x1f<prefix>`` before the paths of the folder ``prefix`` (path from
-  the root + ``/``): ``sig`` its signature, empty when it must be read on every search (it
-  holds a symbolic link, could not be read, or was read by descriptor); ``specials`` the
-  signatures of its ignore files and ``.git``;
-- ``/T<sig>\\x1f<path>``: a ``target`` folder left out as a tagged build folder (its own
-  signature and its ``CACHEDIR.TAG``'s), belonging to the folder before it.
-
-Imported by the walk's workers before they fork: nothing heavy.
+"""The markers a recording walk puts among its paths (a path never starts with ``/``), so a
+later search can tell with one ``stat`` per folder which folders may have changed:
+``/D<sig>\x1f<specials>\x1f<prefix>`` before a folder's paths (``sig`` empty: read it every
+time; ``specials``: its ignore files' and ``.git``'s signatures), and ``/T<sig>\x1f<path>``
+for a ``target`` folder left out as a tagged build folder.
 """
 
 from __future__ import annotations

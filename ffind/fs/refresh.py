@@ -1,22 +1,8 @@
-"""One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or the
-refresh of a snapshot that re-reads only what changed.
-
-A snapshot (``ffind.state.cache.CachedListing``) holds per folder its prefix, its signature
-as integers, its count of paths and, for the few that have them, its ignore files'
-signatures and probes; then every path, in the order of the folders.  A ``Folder`` is the
-same record as a list (``[prefix, signature, specials, probes, entries or count]``).  The
-recording walk fills the tables as its batches come (``_Recording``).
-
-The refresh ``stat``s every folder (or only those a watch hint gives: ``ffind.fs.watch``) and
-compares the result with the snapshot's integers; a folder with ignore files, probes, no
-signature or a racy time takes the full check (``_check``).  Then, shallowest first, each
-changed folder is read again with the walker in the ignore scope its ancestors give; its
-sub-folders no longer entered drop out with their subtrees, new ones are walked whole, and a
-folder whose ignore files changed is walked whole.  The new snapshot copies the old one's
-arrays around the folders read again (``_Edit.result``).  Any inconsistency means a cold walk.
-
-A big ``stat`` pass runs in a forked child: beside the one-shot search matching the
-snapshot's paths (``Aside``), or as the second half of the pass (``SPLIT_MIN``).
+"""One cached listing (``ffind.fs.warm``): the recording walk that makes a snapshot, or its
+refresh, which ``stat``s every folder (or those a watch hint gives, ``ffind.fs.watch``), reads
+again the changed or racy ones shallowest first in the ignore scope their ancestors give, and
+copies the old snapshot's arrays around them (``_Edit``).  Any inconsistency means a cold walk.
+A big ``stat`` pass runs partly in a forked child (``Aside``, ``SPLIT_MIN``).
 """
 
 from __future__ import annotations
@@ -27,22 +13,22 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ffind.fs.load import cpus
-from ffind.fs.pool import Cancel, Warn
+from ffind.fs.pool import Cancel, Pipe, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
 
 RACY_NS = 2_000_000_000
-"""A folder (or ignore input) whose time is less than this (ns) before its snapshot was
-started is read again: a change within the same clock tick would not show (git's racy case)."""
+"""A folder whose time is within this (ns) before its snapshot began is read again: a change
+in the same clock tick would not show (git's racy case)."""
 SPLIT_MIN = 32_768
-"""A ``stat`` pass of at least this many folders is split with a forked child, each process
-checking half, on two CPUs or more (threads would fight over the GIL between ``stat`` calls)."""
+"""A ``stat`` pass of this many folders is split with a forked child on 2+ CPUs (threads
+would fight over the GIL between ``stat`` calls)."""
 ASIDE_MIN = 16_384
-"""Snapshots of at least this many folders are checked in a forked child (``Aside``) while the
-caller matches their paths, when a CPU is free; smaller ones are not worth the fork."""
+"""Snapshots of this many folders are checked in a forked child (``Aside``) while the caller
+matches their paths, when a CPU is free."""
 _VERDICTS = {"read": "r", "subtree": "s"}
-_UNCHANGED = b"K" + bytes(8)  # (``fork_call``'s answer: nothing changed)
+_UNCHANGED = b"K"  # (the child's answer: nothing changed)
 
 Folder = list[Any]
 """[prefix, signature ('' = read again every time), specials, probes, entries or count]."""
@@ -61,10 +47,6 @@ class WarmStats:
         self.relisted: list[str] = [] if relisted is None else relisted
         self.reused = reused
         self.saved = saved
-
-    def __repr__(self) -> str:
-        return (f"WarmStats(mode={self.mode!r}, relisted={self.relisted!r}, "
-                f"reused={self.reused!r}, saved={self.saved!r})")
 
 
 def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
@@ -98,8 +80,8 @@ def names(specials: str) -> list[str]:
 
 
 def free_cpus() -> float:
-    """The CPUs this process may run on, less the last minute's load average: below 1, a
-    child would only take CPU time from its parent."""
+    """The CPUs this process may use less the load average: below 1, a child would only
+    take CPU time from its parent."""
     try:
         load = os.getloadavg()[0]
     except (OSError, AttributeError):  # (no load average: Windows, where there is no fork)
@@ -124,9 +106,8 @@ def _put_sig(sigs: Any, sig: str) -> None:
 
 
 class _Recording:
-    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), without
-    a Python object per folder (the prefixes as their section, the signatures and path starts
-    in arrays)."""
+    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), with
+    no Python object per folder (prefixes, signatures and path starts in arrays)."""
 
     __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
@@ -188,8 +169,8 @@ class _Recording:
             self.sigs.extend(_NONE)
 
     def coarse(self) -> bool:
-        """Whether every folder's ctime is a whole second: a file system whose clock cannot be
-        trusted (mtimes are no test: tar and rsync set them to whole seconds)."""
+        """Whether every folder's ctime is a whole second: a clock not to trust (not mtimes:
+        tar and rsync set them to whole seconds)."""
         return _coarse_sigs(self.sigs)
 
     def listing(self, start: int, glob: str) -> CachedListing:
@@ -242,12 +223,10 @@ class Refresh:
         self.glob, self.start, self.stats = glob, start, stats
         self.root: str = item[0]
         self.listing: CachedListing | None = None
-        """The listing once validated (``warm``) or walked (``cold``): the snapshot itself
-        when nothing changed, the one made otherwise (written or not); None before, after
-        a cancelled walk, or when none could be made."""
+        """The listing once validated (``warm``) or walked (``cold``); None before, after a
+        cancelled walk, or when none could be made."""
         self.defer_write = False
-        """True: the snapshot to write is kept (``unwritten``) until ``write()`` (a process
-        that answers first and writes after)."""
+        """True: the snapshot to write waits in ``unwritten`` for ``write()``."""
         self.unwritten: CachedListing | None = None
 
     def _cancelled(self) -> bool:
@@ -255,12 +234,6 @@ class Refresh:
 
     def path_of(self, prefix: str) -> str:
         return os.path.join(self.root, prefix[:-1]) if prefix else self.root
-
-    def _save_listing(self, snap: CachedListing) -> None:
-        """Write the snapshot ``snap`` (a refresh's, ``_Edit.result``)."""
-        if self._cancelled() or _coarse_sigs(snap.sigs):
-            return
-        self._write(snap)
 
     def _write(self, snap: CachedListing) -> None:
         self.listing = snap
@@ -298,13 +271,6 @@ class Refresh:
             return
         self._write(rec.listing(self.start, self.glob))
 
-    def warm(self, snap: CachedListing,
-             only: Sequence[int] | None = None) -> Iterator[list[str]]:
-        """The snapshot's listing, refreshed; a cold walk when the snapshot is inconsistent.
-        ``only``: the folders (indices in ``snap``) that may have changed, the others are
-        trusted without a ``stat`` (``ffind.fs.watch.Hint``); None: every folder is checked."""
-        return self.warm_checked(snap, None, only)
-
     def _check(self, rec: Folder, path: str, limit: int) -> str | None:
         """None (unchanged), "read" (read the folder again) or "subtree" (its ignore files
         changed: walk it whole)."""
@@ -326,21 +292,20 @@ class Refresh:
 
     def _changed(self, snap: CachedListing, limit: int, only: Sequence[int] | None = None,
                  split: bool = True) -> dict[str, str]:
-        """The folders that changed, and how (``_check``); ``only``: just these folders
-        (indices).  ``split`` and at least ``SPLIT_MIN`` of them on two CPUs or more: the
-        second half checked by a forked child meanwhile (``SPLIT_MIN``); a child that cannot
-        be started, or dies without a whole answer, has its half checked here."""
+        """The folders that changed, and how (``_check``); ``only``: just these (indices).
+        With ``split``, a forked child checks the second half (``SPLIT_MIN``); a child that
+        fails has its half checked here."""
         total = len(snap.prefixes) if only is None else len(only)
         if not split or total < SPLIT_MIN or cpus() < 2:
             return self._changed_part(snap, 0, total, limit, only)
-        from ffind.fs.pool import fork_call
+        from ffind.fs.pool import fork_stream
 
         mid = total // 2
 
-        def work() -> bytes:
-            return _encoded(self._changed_part(snap, mid, total, limit, only))
+        def work(send: Callable[[bytes], None]) -> None:
+            send(_encoded(self._changed_part(snap, mid, total, limit, only)))
 
-        started = fork_call(work)
+        started = fork_stream(work)
         if started is None:
             return self._changed_part(snap, 0, total, limit, only)
         child = Aside(self, snap, *started,
@@ -357,9 +322,8 @@ class Refresh:
 
     def _changed_part(self, snap: CachedListing, lo: int, hi: int, limit: int,
                       only: Sequence[int] | None = None) -> dict[str, str]:
-        """``_changed`` for the folders ``lo`` to ``hi`` (of ``only`` when given): the common
-        folder (a signature, no ignore files nor probes, times before ``limit``) by one
-        ``stat`` compared with the snapshot's integers, the others by ``_check``."""
+        """``_changed`` for the folders ``lo`` to ``hi`` (of ``only``): a plain folder by one
+        ``stat`` against the snapshot's integers, the others by ``_check``."""
         sigs, prefixes, k = snap.sigs, snap.prefixes, SIG_FIELDS
         rows: Iterable[tuple[Any, ...]]
         if only is None:  # (columns sliced in C)
@@ -390,18 +354,18 @@ class Refresh:
         return bad
 
     def aside(self, snap: CachedListing) -> Aside | None:
-        """The ``stat`` pass of ``snap`` started in a forked child, or None (a small
-        snapshot, no CPU free, no fork)."""
+        """The ``stat`` pass of ``snap`` started in a forked child, or None (small, no CPU
+        free, no fork)."""
         if len(snap.prefixes) < ASIDE_MIN or free_cpus() < 1:
             return None
-        from ffind.fs.pool import fork_call
+        from ffind.fs.pool import fork_stream
 
         limit = snap.start - RACY_NS
 
-        def work() -> bytes:  # (not split again: the caller is busy matching meanwhile)
-            return _encoded(self._changed(snap, limit, split=False))
+        def work(send: Callable[[bytes], None]) -> None:  # (not split: the caller is matching)
+            send(_encoded(self._changed(snap, limit, split=False)))
 
-        started = fork_call(work)
+        started = fork_stream(work)
         return None if started is None else Aside(self, snap, *started)
 
     @staticmethod
@@ -413,10 +377,11 @@ class Refresh:
             return False
         return "" in snap.prefixes and sum(snap.counts) == len(paths)
 
-    def warm_checked(self, snap: CachedListing, bad: dict[str, str] | None,
-                     only: Sequence[int] | None = None) -> Iterator[list[str]]:
-        """``warm`` with the ``stat`` pass done (``bad``: its answer, ``Aside.result``; None:
-        done here, of the folders ``only`` when given)."""
+    def warm(self, snap: CachedListing, only: Sequence[int] | None = None, *,
+             bad: dict[str, str] | None = None) -> Iterator[list[str]]:
+        """The snapshot's listing refreshed (a cold walk when it is inconsistent); ``only``: the
+        folders (indices) that may have changed (``ffind.fs.watch.Hint``), None: every one;
+        ``bad``: the ``stat`` pass's answer when done already (``Aside.result``)."""
         try:
             paths = self._refresh(snap, bad, only)
         except _BAD:
@@ -456,8 +421,8 @@ class Refresh:
             self.listing = snap  # unchanged: the snapshot on disk is still right
             return paths
         listing, good = new
-        if good:
-            self._save_listing(listing)
+        if good and not self._cancelled() and not _coarse_sigs(listing.sigs):
+            self._write(listing)
         return listing.paths()
 
     def scan(self, item: Any) -> tuple[Folder, list[Any]]:
@@ -485,18 +450,17 @@ class Refresh:
 
 def _encoded(bad: dict[str, str]) -> bytes:
     """A ``stat`` pass's answer as a forked child sends it (``Aside.result`` reads it)."""
-    text = "\0".join(_VERDICTS[v] + p for p, v in bad.items())
-    return text.encode("utf-8", "surrogateescape")
+    return b"K" + "\0".join(_VERDICTS[v] + p for p, v in bad.items()).encode(
+        "utf-8", "surrogateescape")
 
 
 class Aside:
-    """The ``stat`` pass of a snapshot (or the part ``again`` does) in a forked child
-    (``ffind.fs.pool.fork_call``): ``failed()`` tells without waiting whether it has found a
-    change; ``result()`` waits for its answer."""
+    """The ``stat`` pass of a snapshot (or the part ``again`` does) in a forked child:
+    ``failed()`` tells at once whether it found a change; ``result()`` waits for it."""
 
-    def __init__(self, run: Refresh, snap: CachedListing, pid: int, fd: int,
+    def __init__(self, run: Refresh, snap: CachedListing, pid: int, pipe: Pipe,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
-        self.run, self.snap, self.pid, self.fd = run, snap, pid, fd
+        self.run, self.snap, self.pid, self.pipe = run, snap, pid, pipe
         self.again: Callable[[], dict[str, str]] = again or (
             lambda: run._changed(snap, snap.start - RACY_NS))
         """What the child checks, done here if it dies without a whole answer."""
@@ -504,16 +468,11 @@ class Aside:
 
     def _read(self) -> bytes:
         if self._answer is None:
-            parts = []
             try:
-                while True:
-                    part = os.read(self.fd, 1 << 16)
-                    if not part:
-                        break
-                    parts.append(part)
-            finally:
-                self._answer = b"".join(parts)
-                self.close()
+                self._answer = self.pipe.recv_bytes()
+            except (EOFError, OSError):  # (it died without a whole answer)
+                self._answer = b""
+            self.close()
         return self._answer
 
     def failed(self) -> bool:
@@ -521,27 +480,24 @@ class Aside:
         if self._answer is None:
             import select
 
-            if not select.select([self.fd], [], [], 0)[0]:
+            if not select.select([self.pipe.fileno()], [], [], 0)[0]:
                 return False
         return self._read() != _UNCHANGED
 
     def result(self) -> dict[str, str]:
-        """The folders that changed, and how (``Refresh._changed``); raises ValueError when
-        the child found the snapshot bad."""
+        """The folders that changed, and how; ValueError: the child found the snapshot bad."""
         answer = self._read()
         if answer[:1] == b"X":
             raise ValueError(answer[1:].decode("utf-8", "replace"))
-        if answer[:1] != b"K" or int.from_bytes(answer[1:9], "big") != len(answer) - 9:
+        if answer[:1] != b"K":
             return self.again()
-        text = answer[9:].decode("utf-8", "surrogateescape")
+        text = answer[1:].decode("utf-8", "surrogateescape")
         verdicts = {v: k for k, v in _VERDICTS.items()}
         return {part[1:]: verdicts[part[0]] for part in text.split("\0")} if text else {}
 
     def close(self) -> None:
         """Stop waiting: close the pipe, end a child that has not answered, reap it."""
-        if self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
+        self.pipe.close()
         if self.pid:
             pid, self.pid = self.pid, 0
             if self._answer is None:  # (never a pid that may have been reused: not reaped)
@@ -553,8 +509,8 @@ class Aside:
 
 
 class _Edit:
-    """The changes a refresh makes to the snapshot's folders (the snapshot's arrays are
-    copied as they are around them: no Python object per unchanged folder)."""
+    """The changes a refresh makes to the snapshot's folders (the arrays copied around them:
+    no Python object per unchanged folder)."""
 
     def __init__(self, run: Refresh, snap: CachedListing) -> None:
         self.run = run
@@ -632,9 +588,9 @@ class _Edit:
 
     def result(self, paths: list[str], start: int, glob: str
                ) -> tuple[CachedListing, bool] | None:
-        """The refreshed snapshot (``paths``: the old one's) and whether it can be written (a
-        signature that does not parse: no); None when it is the old one.  The folders in the
-        old order, less the dropped ones, the ones read again in place, then the added ones."""
+        """The refreshed snapshot (``paths``: the old one's) and whether it can be written;
+        None when unchanged.  The old folders in order (less the dropped, the read ones in
+        place), then the added ones."""
         from array import array
         from bisect import bisect_left
 

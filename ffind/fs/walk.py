@@ -1,31 +1,10 @@
-"""The walk: every path under a root that a search should see, in batches, fast.
+"""The walk: every path under a root that a search should see, in batches (docs/walk.md).
 
-- ``walk(root, options=None, *, cancel=None, on_warning=None) -> Iterator[str]``
-- ``walk_batches(root, options=None, *, cancel=None, on_warning=None, keep=None)``: the same
-  paths in batches, the first at once; ``keep`` filters each batch where it is made.
-- ``walk_ahead(...)``: ``walk_batches`` started now, in a forked child, while the caller
-  imports its engine (the one-shot search).
-
-Paths are relative to ``root``, ``/``-separated, without ``./``; folders (``"d"`` in
-``options.types``) without a trailing ``/``; names that are not UTF-8 keep their surrogate
-escapes.  A root that is not a readable folder, or an invalid ``exclude`` glob, raises
-``FfindError`` when the walk is made; unreadable folders go to ``on_warning``.
-
-Left out: VCS folders always; hidden entries unless ``options.hidden``; with
-``respect_ignore`` what the ignore files exclude (``ffind.fs.ignore.scope``) and the build
-folders of ``DEFAULT_EXCLUDES`` (unless an ignore file re-includes them); ``exclude`` globs
-always.  Symlinks to files are listed, to folders entered only with ``follow_links``, and
-then each real folder (device, inode) once, so loops end.  A folder whose path is longer than
-``PATH_MAX`` is read relative to an open descriptor of a folder above it.
-
-Order: with ``threads=1`` depth first, in the order the file system lists each folder; with
-several workers the same set, batches interleaved.
-
-Fast because ``os.scandir`` gives each entry's type without a ``stat``, each ignore file is
-compiled once per process, and each folder's ``Scope`` merges the cheap pre-checks of the
-ignore files in force, so an entry no pattern matches costs a few set lookups.  With
-``threads >= 2`` the walk runs in that many worker processes (``ffind.fs.pool``) once the
-tree proves bigger than ``INLINE_FIRST`` seconds of reading.
+``walk`` and ``walk_batches`` list paths relative to the root, ``/``-separated; ``walk_ahead``
+starts the walk in a forked child while the caller imports its engine.  Left out: VCS folders,
+hidden entries unless ``hidden``, with ``respect_ignore`` what the ignore files exclude and the
+build folders of ``DEFAULT_EXCLUDES``, and ``exclude`` globs.  With ``threads >= 2`` a tree that
+takes longer than ``INLINE_FIRST`` to read goes on in worker processes (``ffind.fs.pool``).
 """
 
 from __future__ import annotations
@@ -45,12 +24,10 @@ from ffind.fs.record import folder_marker, folder_stat, probe_marker
 from ffind.fs.roots import check_root
 from ffind.options import SearchOptions
 
-TYPE_CHECKING = False  # (not typing's)
+TYPE_CHECKING = False  # (not typing's; the ignore rules are imported by ``_prepare``)
 if TYPE_CHECKING:
     from ffind.fs.ignore.patterns import Rules
     from ffind.fs.ignore.scope import Ignores, Scope
-# (the ignore rules are imported where a walk is prepared, ``_prepare``: a process that only
-# reads a forked child's paths never needs them)
 GITIGNORE_FILE = ".gitignore"  # (``patterns.GITIGNORE_FILE``, ``IGNORE_FILE``)
 IGNORE_FILE = ".ignore"
 
@@ -72,14 +49,12 @@ _LONG_PATH = 2048  # bytes per step when opening a folder beyond PATH_MAX piecew
 _FD_WALK = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
 _PROC_FD = "/proc/self/fd"  # names an open folder by path, to read its ignore files (Linux)
 INLINE_FIRST = 0.02
-"""Seconds a walk with ``threads >= 2`` reads in this process before it starts its workers (a
-small tree never pays for forking them), and only if a CPU is idle then (``load.cpu_idle``).
-0: start them at once."""
+"""Seconds a walk with ``threads >= 2`` reads here before starting workers, if a CPU is idle
+then (a small tree never pays for forking them); 0: start them at once."""
 AHEAD_PROBE = 0.003
-"""Seconds ``walk_ahead`` reads in the process before it forks its child (a tiny tree: no fork)."""
+"""Seconds ``walk_ahead`` reads here before it forks its child (a tiny tree: no fork)."""
 AHEAD_FIRST = 0.1
-"""Seconds of its own CPU time ``walk_ahead``'s child reads before it hands the rest back
-(to the workers, or to the process when no CPU is idle): ~15k files, beside the caller."""
+"""Seconds of CPU ``walk_ahead``'s child reads (~15k files) before it hands the rest back."""
 _P, _W, _E, _D, _F, _S = 80, 87, 69, 68, 70, 83  # the child's messages (``pool.fork_stream``)
 
 Item = tuple[str, str, int, "Scope", "tuple[int, int] | None"]
@@ -173,8 +148,8 @@ class _Walker:
 
     def scan(self, item: Item, out: list[str], stack: list[Item], warn: Warn | None,
              seen: set[tuple[int, int]]) -> None:
-        """Read one folder: append the paths to list to ``out`` and the folders to enter to
-        ``stack``; with ``follow_links``, ``seen`` holds the real folders already entered."""
+        """Read one folder: the paths to list to ``out``, the folders to enter to ``stack``;
+        ``seen``: the real folders entered already (``follow_links``)."""
         path, prefix, depth, ctx, _ = item
         fd = None
         folder = folder_stat(path) if self.record else None
@@ -330,10 +305,8 @@ def walk_batches(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
     cancel: Cancel | None = None, on_warning: Warn | None = None, keep: Keep | None = None,
 ) -> Iterator[list[str]]:
-    """The paths under ``root`` in batches; see the module docstring.  ``keep`` (picklable,
-    paths -> the ones to keep, in order) runs in the workers: the paths a query cannot match
-    cost no transfer (it must import nothing and take no lock: ``ffind.fs.pool``).
-    ``options.threads`` above ``load.max_workers()`` is capped, with a note."""
+    """The paths under ``root`` in batches.  ``keep`` (picklable, paths -> those to keep)
+    runs in the workers, so paths a query cannot match cost no transfer."""
     options = options or SearchOptions()
     walker, item = _prepare(os.fspath(root), options, on_warning)
     return walk_prepared(walker, item, options, cancel=cancel, on_warning=on_warning, keep=keep)
@@ -343,7 +316,7 @@ def walk(
     root: str | os.PathLike[str], options: SearchOptions | None = None, *,
     cancel: Cancel | None = None, on_warning: Warn | None = None,
 ) -> Iterator[str]:
-    """The paths under ``root`` one by one; see the module docstring."""
+    """The paths under ``root`` one by one."""
     batches = walk_batches(root, options, cancel=cancel, on_warning=on_warning)
 
     def paths() -> Iterator[str]:
@@ -358,72 +331,25 @@ def walk(
     return paths()
 
 
-def _walk_inline(walker: _Walker, item: Item, cancel: Cancel | None,
-                 warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
-                 hand_over: Callable[[], bool] | None = None,
-                 ) -> Generator[list[str], None, list[Item]]:
-    """Read folders depth first in this process, in batches; with ``budget`` (seconds), stop
-    once it is spent and return the folders left (else []), unless ``hand_over`` says no."""
-    seen = {item[4]} if walker.follow and item[4] is not None else set()
-    return (yield from _walk_stack(walker, [item], seen, cancel, warn, keep, budget, hand_over))
-
-
-def _walk_stack(walker: _Walker, stack: list[Item], seen: set[tuple[int, int]],
-                cancel: Cancel | None, warn: Warn | None, keep: Keep | None = None,
-                budget: float | None = None, hand_over: Callable[[], bool] | None = None,
-                clock: Callable[[], float] = time.monotonic, wanted: list[bool] | None = None,
-                first: int = pool.FIRST_BATCH,
-                ) -> Generator[list[str], None, list[Item]]:
-    """``_walk_inline`` from the folders ``stack`` (the last read first); ``budget`` is
-    measured with ``clock``; ``wanted[0]``: stop as if it were spent, once there are folders
-    to share (``_ahead_child``); ``first``: the size of the first batch (they double)."""
-    out: list[str] = []
-    limit = first
-    last = time.monotonic()
-    start = clock()
-    scan = walker.scan
-    read = 0
-    while stack:
-        if cancel is not None and cancel.is_set():
-            return []
-        # (the clock is asked every 16th folder: before each, it was ~5% of a walk's CPU)
-        if budget is not None and not read & 15 and clock() - start >= budget:
-            if hand_over is None or hand_over():
-                break
-            budget = None
-        read += 1
-        if wanted is not None and wanted[0] and len(stack) > 1:
-            break
-        scan(stack.pop(), out, stack, warn, seen)
-        if len(out) >= limit or (out and time.monotonic() - last > pool.FLUSH_AFTER):
-            kept = out if keep is None else keep(out)
-            if kept:
-                yield kept
-            out = []
-            limit = min(limit * 2, pool.MAX_BATCH)
-            last = time.monotonic()
-    if out and keep is not None:
-        out = keep(out)
-    if out:
-        yield out
-    return stack
-
-
-def _walk_parallel(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
-                   warn: Warn | None, keep: Keep | None = None) -> Iterator[list[str]]:
-    if walker.follow:  # the pool sees every folder found, to enter each real folder once
-        return pool.run(walker, [item], n, cancel, warn, keep)
-    return _inline_first(walker, item, n, cancel, warn, keep)
-
-
-def _inline_first(walker: _Walker, item: Item, n: int, cancel: Cancel | None,
-                  warn: Warn | None, keep: Keep | None) -> Iterator[list[str]]:
-    """``INLINE_FIRST`` seconds of the walk here, then the rest in ``n`` workers (or here,
-    when no CPU is idle)."""
-    rest = yield from _walk_inline(walker, item, cancel, warn, keep, budget=INLINE_FIRST,
-                                   hand_over=load.cpu_idle if INLINE_FIRST else None)
+def _walk_from(walker: _Walker, stack: list[Item], threads: int, cancel: Cancel | None,
+               warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
+               ) -> Iterator[list[str]]:
+    """The walk from the folders ``stack``: here with one thread; else ``budget`` seconds
+    (``INLINE_FIRST``) here, then the rest in ``threads`` workers (here while no CPU is idle).
+    Following links, workers at once: the pool enters each real folder once."""
+    if budget is None:
+        budget = INLINE_FIRST
+    if not pool.can_fork():
+        threads = 1  # (no workers)
+    if threads > 1 and walker.follow:
+        yield from pool.run(walker, stack, threads, cancel, warn, keep)
+        return
+    seen = {item[4] for item in stack if item[4] is not None} if walker.follow else set()
+    rest = yield from pool.walk_stack(walker, stack, seen, cancel, warn, keep,
+                                  None if threads == 1 else budget,
+                                  load.cpu_idle if INLINE_FIRST else None)
     if rest:
-        yield from pool.run(walker, rest, n, cancel, warn, keep)
+        yield from pool.run(walker, rest, threads, cancel, warn, keep)
 
 
 class Ahead:
@@ -443,42 +369,22 @@ class Ahead:
         self._inline = walker is not None and (threads == 1 or walker.follow
                                                or not INLINE_FIRST)
         self._child: tuple[int, pool.Pipe] | None = None
-        self._reaped = True
         self._batches: Iterator[list[str]] | None = None
-        self._started = started is not None
+        signal = load.signals()  # (kept for a kill while the interpreter exits)
+        self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
         if started is not None:  # (the console script's child: ``started_walk``)
-            from ffind.fs.load import signals
-
-            signal = signals()
-            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
             self._child = started[0], pool.Pipe(started[1])
-            self._reaped = False
-            return
-        if self._inline or not self._stack or walker is None:
-            return
-        # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
-        head = _walk_stack(walker, self._stack, set(), cancel, warn, budget=AHEAD_PROBE)
-        while True:
-            try:
-                self._head.extend(next(head))
-            except StopIteration as end:
-                self._stack = end.value
-                break
-        if not self._stack or not load.cpu_idle():
-            return
-        stack, budget = self._stack, AHEAD_FIRST
-
-        def child(send: Callable[[bytes], None]) -> None:
-            _ahead_child(walker, stack, budget, send)
-
-        self._child = pool.fork_stream(child)
-        if self._child is not None:
-            self._reaped = False
-            self._stack = []
-            import signal  # (imported by the fork; kept for a kill while the interpreter
-            # exits, when nothing can be imported any more)
-
-            self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
+        elif not self._inline and self._stack and walker is not None:
+            # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
+            self._stack = _drain(pool.walk_stack(walker, self._stack, set(), cancel, warn,
+                                             budget=AHEAD_PROBE), self._head.extend)
+            if self._stack and load.cpu_idle():
+                stack = self._stack
+                self._child = pool.fork_stream(
+                    lambda send: _ahead_child(walker, stack, AHEAD_FIRST, send))
+                if self._child is not None:
+                    self._stack = []
+        self._reaped = self._child is None
 
     def __iter__(self) -> Iterator[list[str]]:
         if self._batches is None:
@@ -491,13 +397,8 @@ class Ahead:
         keep = self._keep()
         cancel, warn = self._cancel, self._warn
         walker = self._walker
-        # (one thread, or links followed: walk_batches)
-        if self._inline and self._stack and walker is not None:
-            item = self._stack[0]
-            if self._threads == 1:
-                yield from _walk_inline(walker, item, cancel, warn, keep)
-            else:
-                yield from _walk_parallel(walker, item, self._threads, cancel, warn, keep)
+        if self._inline and self._stack and walker is not None:  # (as walk_batches)
+            yield from _walk_from(walker, self._stack, self._threads, cancel, warn, keep)
             return
         head = self._head if keep is None or not self._head else keep(self._head)
         self._head = []
@@ -513,15 +414,10 @@ class Ahead:
         if not rest:
             return
         assert walker is not None  # (sent with the folders left by the console script's child)
-        # the rest here, and in the workers if the tree proves large
-        rest = yield from _walk_stack(walker, rest, set(), cancel, warn, keep, budget=budget,
-                                      hand_over=load.cpu_idle if INLINE_FIRST else None)
-        if rest:
-            yield from pool.run(walker, rest, self._threads, cancel, warn, keep)
+        yield from _walk_from(walker, rest, self._threads, cancel, warn, keep, budget)
 
     def _from_child(self, keep: Keep | None) -> Generator[list[str], None, list[Item]]:
-        """The child's batches (filtered here with ``keep``) and warnings, in order; the
-        folders it left to read."""
+        """The child's batches (filtered with ``keep``) and warnings; the folders it left."""
         assert self._child is not None
         cancel, warn = self._cancel, self._warn
         pid, conn = self._child
@@ -529,9 +425,7 @@ class Ahead:
         mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
         import select  # (a built-in module)
 
-        # With the pipe empty (nothing to match here), the child is asked for a share of its
-        # folders (``S``), read here; a child that reads faster than this process matches is
-        # never asked.
+        # With the pipe empty (nothing to match), ask the child for a share of its folders.
         asked = False
         held: list[bytes] = []  # (the child's batches not yet yielded, and their size)
         size = 0
@@ -546,7 +440,7 @@ class Ahead:
             try:
                 msg = conn.recv_bytes()
             except EOFError:
-                raise FfindError(self._died()) from None
+                raise FfindError(pool.ended(self._reap(kill=False))) from None
             tag = msg[0]
             if tag == _P:  # (batches waiting in the pipe are joined: a match has a fixed cost)
                 held.append(msg)
@@ -565,24 +459,20 @@ class Ahead:
             if tag == _E:
                 if warn is not None:
                     warn(msg[1:].decode("utf-8", "surrogateescape"))
-            elif tag == _S:
-                import pickle  # (the child needed it: it shares its folders)
+            elif tag in (_S, _W):
+                import pickle  # (the child needed it: it hands folders back)
 
-                walker, share = pickle.loads(msg[1:])
+                walker, folders = pickle.loads(msg[1:])
                 if self._walker is None:  # (``started_walk``: the walker comes with them)
                     self._walker = walker
+                if tag == _W:
+                    rest = folders
+                    continue
                 assert self._walker is not None
-                left = yield from _walk_stack(self._walker, share, set(), cancel, warn, keep,
+                left = yield from pool.walk_stack(self._walker, folders, set(), cancel, warn, keep,
                                               budget=AHEAD_FIRST, first=pool.MAX_BATCH)
                 mine.extend(left)  # (a big tree: left to the workers; no more shares)
                 asked = bool(left)
-            elif tag == _W:
-                import pickle  # (the child needed it: the tree is big)
-
-                if self._started:  # (``started_walk``: the walker comes with them)
-                    self._walker, rest = pickle.loads(msg[1:])
-                else:
-                    rest = pickle.loads(msg[1:])
             elif tag == _F:  # (``started_walk``: the root or the options, as _prepare says)
                 self._reap(kill=False)
                 raise FfindError(msg[1:].decode("utf-8", "surrogateescape"))
@@ -594,14 +484,10 @@ class Ahead:
                 raise FfindError(f"a walk worker process failed: {text}")
 
     def _share(self, pid: int) -> None:
-        """Ask the child for a share of its folders (``SIGUSR1``: ``_ahead_child``); it may
-        have ended already (reaped only after its last message: the pid is still its own)."""
+        """Ask the child for a share of its folders (SIGUSR1); it may have ended (not reaped
+        yet: the pid is still its own)."""
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, self._sigusr1)
-
-    def _died(self) -> str:
-        """Why the child's pipe ended before its end: one line."""
-        return pool.ended(self._reap(kill=False))
 
     def _reap(self, *, kill: bool) -> int | None:
         """Close the pipe and reap the child (killed first with ``kill``); its exit code."""
@@ -631,6 +517,18 @@ _HOLD = 1 << 20
 """Bytes of the child's batches ``Ahead`` joins at most into one batch."""
 
 
+def _drain(batches: Generator[list[str], None, list[Item]],
+           each: Callable[[list[str]], object]) -> list[Item]:
+    """Give every batch of a walk to ``each``; the folders it left."""
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration as end:
+            left: list[Item] = end.value
+            return left
+        each(batch)
+
+
 def _warn_to(send: Callable[[bytes], None]) -> Warn:
     """A warning sent as an ``E`` message."""
     return lambda message: send(b"E" + message.encode("utf-8", "surrogateescape"))
@@ -644,17 +542,13 @@ def _decode(messages: list[bytes]) -> list[str]:
 
 def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
                  send: Callable[[bytes], None], with_walker: bool = False) -> None:
-    """(In the forked child of ``walk_ahead``) walk from ``stack`` for ``budget`` seconds of
-    CPU, sending each batch (``P``, NUL-joined) and warning (``E``) in order, then the folders
-    left (``W``, pickled; ``with_walker``: ``(walker, folders)``).  When the parent asks
-    (``SIGUSR1``), the newer half of the folders left goes to it (``S``, pickled ``(walker or
-    None, folders)``) and the walk goes on with the older."""
+    """(The forked child of ``walk_ahead``) walk ``stack`` for ``budget`` seconds of CPU,
+    sending batches (``P``) and warnings (``E``), then the folders left (``W``); on SIGUSR1
+    the newer half goes to the parent (``S``).  Folders go pickled as ``(walker or None, list)``."""
     warn = _warn_to(send)
     wanted = [False]
     try:
-        from ffind.fs.load import signals
-
-        signal = signals()
+        signal = load.signals()
 
         def asked(signum: int, frame: object) -> None:
             wanted[0] = True
@@ -665,39 +559,32 @@ def _ahead_child(walker: _Walker, stack: list[Item], budget: float,
         pass
     clock = time.process_time  # (on a busy machine it may wait a long while)
     used = 0.0
+
+    def put(batch: list[str]) -> None:
+        send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+
     while True:
         begun = clock()
-        batches = _walk_stack(walker, stack, set(), None, warn, budget=budget - used,
-                              clock=clock, wanted=wanted)
-        while True:
-            try:
-                batch = next(batches)
-            except StopIteration as end:
-                rest: list[Item] = end.value
-                break
-            send(b"P" + "\0".join(batch).encode("utf-8", "surrogateescape"))
+        rest = _drain(pool.walk_stack(walker, stack, set(), None, warn, budget=budget - used,
+                                  clock=clock, wanted=wanted), put)
         used += clock() - begun
         if not rest:
             return
         import pickle  # (by the parent before the fork if it had other threads: fork_stream)
 
-        if wanted[0] and len(rest) > 1 and used < budget:
-            wanted[0] = False
-            half = len(rest) // 2
-            stack = rest[:half]  # (it keeps the older, biggest subtrees: the parent, given the
-            # smaller, asks again sooner, and the share evens out)
-            shared = (walker if with_walker else None, rest[half:])
-            send(b"S" + pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
-            continue
-        sent: object = (walker, rest) if with_walker else rest
-        send(b"W" + pickle.dumps(sent, pickle.HIGHEST_PROTOCOL))
-        return
+        share = wanted[0] and len(rest) > 1 and used < budget
+        if share:  # (it keeps the older, biggest subtrees: the parent, given the smaller,
+            wanted[0] = False  # asks again sooner, and the share evens out)
+            stack, rest = rest[:len(rest) // 2], rest[len(rest) // 2:]
+        folders = (walker if with_walker else None, rest)
+        send((b"S" if share else b"W") + pickle.dumps(folders, pickle.HIGHEST_PROTOCOL))
+        if not share:
+            return
 
 
 def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]) -> None:
-    """(In the child the console script forks before its imports, ``ffind.frontends.early``)
-    ``_prepare`` (its error sent as ``F``), then ``_ahead_child`` from the root, which hands
-    the folders left back with the walker."""
+    """(The child the console script forks before its imports, ``ffind.frontends.early``)
+    ``_prepare`` (its error sent as ``F``), then ``_ahead_child`` with the walker."""
     try:
         walker, item = _prepare(root, options, _warn_to(send))
     except FfindError as exc:
@@ -709,9 +596,8 @@ def early_child(root: str, options: SearchOptions, send: Callable[[bytes], None]
 def started_walk(pid: int, fd: int, options: SearchOptions, *, cancel: Cancel | None = None,
                  on_warning: Warn | None = None,
                  keep: Callable[[], Keep | None] = lambda: None) -> Ahead:
-    """``walk_ahead`` of the walk the console script forked before its imports (``pid`` runs
-    ``early_child``, its pipe's read end is ``fd``); ``_prepare``'s errors come with the
-    first batch."""
+    """``walk_ahead`` of the walk the console script forked (``pid`` runs ``early_child``,
+    ``fd`` reads its pipe); ``_prepare``'s errors come with the first batch."""
     return Ahead(None, None, _workers(options.threads, None), cancel, on_warning, keep,
                  started=(pid, fd))
 
@@ -721,12 +607,10 @@ def walk_ahead(
     cancel: Cancel | None = None, on_warning: Warn | None = None,
     keep: Callable[[], Keep | None] = lambda: None,
 ) -> Ahead:
-    """``walk_batches``, started now: with ``threads >= 2`` and a CPU idle, a forked child
-    reads depth first for up to ``AHEAD_FIRST`` seconds while the caller goes on, then hands
-    what is left to the workers (or to this process).  When this process has matched all the
-    child sent, it reads a share of the child's folders itself.  ``keep()`` makes the batches'
-    filter when the iteration starts.  Raises ``FfindError`` as ``walk_batches``; the caller
-    closes the answer (``Ahead.close``)."""
+    """``walk_batches`` started now: with ``threads >= 2`` and a CPU idle, a forked child reads
+    for ``AHEAD_FIRST`` seconds while the caller goes on, then hands the rest to the workers;
+    when idle, this process reads a share of the child's folders.  ``keep()`` makes the filter
+    when the iteration starts; the caller closes the answer."""
     options = options or SearchOptions()
     walker, item = _prepare(os.fspath(root), options, on_warning)
     if options.max_depth is not None and options.max_depth < 1:
@@ -739,19 +623,15 @@ def walk_ahead(
 def prepare_recorded(root: str, options: SearchOptions, warn: Warn | None,
                      inputs: list[str]) -> tuple[_Walker, Item]:
     """A recording walker (``ffind.fs.record``: a marker per folder among the paths) and the
-    root's item; ``inputs`` receives the files above the root the walk depends on.  Raises
-    ``FfindError`` as ``walk_batches``."""
+    root's item; ``inputs`` receives the files above the root the walk depends on."""
     return _prepare(root, options, warn, record=True, inputs=inputs)
 
 
 def walk_prepared(walker: _Walker, item: Item, options: SearchOptions, *,
                   cancel: Cancel | None = None, on_warning: Warn | None = None,
                   keep: Keep | None = None) -> Iterator[list[str]]:
-    """The batches of the walk from ``item`` (``_prepare``, ``prepare_recorded``: then paths
-    and markers)."""
+    """The batches of the walk from ``item`` (``prepare_recorded``: paths and markers)."""
     if options.max_depth is not None and options.max_depth < 1:
         return iter(())
     threads = _workers(options.threads, on_warning)
-    if threads == 1:
-        return _walk_inline(walker, item, cancel, on_warning, keep)
-    return _walk_parallel(walker, item, threads, cancel, on_warning, keep)
+    return _walk_from(walker, [item], threads, cancel, on_warning, keep)

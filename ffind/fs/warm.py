@@ -1,19 +1,8 @@
-"""The warm index: answer from what the last walk of the same root with the same listing
-options learned, re-reading only what changed, with the output of a cold walk.
-
-``cached_batches(root, options, ...)`` is ``walk_batches`` with a snapshot:
-
-- no usable snapshot: a recording walk (``ffind.fs.record``), then the snapshot is written
-  unless the walk was cancelled or every folder's change time is a whole second (a file
-  system whose times cannot be trusted);
-- a snapshot: the inputs above the root (git's configuration, the global excludes file,
-  info/exclude, every ``.git``/``.gitignore``/``.ignore`` up to ``/``) must be unchanged,
-  else it is a cold walk; then the snapshot is refreshed (``ffind.fs.refresh``): every
-  folder ``stat``-ed, the changed or racy ones read again (git's untracked-cache rule).
-
-Not cached (a plain walk): ``follow_links`` (which of two links to a folder is entered
-depends on the order), a root on a network or FUSE file system, a git configuration that
-includes other files.
+"""The warm index: a listing answered from the snapshot of the last walk of the same root and
+listing options, refreshed (``ffind.fs.refresh``) when the inputs above the root (git's
+configuration, excludes files, ignore files up to ``/``) are unchanged, else a recording walk.
+Not cached: ``follow_links``, a root on a network or FUSE file system, a git configuration
+that includes other files.
 """
 
 from __future__ import annotations
@@ -64,9 +53,8 @@ def _mounts() -> list[tuple[str, str]]:
 
 
 def trusted_fs(root: str, mounts: list[tuple[str, str]] | None = None) -> bool:
-    """False when the root, or a mount below it, is on a file system of ``UNTRUSTED_FS`` (or
-    any FUSE file system but a few local ones); ``mounts``: (mount point, type), by default
-    the process's."""
+    """False when the root or a mount below it is on a file system of ``UNTRUSTED_FS`` (or
+    FUSE but a few local ones); ``mounts``: (mount point, type), by default the process's."""
     real = os.path.realpath(root)
     best, kind = "", ""
     for point, fs in _mounts() if mounts is None else mounts:
@@ -79,8 +67,8 @@ def trusted_fs(root: str, mounts: list[tuple[str, str]] | None = None) -> bool:
 
 
 def global_sig(absroot: str, inputs: list[str]) -> tuple[str, int] | None:
-    """The signature of what above the root the walk depends on, and the newest time in it;
-    None when it cannot be told (a git configuration file that includes others)."""
+    """The signature of what above the root the walk depends on and its newest time; None
+    for a git configuration that includes others."""
     parts = [f"{k}={v}" for k, v in sorted(os.environ.items())
              if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME")]
     newest = 0
@@ -111,9 +99,8 @@ def cached_batches(
     on_warning: Warn | None = None, keep: Keep | None = None,
     store: SnapshotStore | None = None, stats: WarmStats | None = None,
 ) -> Iterator[list[str]]:
-    """``walk_batches(root, options, ...)`` answered from the snapshot when it can be; see
-    the module docstring.  ``keep`` filters the batches here, in this process (the snapshot
-    holds every path).  Raises ``FfindError`` as ``walk_batches``."""
+    """``walk_batches(root, options, ...)`` answered from the snapshot when it can be;
+    ``keep`` filters the batches in this process."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -144,11 +131,9 @@ def warm_attempts(
     on_warning: Warn | None = None, keep: Keep | None = None,
     store: SnapshotStore | None = None, stats: WarmStats | None = None,
 ) -> Generator[Attempt, None, None]:
-    """``cached_batches`` for a caller that matches as it reads (the one-shot search): with a
-    big snapshot, the ``stat`` pass runs in a forked child (``refresh.Aside``) while the first
-    attempt gives the snapshot's paths (cut short once the child reports a change).  Its
-    ``stale()`` waits for the child: False, these batches are the listing; True, a second
-    attempt gives the refreshed listing (or a cold walk's)."""
+    """``cached_batches`` for a caller that matches as it reads: with a big snapshot the first
+    attempt gives its paths while a forked child ``stat``s (``refresh.Aside``; cut short on a
+    change); its ``stale()`` True: a second attempt gives the refreshed listing."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -205,7 +190,7 @@ def warm_attempts(
         if bad is None:
             yield Attempt(_sliced(run.cold(), keep))
         else:
-            yield Attempt(_sliced(run.warm_checked(snap, bad), keep))
+            yield Attempt(_sliced(run.warm(snap, bad=bad), keep))
     finally:
         aside.close()
 
@@ -217,16 +202,10 @@ def session_batches(
     first: Callable[[list[str]], tuple[list[str], list[str]]] | None = None,
     settle: Callable[[], object] | None = None,
 ) -> Generator[tuple[bool, list[str]], None, None]:
-    """The listing for a session as ``(replace, paths)``: ``replace`` means these paths
-    replace every one given before.
-
-    With a usable snapshot: first its paths, unvalidated, ``(False, paths)`` (the first frame
-    at once); then, only if the refreshed listing differs, ``(True, listing)``; a refresh
-    that falls back to a cold walk gives ``(True, first batch)``, then ``(False, batch)``
-    (``(True, [])`` when it finds nothing).  Without one: ``(False, batch)`` of the walk.
-    ``first`` splits the snapshot's paths into the part given first and the rest; ``pause``
-    is called after the first part, ``settle`` after the rest, each before the refresh (whose
-    ``stat`` pass would compete with the session's matching)."""
+    """The listing for a session as ``(replace, paths)`` (``replace``: these replace all given
+    before): a snapshot's paths unvalidated at once, then the refreshed listing only if it
+    differs (a cold walk: ``(True, first batch)``, then ``(False, batch)``).  ``first`` splits
+    the snapshot's paths; ``pause`` and ``settle`` run after each part, before the refresh."""
     from ffind.fs.walk import walk_batches
 
     root_s = os.fspath(root)
@@ -285,8 +264,8 @@ def prepare(
     on_warning: Warn | None = None, store: SnapshotStore | None = None,
     stats: WarmStats | None = None,
 ) -> tuple[Refresh, CachedListing | None] | None:
-    """The ``Refresh`` of ``root``'s cached listing and its usable snapshot (None:
-    ``Refresh.cold()`` records one); None when the listing cannot be cached (a plain walk)."""
+    """The ``Refresh`` of ``root``'s listing and its usable snapshot (None: ``cold()`` records
+    one); None when the listing cannot be cached."""
     from ffind.fs.walk import prepare_recorded
 
     root_s = os.fspath(root)
@@ -307,8 +286,8 @@ def prepare(
 
 
 def _usable(body: CachedListing, glob: tuple[str, int]) -> bool:
-    """Whether a snapshot read back can be refreshed: the same inputs above the root, none
-    changed within the racy window before it was taken."""
+    """Whether a snapshot can be refreshed: the same inputs above the root, none changed
+    within the racy window before it."""
     return body.glob == glob[0] and glob[1] < body.start - refresh.RACY_NS
 
 

@@ -1,37 +1,22 @@
 """Watches as an exact hint for the warm index's validation (Linux).
 
-A warm listing is validated by ``stat``-ing every folder of its snapshot
-(``ffind.fs.refresh``).  A process that keeps a listing between requests (the resident
-server) instead keeps a watch on each folder (inotify, ``ffind.fs.inotify``; beyond its share,
-fanotify marks, ``ffind.fs.fanwatch``) and ``stat``s only the folders that may have changed:
-``Hint.only(snap)`` gives them to ``Refresh.warm(snap, only=...)``, ``Hint.settle(listing)``
-takes the validated listing back.
+A process that keeps a listing between requests (the resident server) watches each folder
+(inotify, ``ffind.fs.inotify``; beyond its share fanotify, ``ffind.fs.fanwatch``) and ``stat``s
+only the folders that may have changed: ``Hint.only(snap)`` gives them to
+``Refresh.warm(snap, only=...)``, ``Hint.settle(listing)`` takes the validated listing back.
 
-Why the hint is exact:
-
-- The kernel queues an event before the system call that made the change returns, so every
-  change completed before a request is in the queue that request drains first.
-- A folder is trusted without a ``stat`` only if its watch was added before the listing the
-  snapshot holds was made or confirmed by a ``stat`` check, and no event for it was drained
-  since.  New folders, new or refused watches, events, overflows and mount-table changes
-  mean a ``stat`` check.
-- A watch is added only to a folder whose parent is watched, so a rename of any ancestor is
-  an event: every folder below a moved one, or below one whose own attributes changed (a
-  search permission), loses its watch and is checked.  Above the root, the root's (device,
-  inode) is compared on every request and ``/proc/self/mountinfo`` is polled.
-- Always checked, watched or not: folders without a signature, and folders with ignore
-  files, ``.git`` or ``target`` probes (a file's contents can change through a hard link
-  or a symbolic link, with no event here).
-
-No hint (the full ``stat`` pass) off Linux, without inotify, on an untrusted file system
-(``ffind.fs.warm.trusted_fs``), with ``follow_links``, or with ``FFIND_NO_WATCH`` set.
+Exact because the kernel queues an event before the call that made the change returns; a
+folder is trusted only if its watch predates the listing's check and no event came since; a
+watch is added only below a watched parent, so a rename or attribute change of any ancestor is
+seen (every folder below is checked); the root's identity and the mount table are checked each
+request; folders without a signature or with ignore files, ``.git`` or probes are always checked.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ffind.fs.inotify import Drained, Watcher, below, parent
@@ -43,8 +28,7 @@ if TYPE_CHECKING:
     from ffind.fs.refresh import Refresh
 
 NO_WATCH = "FFIND_NO_WATCH"
-"""Set (not empty, not 0): no hint at all, neither inotify nor fanotify; every validation
-``stat``s every folder."""
+"""Set (not empty, not 0): no hint; every validation ``stat``s every folder."""
 _STOP_EVERY = 256  # folders between two questions to ``arm``'s ``stop``
 
 
@@ -81,9 +65,8 @@ class Mounts:
 
 
 class Hint:
-    """Which folders of a listing a validation must ``stat`` (``only``), from a ``Watcher``;
-    the listing validated is handed back with ``settle``.  One per listing (root and listing
-    options), kept between requests by the process that keeps the listing:
+    """Which folders of a listing a validation must ``stat``, from a ``Watcher``; one per
+    listing, kept between requests:
 
         only = hint.only(snap)
         paths = [p for batch in run.warm(snap, only) for p in batch]
@@ -94,8 +77,7 @@ class Hint:
         self.watcher = watcher
         self.mounts = mounts if mounts is not None else Mounts()
         self.pending: set[str] = set()
-        """Folders to check at the next validation (events, new watches), kept until one
-        ends (``settle``)."""
+        """Folders to check at the next validation (events, new watches) until ``settle``."""
         self.drained = Drained()
         """What the last ``only`` drained (for tests and benchmarks)."""
         self.last: list[int] | None = None
@@ -116,11 +98,9 @@ class Hint:
     def start(cls, root: str, options: SearchOptions, budget: int | None = None,
               per_request: int | None = None, marks: int | None = None,
               environ: Mapping[str, str] | None = None) -> Hint | None:
-        """A hint for the listing of ``root`` with ``options``, or None (not Linux, no
-        inotify, an untrusted file system, ``follow_links``, ``NO_WATCH`` set): check every
-        folder.  ``budget``: the inotify watches it may hold, ``marks`` the fanotify marks
-        for the folders beyond (None: their shares of what is free; 0: inotify alone, as
-        where fanotify cannot be had, ``ffind.fs.fanwatch``)."""
+        """A hint for the listing of ``root``, or None (not Linux, no inotify, an untrusted
+        file system, ``follow_links``, ``NO_WATCH``).  ``budget``: inotify watches, ``marks``:
+        fanotify marks beyond them (None: their shares of what is free; 0: inotify alone)."""
         env = os.environ if environ is None else environ
         if (not sys.platform.startswith("linux") or options.follow_links
                 or env.get(NO_WATCH, "") not in ("", "0")):
@@ -279,8 +259,3 @@ def refreshed(run: Refresh, snap: CachedListing, hint: Hint | None) -> Iterator[
         done = True
     finally:
         hint.settle(run.listing if done else None)
-
-
-def checked(snap: CachedListing, only: Sequence[int] | None) -> list[str]:
-    """The prefixes of the folders ``only`` (all of them for None): for tests, benchmarks."""
-    return list(snap.prefixes) if only is None else [snap.prefixes[i] for i in only]

@@ -1,11 +1,7 @@
-"""A repository as git finds it: the work tree's top level and git folder, the configuration
-files, ``core.excludesFile`` and ``core.ignoreCase``.  Used by the ignore rules
-(``ffind.fs.ignore.scope``), the recording walk and ``git status`` (``gitstatus``).
-
-The configuration is read from its files directly, in git's order (system, global,
-repository; the last value wins): a few small reads instead of starting ``git config``
-(a few ms) on every search.  git itself is asked only when an ``include`` or a
-``GIT_CONFIG*`` variable could change the answer.
+"""A repository as git finds it: top level, git folder, configuration files,
+``core.excludesFile`` and ``core.ignoreCase``.  The configuration is read from its files in git's
+order (a few small reads instead of starting ``git config``); git itself is asked only when an
+``include`` or a ``GIT_CONFIG*`` variable could change the answer.
 """
 
 from __future__ import annotations
@@ -92,40 +88,46 @@ def _config_env() -> bool:
     return any(k.startswith("GIT_CONFIG") and k != "GIT_CONFIG_NOSYSTEM" for k in os.environ)
 
 
-def _config_may_set_excludes(git_common_dir: str | None) -> bool:
-    """Whether git's configuration might set core.excludesFile (then git is asked): exact,
-    since a file that neither names the key nor includes another file cannot set it."""
+def _config_texts(git_common_dir: str | None) -> list[bytes] | None:
+    """The configuration files' contents, or None when git must be asked (a ``GIT_CONFIG*``
+    variable, an ``include``, a file too big to read whole)."""
     if _config_env():
-        return True
+        return None
+    texts = []
     for path in config_files(git_common_dir):
         try:
             with open(path, "rb") as f:
-                data = f.read().lower()
+                data = f.read(_MAX_CONFIG + 1)
         except OSError:
             continue
-        if b"excludesfile" in data or b"include" in data:
-            return True
-    return False
+        if len(data) > _MAX_CONFIG or b"include" in data.lower():
+            return None
+        texts.append(data)
+    return texts
 
 
-def excludes_file(cwd: str, git_common_dir: str | None) -> str | None:
-    """The path of core.excludesFile as git would read it for a work tree at ``cwd``."""
-    default = default_excludes_file()
-    if not _config_may_set_excludes(git_common_dir):
-        return default
+def _ask_git(args: list[str], cwd: str | None = None) -> bytes | None:
+    """What ``git ARGS`` prints, or None when it fails."""
     import subprocess
 
     try:
-        proc = subprocess.run(
-            ["git", "config", "--path", "--get", "core.excludesFile"],
-            cwd=cwd, capture_output=True, timeout=10, check=False,
-        )
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=10,
+                              check=False)
     except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def excludes_file(cwd: str, git_common_dir: str | None) -> str | None:
+    """The path of core.excludesFile as git would read it for a work tree at ``cwd`` (git is
+    asked only when a configuration file may set it)."""
+    default = default_excludes_file()
+    texts = _config_texts(git_common_dir)
+    if texts is not None and not any(b"excludesfile" in t.lower() for t in texts):
         return default
-    value = os.fsdecode(proc.stdout.rstrip(b"\n"))
-    if proc.returncode != 0 or not value:
-        return default
-    return os.path.join(cwd, value)
+    out = _ask_git(["config", "--path", "--get", "core.excludesFile"], cwd)
+    value = os.fsdecode(out.rstrip(b"\n")) if out else ""
+    return os.path.join(cwd, value) if value else default
 
 
 def parse_bool(value: str) -> bool | None:
@@ -166,37 +168,18 @@ def core_ignore_case(text: str) -> bool | None:
     return found
 
 
-def _ask_ignore_case(git_common_dir: str | None) -> bool:
-    import subprocess
-
-    cmd = ["git"]
-    if git_common_dir is not None:
-        cmd += ["--git-dir", git_common_dir]
-    try:
-        proc = subprocess.run([*cmd, "config", "--bool", "--get", "core.ignoreCase"],
-                              capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return proc.returncode == 0 and proc.stdout.strip() == b"true"
-
-
 def ignore_case(git_common_dir: str | None) -> bool:
-    """git's ``core.ignoreCase`` (set by git on a case-insensitive file system) for the
-    repository whose common git folder is given; None: the global settings only.  The git
-    ignore sources of such a repository match without regard to ASCII case."""
-    if _config_env():
-        return _ask_ignore_case(git_common_dir)
+    """git's ``core.ignoreCase`` (set on a case-insensitive file system) for the repository
+    whose common git folder is given (None: the global settings); its git ignore sources then
+    match without regard to ASCII case."""
+    texts = _config_texts(git_common_dir)
+    if texts is None:
+        args = [] if git_common_dir is None else ["--git-dir", git_common_dir]
+        out = _ask_git([*args, "config", "--bool", "--get", "core.ignoreCase"])
+        return out is not None and out.strip() == b"true"
     value = False
-    for path in config_files(git_common_dir):
-        try:
-            with open(path, "rb") as f:
-                data = f.read(_MAX_CONFIG)
-        except OSError:
-            continue
-        text = data.decode("utf-8", "surrogateescape")
-        if "include" in text.lower():
-            return _ask_ignore_case(git_common_dir)
-        found = core_ignore_case(text)
+    for data in texts:
+        found = core_ignore_case(data.decode("utf-8", "surrogateescape"))
         if found is not None:
             value = found
     return value

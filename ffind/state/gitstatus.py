@@ -1,14 +1,7 @@
-"""Files with uncommitted changes count as visits: ``git status``, run beside the walk.
-
-:class:`GitChanges` starts ``git status`` in the background when a search starts, at the
-lowest CPU priority (the search never waits for it, so it must not take the CPU from it); the
-search asks for the answer once its walk is done (``changed(wait=0)``), and a ``git status``
-that has not answered is stopped.  No git, no repository, an error: no changes.  The paths
-are the modified, added, renamed and untracked (not ignored) files under the search root.
-
-A complete answer is remembered (``$XDG_CACHE_HOME/ffind/git-<hash>.snapshot``) with the
-signature of the repository's HEAD and index; while both are unchanged, a search whose own
-``git status`` has not answered uses it instead of none.
+"""Files with uncommitted changes count as visits: ``git status`` run beside the walk at the
+lowest CPU priority, asked once the walk is done (``changed(wait=0)``) and stopped if it has not
+answered.  A complete answer is remembered with the signature of HEAD and the index, and used
+while both are unchanged by a search whose own ``git status`` has not answered.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""The memory of opened files: a small SQLite file of visits, one row per remembered path.
-
-Each row keeps two decayed visit counts: every visit adds 1 to both; ``weight`` halves every
-``HALF_LIFE_DAYS`` and ``recent`` every ``RECENT_HALF_LIFE_DAYS`` (where the user works
-today); ``ffind.scoring.recency`` turns them into boosts.  Rows lighter than ``MIN_WEIGHT``
-are aged out and at most ``MAX_ROWS`` kept (zoxide's ``_ZO_MAXAGE`` idea).
-
-The store holds the absolute paths the user opened and never looks at the files: the walk is
-the authority, and a complete walk prunes the remembered paths it no longer finds (``prune``).
-
-Bad state never breaks a search: a file that is not a database is moved aside (never
-deleted) and a fresh one started; a locked, read-only or missing state folder, or a newer
-schema, leaves the memory off for this run, and :attr:`Memory.warning` says so in one line.
-Each visit is one ``UPSERT`` in WAL mode with a busy timeout: several writers lose nothing.
+"""The memory of opened files: a SQLite file of visits, one row per absolute path, with two
+decayed counts (``weight`` halving every ``HALF_LIFE_DAYS``, ``recent`` every
+``RECENT_HALF_LIFE_DAYS``); light rows age out, at most ``MAX_ROWS`` kept.  A complete walk prunes
+the paths it no longer finds.  Bad state never breaks a search: a corrupt file is moved aside,
+an unusable folder leaves the memory off (``Memory.warning``); WAL mode, one ``UPSERT`` a visit.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
-"""One ignore file's patterns and their matching, the way git (and fd) reads them.
-
-Lines are read as git's ``dir.c`` does: trailing spaces trimmed unless escaped, ``#``
-comments, ``!`` negation, a trailing ``/`` for folders only, a pattern without ``/`` matched
-against the name and any other against the path relative to the file's folder; a UTF-8 BOM
-and the ``\r`` of CRLF dropped.  Globs are git's wildmatch on bytes (``wildmatch``);
-``ignore_case`` is git's ``core.ignoreCase`` (ASCII folding).  Within one file the last
-matching pattern wins.  ``compile_globs`` is ffind's one glob compiler (``--exclude``, the
-agent's ``glob``).
-
-Fast with 100,000-line files too: literal names, ``*.ext`` suffixes, ``prefix*`` and literal
-paths go into tables (with the line of their last pattern), so a decision is a few lookups
-plus the few other patterns written after the best hit.  For the walk's common case, "no
-pattern matches", each file offers pre-checks that the walk merges across the files in
-scope: the literal sets, one regex ``base_any`` for the other name patterns, and
-``path_any_at(depth)`` for the path patterns that can match at that depth.  A pre-check may
-say yes where the decision says no, never the other way.
+"""One ignore file's patterns and their matching, as git's ``dir.c`` reads them (trailing
+spaces, ``#``, ``!``, a trailing ``/`` for folders, name or path patterns, BOM and CRLF; globs by
+``wildmatch``); the last matching pattern wins.  Literal names, ``*.ext``, ``prefix*`` and
+literal paths go into tables, so a decision is a few lookups; each file also offers pre-checks
+the walk merges across the files in scope (a pre-check may say yes where the decision says no,
+never the reverse).  ``compile_globs`` compiles ``--exclude`` and the agent's globs.
 """
 
 from __future__ import annotations
@@ -44,8 +33,7 @@ if TYPE_CHECKING:
 IGNORE_FILE = ".ignore"
 GITIGNORE_FILE = ".gitignore"
 MAX_FILE_SIZE = 10 * 1024 * 1024
-"""Ignore files larger than this are skipped with a warning (a symlink to ``/dev/zero`` or a
-huge generated file must not fill the memory)."""
+"""Ignore files larger than this are skipped with a warning (``/dev/zero``, generated files)."""
 
 Leads = tuple[tuple[str, ...], frozenset[str]] | None
 """``Rules.path_leads_at``: (literal leading folders, the folder paths on the way to them)."""
@@ -91,8 +79,7 @@ def _text(tokens: Sequence[Token]) -> str | None:
 
 
 def _whole(text: str) -> bool:
-    """Valid UTF-8 (no surrogate escapes): then ``str.endswith``/``startswith`` on names agree
-    with git's byte comparison."""
+    """Valid UTF-8: then ``str.endswith`` and ``startswith`` agree with git's bytes."""
     return text.isascii() or _SURROGATE.search(text) is None
 
 
@@ -102,19 +89,15 @@ def _fold_str(text: str) -> str:
 
 
 class Pattern:
-    """One compiled line: ``base`` patterns (no ``/`` inside) match the name, the others the
-    path relative to the file's folder.  ``kind``: ``"name"``, ``"suffix"`` (``*`` +
-    literal), ``"prefix"`` (literal + ``*``), ``"path"`` (literal), ``"other"``; ``text`` the
-    literal part.  ``depth``: the segments a path pattern without ``**`` matches (None: any);
-    ``lead``: the literal folders an anchored path pattern starts with (``"docs/api/"``)."""
+    """One compiled line: ``base`` patterns match the name, the others the path.  ``kind``:
+    name, suffix (``*.ext``), prefix, path (literal) or other; ``depth``: the segments a path
+    pattern matches (None: any); ``lead``: its literal leading folders (``"docs/api/"``)."""
 
     __slots__ = ("_exact", "_source", "base", "casefold", "depth", "dir_only", "first", "glob",
                  "ignores", "index", "kind", "lead", "plain", "text")
 
     def __init__(self, index: int, ignores: bool, glob: str, *, base: bool, dir_only: bool,
                  casefold: bool, tokens: list[Token] | None = None, kind: str = "") -> None:
-        """``glob``: the line without ``!`` and ``/`` at either end; ``tokens``: None for a
-        literal, or (``kind``) a ``suffix`` or ``prefix`` name pattern."""
         self.index = index
         self.ignores = ignores
         self.glob = glob
@@ -156,8 +139,7 @@ class Pattern:
         return regex + ("/" if self.dir_only else "/?")
 
     def _shape(self, texts: Sequence[str | None], counted: Sequence[object]) -> None:
-        """``depth`` (the number of segments, unless a folder star makes it any) and ``lead``
-        from the segments' literal texts (None: not literal)."""
+        """``depth`` and ``lead`` from the segments' literal texts (None: not literal)."""
         if counted:
             self.depth = len(texts)
         for text in texts[:-1]:
@@ -174,8 +156,7 @@ class Pattern:
         return self._source
 
     def matches(self, text: str) -> bool:
-        """The exact test (git's wildmatch on bytes) of a name (``base``) or a path (no
-        trailing ``/``)."""
+        """The exact test (git's wildmatch on bytes) of a name or a path."""
         if self._exact is None:
             source = self.source.removesuffix("/?").removesuffix("/")
             self._exact = byte_regex(source, casefold=self.casefold)
@@ -201,8 +182,8 @@ def _kind(tokens: list[Token], base: bool) -> tuple[str, str]:
 
 def _compile_pattern(line: str, index: int = 0, casefold: bool = False, *,
                      strict: bool = False) -> Pattern | None:
-    """One gitignore line -> Pattern; None for blanks, comments and empty patterns.  Raises
-    Malformed for a line git can never match (``strict``: also a reversed range ``[z-a]``)."""
+    """One gitignore line -> Pattern (None: blank, comment); Malformed for a line git never
+    matches (``strict``: also a reversed range)."""
     line = _git_trim(line)
     if not line or line[0] == "#":
         return None
@@ -242,8 +223,7 @@ def _table(patterns: Iterable[Pattern]) -> dict[str, Hit]:
 
 
 class _Kinds:
-    """The literal patterns of one kind of entry (any, or folders only), each key with the
-    line of its last pattern."""
+    """The literal patterns for any entry or folders only, each with its last line."""
 
     __slots__ = ("names", "paths", "prefix_lens", "prefixes", "suffix_lens", "suffixes")
 
@@ -296,9 +276,8 @@ class _Tables:
 
 @functools.lru_cache(maxsize=4096)
 def _any(sources: tuple[str, ...], catchall: bool, casefold: bool) -> Check | None:
-    """One regex for "may any of these match" (``fullmatch``), or None for no patterns.
-    ``catchall``: any text with a character that is not ASCII may (the regexes are exact on
-    ASCII text only)."""
+    """One regex for "may any of these match", or None; ``catchall``: any non-ASCII text may
+    (the regexes are exact on ASCII only)."""
     if not sources:
         return None
     parts = [f"(?:{r})" for r in sources]
@@ -309,8 +288,7 @@ def _any(sources: tuple[str, ...], catchall: bool, casefold: bool) -> Check | No
 
 
 def _last_names(patterns: Sequence[Pattern]) -> frozenset[str] | None:
-    """The literal last segments of path ``patterns`` (the name every path one of them
-    matches ends with), or None when one of them has a wildcard or an escape there."""
+    """The literal last segments of path ``patterns``, or None when one is not literal."""
     names = set()
     for p in patterns:
         last = p.glob.rpartition("/")[2]
@@ -323,15 +301,10 @@ def _last_names(patterns: Sequence[Pattern]) -> frozenset[str] | None:
 class Rules:
     """The compiled patterns of one ignore file (or of ``--exclude`` globs).
 
-    ``match(path, name, is_dir)`` (the path relative to the file's folder, a folder's with a
-    trailing ``/``) returns True (ignored), False (re-included by ``!``, which also overrides
-    the walk's fixed exclusions) or None (no pattern matches).
-
-    Pre-checks (module docstring): ``names``, ``suffixes``, ``prefixes`` and their
-    folder-only ``dir_*`` twins, ``base_any`` (``base_firsts``: the first characters it can
-    match, None for any) and ``path_any_at(depth)``; a matcher returns None when nothing
-    matches.  With ``ignore_case`` the sets are empty and the matchers fold case themselves.
-    """
+    ``match(path, name, is_dir)``: True (ignored), False (re-included by ``!``) or None.
+    Pre-checks: ``names``, ``suffixes``, ``prefixes`` (and ``dir_*``), ``base_any`` (whose
+    first characters are ``base_firsts``) and ``path_any_at(depth)``; None when nothing
+    matches.  With ``ignore_case`` the sets are empty and the matchers fold case."""
 
     __slots__ = ("_at", "_leads_at", "_others", "_tables", "base_any", "base_firsts",
                  "casefold", "dir_names", "dir_prefixes", "dir_suffixes", "lines", "names",
@@ -403,16 +376,15 @@ class Rules:
         return (_load_rules, (self.lines, self.source, self.casefold))
 
     def _path_patterns(self, depth: int, part: str) -> list[Pattern]:
-        """The path patterns that can match ``depth`` segments below: all (``part=""``), or
-        only those with a literal leading folder (``"led"``) or without one (``"free"``)."""
+        """The path patterns that can match ``depth`` segments below: all, or those with
+        (``"led"``) or without (``"free"``) a literal leading folder."""
         return [p for p in self.patterns
                 if not p.base and (p.depth is None or p.depth == depth)
                 and (not part or bool(p.lead) == (part == "led"))]
 
     def path_any_at(self, depth: int, part: str = "") -> Check | None:
-        """The pre-check of the path patterns that can match an entry ``depth`` segments below
-        the file's folder (its path ``/``-ended for a folder), or None if there are none;
-        ``part``: only some of them (``_path_patterns``)."""
+        """The pre-check of the path patterns that can match ``depth`` segments below the
+        file's folder, or None; ``part`` as ``_path_patterns``."""
         try:
             return self._at[depth, part]
         except KeyError:
@@ -436,19 +408,14 @@ class Rules:
         return check
 
     def path_names_at(self, depth: int, part: str = "") -> frozenset[str] | None:
-        """The names every entry ``path_any_at(depth, part)`` may match is called: when each
-        of those patterns ends with a literal name (``**/.claude/settings.local.json``), an
-        entry of another name matches none of them (the walk then skips the check); None
-        when one ends with a wildcard."""
+        """The names an entry must have for ``path_any_at(depth, part)`` to match it (each
+        pattern ends with a literal name), or None."""
         return None if self.casefold else _last_names(self._path_patterns(depth, part))
 
     def path_leads_at(self, depth: int, part: str = "") -> Leads:
-        """Where the path patterns of ``path_any_at(depth)`` can match: ``(leads, ways)``, the
-        patterns' literal leading folders and every folder path on the way to one of them
-        (``""`` included); a folder whose path (relative to this file's folder, ``/``-ended)
-        neither starts with a lead nor is on the way matches none of them.  None when one of
-        them may match anywhere (or there are too many to be worth it); ``part`` as for
-        ``path_any_at``."""
+        """``(leads, ways)``: the literal leading folders of ``path_any_at(depth)``'s patterns
+        and the folder paths on the way to them (a folder elsewhere matches none); None when
+        one may match anywhere, or too many."""
         try:
             return self._leads_at[depth, part]
         except KeyError:
@@ -492,21 +459,10 @@ class Rules:
                 return p.ignores
         return ignores if index >= 0 else None
 
-    def match_path(self, path: str, *, is_dir: bool = False) -> bool | None:
-        """The decision for a whole path (relative to the rules' folder, no trailing ``/``),
-        as a walk makes it: True if one of its folders is ignored, else ``match`` of the
-        entry itself."""
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            if self.match("/".join(parts[:i]) + "/", parts[i - 1], True):
-                return True
-        return self.match(path + "/" if is_dir else path, parts[-1], is_dir)
-
 
 def _load_rules(lines: tuple[str, ...], source: str = "", casefold: bool = False) -> Rules:
     """Compile, or reuse this process's copy of the same lines (identical ignore files are
-    common, and a worker gets the rules again by pickle).  A reused copy keeps the ``source``
-    it was first compiled with."""
+    common; a worker gets the rules by pickle)."""
     rules = _compiled_lines(lines, casefold)
     if not rules.source:
         rules.source = source
@@ -519,10 +475,8 @@ def _compiled_lines(lines: tuple[str, ...], casefold: bool) -> Rules:
 
 
 def read_lines(path: str, warn: Warn | None = None) -> list[str] | None:
-    """The lines of an ignore file, non-UTF-8 bytes kept as surrogates; None if missing,
-    unreadable, not a regular file (a FIFO, a device: never opened for a blocking read) or
-    larger than ``MAX_FILE_SIZE``.  ``warn`` receives one line for each of these but missing
-    (and a folder)."""
+    """The lines of an ignore file (surrogate escapes); None, with a warning unless missing,
+    if unreadable, not a regular file (never a blocking open) or over ``MAX_FILE_SIZE``."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
@@ -569,9 +523,8 @@ def read_lines(path: str, warn: Warn | None = None) -> list[str] | None:
 
 
 def load_file(path: str, warn: Warn | None = None, *, ignore_case: bool = False) -> Rules | None:
-    """Compiled rules of an ignore file (cached per process); None if missing, unreadable (then
-    one line to ``warn``, see :func:`read_lines`) or without a single pattern.
-    ``ignore_case``: git's ``core.ignoreCase`` (for the git sources, not ``.ignore``)."""
+    """Compiled rules of an ignore file (cached per process); None if unreadable or empty.
+    ``ignore_case``: git's ``core.ignoreCase``."""
     lines = read_lines(path, warn)
     if lines is None:
         return None
@@ -581,9 +534,7 @@ def load_file(path: str, warn: Warn | None = None, *, ignore_case: bool = False)
 
 def compile_globs(globs: Iterable[str], *, ignore_case: bool = False) -> Rules | None:
     """Globs (gitignore syntax, relative to the search root) -> Rules; None if all are blank.
-    A leading ``#`` is a name here, not a comment; ``!glob`` re-includes; ``ignore_case``
-    folds ASCII case.  Raises FfindError for a glob git could never match (a trailing
-    backslash, an unclosed ``[``, an unknown ``[:class:]``, a reversed range)."""
+    A leading ``#`` is a name; FfindError for a glob git could never match."""
     if isinstance(globs, str):
         raise TypeError("globs must be an iterable of strings, not a string")
     lines = []

@@ -1,15 +1,8 @@
-"""Which ignore files are in force in a folder, in what order, and the cheap checks that let
-most entries skip them.
-
-Precedence (as ripgrep and git): in each folder the ``.ignore`` files decide first, deepest
-first, then (inside a git work tree, or everywhere with ``require_git=False``) the
-``.gitignore`` files deepest first, then ``.git/info/exclude``, then ``core.excludesFile``.
-The first file with a matching pattern decides; its last matching pattern wins (``!`` re-includes).
-
-Discovery: ``Ignores.for_root`` gathers what applies above the search root (the ``.gitignore``
-files from the work tree's top level down, info/exclude, core.excludesFile, and every ``.ignore``
-above the root); ``Ignores.enter`` adds a folder's own files as the walk reads it, and a nested
-repository (a folder holding ``.git``) starts over with its own info/exclude.
+"""Which ignore files are in force in a folder, in what order, and the pre-checks merged across
+them.  As ripgrep and git: the ``.ignore`` files decide first, deepest first, then (in a git work
+tree, or with ``require_git=False``) ``.gitignore`` deepest first, info/exclude and
+``core.excludesFile``; the first file with a match decides.  ``Ignores.for_root`` gathers
+what applies above the root, ``Ignores.enter`` a folder's own (a nested repository starts over).
 """
 
 from __future__ import annotations
@@ -32,10 +25,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 Level = tuple[Rules, str, int, int]
-"""One ignore file in scope: its rules, and how to make an entry path relative to its folder:
-``lead + path[cut:]`` (``lead`` for files above the search root, ``cut`` for files below);
-an entry at depth ``d`` below the search root is ``d + offset`` segments below the file's
-folder."""
+"""One ignore file in scope: its rules, ``lead`` and ``cut`` (an entry's path relative to its
+folder is ``lead + path[cut:]``) and ``offset`` (an entry ``d`` deep is ``d + offset`` below)."""
 
 def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
     """The ``.gitignore`` files from the repository top level down to the search root's parent,
@@ -52,14 +43,10 @@ def above_root_gitignores(top: str, root: str) -> list[tuple[str, str]]:
 
 
 class Scope:
-    """The ignore files in force in one folder (shared by every folder below until one holds
-    an ignore file of its own), and pre-checks merged across them.
-
-    ``ignores`` (``.ignore`` files) and ``gits`` (``.gitignore``, info/exclude, global) are
-    each deepest first; the first level with a matching pattern decides (``levels``).  An
-    entry can only match when its name is in ``names``, ends with one of ``suffixes``, starts
-    with one of ``prefixes`` (``file_*``; ``dir_*`` for folders, which also meet folder-only
-    patterns), or a regex of ``base_anys`` (names) or ``path_checks`` (paths) matches."""
+    """The ignore files in force in one folder (shared below until a folder has its own) and
+    their merged pre-checks: ``ignores`` and ``gits`` deepest first, the first of ``levels``
+    with a match decides; an entry can match only if a name, suffix or prefix set (``file_*``,
+    ``dir_*``) or a regex of ``base_anys`` or ``path_checks`` says it may."""
 
     __slots__ = ("_at", "base_anys", "dir_names", "dir_prefixes", "dir_suffixes", "file_names",
                  "file_prefixes", "file_suffixes", "git_on", "gits", "ignores", "levels")
@@ -114,11 +101,9 @@ class Scope:
 
     def path_checks(self, prefix: str, depth: int,
                     ) -> list[tuple[Any, str, int, frozenset[str] | None]]:
-        """(regex fullmatch, lead, cut, names) of the path patterns that can match the entries
-        of the folder ``prefix``, ``depth`` below the root: an entry's path ``p`` (``/``-ended
-        for a folder) may match when ``fm(lead + p[cut:])`` does, and only if its name is in
-        ``names`` (when not None).  Patterns under literal folders are tried only on the way
-        to them (``docs/api/*.md`` never under ``src/``)."""
+        """(fullmatch, lead, cut, names) of the path patterns that can match the entries of
+        the folder ``prefix``: an entry's path ``p`` may match if ``fm(lead + p[cut:])`` does
+        and its name is in ``names``; patterns under literal folders only on the way there."""
         at_depth = self._path_checks(depth)
         if not at_depth:
             return []
@@ -158,10 +143,8 @@ class Ignores:
     @staticmethod
     def for_root(root: str, require_git: bool, warn: Warn | None = None,
                  inputs: list[str] | None = None) -> tuple[Ignores, Scope]:
-        """The walk's configuration and the root folder's scope: the ignore files above
-        ``root`` (its own are read with its entries).  ``inputs`` receives the paths of the
-        files this depends on besides the ignore files of ``root`` and its parents (git's
-        configuration, info/exclude, the global excludes file), for ``ffind.fs.warm``."""
+        """The walk's configuration and the root's scope from the ignore files above it;
+        ``inputs`` receives the other files this depends on (for ``ffind.fs.warm``)."""
         absroot = os.path.abspath(root)
         top = find_repo_top(absroot)
         git_dir = find_git_dir(top) if top is not None else None

@@ -1,23 +1,10 @@
-"""git's wildmatch (``wildmatch.c``), compiled to regular expressions that cannot backtrack.
+"""git's wildmatch (``wildmatch.c``, ``WM_PATHNAME``) compiled to regexes that cannot backtrack.
 
-A glob becomes one regular expression over *bytes* (a name's UTF-8, undecodable bytes kept),
-so ``?`` and a bracket class match one byte as git's do.  The source is a ``str`` whose
-characters stand for bytes, so it compiles as a bytes pattern (exact, :func:`byte_regex`) and
-as a ``str`` pattern exact on ASCII text (the walk's pre-checks).
-
-Semantics (``WM_PATHNAME``): ``?`` one byte but ``/``; ``*`` any bytes but ``/``; ``**``
-between slashes (or at either end) any bytes, a leading ``**/`` and a middle ``/**/`` also
-zero folders, any other ``**`` a ``*``; ``[...]`` one byte but ``/`` (ranges, escapes, POSIX
-classes, ``!``/``^`` to negate, a first ``]`` a member); ``\\x`` is ``x``; a glob git can never
-match (unclosed ``[``, unknown class, trailing backslash) raises Malformed.  Case folding
-(``core.ignoreCase``) lowers the text and literal bytes, and bracket classes behave as git's.
-
-Linear time: a glob is cut by its ``**/`` into groups of whole folders, and each group by its
-``*`` into fixed-length pieces.  Each ``*`` but the glob's last is an atomic group taking the
-leftmost place its piece fits (``(?>[^/]*?A)``), and so is each group after a ``**/``.
-Leftmost is always right (a ``*`` absorbs what lies before its piece, a ``**/`` whole
-folders), so no choice is revisited: ``*a*a*a*a*a*a*b`` against 250 ``a`` costs a few
-thousand steps.  ``tests/wildmatch_test.py`` checks it against git's own ``dowild``.
+A glob becomes one regex over bytes (``?`` and ``[...]`` match one byte, as git's), written as
+a ``str`` so it compiles exact as a bytes pattern and exact-on-ASCII as a ``str`` pattern (the
+walk's pre-checks).  Linear time: each ``*`` but the last, and each group after a ``**/``, is an
+atomic group taking the leftmost place its piece fits, which is always right, so no choice is
+revisited.  ``tests/wildmatch_test.py`` checks it against git's own ``dowild``.
 """
 
 from __future__ import annotations
