@@ -74,10 +74,10 @@ def last_pid() -> int | None:
 def _servers_since(since: int | None, under: Path) -> dict[int, list[bytes]]:
     """The resident servers (pid: command line) whose socket is in the folder ``under`` (this
     run's: the machine may run other suites) started after the pid ``since`` was given out
-    (the ids wrap around at ``pid_max``), but those tied to a process (``--tied``: they exit
-    with the MCP server that started them); every one when ``since`` is None."""
+    (the ids wrap around at ``pid_max``), but those tied to another process (``--tied``: they
+    exit with the MCP server that started them); every one when ``since`` is None."""
     folder = os.path.join(os.fsencode(under), b"")
-    now = last_pid()
+    now, me = last_pid(), os.getpid()
     found = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -91,10 +91,19 @@ def _servers_since(since: int | None, under: Path) -> dict[int, list[bytes]]:
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if (SERVER in args and (since is None or b"--tied" not in args) and b"--socket" in args[:-1]
+        if (SERVER in args and (since is None or b"--tied" not in args or _parent(pid) == me)
+                and b"--socket" in args[:-1]
                 and args[args.index(b"--socket") + 1].startswith(folder)):
             found[pid] = args
     return found
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _gone(pid: int) -> bool:
