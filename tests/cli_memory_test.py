@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from both_ways import ffind_both
 
 FILES = ["lib/prompt.ts", "src/session/prompt.ts", "src/session/index.ts", "docs/x.md"]
 
@@ -20,6 +21,12 @@ def ffind(*args: str, cwd: Path, env: dict[str, str] | None = None,
           ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ffind", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+def served(*args: str, cwd: Path, env: dict[str, str] | None = None) -> list[str]:
+    """The lines of ``ffind args`` run both ways (``both_ways.ffind_both``: the same without
+    and with the folder's server)."""
+    return ffind_both(*args, cwd=cwd, env=env).stdout.decode().splitlines()
 
 
 @pytest.fixture
@@ -36,16 +43,15 @@ def memory_file() -> Path:
 
 
 def test_remember_ranks_a_file_first_and_forget_undoes_it(tree: Path) -> None:
-    before = ffind("prompt", cwd=tree)
-    assert before.stdout.splitlines() == ["lib/prompt.ts", "src/session/prompt.ts"]
+    before = served("prompt", cwd=tree)
+    assert before == ["lib/prompt.ts", "src/session/prompt.ts"]
     done = ffind("--remember", "src/session/prompt.ts", cwd=tree)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert ffind("prompt", cwd=tree).stdout.splitlines() == [
-        "src/session/prompt.ts", "lib/prompt.ts"]
-    assert ffind("--no-memory", "prompt", cwd=tree).stdout == before.stdout
-    assert ffind("prompt", cwd=tree, env={"FFIND_NO_MEMORY": "1"}).stdout == before.stdout
+    assert served("prompt", cwd=tree) == ["src/session/prompt.ts", "lib/prompt.ts"]
+    assert served("--no-memory", "prompt", cwd=tree) == before
+    assert served("prompt", cwd=tree, env={"FFIND_NO_MEMORY": "1"}) == before
     assert ffind("--forget", str(tree / "src"), cwd=tree).returncode == 0
-    assert ffind("prompt", cwd=tree).stdout == before.stdout
+    assert served("prompt", cwd=tree) == before
 
 
 def test_the_memory_file_is_owner_only_and_holds_absolute_paths(tree: Path) -> None:
@@ -102,6 +108,7 @@ def test_an_unusable_state_folder_means_no_memory_one_warning_and_results(
 ) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
+    ffind_both("prompt", cwd=tree, env={"XDG_STATE_HOME": str(blocker)})
     done = ffind("prompt", cwd=tree, env={"XDG_STATE_HOME": str(blocker)})
     assert done.returncode == 0
     assert done.stdout.splitlines() == ["lib/prompt.ts", "src/session/prompt.ts"]
@@ -114,8 +121,8 @@ def test_a_newer_memory_is_left_alone(tree: Path) -> None:
     con = sqlite3.connect(db)
     con.execute("PRAGMA user_version = 99")
     con.close()
-    done = ffind("prompt", cwd=tree)
-    assert done.returncode == 0 and "newer ffind" in done.stderr
+    done = ffind_both("prompt", cwd=tree)
+    assert done.returncode == 0 and b"newer ffind" in done.stderr
     assert ffind("--remember", "docs/x.md", cwd=tree).returncode == 2
 
 
@@ -141,7 +148,7 @@ def test_uncommitted_changes_count_as_recent_visits(tree: Path) -> None:
 
 def test_the_empty_pattern_lists_remembered_files_first(tree: Path) -> None:
     ffind("--remember", "src/session/prompt.ts", cwd=tree)
-    listed = ffind(cwd=tree).stdout.splitlines()
+    listed = served(cwd=tree)
     assert listed[0] == "src/session/prompt.ts"
     assert sorted(listed) == sorted(FILES)
 

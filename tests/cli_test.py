@@ -6,8 +6,8 @@ import json
 import os
 import pty
 import shlex
-import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,21 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from both_ways import FFIND, both, environment, ffind, ffind_both, plain, served_count
 
 from ffind import __version__
-
-
-def _ffind_executable() -> str:
-    # The console script next to this interpreter (not a pyenv shim, which costs 60 ms a call).
-    here = Path(sys.executable).parent / "ffind"
-    if here.exists():
-        return str(here)
-    found = shutil.which("ffind")
-    assert found is not None, "the ffind command is not installed"
-    return found
-
-
-FFIND = _ffind_executable()
+from ffind.resident import client
 
 VISIBLE = [
     "docs/readme.md",
@@ -67,11 +56,11 @@ def run(
     *args: str, cwd: Path | None = None, input: bytes | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    full_env.update(env or {})
-    return subprocess.run(
-        [FFIND, *args], cwd=cwd, input=input, capture_output=True, env=full_env, timeout=60,
-    )
+    """``ffind args`` in the folder ``cwd``, run both ways (``both_ways.ffind_both``: the same
+    result without and with the folder's server); once without ``cwd``."""
+    if cwd is None:
+        return ffind(*args, input=input, env=env)
+    return ffind_both(*args, cwd=cwd, input=input, env=env)
 
 
 def lines(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
@@ -216,6 +205,31 @@ def test_no_require_git(tmp_path: Path) -> None:
     (root / ".gitignore").write_text("skip.txt\n")
     assert lines(run(cwd=root)) == ["keep.txt", "skip.txt"]
     assert lines(run("--no-require-git", cwd=root)) == ["keep.txt"]
+
+
+def test_every_kind_of_ignore_rule_and_its_edits(tree: Path, git_home: Path) -> None:
+    """Each edit to a rule is seen at once, by a warm server as without one."""
+    excludes = git_home / ".config" / "git" / "ignore"  # (git's global rules)
+    excludes.parent.mkdir(parents=True)
+    excludes.write_text("*.md\n")
+    shown = [p for p in VISIBLE if p != "docs/readme.md"]
+    assert lines(run(cwd=tree)) == shown
+    (tree / ".gitignore").write_text("ignored.txt\nbuild/\nsession/\n")
+    shown.remove("src/session/prompt.ts")
+    assert lines(run(cwd=tree)) == shown
+    (tree / "src" / ".ignore").write_text("*.py\n")
+    shown.remove("src/main.py")
+    assert lines(run(cwd=tree)) == shown
+    (tree / ".git" / "info").mkdir()
+    (tree / ".git" / "info" / "exclude").write_text("top.txt\n")
+    shown.remove("top.txt")
+    assert lines(run(cwd=tree)) == shown
+    excludes.write_text("")
+    assert lines(run(cwd=tree)) == sorted([*shown, "docs/readme.md"])
+    (tree / ".gitignore").write_text("!ignored.txt\n")
+    assert lines(run("-H", cwd=tree)) == sorted(
+        [*shown, "docs/readme.md", "src/session/prompt.ts", *HIDDEN, "src/.ignore",
+         "build/out.o", "ignored.txt"])
 
 
 def test_print0_with_newline_in_name(tree: Path) -> None:
@@ -374,13 +388,20 @@ def test_one_shot_search_imports_no_picker_nor_rich(tree: Path) -> None:
 # --- terminal, colour -------------------------------------------------------------------------
 
 def run_tty(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, bytes]:
-    """Run with stdout and stderr on a pseudo-terminal; return (exit code, what it showed)."""
+    """Run with stdout and stderr on a pseudo-terminal, both ways (``both_ways.both``); return
+    (exit code, what it showed)."""
+    def once(extra: dict[str, str]) -> tuple[int, bytes]:
+        return _tty(list(args), cwd, {"TERM": "xterm", **(env or {}), **extra})
+
+    (code, shown), answered = both(once, cwd, env)
+    assert answered or not plain(list(args), code)
+    return code, shown
+
+
+def _tty(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
     master, slave = pty.openpty()
-    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    full_env["TERM"] = "xterm"
-    full_env.update(env or {})
     proc = subprocess.Popen([FFIND, *args], cwd=cwd, stdout=slave, stderr=slave,
-                            stdin=subprocess.DEVNULL, env=full_env)
+                            stdin=subprocess.DEVNULL, env=environment(env))
     os.close(slave)
     chunks: list[bytes] = []
     while True:
@@ -445,16 +466,16 @@ def wide_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_broken_pipe_exits_quietly(wide_tree: Path) -> None:
-    proc = subprocess.run(f"'{FFIND}' -l 0 | head -1; exit ${{PIPESTATUS[0]}}", shell=True,
-                          executable="bash", cwd=wide_tree, capture_output=True, timeout=60)
-    assert proc.stdout.count(b"\n") == 1
-    assert proc.stderr == b""
-    assert proc.returncode == 0
-    proc = subprocess.run(f"'{FFIND}' -l 0 --json file | head -1; exit ${{PIPESTATUS[0]}}",
-                          shell=True, executable="bash", cwd=wide_tree, capture_output=True,
-                          timeout=60)
-    assert proc.stderr == b"" and proc.returncode == 0
+@pytest.mark.parametrize("args", ["-l 0", "-l 0 --json file"])
+def test_broken_pipe_exits_quietly(wide_tree: Path, args: str) -> None:
+    def piped(extra: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(f"'{FFIND}' {args} | head -1; exit ${{PIPESTATUS[0]}}",
+                              shell=True, executable="bash", cwd=wide_tree,
+                              capture_output=True, timeout=60, env=environment(extra))
+
+    proc, answered = both(piped, wide_tree)
+    assert (proc.stdout.count(b"\n"), proc.stderr, proc.returncode) == (1, b"", 0)
+    assert answered
 
 
 def _children(pid: int) -> set[int]:
@@ -493,6 +514,25 @@ def test_ctrl_c_while_reading_stdin() -> None:
             break
     assert proc.returncode == 130, err
     assert b"Traceback" not in err
+
+
+def test_ctrl_c_while_the_server_answers(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("")
+    assert ffind("x", cwd=tmp_path).returncode == 0
+    assert served_count(str(tmp_path), environment()) is not None
+    [sock] = client.sockets()
+    for delay in (0.5, 1, 2, 4):
+        with socket.socket(socket.AF_UNIX) as busy:
+            busy.connect(sock)  # (the server waits for this request, 10 s at most)
+            proc = subprocess.Popen([FFIND, "x"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True,
+                                    env=environment())
+            time.sleep(delay)
+            os.killpg(proc.pid, signal.SIGINT)  # (while the command waits for the server)
+            out, err = proc.communicate(timeout=30)
+        if proc.returncode != -signal.SIGINT or delay == 4:
+            break
+    assert (proc.returncode, out, err) == (130, b"", b"")
 
 
 @pytest.fixture(scope="module")
@@ -567,12 +607,13 @@ def test_help_example_for_xargs_passes_every_match(tmp_path: Path) -> None:
     assert proc.stdout.strip() == b"100"
 
 
-def _sh(script: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """Run a shell line with ``$FFIND`` set (redirections such as ``2>&-`` need a shell)."""
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    env["FFIND"] = FFIND
-    return subprocess.run(["sh", "-c", script], cwd=cwd, env=env, capture_output=True,
-                          timeout=60)
+def _sh(script: str, cwd: Path,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run a shell line with ``$FFIND`` set (redirections such as ``2>&-`` need a shell), in a
+    session of its own (no terminal: a picker cannot take the one running the tests)."""
+    return subprocess.run(["sh", "-c", script], cwd=cwd,
+                          env=environment({**(env or {}), "FFIND": FFIND}), capture_output=True,
+                          timeout=60, start_new_session=True)
 
 
 @pytest.mark.parametrize("redirect", ["2>&-", "2>/dev/full"])
@@ -583,35 +624,62 @@ def test_results_survive_an_unusable_stderr_on_proc(tmp_path: Path, redirect: st
     assert len(proc.stdout.splitlines()) == 5
 
 
-@pytest.mark.parametrize("script", [
-    '"$FFIND" x >&-',
-    '"$FFIND" x >/dev/full',
-    '"$FFIND" --version >/dev/full',
-    '"$FFIND" --version >&-',
-    '"$FFIND" --help >/dev/full',
-    '"$FFIND" -l1 --version >/dev/full',
-    '"$FFIND" --stdin x <&-',
+@pytest.mark.parametrize(("script", "served"), [
+    ('"$FFIND" x >&-', False),
+    ('"$FFIND" x >/dev/full', True),
+    ('"$FFIND" --version >/dev/full', False),
+    ('"$FFIND" --version >&-', False),
+    ('"$FFIND" --help >/dev/full', False),
+    ('"$FFIND" -l1 --version >/dev/full', False),
+    ('"$FFIND" --stdin x <&-', False),
 ])
-def test_unusable_stdout_or_stdin_is_one_line_and_exit_2(tmp_path: Path, script: str) -> None:
+def test_unusable_stdout_or_stdin_is_one_line_and_exit_2(tmp_path: Path, script: str,
+                                                         served: bool) -> None:
     (tmp_path / "x.txt").write_text("")
-    proc = _sh(script, tmp_path)
+    proc, answered = both(lambda extra: _sh(script, tmp_path, extra), tmp_path)
+    assert answered is served
     err = proc.stderr.decode()
     assert proc.returncode == 2, err
     assert err.startswith("ffind: ") and err.count("\n") == 1, err
     assert "Traceback" not in err
 
 
-def test_deleted_working_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("how", "line"), [
+    ("unserved", 'FFIND_NO_SERVER=1 "$FFIND" x'),
+    ("first call", '"$FFIND" x'),
+    ("served", '"$FFIND" x'),
+    ("served", '"$FFIND" -l 1 --json x'),
+    ("picker", '"$FFIND" -i x'),
+    ("remember", '"$FFIND" --remember x.txt'),
+    ("forget", '"$FFIND" --forget x.txt'),
+])
+def test_a_deleted_working_folder_is_one_line_and_exit_2(tmp_path: Path, how: str,
+                                                         line: str) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
-    proc = _sh('cd gone && rmdir ../gone && "$FFIND" x', tmp_path)
+    (gone / "x.txt").write_text("")
+    if how == "served":  # (the folder's server runs, and answered before)
+        assert ffind("x", cwd=gone).returncode == 0
+        assert served_count(str(gone), environment()) is not None
+        assert ffind("x", cwd=gone).stdout == b"x.txt\n"
+    proc = _sh(f"cd gone && rm x.txt && rmdir ../gone && {line}", tmp_path)
     assert_error(proc, "current folder")
-    # an absolute -C still works from there
+
+
+def test_from_a_deleted_working_folder_an_absolute_cwd_and_stdin_still_answer(
+        tmp_path: Path) -> None:
     (tmp_path / "x.txt").write_text("")
-    gone.mkdir()
-    proc = _sh(f'cd gone && rmdir ../gone && "$FFIND" -C {shlex.quote(str(tmp_path))} x',
-               tmp_path)
-    assert proc.returncode == 0 and proc.stdout == b"x.txt\n"
+
+    def absolute(extra: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+        return _sh(f"mkdir gone && cd gone && rmdir ../gone && "
+                   f'"$FFIND" -C {shlex.quote(str(tmp_path))} x', tmp_path, extra)
+
+    proc, _ = both(absolute, tmp_path)  # (served or not: the client needs its folder)
+    assert (proc.returncode, proc.stdout) == (0, b"x.txt\n")
+    # (the paths piped in do not depend on the folder)
+    proc = _sh("mkdir gone && cd gone && rmdir ../gone && "
+               "printf 'a/x.txt\\nb.py\\n' | \"$FFIND\" --stdin x", tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"a/x.txt\n", b"")
 
 
 def test_bad_options_are_a_usage_error(tmp_path: Path) -> None:

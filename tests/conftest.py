@@ -1,16 +1,22 @@
-"""Every test runs with its own state and cache folders: ffind's memory and warm snapshots
-(``$XDG_STATE_HOME``, ``$XDG_CACHE_HOME``, ``FFIND_MEMORY``) never reach the user's, also in the
-subprocesses a test starts (they inherit the environment); the resident index server is off
-(``FFIND_NO_SERVER=1``) but in its own tests.  A session-wide setting covers the
+"""Every test runs with its own state and cache folders: ffind's memory, warm snapshots and
+resident servers' sockets (``$XDG_STATE_HOME``, ``$XDG_CACHE_HOME``, ``FFIND_MEMORY``) never
+reach the user's, also in the subprocesses a test starts (they inherit the environment).  The
+resident server is on, as users get it, for folders of any size (``FFIND_SERVER_FROM=0``: the
+test trees are small); every server a test started is stopped at its teardown, and one that
+does not exit fails the test (``stop_servers_since``).  A session-wide setting covers the
 fixtures of wider scope (a module's MCP server); each test then gets folders of its own.
+``both_ways`` (``tests/both_ways.py``) runs a command both without and with a warm server.
 
 A test that drives a program the machine may lack (fzf, tmux, a shell, an editor, man, git)
 asks for it with :func:`need`."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -19,7 +25,7 @@ import pytest
 
 VARIABLES = ("XDG_STATE_HOME", "XDG_CACHE_HOME")
 UNSET = ("FFIND_MEMORY", "FFIND_NO_MEMORY", "XDG_RUNTIME_DIR", "FFIND_SERVER_IDLE",
-         "FFIND_SERVER_FROM", "FFIND_DEFAULT_OPTS")
+         "FFIND_NO_SERVER", "FFIND_DEFAULT_OPTS")
 
 
 def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
@@ -27,9 +33,7 @@ def _point(mp: pytest.MonkeyPatch, base: Path) -> None:
         mp.setenv(name, str(base / name.lower()))
     for name in UNSET:
         mp.delenv(name, raising=False)
-    # No test leaves a resident server behind: the server's own tests turn it back on
-    # (tests/resident_*_test.py), with private folders, and stop it.
-    mp.setenv("FFIND_NO_SERVER", "1")
+    mp.setenv("FFIND_SERVER_FROM", "0")  # (sockets in $XDG_CACHE_HOME/ffind/run: the test's)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,6 +44,8 @@ def _private_state_for_the_session(
     with pytest.MonkeyPatch.context() as mp:
         _point(mp, base)
         yield base
+    left = stop_servers_since(None, tmp_path_factory.getbasetemp())
+    assert not left, f"resident servers still running after the suite: {left}"
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +53,92 @@ def _private_state(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     base = tmp_path_factory.mktemp("xdg")
     _point(monkeypatch, base)
+    since = last_pid()
     yield base
+    left = stop_servers_since(since, tmp_path_factory.getbasetemp())
+    assert not left, f"resident servers still running after the test: {left}"
+
+
+SERVER = b"ffind.frontends.served"
+
+
+def last_pid() -> int | None:
+    """The last process id the system gave out (None where it does not say)."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _servers_since(since: int | None, under: Path) -> dict[int, list[bytes]]:
+    """The resident servers (pid: command line) whose socket is in the folder ``under`` (this
+    run's: the machine may run other suites) started after the pid ``since`` was given out
+    (the ids wrap around at ``pid_max``), but those tied to another process (``--tied``: they
+    exit with the MCP server that started them); every one when ``since`` is None."""
+    folder = os.path.join(os.fsencode(under), b"")
+    now, me = last_pid(), os.getpid()
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if since is not None and now is not None and not (
+                since < pid <= now if since <= now else pid > since or pid <= now):
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if (SERVER in args and (since is None or b"--tied" not in args or _parent(pid) == me)
+                and b"--socket" in args[:-1]
+                and args[args.index(b"--socket") + 1].startswith(folder)):
+            found[pid] = args
+    return found
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except OSError:
+        return True
+
+
+def stop_servers_since(since: int | None, under: Path, grace: float = 10.0) -> list[int]:
+    """Stop the resident servers ``_servers_since(since, under)``: each is asked to stop on
+    its socket (``client.stop``, as ``ffind --stop-servers`` does), one not listening yet gets
+    SIGTERM; one still running after ``grace`` seconds is killed.  The pids of those (empty:
+    every one stopped when asked)."""
+    found = _servers_since(since, under)
+    if not found:
+        return []
+    from ffind.resident.client import stop
+
+    for pid, args in found.items():
+        sock = args[args.index(b"--socket") + 1]
+        if os.path.exists(sock):
+            stop(os.fsdecode(sock))
+        else:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end and not all(_gone(pid) for pid in found):
+        time.sleep(0.02)
+    left = [pid for pid in found if not _gone(pid)]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
 
 
 RACY_TEST_NS = 50_000_000  # far above the file system clock's tick (a few ms)

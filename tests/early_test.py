@@ -111,7 +111,7 @@ def test_the_process_imports_no_ignore_rules_when_the_child_read_the_tree(
 
 
 @pytest.mark.parametrize(("args", "idle"), [
-    (["q"], True),  # the warm index: no cold walk
+    (["--no-server", "q"], True),  # the warm index, not a first call: no cold walk
     (["--no-cache", "--threads", "1", "q"], True),  # one thread: walked in the process
     (["--no-cache", "-L", "q"], True),  # links followed: walk_batches' pool
     (["--no-cache", "-d", "0", "q"], True),  # nothing to read

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from both_ways import ffind_both
 from conftest import need
 
 from ffind.errors import FfindError
@@ -135,10 +136,11 @@ def test_a_folder_whose_name_is_not_utf8_is_searched_cold_and_warm(tmp_path: Pat
     root = os.path.join(os.fsencode(tmp_path), b"\xffdir")
     os.makedirs(os.path.join(root, b"sub"))
     open(os.path.join(root, b"sub", b"main.txt"), "w").close()
-    for args in (["--no-cache", "main"], ["main"], ["main"]):
-        proc = subprocess.run([sys.executable, "-m", "ffind", *args], cwd=root,
-                              capture_output=True, timeout=60)
-        assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"sub/main.txt\n", b"")
+    proc = subprocess.run([sys.executable, "-m", "ffind", "--no-cache", "main"], cwd=root,
+                          capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"sub/main.txt\n", b"")
+    proc = ffind_both("main", cwd=Path(os.fsdecode(root)))  # (first, served, unserved)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"sub/main.txt\n", b"")
 
 
 def test_a_search_without_a_memory_file_imports_no_sqlite3(repo: Path, tmp_path: Path) -> None:
@@ -352,7 +354,6 @@ def test_default_opts_reach_the_resident_server_and_can_turn_it_off(
     for name in (".hx", "ax"):
         (root / name).write_text("")
     run = Path(tempfile.mkdtemp(prefix="ffo-", dir="/tmp"))  # (short: AF_UNIX)
-    monkeypatch.delenv("FFIND_NO_SERVER")
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     monkeypatch.setenv("FFIND_SERVER_IDLE", "30")
     monkeypatch.setenv("FFIND_SERVER_FROM", "0")  # (a two-file tree gets its server)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from both_ways import served_count
 from conftest import RACY_TEST_NS  # (the racy window of ``short_racy``)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -697,7 +698,9 @@ def test_command_caches_and_no_cache_writes_nothing(tree: Path, tmp_path: Path) 
     first = run("--no-cache", "", cwd=tree, env=env)
     assert first.returncode == 0 and not snapshots.exists()
     assert run("", cwd=tree, env=env).stdout == first.stdout
-    # (one listing snapshot; the remembered ``git status`` may sit beside it: git-*.snapshot)
+    # (a first call: the server it starts writes the snapshot; then, one listing snapshot, the
+    # remembered ``git status`` may sit beside it: git-*.snapshot)
+    assert served_count(str(tree), {**os.environ, **env}) is not None
     assert len([p for p in snapshots.glob("*.snapshot") if not p.name.startswith("git-")]) == 1
     time.sleep(2.1)
     (tree / "b" / "new.py").write_text("")

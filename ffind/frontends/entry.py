@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             from ffind.frontends.cli import main as command
 
             return command(args, server=False, exit_fast=True)
+        except KeyboardInterrupt:  # (Ctrl-C while the server answers: as in the command)
+            from ffind.errors import ExitCode
+
+            return ExitCode.INTERRUPTED
         if reply is not None:
             from ffind.frontends.exits import answered, exit_now
             from ffind.frontends.output import write_answer

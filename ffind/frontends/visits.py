@@ -4,12 +4,14 @@ this path imports the memory and nothing else (``ffind.frontends.entry``)."""
 
 from __future__ import annotations
 
+import os
+
 from ffind.errors import ExitCode, FfindError
 
 
 def visits(action: str, paths: list[str]) -> int:
     """Record (``--remember``) or forget (``--forget``) each path; FfindError for no path, a bad
-    one, or a memory that is off or unusable."""
+    one, a relative one in a deleted working folder, or a memory that is off or unusable."""
     from ffind.state.memory import open_memory
 
     if paths and paths[0] == "--":
@@ -19,6 +21,12 @@ def visits(action: str, paths: list[str]) -> int:
     for p in paths:
         if not p or "\0" in p:
             raise FfindError(f"{action}: not a path: {p!r}")
+    if not all(os.path.isabs(p) for p in paths):
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            raise FfindError(f"{action}: the current folder no longer exists; "
+                             "give absolute paths") from None
     memory = open_memory()
     if memory is None:
         raise FfindError(f"{action}: the memory is off (FFIND_NO_MEMORY is set)")

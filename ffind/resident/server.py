@@ -463,12 +463,10 @@ class Server:
         return reply, held.store.flush
 
     def _held(self, root: str, options: SearchOptions) -> Held:
-        import orjson
-
-        from ffind.fs.warm import listing_key
         from ffind.state.cache import SnapshotStore
+        from ffind.state.snapkey import key_text, listing_key
 
-        name = orjson.dumps(listing_key(root, options), option=orjson.OPT_SORT_KEYS).decode()
+        name = key_text(listing_key(root, options))  # (a root that is not UTF-8 too)
         held = self.held.get(name)
         if held is None:
             held = self.held[name] = Held(_HeldStore(SnapshotStore(), None), root, options)
