@@ -157,13 +157,7 @@ class FanWatcher(Books):
         finally:
             os.close(fd)
         self.ghosts.discard(handle)  # (a folder renamed, marked again under its new path)
-        other = self.prefix_of.get(handle)
-        if other is not None:  # one folder under two prefixes (a bind mount): mark neither
-            self.remove_below([other])
-            return False
-        self.wd_of[prefix] = handle
-        self.prefix_of[handle] = prefix
-        return True
+        return self.keep(prefix, handle)
 
     def remove(self, prefix: str) -> None:
         """Stop marking the folder ``prefix``: its mark removed if the folder is still at its

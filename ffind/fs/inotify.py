@@ -121,6 +121,17 @@ class Books:
     def path_of(self, prefix: str) -> str:
         return os.path.join(self.root, prefix[:-1]) if prefix else self.root
 
+    def keep(self, prefix: str, key: Any) -> bool:
+        """Note ``key`` (a watch or a mark) as ``prefix``'s; False, and neither kept, when it is
+        already another prefix's (one folder under two prefixes: a bind mount)."""
+        other = self.prefix_of.get(key)
+        if other is not None:
+            self.remove_below([other])
+            return False
+        self.wd_of[prefix] = key
+        self.prefix_of[key] = prefix
+        return True
+
     def _forget(self, prefix: str) -> Any:
         """Drop ``prefix`` from the books (not from the kernel): its wd or handle, or None."""
         wd = self.wd_of.pop(prefix, None)
@@ -217,13 +228,7 @@ class Watcher(Books):
             if ctypes.get_errno() == errno.ENOSPC:
                 self.full = True
             return False
-        other = self.prefix_of.get(wd)
-        if other is not None:  # one folder under two prefixes (a bind mount): watch neither
-            self.remove_below([other])
-            return False
-        self.wd_of[prefix] = wd
-        self.prefix_of[wd] = prefix
-        return True
+        return self.keep(prefix, wd)
 
     def remove(self, prefix: str) -> None:
         """Stop watching the folder ``prefix`` (its events still queued are ignored)."""
