@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from conftest import servers
+
 from ffind.resident import client
 
 
@@ -49,19 +51,8 @@ def ffind(*args: str, cwd: Path | None = None, input: bytes | None = None,
 def _server_pids(root: str) -> list[int]:
     """The resident servers of ``root`` that run (or start: their command line names it)."""
     want = os.fsencode(root)
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                args = f.read().split(b"\0")
-        except OSError:
-            continue
-        if b"ffind.frontends.served" in args and b"--root" in args[:-1] and (
-                args[args.index(b"--root") + 1] == want):
-            found.append(int(name))
-    return found
+    return [pid for pid, args in servers()
+            if b"--root" in args[:-1] and args[args.index(b"--root") + 1] == want]
 
 
 def served_count(root: str, env: Mapping[str, str], timeout: float = 30.0) -> int | None:

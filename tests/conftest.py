@@ -71,6 +71,20 @@ def last_pid() -> int | None:
         return None
 
 
+def servers() -> Iterator[tuple[int, list[bytes]]]:
+    """Every resident server process on the machine: its pid and command line."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if SERVER in args:
+            yield int(name), args
+
+
 def _servers_since(since: int | None, under: Path) -> dict[int, list[bytes]]:
     """The resident servers (pid: command line) whose socket is in the folder ``under`` (this
     run's: the machine may run other suites) started after the pid ``since`` was given out
@@ -79,19 +93,11 @@ def _servers_since(since: int | None, under: Path) -> dict[int, list[bytes]]:
     folder = os.path.join(os.fsencode(under), b"")
     now, me = last_pid(), os.getpid()
     found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        pid = int(name)
+    for pid, args in servers():
         if since is not None and now is not None and not (
                 since < pid <= now if since <= now else pid > since or pid <= now):
             continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                args = f.read().split(b"\0")
-        except OSError:
-            continue
-        if (SERVER in args and (since is None or b"--tied" not in args or _parent(pid) == me)
+        if ((since is None or b"--tied" not in args or _parent(pid) == me)
                 and b"--socket" in args[:-1]
                 and args[args.index(b"--socket") + 1].startswith(folder)):
             found[pid] = args
