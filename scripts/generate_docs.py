@@ -96,11 +96,14 @@ FILES = [
     ("$XDG_CACHE_HOME/ffind/",
      "The warm index's snapshots, one <hash>.snapshot per folder and listing options "
      "(~/.cache/ffind/ when XDG_CACHE_HOME is unset), at most 200 MB: the least recently "
-     "used go first. --clear-cache empties it."),
+     "used go first; a snapshot is read only when it and the folder are the user's own and "
+     "no one else may write them, and its checksum holds (else the search walks). "
+     "--clear-cache empties it."),
     ("$XDG_STATE_HOME/ffind/memory.sqlite3",
      "The memory of opened files (~/.local/state/ffind/ when XDG_STATE_HOME is unset; "
      "FFIND_MEMORY names another file), with SQLite's -wal and -shm files beside it; a "
-     "damaged one is moved aside as memory.sqlite3.corrupt-<time>. --forget edits it."),
+     "damaged one is moved aside as memory.sqlite3.corrupt-<time>; one that is not the "
+     "user's own, or in a folder others may write, is not used. --forget edits it."),
     ("$XDG_RUNTIME_DIR/ffind/",
      "The resident servers' sockets, <hash>.sock, each with its lock file <hash>.lock "
      "($XDG_CACHE_HOME/ffind/run/ when XDG_RUNTIME_DIR is unset). A server exits after "

@@ -430,6 +430,10 @@ def test_an_unsafe_socket_folder_is_not_used(tmp_path: Path) -> None:
     assert os.stat(fresh).st_mode & 0o777 == 0o700
     cache = protocol.socket_dir({"XDG_CACHE_HOME": str(tmp_path / "c"), "HOME": "/nowhere"})
     assert cache == str(tmp_path / "c" / "ffind" / "run")
+    for made in (cache, tmp_path / "c" / "ffind"):  # (the cache folder too: owner-only)
+        assert os.stat(made).st_mode & 0o777 == 0o700
+    os.chmod(tmp_path / "c" / "ffind", 0o777)  # (others may plant a run folder in it)
+    assert protocol.socket_dir({"XDG_CACHE_HOME": str(tmp_path / "c"), "HOME": "/x"}) is None
     assert protocol.socket_path("/" + "x" * 120, "key") is None
 
 

@@ -5,6 +5,7 @@ a list.  (Its format's round trip and its damage: tests/warm_test.py.)"""
 
 from __future__ import annotations
 
+import os
 from array import array
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def test_a_snapshot_written_in_chunks_is_the_one_written_whole(
     assert sizes == [len(s) for s in whole]
     assert data == b"".join(whole)
     written = _file(tmp_path, snap, f"c{chunk}")
-    assert written.endswith(data)
+    assert written[:-8].endswith(data)  # (then the CRC-32)
     back = SnapshotStore(str(tmp_path / f"c{chunk}")).load({"root": "/r"})
     assert back is not None and back.paths() == PATHS and back.prefixes == PREFIXES
     assert back.extra == snap.extra and list(back.counts) == COUNTS
@@ -125,3 +126,76 @@ def test_any_paths_any_chunk_read_back_as_written(tmp_path_factory: pytest.TempP
         assert len(back.sigs) == SIG_FIELDS
     finally:
         cache.CHUNK = old
+
+
+# ---- damage, paths leaving the root, state that is not the user's own ----------------------
+
+KEY = {"root": "/r"}
+
+
+def _saved(folder: Path, paths: list[str] = PATHS) -> tuple[SnapshotStore, Path]:
+    store = SnapshotStore(str(folder))
+    counts = [len(paths)] + [0] * (len(COUNTS) - 1)
+    assert store.save(KEY, _listing(paths, counts=counts))
+    return store, Path(store.path(KEY))
+
+
+@settings(max_examples=150, deadline=None)
+@given(where=st.floats(0, 1, exclude_max=True), flip=st.integers(1, 255))
+def test_any_changed_byte_makes_the_snapshot_unused(tmp_path_factory: pytest.TempPathFactory,
+                                                   where: float, flip: int) -> None:
+    """A damaged snapshot is never read as a listing (the CRC-32 over the head and the
+    sections): a changed letter in a path would otherwise come back as a file that does not
+    exist."""
+    store, path = _saved(tmp_path_factory.mktemp("c"))
+    data = bytearray(path.read_bytes())
+    data[int(where * len(data))] ^= flip
+    path.write_bytes(bytes(data))
+    assert store.load(KEY) is None
+
+
+def test_a_snapshot_others_may_write_is_unused(tmp_path: Path) -> None:
+    store, path = _saved(tmp_path / "c")
+    path.chmod(0o622)
+    assert store.load(KEY) is None
+    path.chmod(0o644)  # (others may read: still the user's own)
+    assert store.load(KEY) is not None
+    (tmp_path / "c").chmod(0o777)  # the folder: anyone may plant or edit files in it
+    assert store.load(KEY) is None
+    assert not store.save(KEY, _listing())
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_snapshot_or_folder_is_unused(tmp_path: Path) -> None:
+    store, path = _saved(tmp_path / "c")
+    os.chown(path, 65534, 65534)
+    assert store.load(KEY) is None
+    assert store.clear() == 0 and path.exists()  # (never removes another's file)
+    os.chown(path, 0, 0)
+    os.chown(tmp_path / "c", 65534, 65534)
+    assert store.load(KEY) is None and not store.save(KEY, _listing())
+
+
+def test_a_planted_link_as_the_cache_folder_is_not_followed(tmp_path: Path) -> None:
+    """A link at the cache folder: nothing read, written or removed where it points."""
+    victim = tmp_path / "victim"
+    store, _ = _saved(victim)
+    old = victim / "notes.snapshot.tmp"
+    old.write_text("mine")
+    os.utime(old, (1, 1))  # (older than a dead writer's temporary file)
+    planted = tmp_path / "cache-link"
+    planted.symlink_to(victim)
+    linked = SnapshotStore(str(planted))
+    assert linked.load(KEY) is None
+    assert not linked.save(KEY, _listing())
+    assert linked.clear() == 0
+    linked.evict()
+    assert old.exists() and store.load(KEY) is not None
+
+
+def test_a_link_at_the_snapshot_is_not_followed(tmp_path: Path) -> None:
+    store, path = _saved(tmp_path / "c")
+    real = tmp_path / "elsewhere.snapshot"
+    path.rename(real)
+    path.symlink_to(real)
+    assert store.load(KEY) is None

@@ -230,3 +230,28 @@ def test_a_root_whose_name_is_not_utf8_has_no_rows(tmp_path: Path) -> None:
     root = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"\xffroot"))
     assert mem.weights(root) == {}
     assert mem.prune(root, []) == 0
+
+
+def test_a_memory_others_may_write_is_not_used(tmp_path: Path) -> None:
+    """Another user could plant visits (or a link) there: memory off, one warning, and the
+    file left as it is."""
+    folder = tmp_path / "state"
+    with Memory(folder / "m.db") as mem:
+        assert mem.record("/r/a", when=T0)
+    folder.chmod(0o777)
+    with Memory(folder / "m.db") as mem:
+        assert mem.weights("/r", now=T0) == {} and not mem.record("/r/b", when=T0)
+        assert mem.warning is not None and "not this user's own folder" in mem.warning
+    folder.chmod(0o700)
+    (folder / "m.db").chmod(0o666)
+    with Memory(folder / "m.db") as mem:
+        assert mem.weights("/r", now=T0) == {}
+        assert mem.warning is not None and "not this user's own file" in mem.warning
+    (folder / "m.db").chmod(0o600)
+    link = folder / "link.db"
+    link.symlink_to(folder / "m.db")
+    with Memory(link) as mem:
+        assert mem.weights("/r", now=T0) == {}
+        assert mem.warning is not None and "not this user's own file" in mem.warning
+    with Memory(folder / "m.db") as mem:
+        assert set(mem.weights("/r", now=T0)) == {"a"}

@@ -812,9 +812,10 @@ def test_a_snapshot_written_with_orjson_is_read(tmp_path: Path) -> None:
     assert path.name == (lambda d: f"{zlib.crc32(d):08x}{zlib.adler32(d):08x}{len(d):x}"
                          )(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)) + ".snapshot"
     magic, size, rest = path.read_bytes().split(b"\n", 2)
-    head, sections = orjson.loads(rest[:int(size)]), rest[int(size):]
+    head, sections = orjson.loads(rest[:int(size)]), rest[int(size):-8]
     data = orjson.dumps(head)
-    path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections)
+    crc = b"%08x" % zlib.crc32(sections, zlib.crc32(data))  # (the checksum of what it wrote)
+    path.write_bytes(magic + b"\n" + b"%d\n" % len(data) + data + sections + crc)
     back = store.load(key)
     assert back is not None and back.paths() == ["x", "a/y"] and back.extra
 

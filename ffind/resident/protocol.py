@@ -12,6 +12,7 @@ import sys
 import zlib
 from collections.abc import Mapping
 
+from ffind.state.paths import private_dir, xdg_dir
 from ffind.text import __version__
 
 TYPE_CHECKING = False  # (not typing's: the client imports as little as it can)
@@ -52,18 +53,6 @@ def answer_env(environ: Mapping[str, str] | None = None) -> dict[str, str] | Non
     return found
 
 
-def private_dir(path: str) -> bool:
-    """Create ``path`` (0700) if missing; True when it is a folder (not a link) of this user
-    that no one else may enter."""
-    try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return (st.st_mode & 0o170000 == 0o040000 and st.st_uid == os.getuid()
-            and st.st_mode & 0o077 == 0)
-
-
 def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) -> str | None:
     """``$XDG_RUNTIME_DIR/ffind`` (else ``$XDG_CACHE_HOME/ffind/run``), or None when not
     safe to use (or, with ``create=False``, missing)."""
@@ -72,12 +61,13 @@ def socket_dir(environ: Mapping[str, str] | None = None, create: bool = True) ->
     if os.path.isabs(runtime):
         folder = os.path.join(runtime, "ffind")
     else:
-        from ffind.state.paths import xdg_dir
-
-        folder = os.path.join(xdg_dir("cache", env), "run")
+        cache = xdg_dir("cache", env)
+        folder = os.path.join(cache, "run")
+        if not private_dir(cache, create):
+            return None
     if not create and not os.path.isdir(folder):
         return None
-    return folder if private_dir(folder) else None
+    return folder if private_dir(folder, others=0o077) else None
 
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # each install its servers

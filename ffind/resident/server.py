@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ffind.resident import protocol
+from ffind.state.paths import private_dir
 from ffind.text import __version__
 
 if TYPE_CHECKING:
@@ -693,7 +694,7 @@ def run(root: str, path: str, idle: float | None = None,
     import fcntl
 
     env = protocol.answer_env()
-    if env is None or not protocol.private_dir(os.path.dirname(path)):
+    if env is None or not private_dir(os.path.dirname(path), others=0o077):
         return 1  # (a socket only in a folder no one else may enter)
     key = protocol.socket_key(root, env)
     lock_path = protocol.lock_path(path)

@@ -5,13 +5,16 @@ line (``ffind-snapshot <FORMAT> <version>``), the length of a small JSON head (t
 ``start``, ``global``, the folder count, byte order, the sections' lengths, the few folders
 with ignore files or probes), the head, then the sections: every folder's prefix (UTF-8,
 NUL-ended), their signatures (``SIG_FIELDS`` 64-bit integers each), their path counts, then
-every path (UTF-8 with surrogate escapes, NUL-ended).  Sections are read and written without
-a Python object per folder or path until one is asked for, and written ``CHUNK`` strings at
-a time (never a whole section as one string).
+every path (UTF-8 with surrogate escapes, NUL-ended); last, the CRC-32 of the head and the
+sections (8 hex digits), so that a damaged file is not read as a listing.  Sections are read
+and written without a Python object per folder or path until one is asked for, and written
+``CHUNK`` strings at a time (never a whole section as one string).
 
 Written atomically (a temporary file, ``fsync``, ``os.replace``; a dead writer's temporary
 file is removed after an hour).  Reading never fails: a missing, damaged, other-format,
-other-version or other-key file reads as None (the search walks cold).  The head is the
+other-version or other-key file reads as None (the search walks cold), and so does one that
+is not this user's own (``ffind.state.paths``: the folder and the file must belong to the
+user, no one else may write them, no link is followed).  The head is the
 standard library's ``json``, ASCII-only (orjson's import costs a warm search more).  At most
 ``LIMIT_BYTES`` of snapshots are kept, the least recently used (by mtime; a read touches it)
 evicted first.
@@ -23,15 +26,16 @@ import contextlib
 import os
 import sys
 import time
+import zlib
 from array import array
 from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any
 
-from ffind.state.paths import make_private_dir, xdg_dir
+from ffind.state.paths import open_own, own_file, private_dir, xdg_dir
 from ffind.state.snapkey import SUFFIX, file_name
 
-FORMAT = 2
+FORMAT = 3
 """The snapshot format; a file of another format is ignored."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
@@ -162,15 +166,18 @@ class SnapshotStore:
 
         path = self.path(key)
         magic = _magic()
+        if not private_dir(self.folder, create=False):
+            return None
         try:
-            with open(path, "rb") as f:
+            with open(open_own(path), "rb") as f:
                 if f.readline() != magic:
                     return None
                 size = int(f.readline(32))
-                head = json.loads(f.read(size))
+                raw = f.read(size)
+                head = json.loads(raw)
                 if not isinstance(head, dict) or head.get("key") != key:
                     return None
-                snap = _decode(head, f)
+                snap = _decode(head, f, zlib.crc32(raw))
         except (OSError, ValueError, TypeError, KeyError, IndexError, OverflowError):
             return None
         with contextlib.suppress(OSError):
@@ -183,15 +190,19 @@ class SnapshotStore:
         tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
         try:
             head, sections = _encode(key, snap)
-            make_private_dir(self.folder)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            if not private_dir(self.folder):
+                return False
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             try:
                 with open(fd, "wb") as f:
                     f.write(_magic())
                     f.write(b"%d\n" % len(head))
                     f.write(head)
+                    crc = zlib.crc32(head)
                     for part in sections:
                         f.write(part)
+                        crc = zlib.crc32(part, crc)
+                    f.write(b"%08x" % crc)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
@@ -205,15 +216,19 @@ class SnapshotStore:
         return True
 
     def _entries(self) -> list[tuple[float, int, str]]:
-        """(modification time, size, path) of the snapshot and temporary files."""
-        found = []
+        """(modification time, size, path) of the snapshot and temporary files: this user's
+        own, in a folder that is (nothing when it is not: never remove another's files)."""
+        found: list[tuple[float, int, str]] = []
+        if not private_dir(self.folder, create=False):
+            return found
         try:
             with os.scandir(self.folder) as it:
                 for e in it:
                     if e.name.endswith((SUFFIX, _TMP)) and e.is_file(follow_symlinks=False):
                         with contextlib.suppress(OSError):
                             st = e.stat(follow_symlinks=False)
-                            found.append((st.st_mtime, st.st_size, e.path))
+                            if own_file(st):
+                                found.append((st.st_mtime, st.st_size, e.path))
         except OSError:
             pass
         return found
@@ -269,9 +284,10 @@ def _encode(key: dict[str, Any], snap: CachedListing
     return head, parts
 
 
-def _decode(head: dict[str, Any], f: Any) -> CachedListing:
-    """The snapshot from its head and the file ``f`` positioned after it; ValueError (or
-    another error of a bad shape) when they do not add up."""
+def _decode(head: dict[str, Any], f: Any, crc: int) -> CachedListing:
+    """The snapshot from its head and the file ``f`` positioned after it (``crc``: the head's
+    CRC-32); ValueError (or another error of a bad shape) when they do not add up or the CRC
+    differs."""
     n = head["folders"]
     start, glob = head["start"], head["global"]
     sizes = head["bytes"]
@@ -283,8 +299,12 @@ def _decode(head: dict[str, Any], f: Any) -> CachedListing:
     if head["itemsize"] != sigs.itemsize:
         raise ValueError("another integer size")
     parts = [f.read(k) for k in sizes]
-    if [len(p) for p in parts] != sizes or f.read(1):
+    if [len(p) for p in parts] != sizes:
         raise ValueError("the sections' lengths do not add up")
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+    if f.read() != b"%08x" % crc:
+        raise ValueError("the checksum differs: a damaged snapshot")
     text = parts[0].decode("utf-8", "surrogateescape")
     if not text.endswith("\0"):
         raise ValueError("the prefixes do not end with a separator")
@@ -301,3 +321,4 @@ def _decode(head: dict[str, Any], f: Any) -> CachedListing:
             raise ValueError("a bad folder")
         extra[i] = (specials, [[r, g] for r, g in probes])
     return CachedListing(start, glob, prefixes, sigs, counts, extra, blob=parts[3])
+

@@ -196,8 +196,12 @@ def _remembered_file(top: str, folder: str | None) -> tuple[str | None, str]:
 
 def _load(path: str, key: str) -> bytes | None:
     """The remembered ``git status`` output in ``path`` if it carries ``key``; else None."""
+    from ffind.state.paths import open_own, private_dir
+
+    if not private_dir(os.path.dirname(path), create=False):
+        return None
     try:
-        with open(path, "rb") as f:
+        with open(open_own(path), "rb") as f:
             data = f.read(64 << 20)
     except OSError:
         return None
@@ -209,12 +213,13 @@ def _load(path: str, key: str) -> bytes | None:
 def _save(path: str, key: str, out: bytes) -> None:
     """Remember ``out`` under ``key`` (a temporary file, then renamed); a folder that cannot
     be written means nothing remembered."""
-    from ffind.state.paths import make_private_dir
+    from ffind.state.paths import private_dir
 
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        make_private_dir(os.path.dirname(path))
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        if not private_dir(os.path.dirname(path)):
+            return
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(REMEMBERED_FORMAT + key.encode("utf-8", "surrogateescape") + b"\n\0\n")
             f.write(out)

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from ffind.state.paths import make_private_dir, xdg_dir
+from ffind.state.paths import own_file, private_dir, xdg_dir
 
 TYPE_CHECKING = False  # (not typing's)
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class Memory:
                     self._off(f"cannot open {self.path}: {again}")
             else:
                 self._off(f"cannot use {self.path}: {e}")
-        except _Newer as e:
+        except _Refused as e:
             self._off(str(e))
         except OSError as e:
             self._off(f"cannot create {os.path.dirname(self.path)}: {e.strerror or e}")
@@ -136,17 +136,24 @@ class Memory:
         import sqlite3
 
         folder = os.path.dirname(self.path)
-        make_private_dir(folder)
-        fresh = not os.path.exists(self.path)
-        if fresh:  # owner-only from the start (sqlite creates with 0644 less the umask)
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private_dir(folder, create=False):
+            raise _Refused(f"{folder} is not this user's own folder (or others may write it); "
+                           "memory is off")
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:  # owner-only from the start (sqlite: 0644 less the umask)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+        else:
+            if not own_file(st):
+                raise _Refused(f"{self.path} is not this user's own file; memory is off")
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                              check_same_thread=False)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise _Newer(f"{self.path} was written by a newer ffind (schema {version}); "
+                raise _Refused(f"{self.path} was written by a newer ffind (schema {version}); "
                              "memory is off")
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 with contextlib.suppress(sqlite3.OperationalError):  # read-only: stays as is
@@ -366,8 +373,8 @@ class Memory:
         return f"Memory({self.path!r})"
 
 
-class _Newer(Exception):
-    pass
+class _Refused(Exception):
+    """The store is not to be used (a newer schema, a file or folder not the user's own)."""
 
 
 def _could_create(path: str) -> bool:

@@ -1,8 +1,10 @@
-"""Where ffind's state lives: the XDG base directories, created owner-only."""
+"""Where ffind's state lives: the XDG base directories, created owner-only, and the checks
+that a folder or file there is the user's own (another user must not plant or edit state)."""
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 
 
@@ -19,6 +21,33 @@ def xdg_dir(kind: str, environ: Mapping[str, str] | None = None) -> str:
     return os.path.join(base, "ffind")
 
 
-def make_private_dir(path: str) -> None:
-    """Create ``path`` (and its parents) with mode 0700; an existing folder is left as it is."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
+def private_dir(path: str, create: bool = True, others: int = 0o022) -> bool:
+    """Whether ``path`` is a folder (not a link) of this user in which no one else has the
+    permission bits ``others`` (by default: may not write), created (mode 0700) if missing
+    and ``create``; another user's folder, an open one or a link is refused."""
+    try:
+        if create:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & others
+
+
+def own_file(st: os.stat_result) -> bool:
+    """Whether a file's ``fstat``/``lstat`` is a regular file of this user that no one else
+    may write (so that ffind may read it as its state, or remove it)."""
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def open_own(path: str) -> int:
+    """A read-only descriptor of ``path`` when it is this user's own file (``own_file``),
+    not followed through a link; OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        if not own_file(os.fstat(fd)):
+            raise PermissionError(f"{path}: not this user's own file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
