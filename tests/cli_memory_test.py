@@ -193,3 +193,19 @@ def test_clear_cache_removes_the_remembered_git_status(tree: Path) -> None:
     assert [p.name[:4] for p in cache.iterdir()] == ["git-"]
     assert ffind("--clear-cache", cwd=tree).returncode == 0
     assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage" * 1000])
+def test_a_memory_damaged_while_the_server_runs_is_recovered(tree: Path, damage: bytes) -> None:
+    """The folder's server has read the memory (and runs on): truncating or overwriting the
+    file then leaves no lock behind, --remember works at once and the served answer is the
+    unserved one."""
+    assert ffind("--remember", "src/session/prompt.ts", cwd=tree).returncode == 0
+    assert served("prompt", cwd=tree) == ["src/session/prompt.ts", "lib/prompt.ts"]
+    memory_file().write_bytes(damage)
+    done = ffind("--remember", "lib/prompt.ts", cwd=tree)
+    assert done.returncode == 0 and "locked" not in done.stderr
+    assert served("prompt", cwd=tree) == ["lib/prompt.ts", "src/session/prompt.ts"]
+    again = ffind("--remember", "src/session/index.ts", cwd=tree)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert served("session", cwd=tree)[0] == "src/session/index.ts"

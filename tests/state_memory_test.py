@@ -255,3 +255,30 @@ def test_a_memory_others_may_write_is_not_used(tmp_path: Path) -> None:
         assert mem.warning is not None and "not this user's own file" in mem.warning
     with Memory(folder / "m.db") as mem:
         assert set(mem.weights("/r", now=T0)) == {"a"}
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "replace"])
+def test_a_memory_damaged_while_another_holds_it_open_is_recovered(tmp_path: Path,
+                                                                   damage: str) -> None:
+    """A resident server holds the file open between searches: another process can still
+    repair it (no lock held between queries), and the holder then reads the new file."""
+    db = tmp_path / "m.db"
+    holder = Memory(db)
+    assert holder.record("/r/a", when=T0)
+    assert set(holder.weights("/r", now=T0)) == {"a"}
+    if damage == "truncate":
+        db.write_bytes(b"")
+    elif damage == "garbage":
+        db.write_bytes(b"this is not a database" * 300)
+    else:  # another memory put in its place
+        other = tmp_path / "other.db"
+        with Memory(other) as mem:
+            mem.record("/r/c", when=T0)
+        other.replace(db)
+    with Memory(db) as other_process:
+        assert other_process.record("/r/b", when=T0), other_process.warning
+        assert "locked" not in (other_process.warning or "")
+    expected = {"b"} if damage != "replace" else {"b", "c"}
+    assert set(holder.weights("/r", now=T0)) == expected
+    assert holder.record("/r/d", when=T0) and set(holder.weights("/r", now=T0)) == expected | {"d"}
+    holder.close()

@@ -3,6 +3,10 @@ decayed counts (``weight`` halving every ``HALF_LIFE_DAYS``, ``recent`` every
 ``RECENT_HALF_LIFE_DAYS``); light rows age out, at most ``MAX_ROWS`` kept.  A complete walk prunes
 the paths it no longer finds.  Bad state never breaks a search: a corrupt file is moved aside,
 an unusable folder leaves the memory off (``Memory.warning``); WAL mode, one ``UPSERT`` a visit.
+No connection is kept between calls (a resident server or the picker would otherwise hold
+the file's locks for minutes, and a damaged file could not be repaired while they run): each
+call opens the file and closes it; what a read found is kept, keyed by the file and its
+write-ahead log as ``stat`` sees them (``_identity``), and read again once either changed.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ffind.state.paths import own_file, private_dir, xdg_dir
 
@@ -91,11 +95,10 @@ class Memory:
         self.warning: str | None = None
         """One line saying why the memory is off (or was repaired), for the front end."""
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-        self._opened = False
+        self._off_for_good = False
         self._records = 0
         self._forgets = 0
-        self._seen: tuple[int, int, int] | None = None
+        self._seen: tuple[object, ...] | None = None
         self._mirror: dict[str, dict[str, tuple[float, float, float]]] = {}
 
     # --- opening and recovery ----------------------------------------------------------------
@@ -103,25 +106,27 @@ class Memory:
     @property
     def available(self) -> bool:
         """Whether the store could be opened (opens it on first use)."""
-        with self._lock:
-            return self._connect() is not None
+        with self._lock, self._connect() as db:
+            return db is not None
 
-    def _connect(self, write: bool = True) -> sqlite3.Connection | None:
-        """The open database; to read (``write=False``), a store not created yet is simply
-        empty: nothing is created, nothing is imported past ``sqlite3``, no warning."""
-        if self._opened:
-            return self._db
-        if not write and not os.path.exists(self.path) and _could_create(self.path):
-            return None
+    @contextlib.contextmanager
+    def _connect(self, write: bool = True) -> Iterator[sqlite3.Connection | None]:
+        """The database for one call, closed after it (None when the memory is off); to read
+        (``write=False``), a store not created yet is simply empty: nothing is created,
+        nothing is imported past ``sqlite3``, no warning."""
+        if self._off_for_good or (not write and not os.path.exists(self.path)
+                                  and _could_create(self.path)):
+            yield None
+            return
         import sqlite3
 
-        self._opened = True
+        db = None
         try:
-            self._db = self._open()
+            db = self._open()
         except sqlite3.DatabaseError as e:
-            if _is_corrupt(e) and self._move_aside():
+            if (_is_corrupt(e) or _torn(self.path)) and self._move_aside():
                 try:
-                    self._db = self._open()
+                    db = self._open()
                 except (sqlite3.Error, OSError) as again:
                     self._off(f"cannot open {self.path}: {again}")
             else:
@@ -130,7 +135,11 @@ class Memory:
             self._off(str(e))
         except OSError as e:
             self._off(f"cannot create {os.path.dirname(self.path)}: {e.strerror or e}")
-        return self._db
+        try:
+            yield db
+        finally:
+            if db is not None:
+                db.close()
 
     def _open(self) -> sqlite3.Connection:
         import sqlite3
@@ -184,7 +193,7 @@ class Memory:
         return True
 
     def _off(self, message: str) -> None:
-        self._db = None
+        self._off_for_good = True
         self.warning = message
 
     # --- writing ----------------------------------------------------------------------------
@@ -202,8 +211,7 @@ class Memory:
             raise ValueError(f"when must be a finite Unix time, not {when!r}")
         full = os.path.abspath(os.fspath(path))
         t = time.time() if when is None else float(when)
-        with self._lock:
-            db = self._connect()
+        with self._lock, self._connect() as db:
             if db is None:
                 return False
             import sqlite3
@@ -227,8 +235,7 @@ class Memory:
     def forget(self, path: str | os.PathLike[str]) -> int:
         """Forget ``path`` and every remembered path under it; the number of paths removed."""
         full = os.path.abspath(os.fspath(path))
-        with self._lock:
-            db = self._connect(write=False)
+        with self._lock, self._connect(write=False) as db:
             if db is None:
                 return 0
             return self._delete(db, "DELETE FROM visits WHERE path = ? OR "
@@ -247,8 +254,7 @@ class Memory:
                 and (could_list is None or could_list(p[cut:]))]
         if not gone:
             return 0
-        with self._lock:
-            db = self._connect(write=False)
+        with self._lock, self._connect(write=False) as db:
             if db is None:
                 return 0
             return self._delete(db, "DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
@@ -306,43 +312,39 @@ class Memory:
             except UnicodeEncodeError:  # not UTF-8 (surrogate escapes): nothing stored under it
                 return {}
         with self._lock:
-            db = self._connect(write=False)
-            if db is None:
-                return {}
-            import sqlite3
+            seen = (_identity(self.path), _identity(self.path + "-wal"), self._records,
+                    self._forgets)  # (before the read: a write after it is seen next time)
+            if seen != self._seen:
+                self._mirror.clear()
+                self._seen = seen
+            rows = self._mirror.get(root)
+            if rows is not None:
+                return rows
+            with self._connect(write=False) as db:
+                if db is None:
+                    return {}
+                import sqlite3
 
-            try:
-                seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records,
-                        self._forgets)
-                if seen != self._seen:
-                    self._mirror.clear()
-                    self._seen = seen
-                rows = self._mirror.get(root)
-                if rows is None:
+                try:
                     lo, hi = _under(root)
                     rows = {p: (w, r, t) for p, w, r, t in db.execute(
                         "SELECT path, weight, recent, last FROM visits "
                         "WHERE path >= ? AND path < ?", (lo, hi))}
-                    self._mirror[root] = rows
-            except sqlite3.Error as e:
-                self.warning = f"cannot read {self.path}: {e}"
-                return {}
+                except sqlite3.Error as e:
+                    self.warning = f"cannot read {self.path}: {e}"
+                    return {}
+            self._mirror[root] = rows
             return rows
 
     def stamp(self) -> object:
         """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
-        forgotten, by this object or by another process."""
+        forgotten, by this object or by another process (the file or its log changed); None
+        when the memory is off.  Costs two ``stat`` calls."""
         with self._lock:
-            db = self._connect(write=False)
-            if db is None:
+            if self._off_for_good:
                 return None
-            import sqlite3
-
-            try:
-                return (db.execute("PRAGMA data_version").fetchone()[0], self._records,
-                        self._forgets)
-            except sqlite3.Error:
-                return None
+            return (_identity(self.path), _identity(self.path + "-wal"), self._records,
+                    self._forgets)
 
     def weights(
         self, root: str | os.PathLike[str], now: float | None = None
@@ -357,11 +359,9 @@ class Memory:
                 for p, (w, r, last) in self._rows_under(full).items() if last <= t}
 
     def close(self) -> None:
+        """Stop using the store (no connection is open between calls: nothing to release)."""
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-            self._db = None
-            self._opened = True
+            self._off_for_good = True
 
     def __enter__(self) -> Memory:
         return self
@@ -375,6 +375,27 @@ class Memory:
 
 class _Refused(Exception):
     """The store is not to be used (a newer schema, a file or folder not the user's own)."""
+
+
+def _torn(path: str) -> bool:
+    """Whether the file at ``path`` lacks SQLite's header (truncated or overwritten) while a
+    write-ahead log is beside it: damage, not a busy store (whose header is whole)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    return head != b"SQLite format 3\x00" and os.path.exists(path + "-wal")
+
+
+def _identity(path: str) -> tuple[int, ...] | None:
+    """The file at ``path`` as (device, inode, size, mtime, ctime), or None when there is
+    none: what changes when something other than SQLite truncates or replaces it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _could_create(path: str) -> bool:
