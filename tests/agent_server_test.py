@@ -51,6 +51,11 @@ async def _session(root: Path) -> dict[str, Any]:
         out["absolute"] = await call("find_files", {"query": "x", "path": "/etc"})
         out["bad_limit"] = await call("find_files", {"query": "x", "limit": 500})
         out["glob_escape"] = await call("glob", {"pattern": "*", "path": ".."})
+        out["string_limit"] = await call("find_files", {"query": "x", "limit": "5"})
+        out["bool_limit"] = await call("find_files", {"query": "x", "limit": True})
+        out["extra"] = await call("find_files", {"query": "x", "max_results": 3})
+        out["glob_extra"] = await call("glob", {"pattern": "*", "limit": 3})
+        out["null_query"] = await call("find_files", {"query": None})
         out["after_errors"] = await call("find_files", {"query": "schema"})
     return out
 
@@ -100,6 +105,15 @@ def test_bad_arguments_are_tool_errors_not_crashes(
         assert "outside the search root" in _text(out[key])
     assert out["bad_limit"].is_error
     assert "limit must be an integer from 1 to 200" in _text(out["bad_limit"])
+    # what the published schema forbids: another JSON type, or a name it does not list
+    for key, message in [("string_limit", "limit must be a JSON integer, got '5'"),
+                         ("bool_limit", "limit must be a JSON integer, got True"),
+                         ("extra", "unknown argument 'max_results'; the arguments are query, "
+                                   "path, limit"),
+                         ("glob_extra", "unknown argument 'limit'; the arguments are pattern, "
+                                        "path"),
+                         ("null_query", "query must be a JSON string, got None")]:
+        assert out[key].is_error and message in _text(out[key]), (key, _text(out[key]))
     # ...and the server keeps answering.
     assert _text(out["after_errors"]) == 'Found 1 file matching "schema":\n\ndb/schema.rb'
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ffind.errors import FfindError
+
 TOOL_LIMIT = 20  # how many paths ``find_files`` returns unless asked for another ``limit``
 MAX_LIMIT = 200  # the largest ``limit`` a caller may ask for
 GLOB_LIMIT = 100  # how many paths ``glob`` returns at most
@@ -99,3 +101,21 @@ SERVER_INSTRUCTIONS = (
     "Both return paths relative to the project root unless you pass `path`."
 )
 """What the MCP server tells a client about itself at initialisation."""
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,)}
+
+
+def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Raise ``FfindError`` when ``arguments`` break ``schema`` (one of the schemas above) by
+    name or JSON type: an argument it does not list, or a value of another type (``"5"`` for
+    an integer; a bool is not an integer).  Ranges are the tool's own check."""
+    props = schema["properties"]
+    unknown = sorted(set(arguments) - set(props))
+    if unknown:
+        raise FfindError(f"unknown argument {', '.join(map(repr, unknown))}; "
+                         f"the arguments are {', '.join(props)}")
+    for name, value in arguments.items():
+        kind = props[name]["type"]
+        if isinstance(value, bool) or not isinstance(value, _JSON_TYPES[kind]):
+            raise FfindError(f"{name} must be a JSON {kind}, got {value!r}")

@@ -23,6 +23,7 @@ from ffind.agent.schema import (
     GLOB_SCHEMA,
     SERVER_INSTRUCTIONS,
     TOOL_LIMIT,
+    check_arguments,
 )
 from ffind.agent.tool import (
     TreeSnapshot,
@@ -288,7 +289,9 @@ def build_server(state: ToolServer) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools.base import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
     from mcp_types import ToolAnnotations
+    from pydantic import ValidationError
 
     from ffind import __version__
 
@@ -308,13 +311,28 @@ def build_server(state: ToolServer) -> Any:
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
 
+    class Checked(FuncMetadata):
+        """The SDK's validation (from the signature, which turns ``"5"`` into 5 and drops
+        unknown names) after ``check_arguments`` against the published schema."""
+
+        published: dict[str, Any]
+
+        def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+            try:
+                check_arguments(self.published, arguments_to_validate)
+            except FfindError as e:  # (the SDK passes a ValidationError's text to the client)
+                raise ValidationError.from_exception_data("arguments", [{
+                    "type": "value_error", "loc": (), "input": arguments_to_validate,
+                    "ctx": {"error": ValueError(str(e))}}]) from None
+            return super().validate_arguments(arguments_to_validate)
+
     def tool(fn: Callable[..., str], title: str, description: str,
              schema: dict[str, Any]) -> Tool:
         t = Tool.from_function(fn, title=title, description=description,
                                annotations=read_only, structured_output=False)
-        # Publish our hand-written schema (descriptions for the model, limit's range); the
-        # SDK still validates arguments with the model it derived from the signature.
-        return t.model_copy(update={"parameters": schema})
+        checked = Checked(arg_model=t.fn_metadata.arg_model, published=schema)
+        # Publish our hand-written schema (descriptions for the model, limit's range)
+        return t.model_copy(update={"parameters": schema, "fn_metadata": checked})
 
     return MCPServer(
         "ffind",
