@@ -26,3 +26,10 @@ EXIT_MEANING: dict[ExitCode, tuple[str, str]] = {
 class FfindError(Exception):
     """A problem the user can fix (bad flag value, missing folder, invalid glob): the CLI
     prints ``ffind: <message>`` and exits with ``ExitCode.ERROR``."""
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the command (``ffind.frontends.entry``): raised where it was, so that
+    what runs on the way out stops the command's children (``git status``, the walk), then
+    the signal is raised again with its default action (the caller sees a process ended
+    by SIGTERM, as without ffind's handler)."""

@@ -374,3 +374,45 @@ def test_default_opts_reach_the_resident_server_and_can_turn_it_off(
 
         stop_all()
         shutil.rmtree(run, ignore_errors=True)
+
+
+FAKE_GIT = """#!/bin/sh
+# git status as a slow child: say who it is, have the command terminated, then sleep
+echo $$ > "$FFIND_TEST_PIDS"
+kill -TERM $PPID
+exec sleep 30
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] not in "ZX"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("mode", ["--no-cache", "--no-server"])
+def test_a_terminated_command_stops_its_git_status(tmp_path: Path, mode: str) -> None:
+    """SIGTERM while ``git status`` (started for the memory) runs: the command stops it on
+    the way out, then ends by the signal as it would without ffind's handler."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)  # (a work tree as find_repo_top sees one)
+    (root / "a.py").write_text("")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(FAKE_GIT)
+    (bin_dir / "git").chmod(0o755)
+    pids = tmp_path / "pids"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
+           "FFIND_TEST_PIDS": str(pids)}
+    cmd = [sys.executable, "-m", "ffind"]
+    assert subprocess.run([*cmd, "--remember", "a.py"], cwd=root, env=env).returncode == 0
+    done = subprocess.run([*cmd, mode, "a"], cwd=root, env=env, capture_output=True,
+                          timeout=60)
+    assert done.returncode == -15, done  # (killed by SIGTERM, as the default action does)
+    git = int(pids.read_text())
+    end = time.monotonic() + 10
+    while _alive(git) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(git)

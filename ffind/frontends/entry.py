@@ -19,6 +19,25 @@ DEFAULT_OPTS = "FFIND_DEFAULT_OPTS"
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is not None:
+        return _main(argv)
+    import signal
+
+    from ffind.errors import Terminated
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        return _main(None)
+    except Terminated:  # (the children stopped on the way here)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise
+
+
+def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None and args[:1] != ["mcp"]:
         # A short-lived call makes no cycle worth a pass of the cyclic collector (the command

@@ -58,12 +58,16 @@ class GitChanges:
 
         self._sigkill = signal.SIGKILL
         self._pid = pid
-        with contextlib.suppress(OSError, AttributeError):  # (git's threads inherit both)
-            os.setpriority(os.PRIO_PROCESS, pid, 19)
-        with contextlib.suppress(OSError, AttributeError):  # only a CPU nothing else wants
-            os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
-        threading.Thread(target=self._run, args=(pid, stdout), name="ffind-git-status",
-                         daemon=True).start()
+        try:
+            with contextlib.suppress(OSError, AttributeError):  # (git's threads inherit both)
+                os.setpriority(os.PRIO_PROCESS, pid, 19)
+            with contextlib.suppress(OSError, AttributeError):  # only a CPU nothing else wants
+                os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+            threading.Thread(target=self._run, args=(pid, stdout), name="ffind-git-status",
+                             daemon=True).start()
+        except BaseException:  # (SIGTERM or Ctrl-C here: no one else could stop it)
+            self.stop()
+            raise
 
     def _finish(self, paths: frozenset[str]) -> None:
         self._paths = paths
