@@ -7,10 +7,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ffind.errors import FfindError
 from ffind.fs.ignore.patterns import Rules, _git_trim, compile_globs, load_file
 from ffind.fs.ignore.scope import above_root_gitignores
+from ffind.fs.ignore.wildmatch import wildmatch
 from ffind.state.git import default_excludes_file, excludes_file, find_repo_top
 
 
@@ -445,3 +448,34 @@ def test_path_pre_checks_split_by_lead_and_filtered_by_name_miss_nothing() -> No
     assert rules.path_names_at(2, "free") == {"settings.local.json"}
     assert rules.path_names_at(3, "led") is None  # (index.txt* ends with a wildcard)
     assert rules.path_leads_at(3) is None and rules.path_leads_at(3, "led") is not None
+
+
+HEADED = [f"{neg}{head}*{tail}" for neg in ("", "!") for head in ("p", "p1", "p1_", "pq", "q")
+          for tail in ("x", ".x", "1", "*.x")]
+HEADED_NAMES = ["p1_a.x", "p.x", "pq1", "q", "qx", "p1x", "p11", "p1_.x", "pq.x", "x", "p"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from(HEADED), min_size=40, max_size=80),
+       name=st.sampled_from(HEADED_NAMES), is_dir=st.booleans())
+def test_many_patterns_found_by_their_head_decide_as_line_by_line(
+        lines: list[str], name: str, is_dir: bool) -> None:
+    """Past ``_MANY`` name globs with a literal head, they are looked up by it: the decision
+    is still the last matching line's (git's wildmatch, line by line), and the pre-check
+    never says no where a line ignores."""
+    rules = Rules(lines)
+    expected = None
+    for line in lines:
+        negated = line.startswith("!")
+        if wildmatch(line.removeprefix("!"), name):
+            expected = not negated
+    assert rules.match(name + "/" if is_dir else name, name, is_dir) is expected
+    if expected:
+        assert rules.base_any is not None
+        assert rules.base_any(name + "/" if is_dir else name) is not None
+
+
+def test_a_hundred_thousand_name_globs_decide_by_their_head() -> None:
+    rules = Rules([f"pattern_{i}_*.x" for i in range(100_000)])
+    assert rules.match("pattern_5000_k.x", "pattern_5000_k.x", False) is True
+    assert rules.match("pattern_5000.x", "pattern_5000.x", False) is None

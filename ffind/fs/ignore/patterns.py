@@ -94,7 +94,7 @@ class Pattern:
     pattern matches (None: any); ``lead``: its literal leading folders (``"docs/api/"``)."""
 
     __slots__ = ("_exact", "_source", "base", "casefold", "depth", "dir_only", "first", "glob",
-                 "ignores", "index", "kind", "lead", "plain", "text")
+                 "head", "ignores", "index", "kind", "lead", "plain", "text")
 
     def __init__(self, index: int, ignores: bool, glob: str, *, base: bool, dir_only: bool,
                  casefold: bool, tokens: list[Token] | None = None, kind: str = "") -> None:
@@ -108,8 +108,15 @@ class Pattern:
         self.lead = ""
         self.plain = True
         self.first = ""
+        self.head = ""  # (the literal text every match starts with: "other" name patterns)
         self._source: str | None = None
         self._exact: Callable[[str], bool] | None = None
+        if kind == "other":  # a name glob of literal parts and stars (its regex made on use)
+            self.kind, self.text = kind, ""
+            self.plain = glob.isascii()
+            self.head = "" if casefold else glob.partition("*")[0]
+            self.first = glob[0] if glob[0] != "*" and glob[0].isascii() else ""
+            return
         if tokens is None:
             self.kind = kind or ("name" if base else "path")
             text = glob.strip("*") if kind else glob
@@ -124,6 +131,12 @@ class Pattern:
         head = tokens[0]  # the first character every match starts with, if known and ASCII
         self.first = chr(head[1]) if (head[0] == "lit" and isinstance(head[1], int)
                                       and head[1] < 128) else ""
+        if base and not casefold:
+            lits = 0
+            while lits < len(tokens) and tokens[lits][0] == "lit":
+                lits += 1
+            text = _text(tokens[:lits]) or ""
+            self.head = text if _whole(text) else ""
         self._source = self._suffixed(regex_source(tokens))
         if not base:
             segments: list[list[Token]] = [[]]
@@ -207,6 +220,9 @@ def _compile_pattern(line: str, index: int = 0, casefold: bool = False, *,
             kind = "suffix" if body[0] == "*" else "prefix"
             return Pattern(index, ignores, body, base=base, dir_only=dir_only,
                            casefold=casefold, kind=kind)
+    if base and not _GLOB_CHARS.intersection(body.replace("*", "")) and _whole(body):
+        return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold,
+                       kind="other")
     tokens = tokenize(body, casefold=casefold, strict=strict)
     return Pattern(index, ignores, body, base=base, dir_only=dir_only, casefold=casefold,
                    tokens=tokens)
@@ -306,9 +322,9 @@ class Rules:
     first characters are ``base_firsts``) and ``path_any_at(depth)``; None when nothing
     matches.  With ``ignore_case`` the sets are empty and the matchers fold case."""
 
-    __slots__ = ("_at", "_leads_at", "_others", "_tables", "base_any", "base_firsts",
-                 "casefold", "dir_names", "dir_prefixes", "dir_suffixes", "lines", "names",
-                 "patterns", "plain", "prefixes", "source", "suffixes")
+    __slots__ = ("_at", "_head_lens", "_headed", "_leads_at", "_others", "_tables", "base_any",
+                 "base_firsts", "casefold", "dir_names", "dir_prefixes", "dir_suffixes",
+                 "lines", "names", "patterns", "plain", "prefixes", "source", "suffixes")
 
     def __init__(self, lines: Sequence[str], source: str = "", *, strict: bool = False,
                  ignore_case: bool = False) -> None:
@@ -330,7 +346,17 @@ class Rules:
         self.patterns = tuple(patterns)
         self.plain = all(p.ignores for p in patterns)  # no negation: any match means ignored
         self._tables = tables = _Tables(patterns)
-        self._others = tuple(p for p in patterns if p.kind == "other")
+        others = [p for p in patterns if p.kind == "other"]
+        # Name patterns with a literal head (``pattern_7_*.x``) are found by their head, not
+        # tried one by one: a file of 100,000 of them costs a few lookups a name.
+        self._headed: dict[str, list[Pattern]] = {}
+        if sum(bool(p.head) for p in others) > _MANY:
+            for p in others:
+                if p.head:
+                    self._headed.setdefault(p.head, []).append(p)
+            others = [p for p in others if not p.head]
+        self._head_lens = tuple({len(k) for k in self._headed})
+        self._others = tuple(others)
         few = not ignore_case  # the walk looks names up as they are: only without case folding
 
         def pre(table: dict[str, Hit], many: int = 1 << 30) -> tuple[str, ...]:
@@ -342,7 +368,7 @@ class Rules:
         self.dir_suffixes = pre(tables.dirs.suffixes, _MANY)
         self.prefixes = pre(tables.any.prefixes, _MANY)
         self.dir_prefixes = pre(tables.dirs.prefixes, _MANY)
-        lookup = ignore_case or any(len(t) > _MANY for t in (
+        lookup = ignore_case or bool(self._headed) or any(len(t) > _MANY for t in (
             tables.any.suffixes, tables.dirs.suffixes, tables.any.prefixes,
             tables.dirs.prefixes))
         others = [p for p in self._others if p.base]
@@ -365,9 +391,17 @@ class Rules:
             name = text[:-1] if is_dir else text
             if best(_fold_str(name) if casefold else name, None, is_dir)[0] >= 0:
                 return True
+            if self._headed_of(name):
+                return True
             return None if rx is None else rx(text)
 
         return check
+
+    def _headed_of(self, name: str) -> list[Pattern]:
+        """The name patterns whose literal head starts ``name``."""
+        size = len(name)
+        return [p for n in self._head_lens if n <= size
+                for p in self._headed.get(name[:n], ())]
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -441,7 +475,10 @@ class Rules:
         else:
             index, ignores = self._tables.best(name, path, is_dir)
         depth = -1
-        for p in reversed(self._others):
+        others: Sequence[Pattern] = self._others
+        if self._headed:
+            others = sorted((*others, *self._headed_of(name)), key=lambda p: p.index)
+        for p in reversed(others):
             if p.index < index:
                 break
             if p.dir_only and not is_dir:
