@@ -77,8 +77,14 @@ def test_a_query_that_is_not_a_str_is_refused() -> None:
         Index(["a.py"]).run(None)  # type: ignore[arg-type]
 
 
-def test_limit_zero_and_generators_still_work() -> None:
-    assert ffind.match("a", ["a.py"], limit=0) == []
+def test_limit_zero_is_refused_and_generators_still_work() -> None:
+    """0 is not read as "none" (the command's ``-l 0``): every match is ``None``."""
+    for call in (lambda: ffind.match("a", ["a.py"], limit=0),
+                 lambda: Index(["a.py"]).match("a", limit=0),
+                 lambda: ffind.SearchOptions(limit=0)):
+        with pytest.raises(ValueError, match=r"at least 1, not 0 \(None: every match\)"):
+            call()
+    assert [m.path for m in ffind.match("a", ["a.py", "b.a"], limit=None)] == ["a.py", "b.a"]
     assert [m.path for m in ffind.match("a", (p for p in ["a.py", "b.py"]))] == ["a.py"]
 
 

@@ -58,13 +58,14 @@ def check_paths(paths: object, name: str) -> None:
 
 
 def check_limit(limit: object) -> None:
-    """``limit`` is None or an int of at least 0, else a ``TypeError``/``ValueError``."""
+    """``limit`` is None or an int of at least 1, else a ``TypeError``/``ValueError`` (0 is
+    refused, not read as "none": every match is ``None``, as the command's ``-l 0``)."""
     if limit is None:
         return
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
-    if limit < 0:
-        raise ValueError(f"limit must be 0 or more, not {limit}")
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit} (None: every match)")
 
 
 def check_query(query: object) -> None:

@@ -121,7 +121,11 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     def results(
         self, limit: int | None = None, *, compute_indices: bool | None = None
     ) -> list[FileMatch]:
-        """The best matches of ``snapshot().query``; defaults from ``options``."""
+        """The best matches of ``snapshot().query``; defaults from ``options`` (``limit`` at
+        least 1)."""
+        from ffind.engine.index import check_limit
+
+        check_limit(limit)
         with self._cond:
             state = self._state
         return self._top(state, limit, compute_indices)
