@@ -68,7 +68,6 @@ class Weights:
     phrase: float = 0.36
     """Share added for query words next to each other matching path words next to each other."""
     digits: float = 0.29
-    soft_df: int = 1
     rerank: int = 200  # how many of the best paths the phrase bonus may reorder
     coverage: float = 0.57  # exponent of the share of the description's weight a path covers
     length: float = 0.37  # how much a path's word count divides its score (BM25's ``b``)
@@ -187,8 +186,6 @@ class Describer:
         self.post_places = np.frombuffer(places, dtype=np.int8)[order]
         counts = np.bincount(word_arr, minlength=len(self.vocab))
         self.starts = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        n = max(1, len(self.paths))
-        self.idf = np.log(1 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
         self.lengths = np.frombuffer(lengths, dtype=np.uint16).astype(np.float32)
         self.words = list(self.vocab)
         self.stems: dict[str, list[int]] = {}
@@ -363,14 +360,11 @@ class Describer:
         idx += np.arange(int(sizes.sum()))
         where = self.post_places[idx]
         ids = self.post_ids[idx]
-        if self.weights.soft_df:
-            each = np.repeat(quality, sizes)
-            seen = np.zeros(len(self.paths), dtype=np.float32)
-            np.maximum.at(seen, ids, each)
-            idf = idf_of(float(seen.sum()), len(self.paths))
-            gain = each * idf * places[where]
-        else:
-            gain = np.repeat(quality * self.idf[wids], sizes) * places[where]
+        # A word's rarity counts its matches by their quality (a typo match, a fraction).
+        each = np.repeat(quality, sizes)
+        seen = np.zeros(len(self.paths), dtype=np.float32)
+        np.maximum.at(seen, ids, each)
+        gain = each * idf_of(float(seen.sum()), len(self.paths)) * places[where]
         in_name = where < 2
         name = np.zeros(len(self.paths), dtype=np.float32)
         np.maximum.at(name, ids[in_name], gain[in_name])
