@@ -51,9 +51,11 @@ ARGV = st.lists(st.one_of(*[_tokens(f) for f in FLAGS for _ in range(2)],
 
 
 def _click(args: list[str]) -> cli.Invocation | str:
-    """What click makes of ``args``: the Invocation, or "error"/"exit"."""
+    """What click makes of ``args`` (as the command gives them: ``attached_values``): the
+    Invocation, or "error"/"exit"."""
     try:
-        rv = cli.build_command().main(args=args, prog_name="ffind", standalone_mode=False)
+        rv = cli.build_command().main(args=cli.attached_values(args), prog_name="ffind",
+                                      standalone_mode=False)
     except click.ClickException:
         return "error"
     except click.exceptions.Exit:
@@ -62,7 +64,7 @@ def _click(args: list[str]) -> cli.Invocation | str:
 
 
 def _fast(args: list[str]) -> cli.Invocation | None:
-    quick = parse(args)
+    quick = parse(cli.attached_values(args))
     if quick is None:
         return None
     inv = cli.invocation(*quick)
@@ -111,7 +113,7 @@ def test_the_fast_parser_agrees_with_click_on_picker_command_lines(place: Path,
     ["-i", "--height", "40%", "-0"], ["-i", "-H", "--color=always"], ["--", "-x"],
     ["-", "-l", "3"], ["--bash"], ["--remember", "file.txt"], ["--clear-cache"], ["-e", ""],
     ["-t", "DIR", "x"], ["--limit", "007", ""], ["-i", "--preview"], ["-i", "--preview", "x"],
-    ["-i", "--preview", "cat {}", "x"], ["-i", "--preview", "-H"], ["-i", "--preview=", "x"],
+    ["-i", "--preview=cat {}", "x"], ["-i", "--preview", "-H"], ["-i", "--preview=", "x"],
     ["-i", "--preview", "--", "-x"], ["-i", "--preview", "-"],
 ])
 def test_plain_command_lines_are_read_without_click(place: Path, args: list[str]) -> None:

@@ -25,7 +25,7 @@ def _ffind(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     (["-i", "--compute-indices"], "ffind: --compute-indices does not apply to the picker (-i)"),
     (["-i", "-l", "5"], "ffind: --limit does not apply to the picker (-i)"),
     (["--height", "10", "x"], "ffind: --height only applies to the picker (-i)"),
-    (["--preview", "cat {}"], "ffind: --preview only applies to the picker (-i)"),
+    (["--preview=cat {}"], "ffind: --preview only applies to the picker (-i)"),
     (["-i", "--height", "abc"],
      "ffind: --height: 'abc' is not N (rows) or N% (1-100) of the terminal"),
 ])

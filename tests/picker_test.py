@@ -481,8 +481,23 @@ def test_preview_beside_the_list_and_toggled(start: Callable[..., Pane], tmp_pat
     assert pane.exit_code() == 130
 
 
+def test_a_word_after_a_bare_preview_is_the_pattern(start: Callable[..., Pane],
+                                                    tmp_path: Path) -> None:
+    """``--preview restart`` is the built-in preview and the pattern ``restart`` (a command
+    is only ever ``--preview=CMD``), inline as the shell bindings draw it."""
+    (tmp_path / "tree" / "docs/guide.md").write_text("# Guide\n\nhello preview\n")
+    pane = start(command=f"{FFIND} -i --height 40% --preview guide")
+    subprocess.run([*pane.tmux, "resize-window", "-t", "picker", "-x", "120", "-y", "24"],
+                   check=True)
+    lines = pane.wait_for(lambda s: any("hello preview" in x for x in s))
+    assert any(x.startswith("> guide") for x in lines), lines
+    assert not any("not found" in x for x in lines)
+    pane.send("Escape")
+    assert pane.exit_code() == 130
+
+
 def test_preview_command_below_a_narrow_list(start: Callable[..., Pane]) -> None:
-    pane = start(command=f"{FFIND} -i guide --preview 'echo PV:{{}}:'")
+    pane = start(command=f"{FFIND} -i guide --preview='echo PV:{{}}:'")
     lines = pane.wait_for(lambda s: any("PV:docs/guide.md:" in x for x in s))
     at = next(i for i, x in enumerate(lines) if "PV:" in x)
     assert lines[at - 1].startswith("─") and at > 3, "below the list, after a rule"

@@ -183,7 +183,7 @@ def _click_option(flag: Flag) -> click.Option:
     if isinstance(show_default, str):  # click would put the text in parentheses
         help_text, show_default = f"{help_text}  [default: {show_default}]", False
     extra: dict[str, object] = {}
-    if flag.flag_value is not None:  # an optional value: ``--preview`` or ``--preview CMD``
+    if flag.flag_value is not None:  # an optional value: ``--preview`` or ``--preview=CMD``
         extra = {"is_flag": False, "flag_value": flag.flag_value}
     else:
         extra = {"is_flag": flag.kind == "bool"}
@@ -461,12 +461,22 @@ def _stderr_isatty() -> bool:
     return sys.stderr is not None and sys.stderr.isatty()
 
 
+def attached_values(args: list[str]) -> list[str]:
+    """``args`` with each bare flag of an optional value (``--preview``) written with its
+    value attached (``--preview=``), so that click never takes the next word (the pattern)
+    as the value: ``--preview=CMD`` is the only way to give one."""
+    bare = {f"--{f.long}" for f in FLAGS if f.flag_value is not None}
+    end = args.index("--") if "--" in args else len(args)
+    return [f"{a}=" if i < end and a in bare else a for i, a in enumerate(args)]
+
+
 def _parse(args: list[str]) -> Invocation | int:
     """The command line as an Invocation, or the exit status of ``--help``/``--version``; a
     usage error raises FfindError.  ``fastparse`` reads plain command lines, click the rest."""
     from ffind.frontends.fastparse import parse
 
     # (click answers the shell's completion requests: they come in this variable)
+    args = attached_values(args)
     quick = None if os.environ.get("_FFIND_COMPLETE") else parse(args)
     if quick is not None:
         inv = invocation(*quick)

@@ -76,7 +76,7 @@ def occurrences(args: Sequence[str], flags: Sequence[Flag] = FLAGS,
                 if flag.flag_value is not None and _looks_like_option(attached):
                     return None  # (click reads ``--preview=-H`` as ``--preview -H``)
                 value = attached
-            elif i < n and (flag.flag_value is None or not _looks_like_option(args[i])):
+            elif i < n and flag.flag_value is None:
                 value = args[i]
                 i += 1
             elif flag.flag_value is not None:

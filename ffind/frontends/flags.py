@@ -40,7 +40,8 @@ class Flag:
     show_default: bool | str = False  # ``[default: ...]`` in the help (a str: that text)
     picker: bool = True  # applies to the picker too (else an error with ``-i``)
     picker_only: bool = False  # applies only to the picker (else an error without ``-i``)
-    flag_value: str | None = None  # the value when given without one (``--preview``)
+    flag_value: str | None = None  # the value when given without one (``--preview``); such a
+    # flag takes a value only attached (``--preview=CMD``), never the next word
     parse: Callable[[str], object] | None = None  # checks and converts; ValueError: message
 
     def __post_init__(self) -> None:
@@ -140,9 +141,10 @@ FLAGS: tuple[Flag, ...] = (
          "full screen (the shell bindings use 40%).", dest="height", target="invocation",
          metavar="N[%]", picker_only=True),
     Flag("preview", None, "str", None,
-         "With -i: show the selected file or folder beside the list; with CMD, its output "
-         "({} = the path, quoted).  ALT-P or ? toggles it.", dest="preview",
-         target="invocation", metavar="[CMD]", flag_value="", picker_only=True),
+         "With -i: show the selected file or folder beside the list; --preview=CMD shows "
+         "CMD's output ({} = the path, quoted); a word after a bare --preview is the "
+         "pattern.  ALT-P or ? toggles it.", dest="preview",
+         target="invocation", metavar="[=CMD]", flag_value="", picker_only=True),
     Flag("bash", None, "bool", False,
          'Print the bash key bindings and **<TAB> completion: eval "$(ffind --bash)".',
          dest="bash", target="invocation", picker=False),
