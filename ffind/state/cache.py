@@ -9,8 +9,8 @@ every path (UTF-8 with surrogate escapes, NUL-ended).  Sections are read and wri
 a Python object per folder or path until one is asked for, and written ``CHUNK`` strings at
 a time (never a whole section as one string).
 
-Written atomically (a temporary file, ``fsync``, ``os.replace``; a dead writer's temporary
-file is removed after an hour).  Reading never fails: a missing, damaged, other-format,
+Written atomically (``write_private``; a dead writer's temporary file is removed after an
+hour).  Reading never fails: a missing, damaged, other-format,
 other-version or other-key file reads as None (the search walks cold).  The head is the
 standard library's ``json``, ASCII-only (orjson's import costs a warm search more).  At most
 ``LIMIT_BYTES`` of snapshots are kept, the least recently used (by mtime; a read touches it)
@@ -28,14 +28,13 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any
 
-from ffind.state.paths import make_private_dir, xdg_dir
+from ffind.state.paths import TMP, write_private, xdg_dir
 from ffind.state.snapkey import SUFFIX, file_name
 
 FORMAT = 2
 """The snapshot format; a file of another format is ignored."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
-_TMP = ".tmp"
 _STALE_TMP = 3600.0  # seconds after which a temporary file is a dead writer's
 
 
@@ -180,25 +179,9 @@ class SnapshotStore:
     def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
         """Write the snapshot for ``key`` atomically; False when it could not be written."""
         path = self.path(key)
-        tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
         try:
             head, sections = _encode(key, snap)
-            make_private_dir(self.folder)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                with open(fd, "wb") as f:
-                    f.write(_magic())
-                    f.write(b"%d\n" % len(head))
-                    f.write(head)
-                    for part in sections:
-                        f.write(part)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_private(path, chain([_magic(), b"%d\n" % len(head), head], sections))
         except (OSError, ValueError, TypeError, OverflowError):
             return False
         self.evict(keep=path)
@@ -210,7 +193,7 @@ class SnapshotStore:
         try:
             with os.scandir(self.folder) as it:
                 for e in it:
-                    if e.name.endswith((SUFFIX, _TMP)) and e.is_file(follow_symlinks=False):
+                    if e.name.endswith((SUFFIX, TMP)) and e.is_file(follow_symlinks=False):
                         with contextlib.suppress(OSError):
                             st = e.stat(follow_symlinks=False)
                             found.append((st.st_mtime, st.st_size, e.path))
@@ -226,7 +209,7 @@ class SnapshotStore:
         total = 0
         snaps = []
         for mtime, size, path in entries:
-            if path.endswith(_TMP):
+            if path.endswith(TMP):
                 if now - mtime > _STALE_TMP:
                     with contextlib.suppress(OSError):
                         os.unlink(path)
