@@ -305,8 +305,7 @@ class Memory:
             import sqlite3
 
             try:
-                seen = (db.execute("PRAGMA data_version").fetchone()[0], self._records,
-                        self._forgets)
+                seen = self._stamp(db)
                 if seen != self._seen:
                     self._mirror.clear()
                     self._seen = seen
@@ -332,10 +331,12 @@ class Memory:
             import sqlite3
 
             try:
-                return (db.execute("PRAGMA data_version").fetchone()[0], self._records,
-                        self._forgets)
+                return self._stamp(db)
             except sqlite3.Error:
                 return None
+
+    def _stamp(self, db: sqlite3.Connection) -> tuple[int, int, int]:
+        return db.execute("PRAGMA data_version").fetchone()[0], self._records, self._forgets
 
     def weights(
         self, root: str | os.PathLike[str], now: float | None = None
