@@ -394,8 +394,8 @@ def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]
             reply.pop("ok")
             found.append({**reply, "socket": path})
             continue
-        held = protocol.read_lock(protocol.lock_path(path))
-        if held is not None and serving(held[0], path):
+        held = holder(path)
+        if held is not None:
             found.append({"socket": path, "pid": held[0], "state": "not answering"})
     return found
 
@@ -404,8 +404,8 @@ def stop(path: str) -> bool:
     """Stop the server of ``path`` (SIGTERM if it does not answer) and remove the socket; True
     when one ran."""
     reply = request(path, {"op": "stop"}, STATS_TIMEOUT, give_up=False)
-    held = protocol.read_lock(protocol.lock_path(path))
-    if reply is None and held is not None and serving(held[0], path):
+    held = holder(path)
+    if reply is None and held is not None:
         import signal
 
         for sig in (signal.SIGTERM, signal.SIGCONT):
@@ -426,16 +426,19 @@ def answering(root: str, create: bool = False) -> bool:
     return found is not None and request(found[0], {"op": "stats"}) is not None
 
 
-def serving(pid: int, path: str) -> bool:
-    """Whether ``pid`` runs the server of ``path`` (its command line names it)."""
-    if pid == os.getpid():
-        return True
+def holder(path: str) -> tuple[int, int] | None:
+    """(pid, inotify watches reserved) of the server of ``path`` from its lock file, when that
+    process runs it (its command line names the socket), else None."""
+    held = protocol.read_lock(protocol.lock_path(path))
+    if held is None or held[0] == os.getpid():
+        return held
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
+        with open(f"/proc/{held[0]}/cmdline", "rb") as f:
             args = f.read().split(b"\0")
     except OSError:
-        return False
-    return os.fsencode(protocol.SERVER_MODULE) in args and os.fsencode(path) in args
+        return None
+    named = os.fsencode(protocol.SERVER_MODULE) in args and os.fsencode(path) in args
+    return held if named else None
 
 
 def stop_all(environ: Mapping[str, str] | None = None) -> int:

@@ -741,7 +741,7 @@ def _prime(server: Server, prime: tuple[str, dict[str, Any], bool]) -> None:
 def _others(path: str) -> list[tuple[str, int, int, float]]:
     """The other running servers of ``path``'s folder: (socket, pid, reserved watches, last
     request's time), from their lock files."""
-    from ffind.resident.client import serving
+    from ffind.resident.client import holder
 
     folder = os.path.dirname(path)
     found = []
@@ -754,8 +754,8 @@ def _others(path: str) -> list[tuple[str, int, int, float]]:
         if not name.endswith(".sock") or sock == path:
             continue
         lock = protocol.lock_path(sock)
-        held = protocol.read_lock(lock)
-        if held is None or not serving(held[0], sock):
+        held = holder(sock)
+        if held is None:
             continue
         try:
             used = os.stat(lock).st_mtime
