@@ -157,10 +157,8 @@ def test_multi_root_ties_follow_the_one_rule(tmp_path: Path) -> None:
 def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
         tmp_path: Path) -> None:
     """``Recalling.listing``: the remembered first, then path order; with a limit, the first
-    of the others are taken without sorting every path, and a kept ``Recall`` (the resident
-    server's, its folders mapped once) gives the same answer again."""
-    from ffind.engine.index import Index
-    from ffind.engine.recall import Recall
+    of the others are taken without sorting every path, and a kept ``Recalling`` renewed for
+    each request (the resident server's, its folders mapped once) gives the same answer."""
     from ffind.searching.catalog import Recalling
     from ffind.state.memory import Memory
 
@@ -178,11 +176,12 @@ def test_the_empty_querys_listing_with_the_memory_is_the_full_listings_prefix(
     assert every[:len(boosted)] == sorted(boosted, key=lambda m: (-m.score, m.path))
     rest = every[len(boosted):]
     assert rest and [m.path for m in rest] == sorted(set(paths) - {m.path for m in boosted})
-    kept = Recall(Index)
+    kept = Recalling(memory, str(root))
     for limit in (0, 1, len(boosted), len(boosted) + 1, len(boosted) + 7, 101, 200):
         got = Recalling(memory, str(root)).listing(shuffled, limit)
         assert got == every[:limit], limit
-        assert Recalling(memory, str(root), recall=kept).listing(shuffled, limit) == got
+        kept.renew(memory)  # (as the resident server does at each request)
+        assert kept.listing(shuffled, limit) == got
 
 
 def test_the_one_shot_search_ranks_with_the_memory_as_an_index_of_every_path(

@@ -129,9 +129,9 @@ def test_an_idle_session_warms_its_index_after_the_walk(tmp_path: Path) -> None:
     with FileSearcher(tmp_path, ALL) as fs:
         assert fs.wait(30)
         deadline = time.monotonic() + 10
-        while fs._warmed != len(paths) and time.monotonic() < deadline:
+        while fs._work.warmed != len(paths) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert fs._warmed == len(paths)  # Index.warm ran to its end while nothing was asked
+        assert fs._work.warmed == len(paths)  # Index.warm ran to its end while nothing was asked
         index = fs._index
         built = index.store.built()
         assert built["penalties"] == len(index.store.pstart) == len(paths)
@@ -383,7 +383,7 @@ def test_idle_cached_sets_are_compacted_and_restored_on_use() -> None:
             assert fs.results() == _expected(query, PATHS)
             assert fs.snapshot().total_match_count == len(_expected(query, PATHS))
             # before a ranking only: a query seen before (a hit, ``src`` again) has its own
-            for st in fs._cache.values():  # ("" narrows to anything: any key's base)
+            for st in fs._sets.states.values():  # ("" narrows to anything: any key's base)
                 if (st.query not in ("", query, previous) and st.ms and st.ms.computed
                         and query not in seen):
                     assert st.ms.compacted, (query, st.query)
@@ -446,7 +446,7 @@ def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
         st_ = fs._state
         if st_.ms is None or not parse(query).positive:
             break
-        ender = fs._ender
+        ender = fs._work.ender
         if st_.ms.computed and (st_.ms.greedy is not None
                                 or (ender is not None and ender.ms is st_.ms and ender.finished)):
             break

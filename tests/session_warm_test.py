@@ -40,9 +40,9 @@ def idle_gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     """The sessions' idle ``warm`` steps run only once the event is set (so what a key did
     is seen alone)."""
     gate = threading.Event()
-    step = FileSearcher._warm_up_step
-    monkeypatch.setattr(FileSearcher, "_warm_up_step",
-                        lambda self: gate.is_set() and step(self))
+    step = idle.IdleWork.warm_up
+    monkeypatch.setattr(idle.IdleWork, "warm_up",
+                        lambda self, idle, settled: gate.is_set() and step(self, idle, settled))
     yield gate
     gate.set()
 
@@ -50,7 +50,7 @@ def idle_gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 def _walked(fs: FileSearcher) -> FileSearcher:
     assert fs.wait(30)
     assert fs._index.numpy_ready(60)
-    assert fs._warmed == -1  # (no idle step ran)
+    assert fs._work.warmed == -1  # (no idle step ran)
     return fs
 
 
@@ -68,7 +68,7 @@ def test_a_slow_key_takes_the_warm_up_before_its_answer(
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
-        assert fs._warmed == len(PATHS)  # every step taken before the answer was published
+        assert fs._work.warmed == len(PATHS)  # every step taken before the answer was published
         built = fs._index.store.built()
         assert built["initials"] == built["penalties"] == len(PATHS)
 
@@ -81,13 +81,13 @@ def test_a_fast_key_takes_no_warm_up_step(
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
-        assert fs._warmed == -1
+        assert fs._work.warmed == -1
         idle_gate.set()  # then idle time warms (the next key wakes the match thread)
         _key(fs, "mod.")
         deadline = time.monotonic() + 30
-        while fs._warmed != len(PATHS) and time.monotonic() < deadline:
+        while fs._work.warmed != len(PATHS) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert fs._warmed == len(PATHS)
+        assert fs._work.warmed == len(PATHS)
 
 
 def test_a_large_index_takes_no_warm_up_step_in_its_keys(
@@ -99,7 +99,7 @@ def test_a_large_index_takes_no_warm_up_step_in_its_keys(
     with FileSearcher(paths=PATHS, options=ALL) as fs:
         _walked(fs)
         _key(fs, "mod")
-        assert fs._warmed == -1
+        assert fs._work.warmed == -1
 
 
 @pytest.mark.parametrize("fits", [True, False])
@@ -116,11 +116,11 @@ def test_a_slow_key_takes_the_collection_only_when_it_fits(
         _walked(fs)
         _key(fs, "mod")
         if fits:
-            assert fake.full == 1 and fs._warmed == len(PATHS)
+            assert fake.full == 1 and fs._work.warmed == len(PATHS)
             return
         # every other step taken, the collection left for idle time
-        assert fake.full == 0 and fs._warm_next == warmup.COLLECTING
-        assert fs._warmed == -1
+        assert fake.full == 0 and fs._work.warm_next == warmup.COLLECTING
+        assert fs._work.warmed == -1
         idle_gate.set()
         _key(fs, "mod.")  # (wakes the match thread; its idle time collects)
         deadline = time.monotonic() + 30

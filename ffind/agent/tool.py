@@ -207,12 +207,11 @@ def _ranked(snap: TreeSnapshot, ms: MatchSet, query: str, limit: int,
         return snap.main.top(ms, limit)
     from ffind.searching.catalog import Recalling
 
-    kept = recalling = snap.recall
-    if (recalling is None or recalling.visits.memory is not memory
-            or recalling.root != os.path.abspath(root)):
-        # (made before the one it replaces is let go: ``Recall`` keys its boosts by ``id``)
-        recalling = snap.recall = Recalling(memory, root, git=False,
-                                            recall=None if kept is None else kept.recall)
+    recalling = snap.recall
+    if recalling is None:
+        recalling = snap.recall = Recalling(memory, root, git=False)
+    elif recalling.visits.memory is not memory or recalling.root != os.path.abspath(root):
+        recalling.renew(memory, root)
     return recalling.rank(snap.main, query, lambda k: snap.main.top(ms, k), limit, False, ms)
 
 

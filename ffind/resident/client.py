@@ -141,14 +141,10 @@ def command(args: list[str]) -> tuple[list[str], bytes, list[str], int] | None:
         ttys = [sys.stdout.isatty(), sys.stderr.isatty()]
     except (OSError, ValueError):
         return None
-    found = where(cwd)
-    if found is None:
-        return None
-    path, key = found
     env = {name: os.environ[name] for name in ("NO_COLOR", "TERM") if name in os.environ}
-    reply = request(path, {"op": "command", "key": key, "argv": args, "cwd": cwd,
-                           "tty": ttys, "env": env}, stuck=True)
-    if reply is None or reply.get("ok") is not True:
+    reply = _ask(cwd, {"op": "command", "argv": args, "cwd": cwd, "tty": ttys, "env": env},
+                 stuck=True)
+    if reply is None:
         return None
     before, data, after, code = (reply.get("before"), reply.get("stdout"),
                                  reply.get("after"), reply.get("code"))
@@ -246,22 +242,27 @@ def ask(query: str, root: str, options: SearchOptions, *, memory: bool,
     """``root``'s server's answer to ``query`` (``count``: with the total, else -1), or None.
     ``provisional``: over the listing held, not validated; its count comes after the rows,
     which ``on_rows(answer)`` gets first."""
-    found = where(root)
-    if found is None:
-        return None
-    path, key = found
     try:
         cwd = os.getcwd()
     except OSError:
         return None
     op = protocol.PROVISIONAL if provisional else "search"
-    reply = request(path, {"op": op, "key": key, "root": root, "cwd": cwd,
-                           "query": query, "options": options_dict(options),
-                           "memory": memory, "count": count}, timeout,
-                    None if on_rows is None else lambda first: _rows(first, on_rows))
-    if reply is None or reply.get("ok") is not True:
+    reply = _ask(root, {"op": op, "root": root, "cwd": cwd, "query": query,
+                        "options": options_dict(options), "memory": memory, "count": count},
+                 timeout, None if on_rows is None else lambda first: _rows(first, on_rows))
+    return None if reply is None else _answer(reply)
+
+
+def _ask(root: str, message: dict[str, object], timeout: float = REPLY_TIMEOUT,
+         then: Callable[[dict[str, object]], object] | None = None,
+         stuck: bool = False) -> dict[str, object] | None:
+    """``root``'s server's reply to ``message`` (``request``) when it says ``ok``, or None."""
+    found = where(root)
+    if found is None:
         return None
-    return _answer(reply)
+    path, key = found
+    reply = request(path, {**message, "key": key}, timeout, then, stuck)
+    return reply if reply is not None and reply.get("ok") is True else None
 
 
 def _answer(reply: dict[str, object]) -> Answer | None:
@@ -281,15 +282,9 @@ def ask_tool(tool: str, directory: str, query: str, limit: int, *,
              memory: bool) -> str | None:
     """``directory``'s server's answer to the agent tool ``tool`` (``find_files`` or
     ``glob``), or None."""
-    found = where(directory)
-    if found is None:
-        return None
-    path, key = found
-    reply = request(path, {"op": "tool", "key": key, "root": directory, "tool": tool,
-                           "query": query, "limit": limit, "memory": memory})
-    if reply is None or reply.get("ok") is not True:
-        return None
-    text = reply.get("text")
+    reply = _ask(directory, {"op": "tool", "root": directory, "tool": tool, "query": query,
+                             "limit": limit, "memory": memory})
+    text = None if reply is None else reply.get("text")
     return text if isinstance(text, str) else None
 
 
@@ -399,8 +394,8 @@ def servers(environ: Mapping[str, str] | None = None) -> list[dict[str, object]]
             reply.pop("ok")
             found.append({**reply, "socket": path})
             continue
-        held = protocol.read_lock(protocol.lock_path(path))
-        if held is not None and serving(held[0], path):
+        held = holder(path)
+        if held is not None:
             found.append({"socket": path, "pid": held[0], "state": "not answering"})
     return found
 
@@ -409,8 +404,8 @@ def stop(path: str) -> bool:
     """Stop the server of ``path`` (SIGTERM if it does not answer) and remove the socket; True
     when one ran."""
     reply = request(path, {"op": "stop"}, STATS_TIMEOUT, give_up=False)
-    held = protocol.read_lock(protocol.lock_path(path))
-    if reply is None and held is not None and serving(held[0], path):
+    held = holder(path)
+    if reply is None and held is not None:
         import signal
 
         for sig in (signal.SIGTERM, signal.SIGCONT):
@@ -431,16 +426,19 @@ def answering(root: str, create: bool = False) -> bool:
     return found is not None and request(found[0], {"op": "stats"}) is not None
 
 
-def serving(pid: int, path: str) -> bool:
-    """Whether ``pid`` runs the server of ``path`` (its command line names it)."""
-    if pid == os.getpid():
-        return True
+def holder(path: str) -> tuple[int, int] | None:
+    """(pid, inotify watches reserved) of the server of ``path`` from its lock file, when that
+    process runs it (its command line names the socket), else None."""
+    held = protocol.read_lock(protocol.lock_path(path))
+    if held is None or held[0] == os.getpid():
+        return held
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
+        with open(f"/proc/{held[0]}/cmdline", "rb") as f:
             args = f.read().split(b"\0")
     except OSError:
-        return False
-    return os.fsencode(protocol.SERVER_MODULE) in args and os.fsencode(path) in args
+        return None
+    named = os.fsencode(protocol.SERVER_MODULE) in args and os.fsencode(path) in args
+    return held if named else None
 
 
 def stop_all(environ: Mapping[str, str] | None = None) -> int:

@@ -22,7 +22,7 @@ from ffind.text import __version__
 
 if TYPE_CHECKING:
     from ffind.agent.tool import TreeSnapshot
-    from ffind.engine.index import CountTable, Index, MatchSet, Recall
+    from ffind.engine.index import CountTable, Index, MatchSet
     from ffind.fs.watch import Hint
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
@@ -99,10 +99,8 @@ class Held:
         self.counts: OrderedDict[str, int] = OrderedDict()  # the last queries' total counts
         self.table: CountTable | None = None  # built while idle
         self.building: Iterator[None] | None = None
-        self.recall: Recall | None = None
         self.tool: TreeSnapshot | None = None  # the agent tools' indexed listing
-        self.git: Recalling | None = None
-        self.memory: object = None  # kept alive: ``Recall`` keys its boosts by ``id()``
+        self.recalling: Recalling | None = None  # the memory's ranking, its ``git status``
         self.hint: Hint | None = None  # inotify hint, started after the first reply
         self.hinted = False
         self.reserved = 0  # inotify watches reserved for ``hint``
@@ -142,9 +140,9 @@ class Held:
 
     def close(self) -> None:
         """Stop the last ``git status`` and the watches."""
-        if self.git is not None:
-            self.git.stop()
-            self.git = None
+        if self.recalling is not None:
+            self.recalling.stop()
+            self.recalling = None
         if self.hint is not None:
             self.hint.close()
             self.hint = None
@@ -193,7 +191,9 @@ def changed_listing(root: str, options: SearchOptions, held: Held,
                                      or listing == held.listing):
         return False  # (the same snapshot validated unchanged: the same listing)
     held.listing = listing
-    held.index = held.recall = held.tool = None  # (``counts`` go with the index: ``found``)
+    held.index = held.tool = None  # (``counts`` go with the index: ``indexed``)
+    if held.recalling is not None:
+        held.recalling.restart()
     held.table = held.building = None  # (it holds the index's store)
     return True
 
@@ -387,7 +387,8 @@ class Server:
             assert held.listing is not None
             held.index = Index(held.listing)  # (a slice at a time: ``Tuning.chunk``)
             held.counts.clear()
-            held.recall = None  # (a new one, in ``found``)
+            if held.recalling is not None:
+                held.recalling.restart()
             self.rebuilt += 1
         return held.index
 
@@ -535,37 +536,29 @@ class Server:
             from ffind.state.memory import open_memory
 
             opened = open_memory()
-        index = self.indexed(held) if query else held.index
-        # One ``git status`` at a time: the last request's serves this one while it runs.
-        running = None if held.git is None else held.git.visits.git
-        if running is not None and running.answered():
-            running = None
-        held.git = None
-        recall = (None if opened is None or (query and not ranked(query))
-                  else Recalling(opened, root, remember=True, wait_for_git=True,
-                                 running=running, recall=held.recall))
-        total = -1
-        tally = None
+        recall = None
+        if opened is not None and (not query or ranked(query)):
+            if held.recalling is None:
+                held.recalling = Recalling(opened, root, remember=True, wait_for_git=True)
+            else:  # (the last request's ``git status`` serves this one while it runs)
+                held.recalling.renew(opened)
+            recall = held.recalling
+        total, tally = -1, None
         if not query:  # (a listing not validated is not complete: the memory keeps all)
             top = list_every(listing, options, recall, complete=validate)
             total = len(listing)
         else:
-            assert index is not None
-            known = held.counts.get(query) if count or later else None
+            index = self.indexed(held)
             matchset = index.run(query)
-            top = answer(index, query, matchset, options, recall)
-            if known is not None:  # (this index's count of the query, remembered)
+            top = answer(index, query, matchset, options.limit, options.compute_indices, recall)
+            known = held.counts.get(query) if count or later else None  # (remembered)
+            if known is not None:
                 held.counts.move_to_end(query)
-                total = known
                 tally = _known(known)
             else:
                 tally = _tally(held, query, matchset)
-                if count:
-                    total = tally()
-        held.git = recall
-        if recall is not None:
-            held.recall = recall.recall
-        held.memory = opened
+            if count or known is not None:
+                total = tally()
         if not os.path.isabs(given):
             warnings = [_as_given(w, root, given) for w in warnings]
         return (top, total, warnings, None if opened is None else opened.warning, held,
@@ -673,7 +666,6 @@ def _tool(self: Server, request: dict[str, Any]) -> tuple[dict[str, Any], Held]:
         memory = open_memory()
         snap.answers.clear()  # (keyed by the memory's stamp: a new memory each request)
     text = search_snapshot(snap, str(request["query"]), limit, memory=memory, root=directory)
-    held.memory = memory
     return {"ok": True, "text": text}, held
 
 
@@ -750,7 +742,7 @@ def _prime(server: Server, prime: tuple[str, dict[str, Any], bool]) -> None:
 def _others(path: str) -> list[tuple[str, int, int, float]]:
     """The other running servers of ``path``'s folder: (socket, pid, reserved watches, last
     request's time), from their lock files."""
-    from ffind.resident.client import serving
+    from ffind.resident.client import holder
 
     folder = os.path.dirname(path)
     found = []
@@ -763,8 +755,8 @@ def _others(path: str) -> list[tuple[str, int, int, float]]:
         if not name.endswith(".sock") or sock == path:
             continue
         lock = protocol.lock_path(sock)
-        held = protocol.read_lock(lock)
-        if held is None or not serving(held[0], sock):
+        held = holder(sock)
+        if held is None:
             continue
         try:
             used = os.stat(lock).st_mtime

@@ -1,6 +1,7 @@
-"""How every search answers from a listing, its index and the memory: :func:`answer` ranks a
-match set (with the memory through :class:`Recalling`), :func:`list_every` answers the empty
-query, :func:`walk_filter` says what a walk may drop."""
+"""How every search (the one-shot, the session, the resident server, the agent tools) answers
+from a listing, its index and the memory: :func:`answer` ranks a match set (with the memory
+through :class:`Recalling`, which a long-lived caller keeps and ``renew``s per request),
+:func:`list_every` answers the empty query, :func:`walk_filter` says what a walk may drop."""
 
 from __future__ import annotations
 
@@ -17,23 +18,38 @@ if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet, Prefilter, Rank, Recall, VisitSource
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
-    from ffind.state.gitstatus import GitChanges
+    from ffind.state.gitstatus import GitChanges, Visits
 
 
 class Recalling:
     """Ranking one root's matches with ``memory`` and, with ``git``, the uncommitted changes
-    (a ``git status`` started here, or ``running``).  ``recall``: one kept by the caller."""
+    (a ``git status`` started here; ``remember``: its answer kept in the cache folder;
+    ``wait_for_git``: asked again on a later key rather than stopped)."""
 
     def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
-                 remember: bool = False, wait_for_git: bool = False,
-                 running: GitChanges | None = None, recall: Recall | None = None) -> None:
+                 remember: bool = False, wait_for_git: bool = False) -> None:
+        self.root = os.path.abspath(root)
+        self._how = (git, remember, wait_for_git)
+        self.recall: Recall | None = None  # the per-index state
+        self.visits = self._visits(memory, None)
+
+    def _visits(self, memory: VisitSource, running: GitChanges | None) -> Visits:
         from ffind.state.gitstatus import GitChanges, Visits
 
-        self.root = os.path.abspath(root)
+        git, remember, wait_for_git = self._how
         if git and running is None:
             running = GitChanges(self.root, remember=None if remember else "")
-        self.visits = Visits(memory, running if git else None, wait_for_git=wait_for_git)
-        self.recall = recall
+        return Visits(memory, running if git else None, wait_for_git=wait_for_git)
+
+    def renew(self, memory: VisitSource, root: str | None = None) -> None:
+        """Rank the next request with ``memory`` (under ``root``): the same index's state, and
+        the ``git status`` still running, else a new one."""
+        running = self.visits.git
+        if running is not None and (running.answered() or root is not None):
+            running = None
+        if root is not None:
+            self.root = os.path.abspath(root)
+        self.visits = self._visits(memory, running)  # (made before the old one is let go)
 
     def _recall(self) -> Recall:
         if self.recall is None:
@@ -95,19 +111,25 @@ def list_every(paths: list[str], options: SearchOptions, recall: Recalling | Non
     return [FileMatch(0, p) for p in chosen]
 
 
-def answer(index: Index, query: str, matchset: MatchSet, options: SearchOptions,
-           recall: Recalling | None) -> list[FileMatch]:
-    """The best ``options.limit`` of ``matchset``: ranked (with ``recall``'s memory), or in
-    path order for a query of negations only."""
-    limit, ci = options.limit, options.compute_indices
-    if ranked(query) and recall is not None:
-        return recall.rank(index, query, lambda k: index.top(matchset, k, ci), limit, ci,
-                           matchset)
-    if ranked(query):
-        return index.top(matchset, limit, ci)
-    every = index.top(matchset, None, ci)
-    key = operator.attrgetter("path")
-    return sorted(every, key=key) if limit is None else heapq.nsmallest(limit, every, key=key)
+def answer(index: Index, query: str, matchset: MatchSet, limit: int | None, ci: bool,
+           recall: Recalling | None, path_order: Rank | None = None) -> list[FileMatch]:
+    """The best ``limit`` of ``matchset`` (``ci``: with the matched positions): ranked, or in
+    path order when nothing scores (``path_order(k)`` when given); with ``recall``'s memory,
+    but for a query of negations only."""
+    positive = ranked(query)
+
+    def plain(k: int | None) -> list[FileMatch]:
+        if positive:
+            return index.top(matchset, k, ci)
+        if path_order is not None:
+            return path_order(k)
+        every = index.top(matchset, None, ci)
+        key = operator.attrgetter("path")
+        return sorted(every, key=key) if k is None else heapq.nsmallest(k, every, key=key)
+
+    if recall is None or (not positive and query.strip()):
+        return plain(limit)
+    return recall.rank(index, query, plain, limit, ci, matchset)
 
 
 class KeepVisited:

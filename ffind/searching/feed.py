@@ -1,6 +1,6 @@
-"""What feeds a session's index, as ``(root number, batch)`` queued by the walk thread: the walk of
-its roots, paths given, or the warm index's snapshot (the paths the query can match first), then
-the validated listing (``REPLACE``) when it differs."""
+"""What feeds a session's index, as ``(root number, batch)`` queued by the walk thread in an
+``Inbox``: the walk of its roots, paths given, or the warm index's snapshot (the paths the query
+can match first), then the validated listing (``REPLACE``) when it differs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 
 from ffind.options import SearchOptions
 from ffind.searching.catalog import prefilter
-from ffind.searching.shared import SessionParts
 
 FEED_BATCH = 4_096  # paths per batch when a ``paths=`` iterable feeds the session instead of a walk
 FIRST_FRAME_WAIT = 1.0
@@ -17,60 +16,57 @@ FIRST_FRAME_WAIT = 1.0
 REPLACE = -1  # the root number of a batch that replaces every path given before
 
 
-class WalkFeed(SessionParts):
-    """The walk thread of ``FileSearcher`` (a mixin: the session's own state)."""
+class Inbox:
+    """What the walk thread hands the match thread, guarded by ``cond``: the batches
+    ``pending`` as ``(root number, batch)``, the paths ``scanned``, whether the pending paths
+    ``replace`` the index; once the walk has ended (``done``), whether it finished
+    (``complete``) or its ``error``."""
 
-    def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
-        if self._cached:
-            return warm_root(self.roots[0], self.options, self._cancel, self._warn,
-                             self._walk_imported, self._shown, lambda: self._query,
-                             self._caught_up)
-        self._walk_imported.set()
-        return walk_roots(self.roots, self.options, self._cancel, self._warn)
+    def __init__(self, cond: threading.Condition) -> None:
+        self.cond = cond
+        self.pending: list[tuple[int, list[str]]] = []
+        self.scanned = 0
+        self.replace = False
+        self.done = False
+        self.complete = False
+        self.error: BaseException | None = None
 
-    def _caught_up(self) -> None:
-        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched, so
-        the validation's ``stat`` pass does not compete with it for the GIL."""
-        with self._cond:
-            self._cond.wait_for(lambda: self._cancel.is_set() or (
-                not self._pending and self._state.covered >= self._scanned), FIRST_FRAME_WAIT)
-
-    def _warn(self, message: str) -> None:
-        self.warnings.append(message)
-        on_warning = getattr(self._reporter, "on_warning", None)
-        if on_warning is not None:
-            on_warning(message)
-
-    def _walk_main(self, source: Iterator[tuple[int, list[str]]]) -> None:
+    def fill(self, source: Iterator[tuple[int, list[str]]], cancel: threading.Event) -> None:
+        """(The walk thread) queue ``source``'s batches until it ends or ``cancel``; an error
+        is kept for ``wait`` (the thread must not die silently)."""
         error: BaseException | None = None
         try:
             for root_id, batch in source:
-                if self._cancel.is_set():
+                if cancel.is_set():
                     break
-                if root_id == REPLACE:
-                    with self._cond:
-                        self._pending = [(0, batch)] if batch else []
-                        self._scanned = len(batch)
-                        self._replace = True
-                        self._cond.notify_all()
+                if root_id != REPLACE and not batch:
                     continue
-                if not batch:
-                    continue
-                with self._cond:
-                    self._pending.append((root_id, batch))
-                    self._scanned += len(batch)
-                    self._cond.notify_all()
-        except BaseException as e:  # reported through wait(); the thread must not die silently
+                with self.cond:
+                    if root_id == REPLACE:
+                        self.pending = [(0, batch)] if batch else []
+                        self.scanned = len(batch)
+                        self.replace = True
+                    else:
+                        self.pending.append((root_id, batch))
+                        self.scanned += len(batch)
+                    self.cond.notify_all()
+        except BaseException as e:
             error = e
         finally:
             close = getattr(source, "close", None)
             if close is not None:
                 close()
-            with self._cond:
-                self._walk_done = True
-                self._walk_complete = error is None and not self._cancel.is_set()
-                self._error = error
-                self._cond.notify_all()
+            with self.cond:
+                self.done = True
+                self.complete = error is None and not cancel.is_set()
+                self.error = error
+                self.cond.notify_all()
+
+    def take(self) -> tuple[list[tuple[int, list[str]]], bool]:
+        """(Under ``cond``) the pending batches and whether they replace the index."""
+        batches, self.pending = self.pending, []
+        replace, self.replace = self.replace, False
+        return batches, replace
 
 
 def walk_roots(roots: list[str], options: SearchOptions, cancel: threading.Event,

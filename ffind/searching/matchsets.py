@@ -4,74 +4,91 @@ abandoned between chunks when a newer key comes (``Cancelled``)."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ffind.searching.shared import Cancelled, SessionParts, State
-
 if TYPE_CHECKING:
-    from ffind.engine.index import MatchSet
+    from ffind.engine.index import Index, MatchSet
+    from ffind.scoring.scorer import FileMatch
 
 CHUNK = 32_768  # ids matched per ``Index.run`` call: the preemption grain
 CACHE_QUERIES = 16  # match sets kept for reuse (backspacing, narrowing from an older prefix)
 
 
-class QueryCache(SessionParts):
-    """The matching of ``FileSearcher``'s match thread (a mixin: the session's own state)."""
+@dataclass(slots=True)
+class State:
+    """A published result: every match of ``query`` among ids ``[0, covered)``."""
 
-    def _fresh(self, query: str, n: int, gen: int) -> MatchSet:
+    query: str
+    ms: MatchSet | None  # None before the index exists
+    covered: int
+    version: int
+    tops: dict[tuple[int | None, bool], list[FileMatch]]  # by (limit, compute_indices)
+    count: int | None = None  # ``len(ms)``, once asked (it may cost a typo pass)
+    epoch: int = 0  # the index ``ms`` belongs to (a replaced listing starts a new one)
+
+
+class Cancelled(Exception):
+    """Raised inside the match thread when its work went stale."""
+
+
+class MatchSets:
+    """The last ``CACHE_QUERIES`` states by query, and the matching of a query from them over
+    the index, every ``Index`` call under ``lock``; ``check()`` raises ``Cancelled`` between
+    chunks when the work went stale."""
+
+    def __init__(self, lock: threading.Lock, check: Callable[[], None]) -> None:
+        self.lock = lock
+        self.check = check
+        self.states: OrderedDict[str, State] = OrderedDict()
+
+    def fresh(self, index: Index, query: str, n: int,
+              partial: Callable[[MatchSet | None], MatchSet | None]) -> MatchSet:
+        """``query`` over ids ``[0, n)``, narrowed from the longest cached query it extends
+        (``partial(ms)``: the part of ``ms`` computed in idle time, if any)."""
         # The longest query narrowed, not the smallest set (``len`` may cost a typo pass).
-        bases = [c for c in self._cache.values() if c.ms is not None and c.ms.can_narrow(query)]
+        bases = [c for c in self.states.values() if c.ms is not None and c.ms.can_narrow(query)]
         if not bases:
-            return self._run(query, None, 0, n, gen)
+            return self.run(index, query, None, 0, n)
         base = max(bases, key=lambda c: len(c.query))
         ms, covered = base.ms, base.covered
-        partial = self._partial(ms)
         # (its first ids computed in idle time: those narrowed, the others from scratch)
-        narrowed = self._run(query, ms, 0, covered, gen, partial)
+        narrowed = self.run(index, query, ms, 0, covered, partial(ms))
         if covered == n:
             return narrowed
-        return self._merge(narrowed, self._run(query, None, covered, n, gen))
+        return self.merge(narrowed, self.run(index, query, None, covered, n))
 
-    def _run(self, query: str, within: MatchSet | None, start: int, end: int, gen: int,
-             hint: MatchSet | None = None) -> MatchSet:
+    def run(self, index: Index, query: str, within: MatchSet | None, start: int, end: int,
+            hint: MatchSet | None = None) -> MatchSet:
         """``Index.run`` over ids ``[start, end)``, in chunks."""
         acc: MatchSet | None = None
         lo = start
         while True:
-            self._check(gen)
+            self.check()
             hi = min(lo + CHUNK, end)
-            with self._ilock:
-                part = self._index.run(query, within=within, start=lo, end=hi, hint=hint)
-            acc = part if acc is None else self._merge(acc, part)
+            with self.lock:
+                part = index.run(query, within=within, start=lo, end=hi, hint=hint)
+            acc = part if acc is None else self.merge(acc, part)
             lo = hi
             if lo >= end:
                 return acc
 
-    def _merge(self, a: MatchSet, b: MatchSet) -> MatchSet:
+    def merge(self, a: MatchSet, b: MatchSet) -> MatchSet:
         # Under the index lock: a merge may compute a lazy MatchSet, which reads the index.
-        with self._ilock:
+        with self.lock:
             return a.merge(b)
 
-    def _check(self, gen: int) -> None:
-        if self._gen != gen or self._cancel.is_set():
-            raise Cancelled
+    def remember(self, state: State) -> None:
+        self.states[state.query] = state
+        self.states.move_to_end(state.query)
+        while len(self.states) > CACHE_QUERIES:
+            self.states.popitem(last=False)
 
-    def _remember(self, state: State) -> None:
-        self._cache[state.query] = state
-        self._cache.move_to_end(state.query)
-        while len(self._cache) > CACHE_QUERIES:
-            self._cache.popitem(last=False)
-
-    def _compact_idle(self, new: State, old: State) -> None:
-        """Compact the cached sets neither state reads, before a ranking (the memory's peak)."""
-        with self._ilock:
-            self._index.compact([c.ms for c in self._cache.values()], [new.ms, old.ms])
-
-    def _partial(self, ms: MatchSet | None) -> MatchSet | None:
-        """The part of ``ms`` the idle filler computed so far, if any (the filler is dropped)."""
-        filler = self._filler
-        if (ms is None or ms.computed or filler is None or filler.ms is not ms
-                or filler.upto <= filler.start):
-            return None
-        self._filler = None
-        return filler.done()
+    def compact(self, index: Index, keep: list[MatchSet | None], most: int | None = None,
+                ) -> int:
+        """Compact the cached sets but ``keep``'s (``most`` of them at most); how many were."""
+        with self.lock:
+            return index.compact([c.ms for c in self.states.values()], keep, most=most)

@@ -142,8 +142,8 @@ def _match_batches(
         return [], 0, False
     if matchset is None:
         matchset = index.run(query)
-    return answer(index, query, matchset, options, recall), matchset.__len__, \
-        not cancel.is_set()
+    top = answer(index, query, matchset, limit, options.compute_indices, recall)
+    return top, matchset.__len__, not cancel.is_set()
 
 
 def _sum(totals: list[Total]) -> Total:

@@ -1,6 +1,5 @@
-"""The order of a session's matches: ranked by the index, in path order when nothing scores
-(an empty query, or only negations: what ``ffind`` without a pattern lists), and with the
-memory of opened files when the session has one (``ffind.engine.recall``)."""
+"""The order of a session's matches: ``catalog.answer``'s, the path order kept between the walk's
+batches (while the walk grows, only its new paths are looked at)."""
 
 from __future__ import annotations
 
@@ -8,8 +7,7 @@ import bisect
 import heapq
 from typing import TYPE_CHECKING
 
-from ffind.searching.catalog import Recalling
-from ffind.searching.merge import ranked
+from ffind.searching.catalog import Recalling, answer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,18 +37,10 @@ class SessionOrder:
 
     def ranked(self, index: Index, query: str, ms: MatchSet, covered: int, limit: int | None,
                ci: bool) -> list[FileMatch]:
-        """The best ``limit`` of ``ms`` (``query`` over the first ``covered`` paths): ranked,
-        or in path order when nothing scores; with the memory when there is one."""
-        positive = ranked(query)
-
-        def plain(k: int | None) -> list[FileMatch]:
-            if positive:
-                return index.top(ms, k, ci)
-            return self._in_path_order(index, query, ms, covered, k, ci)
-
-        if self._recalling is None or (not positive and query.strip()):
-            return plain(limit)  # only negations: path order, no memory
-        return self._recalling.rank(index, query, plain, limit, ci, ms)
+        """``catalog.answer`` of ``ms`` (``query`` over the first ``covered`` paths), in path
+        order by ``_in_path_order``."""
+        return answer(index, query, ms, limit, ci, self._recalling,
+                      lambda k: self._in_path_order(index, query, ms, covered, k, ci))
 
     def _in_path_order(self, index: Index, query: str, ms: MatchSet, covered: int,
                        limit: int | None, ci: bool) -> list[FileMatch]:

@@ -1,7 +1,7 @@
 """FileSearcher: a search session that walks in the background and rematches on every key.  The
-walk thread queues batches (``feed``); the match thread owns the ``Index``, matches a new query
-from the cheapest known start (``matchsets``), ranks, publishes the state, and works ahead
-between keys (``idle``).  ``results``/``snapshot`` read one published state."""
+walk thread queues batches in an ``Inbox`` (``feed``); the match thread owns the ``Index``,
+matches a new query from the cheapest known start (``matchsets``), ranks, publishes the state,
+and works ahead between keys (``idle``).  ``results``/``snapshot`` read one published state."""
 
 from __future__ import annotations
 
@@ -16,15 +16,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from ffind.options import SearchOptions, check_options, check_query
 from ffind.searching.catalog import batched
-from ffind.searching.feed import FEED_BATCH, WalkFeed
+from ffind.searching.feed import FEED_BATCH, FIRST_FRAME_WAIT, Inbox, walk_roots, warm_root
 from ffind.searching.idle import IDLE_DELAY, IdleWork
-from ffind.searching.matchsets import QueryCache
+from ffind.searching.matchsets import Cancelled, MatchSets, State
 from ffind.searching.merge import as_roots, check_roots, order_matches, ranked
 from ffind.searching.order import SessionOrder
-from ffind.searching.shared import Cancelled, State
 
 if TYPE_CHECKING:
-    from ffind.engine.index import VisitSource
+    from ffind.engine.index import Index, VisitSource
     from ffind.scoring.scorer import FileMatch
 
 UPDATE_INTERVAL = 0.02  # seconds between two ``on_update`` calls at most
@@ -52,7 +51,7 @@ class Reporter(Protocol):
     def on_complete(self, snapshot: Snapshot) -> None: ...
 
 
-class FileSearcher(WalkFeed, QueryCache, IdleWork):
+class FileSearcher:
     """A background walk of ``roots`` (or ``paths`` given) plus incremental matching;
     ``reporter`` gets updates and completions; ``cache`` (one root): the warm index's paths at
     once, replaced by the validated listing if it differs."""
@@ -67,7 +66,6 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         memory: VisitSource | None = None,
         cache: bool = False,
     ) -> None:
-        super().__init__()
         self.options = check_options(options)
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be an iterable of str, not a single str")
@@ -80,10 +78,32 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         self._cached = cache and paths is None and len(self.roots) == 1
         self._root_of: dict[str, int | list[int]] = {}
         self._order = SessionOrder(memory, self.roots, paths is not None, remember=cache)
+        self._cond = threading.Condition(threading.Lock())
+        self._ilock = threading.Lock()  # every Index call (run/top/extend)
+        self._cancel = threading.Event()
+        self._walk_imported = threading.Event()  # the walk's modules are loaded
+        self._shown = threading.Event()  # a state with paths was published (and reported)
+        self._inbox = Inbox(self._cond)
+        # Guarded by _cond:
+        self._query = ""
+        self._gen = 0
+        self._epoch = 0  # the index's: a state of another epoch is not read
+        self._state = State("", None, 0, 0, {})
+        self._state_gen = 0
+        self._published = 0.0  # when the last state was published (``time.monotonic``)
+        self._error: BaseException | None = None  # the match thread's
+        # Match thread only (the index and its idle work are made there: importing the matcher
+        # overlaps the walk):
+        self._index: Index
+        self._work: IdleWork
+        self._sets = MatchSets(self._ilock, self._check)
+        self._gen_matched = 0  # the generation being matched (``_check``)
+        self._last_report = 0.0
+        self._report_due = False
         if paths is not None:
             self._walk_imported.set()
         self._closed = False
-        self._last_walk_update = 0.0  # (match thread only, as the next)
+        self._last_walk_update = 0.0
         self._completed_version = -1
 
         source: Iterator[tuple[int, list[str]]] = (
@@ -91,7 +111,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             else self._walk_all()
         )
         self._walker = threading.Thread(
-            target=self._walk_main, args=(source,), name="ffind-walk", daemon=True
+            target=self._inbox.fill, args=(source, self._cancel), name="ffind-walk", daemon=True
         )
         self._matcher = threading.Thread(target=self._match_main, name="ffind-match", daemon=True)
         # A searcher never closed still stops its walk and its workers at exit (before
@@ -133,7 +153,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     def snapshot(self) -> Snapshot:
         """The current state: query, best matches, counts, whether the walk has finished."""
         with self._cond:
-            state, scanned, complete = self._state, self._scanned, self._walk_complete
+            state, scanned, complete = self._state, self._inbox.scanned, self._inbox.complete
         matches = self._top(state, None, None)
         if state.count is None and state.ms is not None:
             with self._ilock:
@@ -146,14 +166,15 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
         ``cancel``; re-raises the walk's error."""
         with self._cond:
             self._cond.wait_for(lambda: self._complete_locked() or self._cancel.is_set()
-                                or self._error is not None, timeout)
-            if self._error is not None:
-                raise self._error
+                                or self._failed() is not None, timeout)
+            error = self._failed()
+            if error is not None:
+                raise error
             return self._complete_locked()
 
     @property
     def walk_complete(self) -> bool:
-        return self._walk_complete
+        return self._inbox.complete
 
     def cancel(self) -> None:
         """Stop the walk (its worker processes too) and the matching; results stay readable."""
@@ -182,9 +203,13 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     # ------------------------------------------------------------------------------ internals
 
     def _complete_locked(self) -> bool:
-        return (self._walk_complete and not self._pending and self._state_gen == self._gen
-                and self._state.query == self._query and self._state.covered == self._scanned
-                and not self._replace and self._state.epoch == self._epoch)
+        inbox = self._inbox
+        return (inbox.complete and not inbox.pending and self._state_gen == self._gen
+                and self._state.query == self._query and self._state.covered == inbox.scanned
+                and not inbox.replace and self._state.epoch == self._epoch)
+
+    def _failed(self) -> BaseException | None:
+        return self._error or self._inbox.error
 
     def _top(
         self, state: State, limit: int | None, compute_indices: bool | None
@@ -222,6 +247,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             from ffind.engine.index import Index
 
             self._index = Index(numpy=None if self._cached else True)
+            self._work = IdleWork(self._index, self._cond, self._ilock)
             self._match_loop()
         except BaseException as e:
             with self._cond:
@@ -235,13 +261,13 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                 while True:
                     if self._cancel.is_set():
                         return
-                    if self._gen != self._state_gen or self._replace:
+                    if self._gen != self._state_gen or self._inbox.replace:
                         break
                     now = time.monotonic()
                     timeout = None
-                    if self._pending:
+                    if self._inbox.pending:
                         due = self._last_walk_update + WALK_INTERVAL
-                        if self._walk_done or self._state.covered == 0 or now >= due:
+                        if self._inbox.done or self._state.covered == 0 or now >= due:
                             break
                         timeout = due - now
                     if self._complete_locked() and self._completed_version != self._state.version:
@@ -251,16 +277,14 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
-                    if (self._fill_step() or self._ends_step() or self._compact_step()
-                            or self._warm_up_step()):
+                    if self._idle_step():
                         continue
                     rest = self._published + IDLE_DELAY - now
                     if rest > 0:  # (``_settled`` then: a fill may be due)
                         timeout = rest if timeout is None else min(timeout, rest)
                     self._cond.wait(timeout)
-                batches, self._pending = self._pending, []
+                batches, replace = self._inbox.take()
                 gen, query = self._gen, self._query
-                replace, self._replace = self._replace, False
                 self._epoch += replace  # the published state is now of an old index
             if replace:
                 self._new_index()
@@ -275,6 +299,52 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
             if self._state.covered and not self._shown.is_set():
                 self._first_shown()
 
+    def _check(self) -> None:
+        """Raise ``Cancelled`` when the query being matched went stale."""
+        if self._gen != self._gen_matched or self._cancel.is_set():
+            raise Cancelled
+
+    def _idle(self) -> bool:
+        """Nothing pending, no report due, the first results shown, the warm walk over."""
+        inbox = self._inbox
+        return not (inbox.pending or self._report_due or inbox.replace
+                    or (self._reporter is not None and not self._last_report)
+                    or self._state.covered == 0 or (self._cached and not inbox.done))
+
+    def _idle_step(self) -> bool:
+        """(Holding ``_cond``) one step of idle work: once idle, more once settled
+        (``IDLE_DELAY`` past the last state published), the most on the query's own answer."""
+        idle = self._idle()
+        settled = idle and time.monotonic() >= self._published + IDLE_DELAY
+        state = self._state
+        here = settled and state.epoch == self._epoch  # (the index's own state)
+        current = (here and self._inbox.done and state.query == self._query
+                   and self._state_gen == self._gen and state.covered == len(self._index))
+        return self._work.step(state, self._sets, idle=idle, settled=settled, here=here,
+                               current=current)
+
+    def _walk_all(self) -> Iterator[tuple[int, list[str]]]:
+        if self._cached:
+            return warm_root(self.roots[0], self.options, self._cancel, self._warn,
+                             self._walk_imported, self._shown, lambda: self._query,
+                             self._caught_up)
+        self._walk_imported.set()
+        return walk_roots(self.roots, self.options, self._cancel, self._warn)
+
+    def _caught_up(self) -> None:
+        """Wait (``FIRST_FRAME_WAIT`` at most) until every path handed over is matched, so
+        the validation's ``stat`` pass does not compete with it for the GIL."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._cancel.is_set() or (
+                not self._inbox.pending and self._state.covered >= self._inbox.scanned),
+                FIRST_FRAME_WAIT)
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        on_warning = getattr(self._reporter, "on_warning", None)
+        if on_warning is not None:
+            on_warning(message)
+
     def _first_shown(self) -> None:
         """The first frame is out: the warm index's validation and numpy's import may start."""
         self._shown.set()
@@ -288,15 +358,10 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
 
         with self._ilock:
             self._index = Index(numpy=True)
+            self._work = IdleWork(self._index, self._cond, self._ilock)
             self._root_of.clear()
             self._order.restart()
-            self._cache.clear()
-            with self._cond:
-                self._warmer = None
-                self._warmed = -1
-                self._warm_next = None
-                self._filler = None
-                self._ender = None
+            self._sets.states.clear()
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
         with self._ilock:
@@ -314,9 +379,11 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
     def _bring_up_to_date(self, query: str, gen: int) -> bool:
         """Make the published state match ``query`` over every indexed path; True if changed."""
         started = time.monotonic()
+        self._gen_matched = gen
         with self._cond:
             state = self._state
-        n = len(self._index)
+        index, sets = self._index, self._sets
+        n = len(index)
         current = state.epoch == self._epoch
         if current and state.query == query and state.covered == n:
             if self._state_gen != gen:
@@ -324,26 +391,26 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                     self._state_gen = gen
                     self._cond.notify_all()
             return False
-        hit = self._cache.get(query)
+        hit = sets.states.get(query)
         tops: dict[tuple[int | None, bool], list[FileMatch]] = {}
         count = None
         if current and state.query == query and state.ms is not None:
-            ms = self._merge(state.ms, self._run(query, None, state.covered, n, gen))
+            ms = sets.merge(state.ms, sets.run(index, query, None, state.covered, n))
         elif hit is not None and hit.ms is not None and hit.covered == n:  # seen before
             ms, tops, count = hit.ms, hit.tops, hit.count
         elif hit is not None and hit.ms is not None:
-            ms = self._merge(hit.ms, self._run(query, None, hit.covered, n, gen))
+            ms = sets.merge(hit.ms, sets.run(index, query, None, hit.covered, n))
         else:
-            ms = self._fresh(query, n, gen)
+            ms = sets.fresh(index, query, n, self._work.partial)
         new = State(query, ms, n, state.version + 1, tops, count, self._epoch)
-        self._remember(new)
+        sets.remember(new)
         if not tops:  # a ranking follows (a query seen before has its own): memory peaks
-            self._compact_idle(new, state)
+            sets.compact(index, [new.ms, state.ms])
         # Rank before publishing: readers of the default view never wait for a ranking.
-        self._check(gen)
+        self._check()
         self._top(new, None, None)
         if state.query != query:  # (a key, not the walk's new paths)
-            self._warm_within(started, gen)
+            self._work.warm_within(started, lambda: self._gen == gen, self._idle)
         with self._cond:
             if self._gen != gen:  # a newer query came in meanwhile: keep the cache, skip publishing
                 raise Cancelled

@@ -10,11 +10,11 @@ sections (8 hex digits), so that a damaged file is not read as a listing.  Secti
 and written without a Python object per folder or path until one is asked for, and written
 ``CHUNK`` strings at a time (never a whole section as one string).
 
-Written atomically (a temporary file, ``fsync``, ``os.replace``; a dead writer's temporary
-file is removed after an hour).  Reading never fails: a missing, damaged, other-format,
-other-version or other-key file reads as None (the search walks cold), and so does one that
-is not this user's own (``ffind.state.paths``: the folder and the file must belong to the
-user, no one else may write them, no link is followed).  The head is the
+Written atomically (``write_private``; a dead writer's temporary file is removed after an
+hour).  Reading never fails: a missing, damaged, other-format, other-version or other-key file
+reads as None (the search walks cold), and so does one that is not this user's own
+(``ffind.state.paths``: the folder and the file must belong to the user, no one else may
+write them, no link is followed).  The head is the
 standard library's ``json``, ASCII-only (orjson's import costs a warm search more).  At most
 ``LIMIT_BYTES`` of snapshots are kept, the least recently used (by mtime; a read touches it)
 evicted first.
@@ -32,14 +32,13 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any
 
-from ffind.state.paths import open_own, own_file, private_dir, xdg_dir
+from ffind.state.paths import TMP, open_own, own_file, private_dir, write_private, xdg_dir
 from ffind.state.snapkey import SUFFIX, file_name
 
 FORMAT = 3
 """The snapshot format; a file of another format is ignored."""
 LIMIT_BYTES = 200 * 1024 * 1024
 """At most this many bytes of snapshots are kept (least recently used evicted first)."""
-_TMP = ".tmp"
 _STALE_TMP = 3600.0  # seconds after which a temporary file is a dead writer's
 
 
@@ -187,29 +186,9 @@ class SnapshotStore:
     def save(self, key: dict[str, Any], snap: CachedListing) -> bool:
         """Write the snapshot for ``key`` atomically; False when it could not be written."""
         path = self.path(key)
-        tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{_TMP}"
         try:
             head, sections = _encode(key, snap)
-            if not private_dir(self.folder):
-                return False
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            try:
-                with open(fd, "wb") as f:
-                    f.write(_magic())
-                    f.write(b"%d\n" % len(head))
-                    f.write(head)
-                    crc = zlib.crc32(head)
-                    for part in sections:
-                        f.write(part)
-                        crc = zlib.crc32(part, crc)
-                    f.write(b"%08x" % crc)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_private(path, _with_crc([_magic(), b"%d\n" % len(head)], head, sections))
         except (OSError, ValueError, TypeError, OverflowError):
             return False
         self.evict(keep=path)
@@ -224,7 +203,7 @@ class SnapshotStore:
         try:
             with os.scandir(self.folder) as it:
                 for e in it:
-                    if e.name.endswith((SUFFIX, _TMP)) and e.is_file(follow_symlinks=False):
+                    if e.name.endswith((SUFFIX, TMP)) and e.is_file(follow_symlinks=False):
                         with contextlib.suppress(OSError):
                             st = e.stat(follow_symlinks=False)
                             if own_file(st):
@@ -241,7 +220,7 @@ class SnapshotStore:
         total = 0
         snaps = []
         for mtime, size, path in entries:
-            if path.endswith(_TMP):
+            if path.endswith(TMP):
                 if now - mtime > _STALE_TMP:
                     with contextlib.suppress(OSError):
                         os.unlink(path)
@@ -263,6 +242,19 @@ class SnapshotStore:
                 os.unlink(path)
                 removed += 1
         return removed
+
+
+def _with_crc(lead: list[bytes], head: bytes, sections: Iterator[bytes | bytearray | array[int]]
+              ) -> Iterator[bytes | bytearray | array[int]]:
+    """The parts of a snapshot file: ``lead``, the head, the sections, then the CRC-32 of the
+    head and the sections (8 hex digits)."""
+    yield from lead
+    yield head
+    crc = zlib.crc32(head)
+    for part in sections:
+        yield part
+        crc = zlib.crc32(part, crc)
+    yield b"%08x" % crc
 
 
 def _encode(key: dict[str, Any], snap: CachedListing

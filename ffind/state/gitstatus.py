@@ -14,10 +14,7 @@ from ffind.state.git import common_dir, find_git_dir, find_repo_top
 
 TYPE_CHECKING = False  # (not typing's: a search does not import it)
 if TYPE_CHECKING:
-    from ffind.engine.recall import VisitSource
-
-DEFAULT_WAIT = 0.0
-
+    from ffind.engine.index import VisitSource
 
 REMEMBERED_FORMAT = b"ffind-gitstatus 1\n"
 
@@ -89,7 +86,7 @@ class GitChanges:
             _save(self._file, self._key, out)
         self._finish(_parse(out, self._top, self.root) if code == 0 else frozenset())
 
-    def changed(self, wait: float = DEFAULT_WAIT, *, give_up: bool = True) -> frozenset[str]:
+    def changed(self, wait: float = 0.0, *, give_up: bool = True) -> frozenset[str]:
         """The changed paths under the root (relative to it), if ``git status`` has answered
         within ``wait`` seconds; else the remembered answer if still valid, or nothing (and
         with ``give_up`` it is stopped; a session asks again on a later keystroke)."""
@@ -215,22 +212,13 @@ def _load(path: str, key: str) -> bytes | None:
 
 
 def _save(path: str, key: str, out: bytes) -> None:
-    """Remember ``out`` under ``key`` (a temporary file, then renamed); a folder that cannot
-    be written means nothing remembered."""
-    from ffind.state.paths import private_dir
+    """Remember ``out`` under ``key``; a folder that cannot be written means nothing
+    remembered."""
+    from ffind.state.paths import write_private
 
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        if not private_dir(os.path.dirname(path)):
-            return
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(REMEMBERED_FORMAT + key.encode("utf-8", "surrogateescape") + b"\n\0\n")
-            f.write(out)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    with contextlib.suppress(OSError):
+        write_private(path, [REMEMBERED_FORMAT, key.encode("utf-8", "surrogateescape"),
+                             b"\n\0\n", out], sync=False)
 
 
 def _parse(out: bytes, top: str, root: str) -> frozenset[str]:

@@ -312,8 +312,7 @@ class Memory:
             except UnicodeEncodeError:  # not UTF-8 (surrogate escapes): nothing stored under it
                 return {}
         with self._lock:
-            seen = (_identity(self.path), _identity(self.path + "-wal"), self._records,
-                    self._forgets)  # (before the read: a write after it is seen next time)
+            seen = self._stamp()  # (before the read: a write after it is seen next time)
             if seen != self._seen:
                 self._mirror.clear()
                 self._seen = seen
@@ -343,8 +342,12 @@ class Memory:
         with self._lock:
             if self._off_for_good:
                 return None
-            return (_identity(self.path), _identity(self.path + "-wal"), self._records,
-                    self._forgets)
+            return self._stamp()
+
+    def _stamp(self) -> tuple[object, ...]:
+        """The file and its log as ``stat`` sees them, and this object's writes."""
+        return (_identity(self.path), _identity(self.path + "-wal"), self._records,
+                self._forgets)
 
     def weights(
         self, root: str | os.PathLike[str], now: float | None = None

@@ -1,11 +1,18 @@
-"""Where ffind's state lives: the XDG base directories, created owner-only, and the checks
-that a folder or file there is the user's own (another user must not plant or edit state)."""
+"""Where ffind's state lives: the XDG base directories, created owner-only; the checks that a
+folder or file there is the user's own (another user must not plant or edit state); and the
+one way a state file is written (``write_private``)."""
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+
+TYPE_CHECKING = False  # (not typing's: the served call imports this module, and no typing)
+if TYPE_CHECKING:
+    from array import array
+
+TMP = ".tmp"  # the suffix of a file being written (a dead writer's is removed: ``cache``)
 
 
 def xdg_dir(kind: str, environ: Mapping[str, str] | None = None) -> str:
@@ -51,3 +58,31 @@ def open_own(path: str) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def write_private(path: str, parts: Iterable[bytes | bytearray | array[int]],
+                  sync: bool = True) -> None:
+    """Write ``parts`` to ``path`` atomically and owner-only: in a folder that is the user's
+    own (``private_dir``, made if missing), a temporary file (0600, not through a link),
+    synced (``sync``), then renamed over ``path``.  Raises OSError (or what ``parts``
+    raises), the temporary file removed."""
+    import contextlib
+    import time
+
+    folder = os.path.dirname(path)
+    if not private_dir(folder):
+        raise PermissionError(f"{folder}: not this user's own folder")
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}{TMP}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        with open(fd, "wb") as f:
+            for part in parts:
+                f.write(part)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
