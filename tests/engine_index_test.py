@@ -611,40 +611,6 @@ def test_a_new_one_character_term_has_its_greedy_ends_found_apart() -> None:
     assert lone.superset and not ix.wants_ends(lone)  # (a lone term: found with its set)
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.text(alphabet="aBc/._-é? x", min_size=1, max_size=8), max_size=40),
-       st.sampled_from(list("abc/._-é? xB")), st.sampled_from(["fuzzy", "exact"]),
-       st.booleans())
-def test_a_one_character_term_among_array_ids_from_the_letter_masks(
-    cands: list[str], c: str, kind: str, warm: bool,
-) -> None:
-    """``Index._select``: a one-character term among ids kept as ``array('i')`` is read from
-    the letter masks once built, and keeps exactly the ids ``select`` keeps (issue 17)."""
-    from array import array as arr
-
-    import numpy
-
-    from ffind.engine.prefilter import select as plain_select
-    from ffind.query import parse as parse_query
-
-    ix = Index(cands, numpy=True, tuning=Tuning(chunk=1))
-    assert ix.numpy_ready(30)
-    if warm:
-        for _ in ix.warm(7):
-            pass
-        assert ix.store.masks_len() == len(cands)
-    term = parse_query(c if kind == "fuzzy" else f"'{c}").positive
-    if not term:
-        return  # (a space: no term)
-    t = term[0]
-    ids = [i for i in range(len(cands)) if i % 3 != 1]
-    folded = ix.store.folded
-    got = ix._select(t, folded, arr("i", ids), numpy)
-    want = plain_select(t.kind, t.folded, folded, ids)
-    assert list(got) == list(want)
-    assert isinstance(got, arr) or not want
-
-
 typo_word = st.text(alphabet="abcdé_.", min_size=4, max_size=7)
 typo_path = st.lists(st.text(alphabet="abcdeé_.-", min_size=1, max_size=8), min_size=1,
                      max_size=3).map("/".join)

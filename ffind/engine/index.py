@@ -21,7 +21,6 @@ from ffind.engine.accel import (
 )
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
-from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
@@ -254,7 +253,7 @@ class Index:
             sup: Sequence[int] = cand
             for t in terms:
                 if t is not first:
-                    sup = self._select(t, folded, sup, np)
+                    sup = select(t.kind, t.folded, folded, sup, np=np, chunk=self.tuning.chunk)
             if buf is not None and first is not None:
                 ids = (np.arange(sup.start, sup.stop, dtype=np.int32)
                        if isinstance(sup, range) else np.array(sup, dtype=np.int32))
@@ -292,25 +291,6 @@ class Index:
             return []
         return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np,
                       self.tuning.chunk)
-
-    def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
-        """``select`` of ``t`` among ``ids``; one character with a bit of its own is read from the
-        letter masks once built (in a folder or file-name mask exactly when in the path)."""
-        if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
-                and t.kind in (Kind.FUZZY, Kind.EXACT)):
-            j = bit_of(t.folded)
-            st = self.store
-            if j is not None and ids[-1] < st.masks_len():
-                dirs_m, name_m = st.letter_masks(np)
-                bit = np.uint64(1) << np.uint64(j)
-                a = np.frombuffer(ids, dtype=np.int32)
-                keep = np.empty(len(a), dtype=bool)
-                at_once = self.tuning.chunk
-                for s in range(0, len(a), at_once):  # (the temporaries of a part)
-                    part = a[s:s + at_once]
-                    keep[s:s + at_once] = ((dirs_m[part] | name_m[part]) & bit) != 0
-                return ids_of(a[keep], np, at_once)
-        return select(t.kind, t.folded, folded, ids, np=np, chunk=self.tuning.chunk)
 
     def wants_ends(self, ms: MatchSet) -> bool:
         """True when ``ms`` lacks greedy ends its lone-character last term after others could
