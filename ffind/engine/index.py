@@ -43,11 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
            "Tuning", "VisitSource", "match", "rank_with_memory"]
 
-BROAD = 0.75
-"""A hint holding more than this share of its ranges' ids is not narrowed from unless it spares a
-term: listing its ids costs about what it saves."""
-
-
 def check_paths(paths: object, name: str) -> None:
     """``TypeError`` when ``paths`` is a single str or bytes (it would be read a character at a
     time)."""
@@ -217,9 +212,6 @@ class Index:
             # ``test ut``) holds for each already and is not looked for again
             old = parse(hint.query).positive
             narrow = [t for t in terms if not any(implies(o, t) for o in old)]
-            if len(narrow) == len(terms) and hint.size() > BROAD * sum(
-                    e - s for s, e in hint.ranges):
-                hint = None  # (broad, and nothing skipped: every path again is as fast)
         if hint is not None:
             sup0 = hint.superset
             if ranges == hint.ranges:
