@@ -21,7 +21,7 @@ from ffind.engine.accel import (
 )
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
-from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
+from ffind.engine.matchset import Filler, Greedy, MatchSet, Range, clip, compact_idle
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.prefixed import Prefixed
@@ -40,7 +40,7 @@ from ffind.scoring.weights import DEFAULT, Weights
 if TYPE_CHECKING:
     from ffind.engine.counting import CountTable as CountTable
 
-__all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
+__all__ = ["Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
            "Tuning", "VisitSource", "match", "rank_with_memory"]
 
 def check_paths(paths: object, name: str) -> None:
@@ -284,29 +284,6 @@ class Index:
         return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np,
                       self.tuning.chunk)
 
-    def wants_ends(self, ms: MatchSet) -> bool:
-        """True when ``ms`` lacks greedy ends its lone-character last term after others could
-        have."""
-        if not ms.computed or ms.greedy is not None or self.numpy.module() is None:
-            return False
-        q = parse(ms.query)
-        last = plain_last(q)
-        return (last is not None and len(last) == 1 and len(q.positive) > 1
-                and self.bounder.folded_buffer() is not None)
-
-    def find_ends(self, ms: MatchSet, ids: Any) -> Any | None:
-        """The greedy ends of ``ms``'s last term (``wants_ends``) in the superset ids ``ids``
-        (int32), or None when unknown; for an idle caller (``matchset.Ender``)."""
-        np = self.numpy.module()
-        buf = self.bounder.folded_buffer()
-        last = plain_last(parse(ms.query))
-        if np is None or buf is None or last is None or len(last) != 1 or not ms.computed:
-            return None
-        found, ends = buf.advance(last, ids, np.zeros(len(ids), np.int32))
-        if len(found) != len(ids):  # (every id of a superset holds each of its terms)
-            return None
-        return ends
-
     def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
         q = parse(ms.query)
@@ -375,12 +352,6 @@ class Index:
     def filler(self, ms: MatchSet, size: int) -> Filler:
         """Computes ``ms`` (a shortcut's lazy set) ``size`` ids a step."""
         return Filler(self.run, ms, size)
-
-    def ender(self, ms: MatchSet, size: int) -> Ender:
-        """Finds the greedy ends of ``ms``'s last term ``size`` ids a step."""
-        ender = Ender(self.find_ends, ms, size)
-        ender.finished = not self.wants_ends(ms)
-        return ender
 
     @staticmethod
     def compact(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],

@@ -1,6 +1,6 @@
 """The work a session does between keys, in short steps (the next key waits for one at most):
-fill the published query's set, find its last term's greedy ends, compact cold cached sets,
-then ``Index.warm``.  A slow key takes ``warm`` steps before its answer."""
+fill the published query's set, compact cold cached sets, then ``Index.warm``.  A slow key
+takes ``warm`` steps before its answer."""
 
 from __future__ import annotations
 
@@ -74,25 +74,6 @@ class IdleWork(SessionParts):
         if filler.finished and self._filler is filler:
             self._filler = None
         return True
-
-    def _ends_step(self) -> bool:
-        """``IDLE_SLICE`` more greedy ends of the published set's last term (the next key of
-        that term narrows from them); False when there is nothing to find."""
-        state = self._state
-        ms = state.ms
-        if ms is None or not ms.computed or not self._settled_on(state):
-            return False
-        ender = self._ender
-        if ender is not None and ender.ms is ms and ender.finished:
-            return False
-        with self._on_index():
-            if state.epoch == self._epoch:
-                if ender is None or ender.ms is not ms:
-                    ender = self._index.ender(ms, IDLE_SLICE)
-                ender.step()
-        if ender is not None and state is self._state:
-            self._ender = ender
-        return ender is not None and not (ender.finished and ender.upto == 0)
 
     def _compact_step(self) -> bool:
         """Compact one cached set the published state does not read; False when none is left."""

@@ -247,8 +247,7 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                         if now >= due:
                             break
                         timeout = min(timeout or due - now, due - now)
-                    if (self._fill_step() or self._ends_step() or self._compact_step()
-                            or self._warm_up_step()):
+                    if self._fill_step() or self._compact_step() or self._warm_up_step():
                         continue
                     rest = self._published + IDLE_DELAY - now
                     if rest > 0:  # (``_settled`` then: a fill may be due)
@@ -292,7 +291,6 @@ class FileSearcher(WalkFeed, QueryCache, IdleWork):
                 self._warmed = -1
                 self._warm_next = None
                 self._filler = None
-                self._ender = None
 
     def _extend(self, batches: list[tuple[int, list[str]]]) -> None:
         with self._ilock:

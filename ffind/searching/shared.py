@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ffind.engine.index import Ender, Filler, Index, MatchSet
+    from ffind.engine.index import Filler, Index, MatchSet
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
 
@@ -64,7 +64,6 @@ class SessionParts:
         self._warm_next: str | None = None  # what its last step yielded
         self._warm_took = 0.0  # the seconds its last step took
         self._filler: Filler | None = None  # the published state's set, computed when idle
-        self._ender: Ender | None = None  # its last term's greedy ends, found when idle
         self._published = 0.0  # when the last state was published (``time.monotonic``)
         self._compacted = -1  # the state version whose idle sets were last compacted
         self._error: BaseException | None = None
