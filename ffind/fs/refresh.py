@@ -49,30 +49,6 @@ class WarmStats:
         self.saved = saved
 
 
-def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
-    """Split one recorded batch: its markers become folders (appended to ``folders``, with
-    their entries), its paths are returned.  A batch starts with a folder's marker."""
-    paths = []
-    cur: Folder | None = None
-    for s in batch:
-        if s[:1] == "/":
-            if s[1] == "D":
-                sig, specials, prefix = s[2:].split(SEP, 2)
-                cur = [prefix, sig, specials, [], []]
-                folders.append(cur)
-            elif cur is not None:
-                sig, rel = s[2:].split(SEP, 1)
-                cur[3].append([rel, sig])
-            else:
-                raise ValueError("a probe before any folder")
-        elif cur is None:
-            raise ValueError("a path before any folder")
-        else:
-            cur[4].append(s)
-            paths.append(s)
-    return paths
-
-
 def names(specials: str) -> list[str]:
     """The special entries (``.gitignore``...) recorded in a folder's ``specials``."""
     found = (part.partition("=") for part in specials.split(";"))
@@ -106,8 +82,10 @@ def _put_sig(sigs: Any, sig: str) -> None:
 
 
 class _Recording:
-    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), with
-    no Python object per folder (prefixes, signatures and path starts in arrays)."""
+    """Recorded batches (a folder's marker, ``ffind.fs.record``, before its paths) made into a
+    snapshot's tables as they come, with no Python object per folder (prefixes, signatures and
+    path starts in arrays): the one reader of a recording, for the recording walk
+    (``Refresh.cold``) and for each folder a refresh reads again (``Refresh.scan``)."""
 
     __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
@@ -123,7 +101,7 @@ class _Recording:
         """False: a signature or prefix that does not parse or encode (nothing written)."""
 
     def add(self, batch: list[str]) -> list[str]:
-        """``parse_batch`` of one batch: its paths (also kept)."""
+        """Take one batch (it starts with a folder's marker): its paths (also kept)."""
         paths: list[str] = []
         names: list[str] = []
         cur = -1
@@ -431,11 +409,12 @@ class Refresh:
         found: list[Any] = []
         self.walker.scan(item, out, found, self.warn, set())
         self.stats.relisted.append(item[1])
-        folders: list[Folder] = []
-        parse_batch(out, folders)
-        if len(folders) != 1:
+        rec = _Recording()
+        paths = rec.add(out)
+        if len(rec.starts) != 1 or not rec.good:
             raise ValueError("a folder read gave no record")
-        return folders[0], found
+        specials, probes = rec.extra.get(0, ("", []))
+        return [item[1], _sig_text(rec.sigs, 0), specials, probes, paths], found
 
     def walk_whole(self, item: Any) -> list[Folder]:
         """Every folder under ``item`` (included), read."""
