@@ -7,13 +7,12 @@ A big ``stat`` pass runs partly in a forked child (``Aside``, ``SPLIT_MIN``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ffind.fs.load import cpus
-from ffind.fs.pool import Cancel, Pipe, Warn
+from ffind.fs.pool import Cancel, Child, Pipe, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
@@ -439,7 +438,7 @@ class Aside:
 
     def __init__(self, run: Refresh, snap: CachedListing, pid: int, pipe: Pipe,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
-        self.run, self.snap, self.pid, self.pipe = run, snap, pid, pipe
+        self.run, self.snap, self.child, self.pipe = run, snap, Child(pid), pipe
         self.again: Callable[[], dict[str, str]] = again or (
             lambda: run._changed(snap, snap.start - RACY_NS))
         """What the child checks, done here if it dies without a whole answer."""
@@ -477,14 +476,9 @@ class Aside:
     def close(self) -> None:
         """Stop waiting: close the pipe, end a child that has not answered, reap it."""
         self.pipe.close()
-        if self.pid:
-            pid, self.pid = self.pid, 0
-            if self._answer is None:  # (never a pid that may have been reused: not reaped)
-                import signal
-
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):  # (reaped elsewhere: SIGCHLD ignored)
-                os.waitpid(pid, 0)
+        if self._answer is None:
+            self.child.kill()
+        self.child.join()
 
 
 class _Edit:
