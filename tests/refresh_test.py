@@ -205,11 +205,11 @@ def _recorded_tree(root: Path) -> Path:
 
 
 @pytest.mark.parametrize("threads", [1, 3])
-def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
+def test_the_recording_walk_and_the_folders_read_again_agree(
         tmp_path: Path, threads: int) -> None:
-    """``Refresh.cold``'s compact tables (``_Recording``): the paths it yields, the file it
-    writes and what reads back are those of ``parse_batch`` and ``to_snapshot``, byte for
-    byte."""
+    """``Refresh.cold``'s compact tables (``_Recording``) hold the folders ``Refresh.scan``
+    reads again one by one, and the file it writes is the one ``to_snapshot`` makes of those,
+    byte for byte."""
     from ffind.fs.walk import walk_prepared
 
     root = _recorded_tree(tmp_path / "repo")
@@ -220,18 +220,20 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
     run: Refresh = found[0]
     batches = list(walk_prepared(run.walker, run.item, options))
     assert len(batches) > 1
-    folders: list[refresh.Folder] = []
     rec = refresh._Recording()
-    for batch in batches:
-        assert rec.add(batch) == refresh.parse_batch(batch, folders)
+    assert [p for batch in batches for p in rec.add(batch)] == rec.paths
+    assert rec.good
+    new = rec.listing(5, "g")
+    assert new.prefix_blob is not None  # (split on first use)
+    read = {f[0]: f for f in run.walk_whole(run.item)}
+    folders = [read.pop(prefix) for prefix in new.prefixes]
+    assert not read
     every = [p for f in folders for p in f[4]]
     for f in folders:
         f[4] = len(f[4])
-    assert rec.paths == every and rec.good
+    assert rec.paths == every
     assert rec.coarse() == coarse(folders) is False
     old = to_snapshot(5, "g", folders, every)
-    new = rec.listing(5, "g")
-    assert new.prefix_blob is not None
     assert any(old.extra[i][1] for i in old.extra)  # (the probe)
     files = []
     for name, snap in (("old", old), ("new", new)):
@@ -245,8 +247,8 @@ def test_the_recording_walk_makes_the_snapshot_parse_batch_made(
 
 
 def test_the_recording_walk_writes_nothing_for_a_bad_signature_or_whole_seconds() -> None:
-    """As ``_coarse`` and ``to_snapshot`` said: whole-second change times (an untrustworthy
-    clock), or a signature that does not parse, and no snapshot is made."""
+    """Whole-second change times (an untrustworthy clock), or a signature that does not
+    parse, and no snapshot is made."""
     sep = refresh.SEP
 
     def recorded(*sigs: str) -> refresh._Recording:

@@ -1132,7 +1132,7 @@ def _ahead(root: Path, monkeypatch: pytest.MonkeyPatch, *, probe: float, first: 
     share of its folders (the order of ``threads=1`` when the child reads them all)."""
     walk_module = sys.modules["ffind.fs.walk"]
     if not share:
-        monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
+        monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, proc: None)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", probe)
     monkeypatch.setattr(walk_module, "AHEAD_FIRST", first)
@@ -1285,7 +1285,7 @@ def test_walk_ahead_killed_child_is_a_one_line_error(
     before = _children()
     ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
     assert ahead._child is not None
-    os.kill(ahead._child[0], signal.SIGKILL)
+    os.kill(ahead._child[0].pid, signal.SIGKILL)
     with pytest.raises(FfindError, match=r"^a walk worker process ended unexpectedly "
                                          r"\(killed by SIGKILL\)$"):
         list(ahead)
@@ -1382,14 +1382,14 @@ def test_walk_ahead_joins_the_batches_waiting_in_the_pipe(
     walk_module = sys.modules["ffind.fs.walk"]
     root = _big_tree(tmp_path)
     one = list(walk(root, SearchOptions(threads=1)))
-    monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, pid: None)
+    monkeypatch.setattr(walk_module.Ahead, "_share", lambda self, proc: None)
     monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.02)
     monkeypatch.setattr(walk_module, "AHEAD_PROBE", 0.0)
     monkeypatch.setattr(walk_module.load, "cpu_idle", lambda: True)
     ahead = walk_module.walk_ahead(root, SearchOptions(threads=2))
     assert ahead._child is not None
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not _ended(ahead._child[0]):
+    while time.monotonic() < deadline and not _ended(ahead._child[0].pid):
         time.sleep(0.01)  # (the child has sent everything: it ended)
     batches = list(ahead)
     ahead.close()

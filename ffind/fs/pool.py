@@ -7,7 +7,7 @@ parent enters each real folder once.  Worker messages start with a tag byte: P p
 (NUL-joined), W folders given away (pickled), I idle, E a warning, X a failure (one line).
 
 Workers are forked with a bare ``os.fork()`` (the session walks from a thread, and a lock held
-by another thread would stay locked in the child), so a forked child (``_child_main``,
+by another thread would stay locked in the child), so a forked child (``_child``,
 ``fork_stream``) follows these rules: every signal blocked around the fork, SIGTERM alone
 unblocked; nothing imported after the fork (the parent imports it first); only its pipes kept
 (stdin, stdout and stderr on ``/dev/null``); it never raises (a failure is one ``X`` message)
@@ -124,6 +124,11 @@ class _Orphaned:
 def _worker_loop(walker: Walker, tasks: Pipe, results: Pipe, want: Any,
                  keep: Keep | None, parent: int) -> None:
     """A worker's walk of each stack of folders the parent sends (an empty message: done)."""
+    import signal  # (imported by the parent before the fork)
+
+    with contextlib.suppress(ValueError, OSError):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     send = results.send_bytes
 
     def warn(message: str) -> None:
@@ -182,26 +187,23 @@ def _isolate(pipes: list[Pipe]) -> None:
     os.closerange(low, max(low, os.sysconf("SC_OPEN_MAX")))
 
 
-def _child_main(walker: Walker, tasks: Pipe, results: Pipe, want: Any, keep: Keep | None,
-                parent: int, arm: Callable[[], None] | None) -> None:
-    """A forked worker (the module docstring's rules).  Never returns."""
-    import signal  # (imported by the parent before the fork)
-
+def _child(run: Callable[[], None], pipes: list[Pipe], parent: int | None = None,
+           arm: Callable[[], None] | None = None) -> None:
+    """A forked child (the module docstring's rules): ``run()`` with only ``pipes`` kept, a
+    failure reported as ``X`` on the last; ``arm``: die with the process ``parent``.  Never
+    returns."""
     code = 0
     try:
         gc.disable()
         if arm is not None:
             arm()  # die with the parent...
-        if os.getppid() != parent:
+        if parent is not None and os.getppid() != parent:
             return  # ...which may have died before that
-        _isolate([tasks, results])
-        with contextlib.suppress(ValueError, OSError):
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-        _worker_loop(walker, tasks, results, want, keep, parent)
+        _isolate(pipes)
+        run()
     except BaseException as exc:  # reported to the parent, never printed here
         code = 1
-        _report_failure(results, exc)
+        _report_failure(pipes[-1], exc)
     finally:
         os._exit(code)
 
@@ -280,16 +282,16 @@ def _set_pipe_size(conn: Any) -> None:
             fcntl.fcntl(conn.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
 
 
-class _Forked:
-    """A worker started with ``os.fork``: kill and reap it by pid."""
+class Child:
+    """A forked child (a worker, or ``fork_stream``'s): kill and reap it by pid."""
 
     def __init__(self, pid: int) -> None:
-        import signal  # (imported by the fork already)
+        from ffind.fs.load import signals
 
         self.pid = pid
         self.exitcode: int | None = None  # -N when killed by signal N
         self.reaped = False
-        self._sigkill = signal.SIGKILL  # (kept: nothing can be imported at the exit)
+        self._sigkill = signals().SIGKILL  # (kept: nothing can be imported at the exit)
 
     def kill(self) -> None:
         if not self.reaped:  # never signal a pid that may have been reused
@@ -327,7 +329,7 @@ class Workers:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.procs: list[_Forked] = []
+        self.procs: list[Child] = []
         self.tasks: list[Pipe] = []
         self.results: list[Pipe] = []
         self.stopped = False
@@ -387,20 +389,16 @@ class Workers:
             _set_pipe_size(res_w)
             self.tasks.append(task_w)
             self.results.append(res_r)
+            parent = os.getpid()
+            work = functools.partial(_worker_loop, walker, task_r, res_w, want, keep, parent)
             try:
-                self.procs.append(_Forked(_fork(walker, task_r, res_w, want, keep, arm)))
+                pid = _fork_blocked(functools.partial(_child, work, [task_r, res_w], parent, arm))
+                self.procs.append(Child(pid))
             except OSError as exc:  # fork: EAGAIN, ENOMEM
                 raise FfindError(f"cannot start the walk's workers: {exc}") from None
             finally:
                 task_r.close()
                 res_w.close()
-
-
-def _fork(walker: Walker, task_r: Pipe, res_w: Pipe, want: Any, keep: Keep | None,
-          arm: Callable[[], None] | None) -> int:
-    """Fork one worker with every signal blocked (see the module docstring); its pid."""
-    parent = os.getpid()
-    return _fork_blocked(lambda: _child_main(walker, task_r, res_w, want, keep, parent, arm))
 
 
 def _fork_blocked(child: Callable[[], None], *, preload_pickle: bool = True) -> int:
@@ -552,16 +550,11 @@ def fork_stream(fn: Callable[[Callable[[bytes], None]], None]) -> tuple[int, Pip
 
 def stream_main(fn: Callable[[Callable[[bytes], None]], None], read: Pipe,
                 write: Pipe) -> None:
-    """The child of ``fork_stream``: ``fn``, then ``os._exit``.  Never returns."""
-    code = 0
-    try:
-        gc.disable()
-        read.close()
-        _isolate([write])
+    """The child of ``fork_stream``: ``fn``, then ``b"D"`` (``read``, the parent's end, closed
+    with every descriptor but ``write``).  Never returns."""
+
+    def run() -> None:
         fn(write.send_bytes)
         write.send_bytes(b"D")
-    except BaseException as exc:  # reported to the parent, never printed here
-        code = 1
-        _report_failure(write, exc)
-    finally:
-        os._exit(code)
+
+    _child(run, [write])

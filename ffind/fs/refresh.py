@@ -7,13 +7,12 @@ A big ``stat`` pass runs partly in a forked child (``Aside``, ``SPLIT_MIN``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ffind.fs.load import cpus
-from ffind.fs.pool import Cancel, Pipe, Warn
+from ffind.fs.pool import Cancel, Child, Pipe, Warn
 from ffind.fs.record import SEP, SPECIALS, folder_stat, probe_sig, specials_sig
 from ffind.options import SearchOptions
 from ffind.state.cache import NO_SIG, SIG_FIELDS, CachedListing, SnapshotStore
@@ -49,30 +48,6 @@ class WarmStats:
         self.saved = saved
 
 
-def parse_batch(batch: list[str], folders: list[Folder]) -> list[str]:
-    """Split one recorded batch: its markers become folders (appended to ``folders``, with
-    their entries), its paths are returned.  A batch starts with a folder's marker."""
-    paths = []
-    cur: Folder | None = None
-    for s in batch:
-        if s[:1] == "/":
-            if s[1] == "D":
-                sig, specials, prefix = s[2:].split(SEP, 2)
-                cur = [prefix, sig, specials, [], []]
-                folders.append(cur)
-            elif cur is not None:
-                sig, rel = s[2:].split(SEP, 1)
-                cur[3].append([rel, sig])
-            else:
-                raise ValueError("a probe before any folder")
-        elif cur is None:
-            raise ValueError("a path before any folder")
-        else:
-            cur[4].append(s)
-            paths.append(s)
-    return paths
-
-
 def names(specials: str) -> list[str]:
     """The special entries (``.gitignore``...) recorded in a folder's ``specials``."""
     found = (part.partition("=") for part in specials.split(";"))
@@ -106,8 +81,10 @@ def _put_sig(sigs: Any, sig: str) -> None:
 
 
 class _Recording:
-    """A recording walk's batches made into a snapshot as they come (``Refresh.cold``), with
-    no Python object per folder (prefixes, signatures and path starts in arrays)."""
+    """Recorded batches (a folder's marker, ``ffind.fs.record``, before its paths) made into a
+    snapshot's tables as they come, with no Python object per folder (prefixes, signatures and
+    path starts in arrays): the one reader of a recording, for the recording walk
+    (``Refresh.cold``) and for each folder a refresh reads again (``Refresh.scan``)."""
 
     __slots__ = ("extra", "good", "paths", "prefixes", "sigs", "starts")
 
@@ -123,7 +100,7 @@ class _Recording:
         """False: a signature or prefix that does not parse or encode (nothing written)."""
 
     def add(self, batch: list[str]) -> list[str]:
-        """``parse_batch`` of one batch: its paths (also kept)."""
+        """Take one batch (it starts with a folder's marker): its paths (also kept)."""
         paths: list[str] = []
         names: list[str] = []
         cur = -1
@@ -431,11 +408,12 @@ class Refresh:
         found: list[Any] = []
         self.walker.scan(item, out, found, self.warn, set())
         self.stats.relisted.append(item[1])
-        folders: list[Folder] = []
-        parse_batch(out, folders)
-        if len(folders) != 1:
+        rec = _Recording()
+        paths = rec.add(out)
+        if len(rec.starts) != 1 or not rec.good:
             raise ValueError("a folder read gave no record")
-        return folders[0], found
+        specials, probes = rec.extra.get(0, ("", []))
+        return [item[1], _sig_text(rec.sigs, 0), specials, probes, paths], found
 
     def walk_whole(self, item: Any) -> list[Folder]:
         """Every folder under ``item`` (included), read."""
@@ -460,7 +438,7 @@ class Aside:
 
     def __init__(self, run: Refresh, snap: CachedListing, pid: int, pipe: Pipe,
                  again: Callable[[], dict[str, str]] | None = None) -> None:
-        self.run, self.snap, self.pid, self.pipe = run, snap, pid, pipe
+        self.run, self.snap, self.child, self.pipe = run, snap, Child(pid), pipe
         self.again: Callable[[], dict[str, str]] = again or (
             lambda: run._changed(snap, snap.start - RACY_NS))
         """What the child checks, done here if it dies without a whole answer."""
@@ -498,14 +476,9 @@ class Aside:
     def close(self) -> None:
         """Stop waiting: close the pipe, end a child that has not answered, reap it."""
         self.pipe.close()
-        if self.pid:
-            pid, self.pid = self.pid, 0
-            if self._answer is None:  # (never a pid that may have been reused: not reaped)
-                import signal
-
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):  # (reaped elsewhere: SIGCHLD ignored)
-                os.waitpid(pid, 0)
+        if self._answer is None:
+            self.child.kill()
+        self.child.join()
 
 
 class _Edit:

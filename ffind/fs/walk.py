@@ -368,23 +368,22 @@ class Ahead:
         self._stack: list[Item] = [item] if threads and item is not None else []
         self._inline = walker is not None and (threads == 1 or walker.follow
                                                or not INLINE_FIRST)
-        self._child: tuple[int, pool.Pipe] | None = None
+        self._child: tuple[pool.Child, pool.Pipe] | None = None
         self._batches: Iterator[list[str]] | None = None
-        signal = load.signals()  # (kept for a kill while the interpreter exits)
-        self._sigkill, self._sigusr1 = signal.SIGKILL, signal.SIGUSR1
+        self._sigusr1 = load.signals().SIGUSR1
         if started is not None:  # (the console script's child: ``started_walk``)
-            self._child = started[0], pool.Pipe(started[1])
+            self._child = pool.Child(started[0]), pool.Pipe(started[1])
         elif not self._inline and self._stack and walker is not None:
             # The first folders here: a tree read within ``AHEAD_PROBE`` costs no fork.
             self._stack = _drain(pool.walk_stack(walker, self._stack, set(), cancel, warn,
                                              budget=AHEAD_PROBE), self._head.extend)
             if self._stack and load.cpu_idle():
                 stack = self._stack
-                self._child = pool.fork_stream(
+                child = pool.fork_stream(
                     lambda send: _ahead_child(walker, stack, AHEAD_FIRST, send))
-                if self._child is not None:
+                if child is not None:
+                    self._child = pool.Child(child[0]), child[1]
                     self._stack = []
-        self._reaped = self._child is None
 
     def __iter__(self) -> Iterator[list[str]]:
         if self._batches is None:
@@ -420,7 +419,7 @@ class Ahead:
         """The child's batches (filtered with ``keep``) and warnings; the folders it left."""
         assert self._child is not None
         cancel, warn = self._cancel, self._warn
-        pid, conn = self._child
+        proc, conn = self._child
         rest: list[Item] = []
         mine: list[Item] = []  # (folders of a share left for the workers: a big tree)
         import select  # (a built-in module)
@@ -435,7 +434,7 @@ class Ahead:
             if cancel is not None and cancel.is_set():
                 return []
             if not asked and not waiting.poll(0):
-                self._share(pid)
+                self._share(proc)
                 asked = True
             try:
                 msg = conn.recv_bytes()
@@ -483,26 +482,22 @@ class Ahead:
                 text = msg[1:].decode("utf-8", "replace")
                 raise FfindError(f"a walk worker process failed: {text}")
 
-    def _share(self, pid: int) -> None:
+    def _share(self, proc: pool.Child) -> None:
         """Ask the child for a share of its folders (SIGUSR1); it may have ended (not reaped
         yet: the pid is still its own)."""
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, self._sigusr1)
+            os.kill(proc.pid, self._sigusr1)
 
     def _reap(self, *, kill: bool) -> int | None:
         """Close the pipe and reap the child (killed first with ``kill``); its exit code."""
-        if self._child is None or self._reaped:
+        if self._child is None:
             return None
-        pid, conn = self._child
-        self._reaped = True
+        proc, conn = self._child
         conn.close()
         if kill:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, self._sigkill)
-        try:
-            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        except ChildProcessError:  # (reaped elsewhere: SIGCHLD ignored)
-            return None
+            proc.kill()
+        proc.join()
+        return proc.exitcode
 
     def close(self) -> None:
         """Stop the walk: the child is ended and reaped, the workers too."""
