@@ -135,3 +135,18 @@ def test_which_queries_are_descriptions() -> None:
     assert not weak_fuzzy("daemon config", "daemon/config/config.go")
     assert not weak_fuzzy("prompt", None)
     assert not weak_fuzzy("!test prompt", None)
+
+
+def test_top_level_files_follow_the_word_matches() -> None:
+    # Fewer paths than the limit match a word: top-level files follow (the shortest first,
+    # hidden ones last), and the summary says so; a version points at the package manifests.
+    d = Describer(["src/lib.rs", "src/zlint.rs", "Cargo.toml", "Cargo.lock", "README.md",
+                   "docs/zlint.md", ".gitignore", "Makefile"])
+    ranked = d.rank("zlint checks", 10)
+    assert [m.path for m in ranked.matches] == [
+        "src/zlint.rs", "docs/zlint.md", "Makefile", "README.md", "Cargo.lock", "Cargo.toml",
+        ".gitignore"]
+    assert ranked.summary() == "the first matched 1 of 2 words: zlint; then top-level files"
+    assert [m.path for m in d.rank("Update zlint to 3.6.0", 4).matches] == [
+        "src/zlint.rs", "docs/zlint.md", "Cargo.lock", "Cargo.toml"]
+    assert d.rank("zzqxj qqxzy", 10).matches == []

@@ -111,10 +111,13 @@ def test_typo_in_one_word_of_several(tree: Path) -> None:
     # a typo (a swap of two letters included) in each word.
     assert find_files("session promtp", root=tree) == (
         'Ranked by words for "session promtp" (the first matched 2 of 2 words: session, '
-        "promtp):\n\n"
+        "promtp; then top-level files):\n\n"
         "src/session/prompt.ts\n"
         "src/session/prompt_test.ts\n"
-        "packages/opencode/src/session/prompt.ts"
+        "packages/opencode/src/session/prompt.ts\n"
+        "README.md\n"
+        ".gitignore\n"
+        ".env.example"
     )
     assert find_files("db schmea", root=tree).splitlines()[2] == "db/schema.rb"
     assert find_files("zzqxj qqxzy", root=tree) == 'No files found matching "zzqxj qqxzy".'
@@ -148,10 +151,13 @@ def test_database_migration_finds_the_migration(tree: Path) -> None:
     # matches both through the abbreviation and the stem, and says so.
     assert find_files("database migration", root=tree) == (
         'Ranked by words for "database migration" (the first matched 2 of 2 words: database, '
-        "migration):\n"
+        "migration; then top-level files):\n"
         "\n"
         "db/migrate/20240101_create_users.rb\n"
-        "db/schema.rb"
+        "db/schema.rb\n"
+        "README.md\n"
+        ".gitignore\n"
+        ".env.example"
     )
 
 

@@ -1,7 +1,8 @@
 """Ranking a description by words (``find_files`` for "image inspect size"): each query word
 matches path words (folders, name split at case changes and ``_-.``) exactly, by stem, by
 abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position; a
-path sums its best match per word.  ``Describer(paths)`` builds the word tables once per
+path sums its best match per word; top-level files fill the places the words leave (a version
+bump points at the manifests).  ``Describer(paths)`` builds the word tables once per
 listing; ``rank`` costs a few numpy passes.  See ``docs/agents.md``."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ffind.agent.loose import ABBREVIATIONS
@@ -30,14 +31,24 @@ without would you your
 add adds added adding fix fixes fixed fixing remove removes removed removing update updates
 updated updating change changes changed changing improve improves improved allow allows allowed
 avoid avoids ensure ensures handle handles correct correctly support supports properly
-file files folder find look looking code s t
+file files folder s t
 """.split())  # noqa: SIM905
 """Words that say nothing about which file: English function words, the verbs of change
 requests (``fix``, ``add``, ``update``) and words about files themselves."""
 
+MANIFESTS = frozenset("""
+pom.xml build.gradle build.gradle.kts cargo.toml cargo.lock package.json package-lock.json
+yarn.lock pnpm-lock.yaml go.mod go.sum pyproject.toml setup.py setup.cfg requirements.txt
+poetry.lock uv.lock pipfile pipfile.lock gemfile gemfile.lock composer.json composer.lock
+deno.json deno.lock
+""".split())  # noqa: SIM905
+"""Package manifests and lock files of the common ecosystems: where a version bump lands."""
+
 CACHED_WORDS = 4096  # query words whose matches a ``Describer`` remembers
 MAX_INSIDE = 2000  # most occurrences of a query word inside the vocabulary looked at
 
+_VERSION = re.compile(r"\b[vV]?\d+\.\d+(?:\.\d+)*\b")
+_AREA = re.compile(r"^\s*([\w./\- ,()]+?):\s")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SUFFIXES = ("ations", "ation", "ators", "ator", "ates", "ated", "ating", "ate", "ings", "ing",
@@ -63,14 +74,17 @@ class Weights:
     extension: float = 0.53
     parent: float = 0.47
     folder: float = 0.77
-    stop: float = 0.27
     repeat: float = 0.23  # share of a word's second match (name and folder both) added to its best
     phrase: float = 0.36
     """Share added for query words next to each other matching path words next to each other."""
     digits: float = 0.29
     rerank: int = 200  # how many of the best paths the phrase bonus may reorder
     coverage: float = 0.57  # exponent of the share of the description's weight a path covers
-    length: float = 0.37  # how much a path's word count divides its score (BM25's ``b``)
+    length: float = 0.95  # how much a path's word count divides its score (BM25's ``b``)
+    area: float = 0.5  # added to the folder places for words of a leading ``area:`` prefix
+    compound: float = 0.7  # two query words written together (``dev container``: ``devcontainer``)
+    manifests: int = 2  # last places kept for the top-level manifests when a version is named
+    top_level: int = 5  # most top-level files added after the paths that match a word
 
 
 WEIGHTS = Weights()
@@ -93,10 +107,13 @@ class Ranking(NamedTuple):
     words: list[str]
 
     def summary(self) -> str:
-        """How the first path matched: ``the first matched 3 of 4 words: image, inspect, size``."""
+        """How the first path matched: ``the first matched 3 of 4 words: image, inspect, size``
+        (and ``; then top-level files`` when files that match no word follow)."""
         first = self.matches[0].words if self.matches else []
         noun = "word" if len(self.words) == 1 else "words"
-        return f"the first matched {len(first)} of {len(self.words)} {noun}: {', '.join(first)}"
+        then = "; then top-level files" if self.matches and not self.matches[-1].words else ""
+        return (f"the first matched {len(first)} of {len(self.words)} {noun}: "
+                f"{', '.join(first)}{then}")
 
 
 def reads_as_description(query: str) -> bool:
@@ -194,6 +211,9 @@ class Describer:
         self.joined = "\n" + "\n".join(self.words) + "\n"
         self.cache: dict[str, list[tuple[int, int, float]]] = {}
         self.offsets = np.cumsum([0] + [len(w) + 1 for w in self.words], dtype=np.int64)
+        self.top = sorted((p for p in self.paths if "/" not in p),
+                          key=lambda p: (p.startswith("."), len(p), p))
+        self.manifests = [p for p in self.top if p.lower() in MANIFESTS]
 
     def _id(self, word: str) -> int:
         wid = self.vocab.get(word)
@@ -289,26 +309,27 @@ class Describer:
         return [(wid, 5, 1.0 - 0.2 * (dist - 1)) for _, dist, wid in found if dist]
 
     def rank(self, description: str, limit: int) -> Ranking:
-        """The ``limit`` paths that best cover ``description``'s words, best first."""
+        """The ``limit`` paths that best cover ``description``'s words, best first, then
+        top-level files (``_top_level``); nothing when no word matches."""
         import numpy as np
 
         w = self.weights
         n = len(self.paths)
         query = list(dict.fromkeys(split_words(description)))
         plain = [q for q in query if q not in STOP_WORDS]
+        area = _AREA.match(description)
+        in_area = set(split_words(area.group(1))) if area else set()
         total = np.zeros(n, dtype=np.float32)
         hit = np.zeros(n, dtype=bool)
         per_word: list[tuple[str, npt.NDArray[np.float32], dict[int, float]]] = []
         asked = 0.0
         places = np.array([w.name, w.extension, w.parent, w.folder], dtype=np.float32)
-        for word in query:
+        hinted = places * np.array([1, 1, 1 + w.area, 1 + w.area], dtype=np.float32)
+        for word, share in self._words(description, plain):
             found = self.matches(word)
             if not found:
                 continue
-            best = self._best(found, places)
-            if word not in plain:
-                total += w.stop * best
-                continue
+            best = self._best(found, hinted if word in in_area else places) * share
             if word.isdigit():
                 best *= w.digits
             asked += float(best.max())
@@ -326,9 +347,37 @@ class Describer:
         top = np.argpartition(-score, k - 1)[:k] if k < n else np.flatnonzero(hit)
         final = {i: float(score[i]) + self._phrases(i, per_word) for i in top.tolist()}
         order = sorted(final, key=lambda i: (-final[i], len(self.paths[i]), self.paths[i]))
-        return Ranking([Described(self.paths[i], final[i],
-                                  [word for word, best, _ in per_word if best[i] > 0])
-                        for i in order[:limit]], total_hits, plain)
+        shown = [Described(self.paths[i], final[i],
+                           [word for word, best, _ in per_word if best[i] > 0 and word in plain])
+                 for i in order[:limit]]
+        return Ranking(self._top_level(description, shown, limit), total_hits, plain)
+
+    def _words(self, description: str, plain: list[str]) -> list[tuple[str, float]]:
+        """The words to match with their share: ``plain`` whole, then two plain words next to
+        each other written together when the tree has that word (``compound``)."""
+        out = [(word, 1.0) for word in plain]
+        said = split_words(description)
+        for a, b in pairwise(said):
+            joined = a + b
+            if (joined in self.vocab and a not in STOP_WORDS and b not in STOP_WORDS
+                    and joined not in said and all(joined != x for x, _ in out)):
+                out.append((joined, self.weights.compound))
+        return out
+
+    def _top_level(self, description: str, shown: list[Described], limit: int
+                   ) -> list[Described]:
+        """``shown``, then the top-level files that match no word: the package manifests
+        (``MANIFESTS``) in the last ``manifests`` places when the description names a version
+        (``to 1.21``), and the other top-level files in the places left (at most
+        ``top_level``; the shortest first, hidden ones last)."""
+        have = {m.path for m in shown}
+        if _VERSION.search(description):
+            extra = [p for p in self.manifests[: self.weights.manifests] if p not in have]
+            shown = (shown[: max(0, limit - len(extra))]
+                     + [Described(p, 0.0, []) for p in extra])[:limit]
+            have.update(extra)
+        rest = (Described(p, 0.0, []) for p in self.top if p not in have)
+        return shown + list(islice(rest, max(0, min(self.weights.top_level, limit - len(shown)))))
 
     def _phrases(self, i: int, per_word: list[tuple[str, npt.NDArray[np.float32],
                                                      dict[int, float]]]) -> float:
