@@ -21,19 +21,20 @@ DEFAULT_OPTS = "FFIND_DEFAULT_OPTS"
 def main(argv: list[str] | None = None) -> int:
     if argv is not None:
         return _main(argv)
-    import signal
-
     from ffind.errors import Terminated
+    from ffind.fs.load import signals
+
+    sig = signals()  # (``_signal``: ``signal`` would import its enums on every call)
 
     def terminated(signum: int, frame: object) -> None:
         raise Terminated
 
-    signal.signal(signal.SIGTERM, terminated)
+    sig.signal(sig.SIGTERM, terminated)
     try:
         return _main(None)
     except Terminated:  # (the children stopped on the way here)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        sig.signal(sig.SIGTERM, sig.SIG_DFL)
+        os.kill(os.getpid(), sig.SIGTERM)
         raise
 
 
