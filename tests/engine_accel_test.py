@@ -47,9 +47,9 @@ def test_no_texts_or_an_empty_slice(np: object) -> None:
 def test_the_compact_hits_are_the_hits(
     texts: list[str], key: str, lo: int, hi: int, chunk: int,
 ) -> None:
-    """``ids_of(subsequence_array(..))`` (``Ids``: an ``array('i')`` from ``chunk`` hits) holds what
+    """``subsequence_ids`` (``Ids``: an ``array('i')`` from ``chunk`` hits) holds what
     ``subsequence_hits`` finds, in order."""
-    got = accel.ids_of(accel.subsequence_array(key, texts, numpy, lo, hi, chunk), numpy, chunk)
+    got = accel.subsequence_ids(key, texts, numpy, lo, hi, chunk)
     want = subsequence_hits(key, texts, None, lo, hi)
     assert list(got) == want
     assert isinstance(got, array) == (len(want) >= chunk)

@@ -499,20 +499,21 @@ def _sets(ms: MatchSet) -> tuple[list[int], list[int], list[int]]:
 
 @SETTINGS
 @given(greedy_paths, st.text(alphabet="abctAB_./é !?'", min_size=1, max_size=8),
-       st.lists(st.integers(0, 4), min_size=8, max_size=8), st.integers(1, 7))
+       st.lists(st.integers(0, 5), min_size=8, max_size=8), st.integers(1, 7))
 @example(["ab/tc", "a/t", "tt/x", "b" * 40 + "t/c"], "tt", [0] * 8, 1)
 @example(["ab/tc", "abc/b", "cab", "b" * 40 + "t/c"], "b bc", [1] * 8, 2)
 @example(["ab/tc", "abc/b", "cab", "b" * 40 + "t/c", "t/b/c"], "a tc", [4] * 8, 2)
-@example(["ab/tc", "abc/b", "cab", "b" * 40 + "t/c", "t/b/c"], "a b bc", [3, 4] * 4, 1)
+@example(["ab/tc", "abc/b", "cab", "b" * 40 + "t/c", "t/b/c"], "a b bc", [5, 4] * 4, 1)
 @example(["ab/tc", "b/a", "ab", "bab"], "a bb", [4] * 8, 3)
 def test_keys_narrowed_a_character_at_a_time_equal_a_fresh_match(
     cands: list[str], typed: str, how: list[int], slice_: int,
 ) -> None:
     """Typing a query key by key as the session does (each key's set narrows the last one's:
     one character more of a plain fuzzy last term follows its greedy ends, ``Greedy``;
-    sets computed at once, in ``Filler`` slices, or compacted between keys) gives every key
-    the sets and ranking of a fresh match, with and without numpy."""
-    from ffind.engine.matchset import Filler
+    sets computed at once, in ``Filler`` slices, or compacted between keys; a new
+    one-character term's greedy ends found apart, ``Ender``, in full or interrupted) gives
+    every key the sets and ranking of a fresh match, with and without numpy."""
+    from ffind.engine.matchset import Ender, Filler
 
     ix = Index(cands, numpy=True)
     assert ix.numpy_ready(60)  # (numpy is a dependency)
@@ -531,7 +532,15 @@ def test_keys_narrowed_a_character_at_a_time_equal_a_fresh_match(
         elif mode == 2 and prev is not None:
             prev.compact()
         if mode >= 4:
-            ms.superset  # noqa: B018  (computed before the next key)
+            ms.superset  # noqa: B018  (computed: then its ends may be wanted)
+        if mode >= 4 and ix.wants_ends(ms):
+            ender = Ender(ix.find_ends, ms, slice_)
+            if mode == 5:
+                ender.step()  # (interrupted by the next key: no ends kept unless all found)
+            else:
+                while not ender.step():
+                    pass
+                assert ms.greedy is not None
         assert _sets(ms) == _sets(plain.run(q)), q
         if mode == 3:
             assert ix.top(ms, 3) == plain.match(q, limit=3)
@@ -566,6 +575,74 @@ def test_a_term_typed_a_character_at_a_time_keeps_its_greedy_ends() -> None:
     prev.compact()
     assert prev.greedy is None  # (let go with the lists: the set is cold)
 
+
+def test_a_new_one_character_term_has_its_greedy_ends_found_apart() -> None:
+    """``Index.find_ends`` over slices of a computed ``test u``'s superset (``Ender``) gives
+    the greedy ends of ``u`` in each; the keys after it follow them."""
+    from ffind.engine.matchset import Ender
+
+    paths = ["src/test/a.py", "lib/Tes.rs", "docs/setup.md", "tests/unit.py", "x/y",
+             "test/UTIL/u.py", "qa/tests/hub.txt"]
+    ix = Index(paths, numpy=True)
+    assert ix.numpy_ready(60)
+    for _ in ix.warm():
+        pass
+    prev = ix.run("test")
+    for q in ["test ", "test u"]:
+        prev = ix.run(q, within=prev)
+    ms = prev
+    assert not ix.wants_ends(ms)  # (not computed yet)
+    assert ms.superset == Index(paths).run("test u").superset
+    assert ix.wants_ends(ms)
+    ender = Ender(ix.find_ends, ms, 2)
+    steps = 1
+    while not ender.step():
+        steps += 1
+    assert steps == 2 and ms.greedy is not None and not ix.wants_ends(ms)
+    folded = [p.lower() for p in paths]
+    assert ms.greedy[0].tolist() == ms.superset
+    assert ms.greedy[1].tolist() == [folded[i].index("u") + 1 for i in ms.superset]
+    for q in ["test ut", "test uti"]:
+        nxt = ix.run(q, within=prev)
+        assert _sets(nxt) == _sets(Index(paths).run(q))
+        assert nxt.greedy is not None  # (followed from the ends)
+        prev = nxt
+    lone = ix.run("test")
+    assert lone.superset and not ix.wants_ends(lone)  # (a lone term: found with its set)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(alphabet="aBc/._-é? x", min_size=1, max_size=8), max_size=40),
+       st.sampled_from(list("abc/._-é? xB")), st.sampled_from(["fuzzy", "exact"]),
+       st.booleans())
+def test_a_one_character_term_among_array_ids_from_the_letter_masks(
+    cands: list[str], c: str, kind: str, warm: bool,
+) -> None:
+    """``Index._select``: a one-character term among ids kept as ``array('i')`` is read from
+    the letter masks once built, and keeps exactly the ids ``select`` keeps (issue 17)."""
+    from array import array as arr
+
+    import numpy
+
+    from ffind.engine.prefilter import select as plain_select
+    from ffind.query import parse as parse_query
+
+    ix = Index(cands, numpy=True, tuning=Tuning(chunk=1))
+    assert ix.numpy_ready(30)
+    if warm:
+        for _ in ix.warm(7):
+            pass
+        assert ix.store.masks_len() == len(cands)
+    term = parse_query(c if kind == "fuzzy" else f"'{c}").positive
+    if not term:
+        return  # (a space: no term)
+    t = term[0]
+    ids = [i for i in range(len(cands)) if i % 3 != 1]
+    folded = ix.store.folded
+    got = ix._select(t, folded, arr("i", ids), numpy)
+    want = plain_select(t.kind, t.folded, folded, ids)
+    assert list(got) == list(want)
+    assert isinstance(got, arr) or not want
 
 
 typo_word = st.text(alphabet="abcdé_.", min_size=4, max_size=7)

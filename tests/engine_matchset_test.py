@@ -108,7 +108,7 @@ def test_compacting_a_set_not_computed_does_nothing() -> None:
 
 def test_compact_idle_spares_the_hot_sets_and_what_they_narrow() -> None:
     ix = Index(["src/main.rs", "src/mod.rs", "lib/main.py", "docs/readme.md", "a/b.txt",
-                "c/d.txt", "e/f.txt"])
+                "c/d.txt", "e/f.txt"])  # (``m`` not ``BROAD``: narrowed from)
     old = ix.run("read")
     base = ix.run("m")
     _ = old.superset, base.superset
@@ -284,6 +284,24 @@ def test_a_restored_set_keeps_its_arrays_and_compacts_again_without_packing() ->
     assert fresh._packed is not None and fresh._packed[3] is not None
     assert list(fresh.typos()) == typos
     assert ix.top(fresh, None) == ix.match("prompt")
+
+
+def test_a_broad_hint_that_spares_no_term_is_not_narrowed_from() -> None:
+    """``Index.compute``: a hint holding most of its ranges' ids (``BROAD``) is matched again
+    from the paths themselves unless one of its terms is spared; same sets either way."""
+    cands = [f"src/s{i}/{'r' if i % 2 else 'x'}{i}.py" for i in range(40)] + ["lib/a.md"]
+    ix = Index(cands)
+    broad = ix.run("s")
+    assert broad.size() == 40  # (of 41 ids)
+    broad.compact()
+    assert broad.size() == 40 and broad.compacted  # (counted without restoring the lists)
+    again = ix.run("sr", within=broad)
+    assert _lists(again) == _lists(ix.run("sr"))
+    assert broad.compacted  # not read: ``sr`` spares nothing
+    spared = ix.run("s r", within=broad)
+    assert _lists(spared) == _lists(ix.run("s r"))
+    assert not broad.compacted  # read: ``s`` is spared
+    assert ix.top(spared, 3) == ix.match("s r", limit=3)
 
 
 def test_compact_idle_a_set_at_a_time() -> None:

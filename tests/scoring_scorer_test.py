@@ -245,6 +245,20 @@ def test_initials_of_many_paths_at_once_are_each_ones_initials(paths: list[str])
     assert initials_many(paths) == [initials(p) for p in paths]
 
 
+@given(st.lists(st.text(alphabet="aZz9A0_-./ \0\nxQ`{@[:", max_size=12), max_size=8),
+       st.lists(st.text(alphabet="aZ9é/É", max_size=6), max_size=3))
+def test_initials_of_many_paths_through_numpy_are_the_regexs(
+    paths: list[str], more: list[str]
+) -> None:
+    """``initials_many`` with numpy (its bytes read as arrays) gives what the regex gives:
+    ASCII paths (the letters and digits at the ends of their ranges, the characters just
+    outside them: ``` { @ [ :``), then some beyond ASCII among them (read one by one)."""
+    np = pytest.importorskip("numpy")
+    paths = [p.replace("\0", "") for p in paths]  # a path holds no NUL
+    assert initials_many(paths, np) == initials_many(paths) == [initials(p) for p in paths]
+    mixed = paths + more
+    assert initials_many(mixed, np) == [initials(p) for p in mixed]
+
 
 def test_initials_are_the_characters_with_a_bonus() -> None:
     assert initials("aider/coders/base_coder.py") == "a/c/b_c.p"

@@ -415,24 +415,27 @@ def idle_slice(size: int) -> Iterator[None]:
 
 
 class _Rationed(FileSearcher):
-    """A session whose idle fill steps (the published set's slices) are rationed (``budget``,
-    set by the test), so the set of a published query is left computed up to a chosen slice
-    when the next key comes."""
+    """A session whose idle fill steps (the set's slices, then its new term's greedy ends)
+    are rationed (``budget``, set by the test), so the set of a published query is left
+    computed up to a chosen slice when the next key comes."""
 
     budget = 0
 
     def __enter__(self) -> _Rationed:
-        real = self._real_fill = idle.IdleWork._fill
+        self._real = (idle.IdleWork._fill, idle.IdleWork._ends)
 
-        def fill(work: idle.IdleWork, state: Any) -> bool:
-            if self.budget <= 0:
-                return False
-            did = real(work, state)
-            if did:
-                self.budget -= 1
-            return did
+        def rationed(real: Any) -> Any:
+            def step(work: idle.IdleWork, state: Any) -> bool:
+                if self.budget <= 0:
+                    return False
+                did = bool(real(work, state))
+                if did:
+                    self.budget -= 1
+                return did
+            return step
 
-        idle.IdleWork._fill = fill  # type: ignore[method-assign]
+        idle.IdleWork._fill = rationed(self._real[0])  # type: ignore[method-assign]
+        idle.IdleWork._ends = rationed(self._real[1])  # type: ignore[method-assign]
         super().__enter__()
         return self
 
@@ -440,7 +443,7 @@ class _Rationed(FileSearcher):
         try:
             super().__exit__(*exc)
         finally:
-            idle.IdleWork._fill = self._real_fill  # type: ignore[method-assign]
+            idle.IdleWork._fill, idle.IdleWork._ends = self._real  # type: ignore[method-assign]
 
 
 def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
@@ -452,7 +455,9 @@ def _let_fill(fs: _Rationed, steps: int, query: str) -> None:
         st_ = fs._state
         if st_.ms is None or not parse(query).positive:
             break
-        if st_.ms.computed:
+        ender = fs._work.ender
+        if st_.ms.computed and (st_.ms.greedy is not None
+                                or (ender is not None and ender.ms is st_.ms and ender.finished)):
             break
         time.sleep(0.001)
 
@@ -521,6 +526,38 @@ def test_new_terms_greedy_ends_found_when_idle_answer_as_a_fresh_match(
             # (every key's whole set: computed now, from the last key's ends when kept)
             assert fs.snapshot().total_match_count == len(_expected(query, MANY)), query
             _let_fill(fs, steps, query)
+    _assert_nothing_left()
+
+
+def test_a_new_one_character_term_has_its_greedy_ends_found_when_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``prom s``'s set, computed for its key, gets the greedy ends of ``s`` in idle slices
+    (``matchset.Ender``); ``prom sr`` then narrows from them."""
+    monkeypatch.setattr(idle, "IDLE_SLICE", 7)
+    assert Index(MANY, numpy=True).numpy_ready(60)  # (before the warm-up: its buffer)
+    with FileSearcher(options=SearchOptions(limit=3), paths=MANY) as fs:
+        assert fs.wait(10)
+        deadline = time.monotonic() + 20
+        while fs._index.bounder.folded_buffer() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert fs._index.bounder.folded_buffer() is not None
+        for q in ["prom", "prom s"]:
+            fs.set_query(q)
+            assert fs.wait(10)
+        ms = fs._state.ms
+        assert ms is not None
+        while ms.greedy is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        greedy = ms.greedy
+        assert greedy is not None
+        fresh = Index(MANY).run("prom s")
+        assert greedy[0].tolist() == fresh.superset
+        folded = [p.lower() for p in MANY]
+        assert greedy[1].tolist() == [folded[i].index("s") + 1 for i in fresh.superset]
+        fs.set_query("prom sr")
+        assert fs.wait(10)
+        assert fs.results() == Index(MANY).match("prom sr", limit=3)
     _assert_nothing_left()
 
 

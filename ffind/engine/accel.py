@@ -89,21 +89,30 @@ class NumpyUse:
             loader.join(timeout)
         return self.module() is not None
 
+    def subsequence_hits(self, key: str, texts: Sequence[str]) -> list[int]:
+        """Positions (ascending) of the ``texts`` holding ``key`` as a subsequence (``cdist`` with
+        numpy, else ``extract_iter``)."""
+        return subsequence_hits(key, texts, self.module())
+
 
 def subsequence_hits(
     key: str, texts: Sequence[str], np: Any = None, lo: int = 0, hi: int | None = None,
     chunk: int = CHUNK,
 ) -> list[int]:
-    """Positions (ascending) of ``texts[lo:hi]`` holding ``key`` as a subsequence: ``cdist``
-    with numpy (``subsequence_array``), else ``extract_iter``."""
+    """``NumpyUse.subsequence_hits`` with numpy given (or None), over ``texts[lo:hi]``."""
     from rapidfuzz import process
     from rapidfuzz.distance import LCSseq
 
-    if np is not None:
-        hits: list[int] = subsequence_array(key, texts, np, lo, hi, chunk).tolist()
-        return hits
-    return [r[2] + lo for r in process.extract_iter(
-        key, texts[lo:hi], scorer=LCSseq.similarity, score_cutoff=len(key))]
+    hi = len(texts) if hi is None else min(hi, len(texts))
+    if lo >= hi:
+        return []
+    if np is None:
+        return [r[2] + lo for r in process.extract_iter(
+            key, texts[lo:hi], scorer=LCSseq.similarity, score_cutoff=len(key))]
+    hits: list[int] = []
+    for s in range(lo, hi, chunk):
+        hits.extend((_hits_array(key, texts, s, min(s + chunk, hi), np) + s).tolist())
+    return hits
 
 
 def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutoff: int) -> Any:
@@ -115,13 +124,23 @@ def _lcs_scores(key: str, texts: Sequence[str], lo: int, hi: int, np: Any, cutof
                          score_cutoff=cutoff, dtype=np.int32)[0]
 
 
+def _hits_array(key: str, texts: Sequence[str], lo: int, hi: int, np: Any) -> Any:
+    """The positions (from 0) of ``texts[lo:hi]`` holding ``key`` as a subsequence."""
+    return np.flatnonzero(_lcs_scores(key, texts, lo, hi, np, len(key)))
+
+
+def subsequence_ids(key: str, texts: Sequence[str], np: Any, lo: int, hi: int,
+                    chunk: int = CHUNK) -> Ids:
+    """``subsequence_hits`` with numpy, as ``ids_of`` keeps them."""
+    return ids_of(subsequence_array(key, texts, np, lo, hi, chunk), np, chunk)
+
+
 def subsequence_array(key: str, texts: Sequence[str], np: Any, lo: int = 0,
                       hi: int | None = None, chunk: int = CHUNK) -> Any:
-    """``subsequence_hits`` with numpy (not None) as an int32 numpy array, ``chunk`` texts a
-    ``cdist`` call."""
+    """``subsequence_hits`` with numpy (not None) as an int32 numpy array."""
     hi = len(texts) if hi is None else min(hi, len(texts))
-    parts = [(np.flatnonzero(_lcs_scores(key, texts, s, min(s + chunk, hi), np, len(key)))
-              + s).astype(np.int32) for s in range(lo, hi, chunk)]
+    parts = [(_hits_array(key, texts, s, min(s + chunk, hi), np) + s).astype(np.int32)
+             for s in range(lo, hi, chunk)]
     if not parts:
         return np.zeros(0, np.int32)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)

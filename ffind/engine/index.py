@@ -21,7 +21,8 @@ from ffind.engine.accel import (
 )
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
-from ffind.engine.matchset import Filler, Greedy, MatchSet, Range, clip, compact_idle
+from ffind.engine.letters import bit_of
+from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.prefixed import Prefixed
@@ -40,8 +41,13 @@ from ffind.scoring.weights import DEFAULT, Weights
 if TYPE_CHECKING:
     from ffind.engine.counting import CountTable as CountTable
 
-__all__ = ["Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
+__all__ = ["Ender", "Filler", "Index", "MatchSet", "Prefilter", "Rank", "Recall",
            "Tuning", "VisitSource", "match", "rank_with_memory"]
+
+BROAD = 0.75
+"""A hint holding more than this share of its ranges' ids is not narrowed from unless it spares a
+term: listing its ids costs about what it saves."""
+
 
 def check_paths(paths: object, name: str) -> None:
     """``TypeError`` when ``paths`` is a single str or bytes (it would be read a character at a
@@ -215,6 +221,9 @@ class Index:
             # ``test ut``) holds for each already and is not looked for again
             old = parse(hint.query).positive
             narrow = [t for t in terms if not any(implies(o, t) for o in old)]
+            if len(narrow) == len(terms) and hint.size() > BROAD * sum(
+                    e - s for s, e in hint.ranges):
+                hint = None  # (broad, and nothing skipped: every path again is as fast)
         if hint is not None:
             sup0 = hint.superset
             if ranges == hint.ranges:
@@ -248,7 +257,7 @@ class Index:
             sup: Sequence[int] = cand
             for t in terms:
                 if t is not first:
-                    sup = select(t.kind, t.folded, folded, sup, np=np, chunk=self.tuning.chunk)
+                    sup = self._select(t, folded, sup, np)
             if buf is not None and first is not None:
                 ids = (np.arange(sup.start, sup.stop, dtype=np.int32)
                        if isinstance(sup, range) else np.array(sup, dtype=np.int32))
@@ -286,6 +295,48 @@ class Index:
             return []
         return ids_of(hits[0] if len(hits) == 1 else np.concatenate(hits), np,
                       self.tuning.chunk)
+
+    def _select(self, t: Term, folded: list[str], ids: Sequence[int], np: Any) -> Ids:
+        """``select`` of ``t`` among ``ids``; one character with a bit of its own is read from the
+        letter masks once built (in a folder or file-name mask exactly when in the path)."""
+        if (np is not None and isinstance(ids, array) and len(ids) and len(t.folded) == 1
+                and t.kind in (Kind.FUZZY, Kind.EXACT)):
+            j = bit_of(t.folded)
+            st = self.store
+            if j is not None and ids[-1] < st.masks_len():
+                dirs_m, name_m = st.letter_masks(np)
+                bit = np.uint64(1) << np.uint64(j)
+                a = np.frombuffer(ids, dtype=np.int32)
+                keep = np.empty(len(a), dtype=bool)
+                at_once = self.tuning.chunk
+                for s in range(0, len(a), at_once):  # (the temporaries of a part)
+                    part = a[s:s + at_once]
+                    keep[s:s + at_once] = ((dirs_m[part] | name_m[part]) & bit) != 0
+                return ids_of(a[keep], np, at_once)
+        return select(t.kind, t.folded, folded, ids, np=np, chunk=self.tuning.chunk)
+
+    def wants_ends(self, ms: MatchSet) -> bool:
+        """True when ``ms`` lacks greedy ends its lone-character last term after others could
+        have."""
+        if not ms.computed or ms.greedy is not None or self.numpy.module() is None:
+            return False
+        q = parse(ms.query)
+        last = plain_last(q)
+        return (last is not None and len(last) == 1 and len(q.positive) > 1
+                and self.bounder.folded_buffer() is not None)
+
+    def find_ends(self, ms: MatchSet, ids: Any) -> Any | None:
+        """The greedy ends of ``ms``'s last term (``wants_ends``) in the superset ids ``ids``
+        (int32), or None when unknown; for an idle caller (``matchset.Ender``)."""
+        np = self.numpy.module()
+        buf = self.bounder.folded_buffer()
+        last = plain_last(parse(ms.query))
+        if np is None or buf is None or last is None or len(last) != 1 or not ms.computed:
+            return None
+        found, ends = buf.advance(last, ids, np.zeros(len(ids), np.int32))
+        if len(found) != len(ids):  # (every id of a superset holds each of its terms)
+            return None
+        return ends
 
     def find_typos(self, ms: MatchSet) -> Ids:
         """The typo matches of ``ms`` (``ffind.engine.typos``); what ``MatchSet.typos`` uses."""
@@ -355,6 +406,12 @@ class Index:
     def filler(self, ms: MatchSet, size: int) -> Filler:
         """Computes ``ms`` (a shortcut's lazy set) ``size`` ids a step."""
         return Filler(self.run, ms, size)
+
+    def ender(self, ms: MatchSet, size: int) -> Ender:
+        """Finds the greedy ends of ``ms``'s last term ``size`` ids a step."""
+        ender = Ender(self.find_ends, ms, size)
+        ender.finished = not self.wants_ends(ms)
+        return ender
 
     @staticmethod
     def compact(cached: Iterable[MatchSet | None], hot: Iterable[MatchSet | None],

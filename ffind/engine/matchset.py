@@ -162,6 +162,22 @@ class MatchSet:
         """The last term's greedy ends per superset id (``Greedy``), when known."""
         return self._greedy
 
+    def set_greedy(self, greedy: Greedy) -> None:
+        """Keep ``greedy`` (``Ender``'s) when the set is computed."""
+        if self.computed:
+            self._greedy = greedy
+
+    def superset_array(self, lo: int, hi: int) -> Any:
+        """The superset's ids ``lo`` to ``hi`` as an int32 array, without restoring a compacted
+        set."""
+        np = sys.modules["numpy"]
+        if self._packed is not None:
+            ids = self._packed[0]
+            if isinstance(ids, range):
+                return np.arange(ids.start + lo, ids.start + min(hi, len(ids)), dtype=np.int32)
+            return np.frombuffer(ids, dtype=np.int32)[lo:hi]
+        return np.array(self.superset[lo:hi], dtype=np.int32)
+
     @property
     def computed(self) -> bool:
         return self._superset is not None or self._packed is not None
@@ -469,3 +485,41 @@ class Filler:
                                     clip(self.ms.ranges, self.start, self.upto),
                                     (sup, strict, loose, None), greedy)
 
+
+class Ender:
+    """Finds between keys, a slice at a time, the greedy ends of a computed set's lone-character
+    last term (``test u``), so the next key (``test ut``) narrows by ``FoldedBuffer.advance``."""
+
+    def __init__(self, find: Callable[[MatchSet, Any], Any | None], ms: MatchSet,
+                 size: int) -> None:
+        self._find = find
+        self.ms = ms
+        self.size = size
+        self.upto = 0
+        self._ids: Any = None
+        self._ends: Any = None
+        self.finished = False
+
+    def step(self) -> bool:
+        """Find one more slice; True when done (found and kept, or nothing to find)."""
+        if self.finished:
+            return True
+        if self._ids is None:
+            np = sys.modules["numpy"]
+            self._ids = self.ms.superset_array(0, self.ms.size())
+            self._ends = np.empty(len(self._ids), np.int32)
+        n = len(self._ids)
+        hi = min(self.upto + self.size, n)
+        part = self._find(self.ms, self._ids[self.upto:hi])
+        if part is None:
+            self.finished = True
+            self._ids = self._ends = None
+            return True
+        self._ends[self.upto:hi] = part
+        self.upto = hi
+        if self.upto >= n:
+            self.ms.set_greedy((self._ids, self._ends))
+            self._ids = self._ends = None
+            self.finished = True
+            return True
+        return False

@@ -16,6 +16,7 @@ from ffind.engine.accel import (
     ids_of,
     subsequence_array,
     subsequence_hits,
+    subsequence_ids,
 )
 from ffind.query import Kind, Query, Term, fold, parse
 
@@ -33,8 +34,7 @@ def select(
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
             if np is not None:
-                return ids_of(subsequence_array(key, texts, np, ids.start, ids.stop, chunk), np,
-                              chunk)
+                return subsequence_ids(key, texts, np, ids.start, ids.stop, chunk)
             return subsequence_hits(key, texts, np, ids.start, ids.stop, chunk)
         if np is not None and isinstance(ids, array):  # (``Ids``': no int objects made)
             hits = subsequence_array(key, [texts[i] for i in ids], np, chunk=chunk)

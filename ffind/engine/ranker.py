@@ -7,14 +7,13 @@ starts for those still in reach); then the typo pass.  No decision depends on ``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from ffind.engine.accel import Ids, NumpyUse
-from ffind.engine.bounding import Bounder
-from ffind.engine.exact import ExactScorer
+from ffind.engine.accel import Ids
 from ffind.engine.exact_many import batchable, scorer
+from ffind.engine.parts import Parts
 from ffind.engine.prefilter import lone_term, typo_term
-from ffind.engine.prefixed import Prefixed, prefix_scan
+from ffind.engine.prefixed import prefix_scan
 from ffind.engine.rank import (
     BATCH_FROM,
     BranchAndBound,
@@ -24,32 +23,14 @@ from ffind.engine.rank import (
     by_bound,
     nth_highest,
 )
-from ffind.engine.store import PathStore
 from ffind.engine.tuning import DEFAULT as DEFAULT_TUNING
-from ffind.engine.tuning import Tuning
 from ffind.engine.typos import add_typos, typo_indices
 from ffind.query import Query, Term, parse
-from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
-from ffind.scoring.weights import DEFAULT, Weights
+from ffind.scoring.weights import DEFAULT
 
 if TYPE_CHECKING:
     from ffind.engine.matchset import MatchSet
-
-
-class Parts(Protocol):
-    """What the ranking stages (this module, ``shortcuts``) read of an index, which
-    ``ffind.engine.index.Index`` is, so that they need not import it."""
-
-    paths: list[str]
-    weights: Weights
-    bounds: Bounds
-    tuning: Tuning
-    numpy: NumpyUse
-    store: PathStore
-    exact: ExactScorer
-    bounder: Bounder
-    prefixed: Prefixed
 
 
 def visitor(

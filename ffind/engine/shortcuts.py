@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ffind.engine.parts import Parts
 from ffind.engine.prefilter import typo_term
 from ffind.engine.prefixed import prefix_scan
 from ffind.engine.rank import BranchAndBound, TopK, best, by_bound
-from ffind.engine.ranker import Parts, results, visitor
+from ffind.engine.ranker import results, visitor
 from ffind.query import Kind, Query, Term, parse
 from ffind.scoring.scorer import FileMatch
 

@@ -275,7 +275,7 @@ class PathStore(Tables):
         # objects per character of it
         for s in range(0, len(ids), INIT_BLOCK):
             part = ids[s:s + INIT_BLOCK]
-            for i, v in zip(part, initials_many([paths[i] for i in part]),
+            for i, v in zip(part, initials_many([paths[i] for i in part], loaded_numpy()),
                             strict=True):
                 loose[i] = v if v.isascii() else fold(v)
 
@@ -383,12 +383,12 @@ def _initials_of(paths: list[str]) -> list[str]:
     """``initials`` of each path, folded where beyond ASCII: ASCII paths at once through
     ``initials_many``, the rare other one alone."""
     if all(map(str.isascii, paths)):
-        return initials_many(paths)
+        return initials_many(paths, loaded_numpy())
     wide = list(compress(range(len(paths)), map(not_, map(str.isascii, paths))))
     some = paths.copy()
     for j in wide:
         some[j] = ""
-    vals = initials_many(some)
+    vals = initials_many(some, loaded_numpy())
     for j in wide:
         v = initials(paths[j])
         vals[j] = v if v.isascii() else fold(v)

@@ -28,6 +28,7 @@ Worked examples with the default weights (query ``prom``; 16*4 = 64 for the char
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ffind.scoring.weights import DEFAULT, Weights
 
@@ -92,20 +93,36 @@ _NOT_INITIAL = re.compile(r"(?<=[A-Za-z0-9])[a-z]+")
 """What ``initials`` drops from an ASCII path: lower-case letters after a letter or digit."""
 
 
-def initials_many(paths: list[str]) -> list[str]:
-    """``[initials(p) for p in paths]``, ASCII paths in one regex pass (NUL-separated)."""
+def initials_many(paths: list[str], np: Any = None) -> list[str]:
+    """``[initials(p) for p in paths]``, ASCII paths in one regex pass (NUL-separated), or with
+    numpy as array arithmetic (``_initials_ascii``)."""
     if not paths:
         return []
     joined = "\0".join(paths)
     if joined.isascii():
+        if np is not None:
+            return _initials_ascii(joined, np)
         return _NOT_INITIAL.sub("", joined).lower().split("\0")
     ascii_ids = [j for j, p in enumerate(paths) if p.isascii()]
     out = [initials(p) if not p.isascii() else "" for p in paths]
     if ascii_ids:
-        done = initials_many([paths[j] for j in ascii_ids])
+        done = initials_many([paths[j] for j in ascii_ids], np)
         for j, v in zip(ascii_ids, done, strict=True):
             out[j] = v
     return out
+
+
+def _initials_ascii(joined: str, np: Any) -> list[str]:
+    """What ``_NOT_INITIAL`` leaves of ``joined``, lowercased and split at NUL: a lower-case letter
+    is dropped exactly when a letter or digit precedes it."""
+    b = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    lower = (b >= 97) & (b <= 122)
+    alnum = lower | ((b >= 65) & (b <= 90)) | ((b >= 48) & (b <= 57))
+    drop = lower  # (in place: ``lower`` is not read again)
+    drop[1:] &= alnum[:-1]
+    drop[:1] = False  # (the first has nothing before it; a path may be empty)
+    kept: str = b[~drop].tobytes().decode("ascii")
+    return kept.lower().split("\0")
 
 
 def name_prefix_at(key: str, text: str, base: int) -> int:

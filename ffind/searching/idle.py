@@ -1,7 +1,7 @@
 """The work a session does between keys, in short steps (the next key waits for one at most):
-fill the published query's set, compact cold cached sets, then ``Index.warm``.  A slow key
-takes ``warm`` steps before its answer.  The session says when (idle, settled); ``IdleWork``
-keeps how far each kind of work has got."""
+fill the published query's set, find its last term's greedy ends, compact cold cached sets,
+then ``Index.warm``.  A slow key takes ``warm`` steps before its answer.  The session says when
+(idle, settled); ``IdleWork`` keeps how far each kind of work has got."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ffind.engine.index import Filler, Index, MatchSet
+    from ffind.engine.index import Ender, Filler, Index, MatchSet
     from ffind.searching.matchsets import MatchSets, State
 
 IDLE_DELAY = 0.01
@@ -37,6 +37,7 @@ class IdleWork:
         self.warm_next: str | None = None  # what its last step yielded
         self.warm_took = 0.0  # the seconds its last step took
         self.filler: Filler | None = None  # the published state's set, computed when idle
+        self.ender: Ender | None = None  # its last term's greedy ends, found when idle
         self.compacted = -1  # the state version whose idle sets were last compacted
 
     @contextlib.contextmanager
@@ -53,7 +54,7 @@ class IdleWork:
         """One step of the first work there is; False when there is none.  ``idle``: nothing
         else to do; ``settled``: for ``IDLE_DELAY``; ``here``: and ``state`` is of this index;
         ``current``: and the walk is over, ``state`` the query's answer over every path."""
-        return (current and self._fill(state)) or (
+        return (current and (self._fill(state) or self._ends(state))) or (
             here and self._compact(state, sets)) or self.warm_up(idle, settled)
 
     def _fill(self, state: State) -> bool:
@@ -74,6 +75,22 @@ class IdleWork:
         if filler.finished and self.filler is filler:
             self.filler = None
         return True
+
+    def _ends(self, state: State) -> bool:
+        """``IDLE_SLICE`` more greedy ends of the published set's last term (the next key of
+        that term narrows from them)."""
+        ms = state.ms
+        if ms is None or not ms.computed:
+            return False
+        ender = self.ender
+        if ender is not None and ender.ms is ms and ender.finished:
+            return False
+        with self._on_index():
+            if ender is None or ender.ms is not ms:
+                ender = self.index.ender(ms, IDLE_SLICE)
+            ender.step()
+        self.ender = ender
+        return not (ender.finished and ender.upto == 0)
 
     def _compact(self, state: State, sets: MatchSets) -> bool:
         """Compact one cached set the published state does not read."""
