@@ -37,9 +37,15 @@ class Recalling:
         from ffind.state.gitstatus import GitChanges, Visits
 
         git, remember, wait_for_git = self._how
+        started = None
         if git and running is None:
-            running = GitChanges(self.root, remember=None if remember else "")
-        return Visits(memory, running if git else None, wait_for_git=wait_for_git)
+            running = started = GitChanges(self.root, remember=None if remember else "")
+        try:
+            return Visits(memory, running if git else None, wait_for_git=wait_for_git)
+        except BaseException:  # (SIGTERM or Ctrl-C here: the caller never holds it to stop it)
+            if started is not None:
+                started.stop()
+            raise
 
     def renew(self, memory: VisitSource, root: str | None = None) -> None:
         """Rank the next request with ``memory`` (under ``root``): the same index's state, and
