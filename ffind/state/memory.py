@@ -320,18 +320,18 @@ class Memory:
             if rows is not None:
                 return rows
             with self._connect(write=False) as db:
-                if db is None:
-                    return {}
-                import sqlite3
+                rows = {}  # (no file yet, or off: kept too, until the file changes)
+                if db is not None:
+                    import sqlite3
 
-                try:
-                    lo, hi = _under(root)
-                    rows = {p: (w, r, t) for p, w, r, t in db.execute(
-                        "SELECT path, weight, recent, last FROM visits "
-                        "WHERE path >= ? AND path < ?", (lo, hi))}
-                except sqlite3.Error as e:
-                    self.warning = f"cannot read {self.path}: {e}"
-                    return {}
+                    try:
+                        lo, hi = _under(root)
+                        rows = {p: (w, r, t) for p, w, r, t in db.execute(
+                            "SELECT path, weight, recent, last FROM visits "
+                            "WHERE path >= ? AND path < ?", (lo, hi))}
+                    except sqlite3.Error as e:
+                        self.warning = f"cannot read {self.path}: {e}"
+                        return {}
             self._mirror[root] = rows
             return rows
 
