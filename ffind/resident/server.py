@@ -540,6 +540,7 @@ class Server:
         if opened is not None and (not query or ranked(query)):
             if held.recalling is None:
                 held.recalling = Recalling(opened, root, remember=True, wait_for_git=True)
+                held.recalling.start()
             else:  # (the last request's ``git status`` serves this one while it runs)
                 held.recalling.renew(opened)
             recall = held.recalling

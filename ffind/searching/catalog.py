@@ -18,31 +18,38 @@ if TYPE_CHECKING:
     from ffind.engine.index import Index, MatchSet, Prefilter, Rank, Recall, VisitSource
     from ffind.options import SearchOptions
     from ffind.scoring.scorer import FileMatch
-    from ffind.state.gitstatus import GitChanges, Visits
+    from ffind.state.gitstatus import GitChanges
 
 
 class Recalling:
     """Ranking one root's matches with ``memory`` and, with ``git``, the uncommitted changes
-    (a ``git status`` started here; ``remember``: its answer kept in the cache folder;
-    ``wait_for_git``: asked again on a later key rather than stopped)."""
+    (a ``git status`` started by :meth:`start`; ``remember``: its answer kept in the cache
+    folder; ``wait_for_git``: asked again on a later key rather than stopped)."""
 
     def __init__(self, memory: VisitSource, root: str, *, git: bool = True,
                  remember: bool = False, wait_for_git: bool = False) -> None:
+        from ffind.state.gitstatus import Visits
+
         self.root = os.path.abspath(root)
         self._how = (git, remember, wait_for_git)
         self.recall: Recall | None = None  # the per-index state
-        self.visits = self._visits(memory, None)
+        self.visits = Visits(memory, None, wait_for_git=wait_for_git)
 
-    def _visits(self, memory: VisitSource, running: GitChanges | None) -> Visits:
+    def start(self) -> None:
+        """Start the ``git status`` (called once the caller holds this object, so that a
+        signal landing at any point leaves it something to ``stop``)."""
+        self._renew_visits(self.visits.memory, None)
+
+    def _renew_visits(self, memory: VisitSource | None, running: GitChanges | None) -> None:
         from ffind.state.gitstatus import GitChanges, Visits
 
         git, remember, wait_for_git = self._how
         started = None
-        if git and running is None:
-            running = started = GitChanges(self.root, remember=None if remember else "")
         try:
-            return Visits(memory, running if git else None, wait_for_git=wait_for_git)
-        except BaseException:  # (SIGTERM or Ctrl-C here: the caller never holds it to stop it)
+            if git and running is None:
+                running = started = GitChanges(self.root, remember=None if remember else "")
+            self.visits = Visits(memory, running if git else None, wait_for_git=wait_for_git)
+        except BaseException:  # (SIGTERM or Ctrl-C before it was stored)
             if started is not None:
                 started.stop()
             raise
@@ -55,7 +62,7 @@ class Recalling:
             running = None
         if root is not None:
             self.root = os.path.abspath(root)
-        self.visits = self._visits(memory, running)  # (made before the old one is let go)
+        self._renew_visits(memory, running)
 
     def _recall(self) -> Recall:
         if self.recall is None:

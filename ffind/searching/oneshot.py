@@ -179,6 +179,8 @@ def _walk_one(
     if cache:
         recall = recalling()
         try:
+            if recall is not None:
+                recall.start()
             return _match_warm(query, root, options, cancel, on_warning, eager_count, recall,
                                keep())
         finally:
@@ -198,6 +200,8 @@ def _walk_one(
     recall = None
     try:
         recall = recalling()
+        if recall is not None:
+            recall.start()
         return _match_batches(query, batches, options, cancel, eager_count, recall)
     except BaseException:
         cancel.set()  # Ctrl-C or a bug: tell the workers to stop before we unwind

@@ -28,6 +28,7 @@ class SessionOrder:
             self._recalling = Recalling(memory, "." if paths_given else roots[0],
                                         git=not paths_given, remember=remember,
                                         wait_for_git=True)
+            self._recalling.start()
 
     def restart(self) -> None:
         """Forget what was kept about the index (the session starts a new one)."""

@@ -42,6 +42,9 @@ class GitChanges:
         self._top = top
         if remember != "":
             self._file, self._key = _remembered_file(top, remember)
+        import signal  # (kept for ``stop``: nothing can be imported at the exit)
+
+        self._sigkill = signal.SIGKILL
         try:
             pid, stdout = _spawn(
                 ["git", "-C", top, "-c", "core.quotePath=false", "status", "--porcelain=v1",
@@ -51,9 +54,6 @@ class GitChanges:
         except OSError:
             self._finish(frozenset())
             return
-        import signal  # (kept for ``stop``: nothing can be imported at the exit)
-
-        self._sigkill = signal.SIGKILL
         self._pid = pid
         try:
             with contextlib.suppress(OSError, AttributeError):  # (git's threads inherit both)
