@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ffind.engine.prefilter import anchored_at, boundary_starts, holds
 from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, Term
 from ffind.scoring.scorer import fuzzy, substring
@@ -53,7 +54,7 @@ class ExactScorer:
         orig = store.paths[i]
         base = store.base[i]
         if dirs_only:
-            if base == 0 or t.kind is Kind.SUFFIX or t.kind is Kind.EQUAL:
+            if base == 0 or t.kind in (Kind.SUFFIX, Kind.EQUAL, Kind.BOUNDARY):
                 return None
             text, orig = text[:base - 1], orig[:base - 1]
             base = text.rfind("/") + 1
@@ -63,12 +64,46 @@ class ExactScorer:
             return fuzzy(key, text, orig, base, want, w)
         if t.kind is Kind.EXACT:
             return substring(key, text, orig, base, want, w=w)
-        if t.kind is Kind.PREFIX or t.kind is Kind.EQUAL:
-            return substring(key, text, orig, base, want, at=0, w=w)
-        return substring(key, text, orig, base, want, at=len(text) - len(key), w=w)
+        if t.kind is Kind.BOUNDARY:  # (an exact match, at word boundaries only)
+            scored = [substring(key, text, orig, base, want, at=p, w=w)
+                      for p in boundary_starts(key, text)]
+            return max(scored, key=lambda r: r[0] if r else -1, default=None)
+        at = anchored_at(t.kind, key, text)
+        return None if at < 0 else substring(key, text, orig, base, want, at=at, w=w)
+
+    def group_score(self, group: tuple[Term, ...], i: int, want: bool) -> TermScore | None:
+        """The score of an OR group on path ``i``: its best alternative's (a negated one that
+        holds scores 0, without positions), None when none holds."""
+        found: TermScore | None = None
+        for t in group:
+            if t.negate:
+                r: TermScore | None = None
+                if not holds(t.kind, t.key, self.store.term_texts(t)[i]):
+                    r = (0, [] if want else None)
+            else:
+                r = self.term_score(t, i, want)
+            if r is not None and (found is None or r[0] > found[0]):
+                found = r
+        return found
+
+    def extended_score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
+        """``score`` of a query with groups: its plain terms' score (as ``score`` gives it) plus
+        each group's best alternative's."""
+        total = 0
+        for g in q.groups:
+            r = self.group_score(g, i, False)
+            if r is None:
+                return None
+            total += r[0]
+        if not q.positive:
+            return total - self.store.penalty(i, hidden_ok)
+        plain = self.score(Query(q.raw, q.terms), i, hidden_ok)
+        return None if plain is None else plain + total
 
     def score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
         """The exact score of path ``i`` for query ``q``, None when it does not match."""
+        if q.groups:
+            return self.extended_score(q, i, hidden_ok)
         total = -self.store.penalty(i, hidden_ok)
         terms = q.positive
         if len(terms) == 1:
@@ -112,6 +147,10 @@ class ExactScorer:
         out: set[int] = set()
         for t in q.positive:
             r = self.term_score(t, i, True)
+            if r is not None and r[1] is not None:
+                out.update(r[1])
+        for g in q.groups:
+            r = self.group_score(g, i, True)
             if r is not None and r[1] is not None:
                 out.update(r[1])
         return sorted(out)

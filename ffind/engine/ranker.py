@@ -389,6 +389,28 @@ def _above(
     return [oids[j] for j in keep], [ob[j] for j in keep]
 
 
+def rank_each(
+    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
+) -> list[FileMatch]:
+    """``rank`` of a query with groups (``Query.groups``): every match scored exactly, without
+    bounds or shortcuts (their arithmetic has no OR group in it), ordered as ``rank`` orders."""
+    q = parse(ms.query)
+    if ms.fallback:
+        q = q.insensitive()
+    ids = ms.ids
+    if not q.scored:
+        chosen = ids if limit is None else ids[:limit]
+        return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
+    hidden_ok = q.targets_hidden
+    score = ix.exact.score
+    pool = []
+    for i in ids:
+        s = score(q, i, hidden_ok)
+        if s is not None and (least is None or s >= least):
+            pool.append((s, i))
+    return results(ix, q, best(pool, ix.paths, limit, path_lengths(ix)), set(), ci)
+
+
 def results(
     ix: Parts, q: Query, chosen: list[tuple[int, int]], typo_ids: set[int], ci: bool
 ) -> list[FileMatch]:

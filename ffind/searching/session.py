@@ -141,11 +141,11 @@ class FileSearcher:
     def results(
         self, limit: int | None = None, *, compute_indices: bool | None = None
     ) -> list[FileMatch]:
-        """The best matches of ``snapshot().query``; defaults from ``options`` (``limit`` at
-        least 1)."""
-        from ffind.engine.index import check_limit
+        """The best matches of ``snapshot().query``; defaults from ``options`` (``limit`` 0 or
+        None: every match)."""
+        from ffind.engine.index import public_limit
 
-        check_limit(limit)
+        limit = public_limit(limit)
         with self._cond:
             state = self._state
         return self._top(state, limit, compute_indices)
