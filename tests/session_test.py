@@ -41,7 +41,7 @@ def _expected(query: str, paths: list[str], limit: int | None = None) -> list[Fi
     """What the session answers: ``ffind.match``'s ranking; with nothing to score (empty query,
     only negations), path order, as ``ffind`` lists them."""
     found = ffind.match(query, paths)
-    if not parse(query).positive:
+    if not parse(query).scored:
         found = sorted(found, key=lambda m: m.path)
     return found if limit is None else found[:limit]
 
@@ -70,10 +70,12 @@ def _tree(root: Path, n: int) -> list[str]:
     return paths
 
 
-# Typing (letters of the paths, '/', '.', '_', a capital, a space between terms) and
-# backspacing, with or without waiting between keystrokes.
+# Typing (letters of the paths, '/', '.', '_', a capital, a space between terms, fzf's
+# operators: ' | ', quotes, anchors, negation) and backspacing, with or without waiting
+# between keystrokes.
 KEYS = st.lists(
-    st.one_of(st.sampled_from(list("proamtsc/._PdeB ")), st.just("\b"), st.just("wait")),
+    st.one_of(st.sampled_from([*"proamtsc/._PdeB ", " | ", "'", "^", "$", "!"]),
+              st.just("\b"), st.just("wait")),
     min_size=1, max_size=25,
 )
 
