@@ -7,11 +7,19 @@ term           matches paths that ...      example
 =============  ==========================  ================================================
 ``foo``        contain f, o, o in order    ``foo`` matches ``src/fo/o.rs``
 ``'foo``       contain ``foo``             ``'mod.rs``
-``^foo``       start with ``foo``          ``^src/``
-``foo$``       end with ``foo``            ``.py$``
+``'foo'``      contain ``foo`` at word     ``'src'`` matches ``a-src/b``, not ``srcx/b``
+               boundaries (both ends)
+``^foo``       start with ``foo``          ``^src/``  (leading whitespace skipped)
+``foo$``       end with ``foo``            ``.py$``  (trailing whitespace skipped)
 ``^foo$``      are exactly ``foo``
-``!foo``       do not contain ``foo``      ``!test``  (also ``!^foo``, ``!foo$``, ``!'foo``)
+``!foo``       do not contain ``foo``      ``!test``  (also ``!^foo``, ``!foo$``, ``!'foo'``)
+``!'foo``      do not match ``foo`` fuzzily
+``a | b``      match ``a`` or ``b``        ``^core go$ | rb$ | py$``
 =============  ==========================  ================================================
+
+fzf's rules (``src/pattern.go``): terms joined by `` | `` form one group (``Query.groups``),
+of any kinds, matching when one of them does and scored as the best; a ``|`` first or right
+after another is a term, one at the end is ignored.
 
 A backslash escapes a space (``foo\\ bar`` is one term) or a leading special character
 (``\\!x``, ``\\'x``, ``\\^x``), and a trailing ``\\$`` is a literal ``$``.

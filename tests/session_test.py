@@ -112,6 +112,18 @@ def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str
     _assert_nothing_left()
 
 
+def test_results_zero_is_every_match_as_the_command() -> None:
+    with FileSearcher(options=SearchOptions(limit=2), paths=PATHS) as fs:
+        fs.set_query("s | p")
+        assert fs.wait(10)
+        assert len(_expected("s | p", PATHS)) > 2
+        assert fs.results() == _expected("s | p", PATHS, limit=2)
+        assert fs.results(0) == _expected("s | p", PATHS)
+        with pytest.raises(ValueError, match="at least 0"):
+            fs.results(-1)
+    _assert_nothing_left()
+
+
 def test_walked_tree_matches_like_a_fresh_match(tmp_path: Path) -> None:
     paths = _tree(tmp_path, 300)
     with FileSearcher(tmp_path, ALL) as fs:
