@@ -26,7 +26,7 @@ from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, 
 from ffind.engine.occur import findable
 from ffind.engine.prefilter import Prefilter, select, typo_term
 from ffind.engine.prefixed import Prefixed
-from ffind.engine.ranker import rank, rank_each
+from ffind.engine.ranker import rank
 from ffind.engine.recall import Rank, Recall, VisitSource, rank_with_memory
 from ffind.engine.shortcuts import shortcut
 from ffind.engine.store import PathStore
@@ -363,8 +363,6 @@ class Index:
         if not self.numpy.earned:
             self._ranked += 1
             self.numpy.earned = self._ranked > 1
-        if parse(ms.query).groups:
-            return rank_each(self, ms, limit, compute_indices, least)
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
             fast = shortcut(self, ms, limit, compute_indices, least)
             if fast is not None:

@@ -71,6 +71,8 @@ def rank(
     """The best ``limit`` matches of ``ms``, best first; with ``least``, only those scoring at least
     ``least`` (groups bounded below it are never scored)."""
     q = parse(ms.query)
+    if q.groups:
+        return rank_each(ix, ms, limit, ci, least)
     if ms.fallback:
         q = q.insensitive()
     ids = ms.ids
@@ -398,8 +400,10 @@ def rank_each(
     if ms.fallback:
         q = q.insensitive()
     ids = ms.ids
-    if not q.scored:
+    if not q.scored:  # (every match scores 0: in id order, as ``rank``'s)
         chosen = ids if limit is None else ids[:limit]
+        if least is not None and least > 0:
+            chosen = []
         return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
     hidden_ok = q.targets_hidden
     score = ix.exact.score
