@@ -239,7 +239,7 @@ def ranked_by_hand(paths: list[str], raw: str) -> list[tuple[int, str]]:
     for i, p in enumerate(paths):
         if all(holds_by_hand(t, p) for t in q.terms) and all(
                 any(holds_by_hand(t, p) for t in g) for g in q.groups):
-            s = ix.exact.score(q, i, q.targets_hidden) if q.scored else 0
+            s = ix.exact.extended_score(q, i, q.targets_hidden) if q.scored else 0
             assert s is not None, (raw, p)
             out.append((s, p))
     if not q.scored:
@@ -266,4 +266,4 @@ def test_a_group_scores_as_its_best_alternative() -> None:
         i = paths.index(path)
         alone = [ix.exact.score(parse(t), i, False) for t in ("prom", "bar")]
         best = max((s for s in alone if s is not None), default=None)
-        assert ix.exact.score(parse("prom | bar"), i, False) == best, path
+        assert ix.exact.extended_score(parse("prom | bar"), i, False) == best, path

@@ -54,7 +54,8 @@ class ExactScorer:
         orig = store.paths[i]
         base = store.base[i]
         if dirs_only:
-            if base == 0 or t.kind in (Kind.SUFFIX, Kind.EQUAL, Kind.BOUNDARY):
+            if base == 0 or t.kind is Kind.SUFFIX or t.kind is Kind.EQUAL or (
+                    t.kind is Kind.BOUNDARY):
                 return None
             text, orig = text[:base - 1], orig[:base - 1]
             base = text.rfind("/") + 1
@@ -87,8 +88,8 @@ class ExactScorer:
         return found
 
     def extended_score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
-        """``score`` of a query with groups: its plain terms' score (as ``score`` gives it) plus
-        each group's best alternative's."""
+        """The exact score of path ``i`` for a query with groups: its plain terms' score (as
+        ``score`` gives it) plus each group's best alternative's."""
         total = 0
         for g in q.groups:
             r = self.group_score(g, i, False)
@@ -101,9 +102,8 @@ class ExactScorer:
         return None if plain is None else plain + total
 
     def score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
-        """The exact score of path ``i`` for query ``q``, None when it does not match."""
-        if q.groups:
-            return self.extended_score(q, i, hidden_ok)
+        """The exact score of path ``i`` for query ``q`` (a query with groups: ``extended_score``),
+        None when it does not match."""
         total = -self.store.penalty(i, hidden_ok)
         terms = q.positive
         if len(terms) == 1:

@@ -406,7 +406,7 @@ def rank_each(
             chosen = []
         return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
     hidden_ok = q.targets_hidden
-    score = ix.exact.score
+    score = ix.exact.extended_score
     pool = []
     for i in ids:
         s = score(q, i, hidden_ok)
