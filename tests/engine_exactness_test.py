@@ -247,15 +247,27 @@ def ranked_by_hand(paths: list[str], raw: str) -> list[tuple[int, str]]:
     return sorted(out, key=lambda sp: (-sp[0], len(sp[1]), sp[1]))
 
 
+@cache
+def numpy_index(paths: tuple[str, ...]) -> Index:
+    """An index of ``paths`` with numpy in use (groups' fuzzy alternatives scored in bulk)."""
+    ix = Index(paths, numpy=True)
+    assert ix.numpy_ready(60)
+    return ix
+
+
+@pytest.mark.parametrize("numpy", [False, True], ids=["scalar", "numpy"])
 @SETTINGS
 @given(extended, st.sampled_from([None, 1, 7]))
-def test_or_groups_and_boundary_terms_rank_as_by_hand(q: str, k: int | None) -> None:
+def test_or_groups_and_boundary_terms_rank_as_by_hand(
+    numpy: bool, q: str, k: int | None
+) -> None:
     """A query with OR groups and boundary terms finds exactly the paths that match it term by
     term (through the prefilter, the match set and its narrowing), ranked by their exact
-    scores; a group scores as its best alternative."""
+    scores, path by path or in bulk; a group scores as its best alternative."""
     paths = corpus() + PADDED
     want = ranked_by_hand(paths, q)
-    got = [(m.score, m.path) for m in Index(paths).match(q, limit=k)]
+    ix = numpy_index(tuple(paths)) if numpy else Index(paths, numpy=False)
+    got = [(m.score, m.path) for m in ix.match(q, limit=k)]
     assert got == (want if k is None else want[:k]), q
 
 

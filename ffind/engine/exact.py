@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ffind.engine.prefilter import anchored_at, boundary_starts, holds
+from ffind.engine.prefilter import anchored_at, boundary_starts, holds, select
 from ffind.engine.store import PathStore
 from ffind.query import Kind, Query, Term
 from ffind.scoring.scorer import fuzzy, substring
@@ -86,6 +86,35 @@ class ExactScorer:
             if r is not None and (found is None or r[0] > found[0]):
                 found = r
         return found
+
+    def group_scores(self, group: tuple[Term, ...], ids: list[int],
+                     bulk: bool) -> list[int | None]:
+        """``group_score`` of each id of ``ids`` (its score, None when no alternative holds);
+        with ``bulk`` (default weights, numpy loaded), fuzzy alternatives through the batch
+        scorer (``fuzzy_many``: ``fuzzy``'s scores, in numpy)."""
+        st = self.store
+        best: list[int | None] = [None] * len(ids)
+        for t in group:
+            texts = st.term_texts(t)
+            got: list[int | None]
+            if t.negate:
+                got = [None if holds(t.kind, t.key, texts[i]) else 0 for i in ids]
+            elif bulk and t.kind is Kind.FUZZY:
+                from ffind.scoring.batch import fuzzy_many
+
+                hit = select(t.kind, t.key, texts, ids)  # (only those scored)
+                got = [None] * len(ids)
+                at = {i: j for j, i in enumerate(ids)}
+                for i, sc in zip(hit, fuzzy_many(t.key, [texts[i] for i in hit],
+                                                 [st.paths[i] for i in hit],
+                                                 [st.base[i] for i in hit]), strict=True):
+                    got[at[i]] = sc
+            else:
+                got = [r[0] if (r := self.term_score(t, i, False)) is not None else None
+                       for i in ids]
+            best = [g if b is None or (g is not None and g > b) else b
+                    for b, g in zip(best, got, strict=True)]
+        return best
 
     def extended_score(self, q: Query, i: int, hidden_ok: bool) -> int | None:
         """The exact score of path ``i`` for a query with groups: its plain terms' score (as

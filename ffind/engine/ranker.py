@@ -406,12 +406,23 @@ def rank_each(
             chosen = []
         return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
     hidden_ok = q.targets_hidden
-    score = ix.exact.extended_score
+    ids = list(ids)
+    bulk = ix.weights == DEFAULT and ix.numpy.module() is not None
+    totals: list[int | None] = [0] * len(ids)
+    for g in q.groups:  # (``extended_score``'s sum, a group at a time)
+        got = ix.exact.group_scores(g, ids, bulk)
+        totals = [None if a is None or b is None else a + b
+                  for a, b in zip(totals, got, strict=True)]
+    if q.positive:
+        plain, score = Query(q.raw, q.terms), ix.exact.score
+        firsts = [None if t is None else score(plain, i, hidden_ok)
+                  for t, i in zip(totals, ids, strict=True)]
+    else:
+        firsts = [-p for p in ix.store.penalties(ids, hidden_ok)]
     pool = []
-    for i in ids:
-        s = score(q, i, hidden_ok)
-        if s is not None and (least is None or s >= least):
-            pool.append((s, i))
+    for t, f, i in zip(totals, firsts, ids, strict=True):
+        if t is not None and f is not None and (least is None or t + f >= least):
+            pool.append((t + f, i))
     return results(ix, q, best(pool, ix.paths, limit, path_lengths(ix)), set(), ci)
 
 
