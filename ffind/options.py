@@ -45,7 +45,8 @@ class SearchOptions:
     require_git: bool = True
     """Apply .gitignore files only inside a git work tree (fd's and ripgrep's default)."""
     limit: int | None = DEFAULT_LIMIT
-    """Most matches to return (>= 1); None for all (the command's ``-l 0``)."""
+    """Most matches to return; None or 0 for all (as the command's ``-l 0``; 0 is kept as
+    None)."""
     compute_indices: bool = False
     """Return the positions of the matched characters of each path."""
 
@@ -63,7 +64,9 @@ class SearchOptions:
         object.__setattr__(self, "types", types)
         _count("threads", self.threads, minimum=1, optional=False)
         _count("max_depth", self.max_depth, minimum=0, optional=True)
-        _count("limit", self.limit, minimum=1, optional=True)
+        _count("limit", self.limit, minimum=0, optional=True)
+        if self.limit == 0:
+            object.__setattr__(self, "limit", None)
 
 
 def _kind(value: object) -> str:
@@ -88,7 +91,7 @@ def _count(name: str, value: object, *, minimum: int, optional: bool) -> None:
         allowed = "None or an int" if optional else "an int"
         raise TypeError(f"SearchOptions.{name} must be {allowed}, not {_kind(value)}")
     if value < minimum:
-        every = " (None: every match)" if name == "limit" else ""
+        every = " (0 or None: every match)" if name == "limit" else ""
         raise ValueError(f"SearchOptions.{name} must be at least {minimum}, not {value}{every}")
 
 

@@ -7,11 +7,19 @@ term           matches paths that ...      example
 =============  ==========================  ================================================
 ``foo``        contain f, o, o in order    ``foo`` matches ``src/fo/o.rs``
 ``'foo``       contain ``foo``             ``'mod.rs``
-``^foo``       start with ``foo``          ``^src/``
-``foo$``       end with ``foo``            ``.py$``
+``'foo'``      contain ``foo`` at word     ``'src'`` matches ``a-src/b``, not ``srcx/b``
+               boundaries (both ends)
+``^foo``       start with ``foo``          ``^src/``  (leading whitespace skipped)
+``foo$``       end with ``foo``            ``.py$``  (trailing whitespace skipped)
 ``^foo$``      are exactly ``foo``
-``!foo``       do not contain ``foo``      ``!test``  (also ``!^foo``, ``!foo$``, ``!'foo``)
+``!foo``       do not contain ``foo``      ``!test``  (also ``!^foo``, ``!foo$``, ``!'foo'``)
+``!'foo``      do not match ``foo`` fuzzily
+``a | b``      match ``a`` or ``b``        ``^core go$ | rb$ | py$``
 =============  ==========================  ================================================
+
+fzf's rules (``src/pattern.go``): terms joined by `` | `` form one group (``Query.groups``),
+of any kinds, matching when one of them does and scored as the best; a ``|`` first or right
+after another is a term, one at the end is ignored.
 
 A backslash escapes a space (``foo\\ bar`` is one term) or a leading special character
 (``\\!x``, ``\\'x``, ``\\^x``), and a trailing ``\\$`` is a literal ``$``.
@@ -42,6 +50,8 @@ class Kind(Enum):
     PREFIX = "prefix"
     SUFFIX = "suffix"
     EQUAL = "equal"
+    BOUNDARY = "boundary"
+    """``'foo'``: ``foo`` where both its ends fall on word boundaries (only in ``Query.groups``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +77,13 @@ class Term:
 
 @dataclass(frozen=True, slots=True)
 class Query:
+    """``terms``: the plain terms (all must match).  ``groups``: the OR groups (``a | b``) and
+    the boundary terms (``'foo'``, a group of one), each matching when one of its alternatives
+    does; a query with groups is *extended*: the engine filters and scores it path by path."""
+
     raw: str
     terms: tuple[Term, ...]
+    groups: tuple[tuple[Term, ...], ...] = ()
 
     @property
     def positive(self) -> tuple[Term, ...]:
@@ -79,18 +94,35 @@ class Query:
         return tuple(t for t in self.terms if t.negate)
 
     @property
+    def alternatives(self) -> tuple[Term, ...]:
+        """Every term of every group."""
+        return tuple(t for g in self.groups for t in g)
+
+    @property
+    def scored(self) -> bool:
+        """Whether matches score apart (a positive term, or one in a group): else every match
+        scores alike and they come in path order."""
+        return bool(self.positive) or any(not t.negate for t in self.alternatives)
+
+    @property
     def case_sensitive(self) -> bool:
-        return any(t.case_sensitive for t in self.terms)
+        return any(t.case_sensitive for t in self.terms) or any(
+            t.case_sensitive for t in self.alternatives)
 
     @property
     def targets_hidden(self) -> bool:
         """Whether hidden paths are what the user is after (OpenCode's rule)."""
-        return any(t.text.startswith(".") or "/." in t.text for t in self.positive)
+        return any(t.text.startswith(".") or "/." in t.text for t in self.positive) or any(
+            t.text.startswith(".") or "/." in t.text for t in self.alternatives if not t.negate)
 
     def insensitive(self) -> Query:
         """The same query with every term case-insensitive (smart case's fallback)."""
-        return Query(self.raw, tuple(
-            Term(t.kind, t.text, t.negate, False, t.accent_sensitive) for t in self.terms))
+        return Query(self.raw, _insensitive(self.terms),
+                     tuple(_insensitive(g) for g in self.groups))
+
+
+def _insensitive(terms: tuple[Term, ...]) -> tuple[Term, ...]:
+    return tuple(Term(t.kind, t.text, t.negate, False, t.accent_sensitive) for t in terms)
 
 
 def _fold_char(c: str) -> str:
@@ -143,7 +175,10 @@ def _term(word: str) -> Term | None:
     if word.startswith("!"):
         negate, word = True, word[1:]
     kind = Kind.FUZZY
-    if word.startswith("'"):
+    if len(word) > 2 and word.startswith("'") and word.endswith("'") and word[-2] != "\\":
+        return _made(Kind.BOUNDARY, word[1:-1], negate)
+    quoted = word.startswith("'")
+    if quoted:
         kind, word = Kind.EXACT, word[1:]
     elif word.startswith("^"):
         kind, word = Kind.PREFIX, word[1:]
@@ -152,12 +187,23 @@ def _term(word: str) -> Term | None:
         kind = Kind.EQUAL if kind is Kind.PREFIX else Kind.SUFFIX
     elif word.endswith("\\$"):
         word = word[:-2] + "$"
-    if word.startswith("\\") and len(word) > 1 and word[1] in "!'^\\":
-        word = word[1:]
+    word = _unescaped(word)
     if not word:
         return None
     if negate and kind is Kind.FUZZY:
         kind = Kind.EXACT  # fzf: !foo excludes paths *containing* foo
+    elif negate and quoted and kind is Kind.EXACT:
+        kind = Kind.FUZZY  # fzf: the quote flips exactness, so !'foo excludes fuzzy matches
+    return _made(kind, word, negate)
+
+
+def _unescaped(word: str) -> str:
+    if word.startswith("\\") and len(word) > 1 and word[1] in "!'^\\":
+        return word[1:]
+    return word
+
+
+def _made(kind: Kind, word: str, negate: bool) -> Term:
     return Term(kind, word, negate, word != lower1(word), _has_accent(word))
 
 
@@ -182,8 +228,32 @@ def parse(raw: str) -> Query:
         i += 1
     if cur:
         words.append("".join(cur))
-    terms = tuple(t for t in map(_term, words) if t is not None)
-    return Query(raw, terms)
+    if "|" not in words and not any(w.endswith("'") for w in words):
+        return Query(raw, tuple(t for t in map(_term, words) if t is not None))
+    return _grouped(raw, words)
+
+
+def _grouped(raw: str, words: list[str]) -> Query:
+    """fzf's sets: a ``|`` after a term joins the next term to its set (a ``|`` first, or
+    right after another, is a term; one at the end is ignored)."""
+    sets: list[list[Term]] = []
+    joined = after_bar = False
+    for w in words:
+        if sets and not after_bar and w == "|":
+            joined = after_bar = True
+            continue
+        after_bar = False
+        t = _term(w)
+        if t is None:
+            continue
+        if joined:
+            sets[-1].append(t)
+        else:
+            sets.append([t])
+        joined = False
+    terms = tuple(s[0] for s in sets if len(s) == 1 and s[0].kind is not Kind.BOUNDARY)
+    groups = tuple(tuple(s) for s in sets if len(s) > 1 or s[0].kind is Kind.BOUNDARY)
+    return Query(raw, terms, groups)
 
 
 def in_order(sub: str, text: str) -> bool:

@@ -36,6 +36,7 @@ from ffind.frontends.cli import (
     INTEGRATION_NOTE,
     KEY_TABLE,
     MCP_NOTE,
+    QUERY_SYNTAX,
     build_command,
 )
 from ffind.frontends.flags import FLAGS
@@ -159,6 +160,12 @@ def man_page() -> str:
         out.append(roff(para))
     out.append(".PP")
     out.append(roff(MCP_NOTE.replace("`", "")))
+    out.append(".SH PATTERN SYNTAX")
+    out.append(roff("PATTERN is one or more terms separated by spaces; a path must match "
+                    "every term, in any order. A backslash escapes a space (foo\\ bar is one "
+                    "term). A term with a capital letter is case-sensitive, unless that finds "
+                    "nothing. The terms are fzf's:"))
+    out += _entries(QUERY_SYNTAX)
     out.append(".SH OPTIONS")
     for param in cmd.get_params(ctx):
         if not isinstance(param, click.Option):

@@ -5,6 +5,7 @@ aider and helix) and random queries drawn from them."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ffind.engine.index import Index
 from ffind.engine.ranker import rank
 from ffind.engine.shortcuts import shortcut
 from ffind.engine.tuning import Tuning
+from ffind.query import Kind, Term, in_order, parse
 from ffind.scoring.weights import DEFAULT, Weights
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
@@ -72,7 +74,37 @@ def term(draw: st.DrawFn) -> str:
     return text.replace(" ", "") or "a"
 
 
-queries = st.one_of(term(), st.lists(term(), min_size=2, max_size=3).map(" ".join))
+@st.composite
+def boundary(draw: st.DrawFn) -> str:
+    """``'word'``: a word of a corpus path (between delimiters, so it holds at word
+    boundaries), sometimes cut or shifted (so it may hold nowhere)."""
+    path = draw(st.sampled_from(corpus())).lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", path) if w] or ["a"]
+    word = draw(st.sampled_from(words))
+    if draw(st.integers(0, 3)) == 0:
+        word = word[draw(st.integers(0, len(word) - 1)):]
+    return f"'{word}'"
+
+
+@st.composite
+def alternative(draw: st.DrawFn) -> str:
+    """One alternative of an OR group: a term, negated, anchored, exact or at boundaries."""
+    how = draw(st.sampled_from(["plain", "plain", "not", "not'", "^", "$", "'", "boundary"]))
+    if how == "boundary":
+        return draw(boundary())
+    t = draw(term()).lstrip("!'^").rstrip("$") or "a"
+    return {"plain": t, "not": "!" + t, "not'": "!'" + t, "^": "^" + t, "$": t + "$",
+            "'": "'" + t}[how]
+
+
+groups = st.one_of(boundary(), st.lists(alternative(), min_size=2, max_size=3).map(" | ".join))
+"""The extended syntax: an OR group (``a | !b | c$``) or a boundary term (``'word'``)."""
+
+plain_queries = st.one_of(term(), st.lists(term(), min_size=2, max_size=3).map(" ".join))
+extended = st.lists(st.one_of(term(), groups), min_size=1, max_size=3).filter(
+    lambda ws: any(" | " in w or w.endswith("'") for w in ws)).map(" ".join)
+queries = st.one_of(plain_queries, extended)
+"""Queries of plain terms, and queries with OR groups and boundary terms among them."""
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -171,3 +203,79 @@ def test_the_one_term_shortcut_of_one_character_is_the_ranking(c: str, k: int) -
     if fast is not None:
         assert fast == rank(ix, ms, k, False), (c, k)
     assert ix.match(c, limit=k) == ix.match(c)[:k]
+
+
+PADDED = [" src/lead.rs", "src/trail.rs ", "  both/a.md  ", "a-src-b/c.rs", "[src]/d.rs",
+          "x_src_y/e.rs", "srcx/f.rs"]
+"""Paths beside the corpus: surrounding whitespace (which anchors skip) and words between
+delimiters."""
+
+
+def holds_by_hand(t: Term, path: str) -> bool:
+    """Whether ``path`` matches the term ``t``, written out apart from the engine (lowercase
+    queries: every comparison folded)."""
+    text, key = path.lower(), t.text.lower()
+    if t.kind is Kind.FUZZY:
+        found = in_order(key, text)
+    elif t.kind is Kind.EXACT:
+        found = key in text
+    elif t.kind is Kind.BOUNDARY:
+        found = re.search(r"(?<![^\W_])" + re.escape(key) + r"(?![^\W_])", text) is not None
+    elif t.kind is Kind.PREFIX:
+        found = text.lstrip().startswith(key)
+    elif t.kind is Kind.SUFFIX:
+        found = text.rstrip().endswith(key)
+    else:
+        found = text.strip() == key
+    return found is not t.negate
+
+
+def ranked_by_hand(paths: list[str], raw: str) -> list[tuple[int, str]]:
+    """Every path matching every term and one alternative of each group, scored by the exact
+    scorer path by path (no set, bound or shortcut), in rank order."""
+    q = parse(raw)
+    ix = Index(paths)
+    out = []
+    for i, p in enumerate(paths):
+        if all(holds_by_hand(t, p) for t in q.terms) and all(
+                any(holds_by_hand(t, p) for t in g) for g in q.groups):
+            s = ix.exact.extended_score(q, i, q.targets_hidden) if q.scored else 0
+            assert s is not None, (raw, p)
+            out.append((s, p))
+    if not q.scored:
+        return sorted(out, key=lambda sp: paths.index(sp[1]))
+    return sorted(out, key=lambda sp: (-sp[0], len(sp[1]), sp[1]))
+
+
+@cache
+def numpy_index(paths: tuple[str, ...]) -> Index:
+    """An index of ``paths`` with numpy in use (groups' fuzzy alternatives scored in bulk)."""
+    ix = Index(paths, numpy=True)
+    assert ix.numpy_ready(60)
+    return ix
+
+
+@pytest.mark.parametrize("numpy", [False, True], ids=["scalar", "numpy"])
+@SETTINGS
+@given(extended, st.sampled_from([None, 1, 7]))
+def test_or_groups_and_boundary_terms_rank_as_by_hand(
+    numpy: bool, q: str, k: int | None
+) -> None:
+    """A query with OR groups and boundary terms finds exactly the paths that match it term by
+    term (through the prefilter, the match set and its narrowing), ranked by their exact
+    scores, path by path or in bulk; a group scores as its best alternative."""
+    paths = corpus() + PADDED
+    want = ranked_by_hand(paths, q)
+    ix = numpy_index(tuple(paths)) if numpy else Index(paths, numpy=False)
+    got = [(m.score, m.path) for m in ix.match(q, limit=k)]
+    assert got == (want if k is None else want[:k]), q
+
+
+def test_a_group_scores_as_its_best_alternative() -> None:
+    paths = ["src/prompt.ts", "lib/foo/bar.rs", "x/prom_y.md"]
+    ix = Index(paths)
+    for path in paths:
+        i = paths.index(path)
+        alone = [ix.exact.score(parse(t), i, False) for t in ("prom", "bar")]
+        best = max((s for s in alone if s is not None), default=None)
+        assert ix.exact.extended_score(parse("prom | bar"), i, False) == best, path

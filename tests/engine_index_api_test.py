@@ -77,14 +77,20 @@ def test_a_query_that_is_not_a_str_is_refused() -> None:
         Index(["a.py"]).run(None)  # type: ignore[arg-type]
 
 
-def test_limit_zero_is_refused_and_generators_still_work() -> None:
-    """0 is not read as "none" (the command's ``-l 0``): every match is ``None``."""
-    for call in (lambda: ffind.match("a", ["a.py"], limit=0),
-                 lambda: Index(["a.py"]).match("a", limit=0),
-                 lambda: ffind.SearchOptions(limit=0)):
-        with pytest.raises(ValueError, match=r"at least 1, not 0 \(None: every match\)"):
+def test_limit_zero_is_every_match_as_the_command_and_generators_still_work() -> None:
+    """0 is every match (as the command's ``-l 0``), like ``None``; a negative limit is
+    refused."""
+    paths = ["a.py", "b.a", "c"]
+    assert [m.path for m in ffind.match("a", paths, limit=0)] == ["a.py", "b.a"]
+    assert [m.path for m in Index(paths).match("a", limit=0)] == ["a.py", "b.a"]
+    assert ffind.SearchOptions(limit=0).limit is None
+    for call in (lambda: ffind.match("a", paths, limit=-1),
+                 lambda: Index(paths).match("a", limit=-1)):
+        with pytest.raises(ValueError, match=r"at least 0, not -1 \(0 or None: every match\)"):
             call()
-    assert [m.path for m in ffind.match("a", ["a.py", "b.a"], limit=None)] == ["a.py", "b.a"]
+    with pytest.raises(ValueError, match=r"at least 0, not -1 \(0 or None: every match\)"):
+        ffind.SearchOptions(limit=-1)
+    assert [m.path for m in ffind.match("a", paths, limit=None)] == ["a.py", "b.a"]
     assert [m.path for m in ffind.match("a", (p for p in ["a.py", "b.py"]))] == ["a.py"]
 
 

@@ -30,17 +30,23 @@ def corpus() -> list[str]:
 @st.composite
 def typed(draw: st.DrawFn) -> list[str]:
     """Keys as a user types them: a word from the start of a corpus path's file name or of
-    one of its folders, typed a key at a time, with backspaces and other words between."""
+    one of its folders, typed a key at a time, with backspaces and other words between, some
+    as an OR alternative of the last or quoted as a boundary term."""
     keys: list[str] = []
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(corpus())).lower()
         part = draw(st.sampled_from(path.split("/")))
         word = part[: draw(st.integers(1, min(7, len(part))))]
+        # sometimes after the last word, fzf's OR (``a | b``) or a quote (``'b'`` at the end)
+        how = draw(st.sampled_from(["new", "new", "or", "quote"])) if keys else "new"
+        before = {"new": "", "or": keys[-1] + " | " if keys else "", "quote": "'"}[how]
         for i in range(1, len(word) + 1):
-            keys.append(word[:i])
+            keys.append(before + word[:i])
             if i > 1 and draw(st.integers(0, 5)) == 0:
-                keys.append(word[: i - 1])  # a backspace, then the key again
-                keys.append(word[:i])
+                keys.append(before + word[: i - 1])  # a backspace, then the key again
+                keys.append(before + word[:i])
+        if how == "quote":
+            keys.append(before + word + "'")
     return keys
 
 

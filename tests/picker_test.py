@@ -266,6 +266,30 @@ def test_stdin_piped_into_the_picker(start: Callable[..., Pane]) -> None:
     assert pane.out.read_text() == "c/d.ts\n"
 
 
+@pytest.mark.parametrize(("query", "shown"), [
+    # fzf's README: starts with core, ends with go, rb or py
+    ("^core go$ | rb$ | py$", ["core/a.go", "core/b.rb", "core/c.py"]),
+    # test_filter.rb's test_boundary_match: both ends on word boundaries
+    ("'xyz'", ["/xyz/", "-xyz-", "_xyz_"]),
+])
+def test_the_picker_takes_fzf_s_or_and_boundary_terms(
+    start: Callable[..., Pane], query: str, shown: list[str]
+) -> None:
+    lines_in = ["core/a.go", "core/b.rb", "core/c.py", "core/d.js", "lib/e.go", "/xyz/",
+                "-xyz-", "_xyz_", "axyzb", "xyzx-"]
+    listing = "\\n".join(lines_in)
+    pane = start(command=f"printf '{listing}\\n' | {FFIND} --stdin -i")
+    total = f"/{len(lines_in)}"
+    pane.wait_for(lambda s: len(s) > 4 and s[1].strip() == "10" + total)
+    pane.type(query)
+    lines = pane.wait_for(lambda s: s[0] == "> " + query
+                          and s[1].strip() == f"{len(shown)}{total}")
+    assert [x[2:] for x in lines[2:2 + len(shown)]] == shown
+    pane.send("Enter")
+    assert pane.exit_code() == 0
+    assert pane.out.read_text() == shown[0] + "\n"
+
+
 def test_stdin_from_a_file_mark_two_print0(start: Callable[..., Pane], tmp_path: Path) -> None:
     listing = tmp_path / "list.txt"
     listing.write_bytes(b"x/one.py\nx/two.py\ny/three.rs\n\n")

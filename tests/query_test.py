@@ -16,7 +16,7 @@ from ffind.query import Kind, Term, fold, implies, parse, variant
         ("foo$", [(Kind.SUFFIX, "foo", False)]),
         ("^foo$", [(Kind.EQUAL, "foo", False)]),
         ("!foo", [(Kind.EXACT, "foo", True)]),
-        ("!'foo", [(Kind.EXACT, "foo", True)]),
+        ("!'foo", [(Kind.FUZZY, "foo", True)]),  # (fzf: the quote flips exactness)
         ("!^foo", [(Kind.PREFIX, "foo", True)]),
         ("!foo$", [(Kind.SUFFIX, "foo", True)]),
         ("a  b", [(Kind.FUZZY, "a", False), (Kind.FUZZY, "b", False)]),
@@ -32,6 +32,37 @@ from ffind.query import Kind, Term, fold, implies, parse, variant
 )
 def test_parse(raw: str, expected: list[tuple[Kind, str, bool]]) -> None:
     assert [(t.kind, t.text, t.negate) for t in parse(raw).terms] == expected
+
+
+G = tuple[tuple[Kind, str, bool], ...]
+
+
+@pytest.mark.parametrize(
+    ("raw", "terms", "groups"),
+    [
+        # fzf's src/pattern_test.go, TestParseTermsExtended (a `|` first is a term there too)
+        ("aaa 'bbb ^ccc ddd$ !eee !'fff !^ggg !hhh$ | ^iii$ ^xxx | 'yyy | zzz$ | !ZZZ |",
+         [(Kind.FUZZY, "aaa", False), (Kind.EXACT, "bbb", False), (Kind.PREFIX, "ccc", False),
+          (Kind.SUFFIX, "ddd", False), (Kind.EXACT, "eee", True), (Kind.FUZZY, "fff", True),
+          (Kind.PREFIX, "ggg", True)],
+         [((Kind.SUFFIX, "hhh", True), (Kind.EQUAL, "iii", False)),
+          ((Kind.PREFIX, "xxx", False), (Kind.EXACT, "yyy", False), (Kind.SUFFIX, "zzz", False),
+           (Kind.EXACT, "ZZZ", True))]),
+        ("1 | 5", [], [((Kind.FUZZY, "1", False), (Kind.FUZZY, "5", False))]),
+        ("foo |", [(Kind.FUZZY, "foo", False)], []),  # (a trailing `|` is ignored)
+        ("| foo", [(Kind.FUZZY, "|", False), (Kind.FUZZY, "foo", False)], []),
+        ("a | | b", [(Kind.FUZZY, "b", False)],
+         [((Kind.FUZZY, "a", False), (Kind.FUZZY, "|", False))]),
+        ("'xyz'", [], [((Kind.BOUNDARY, "xyz", False),)]),
+        ("!'xyz' foo", [(Kind.FUZZY, "foo", False)], [((Kind.BOUNDARY, "xyz", True),)]),
+        ("''", [(Kind.EXACT, "'", False)], []),  # (fzf's TestParseTermsExactBoundaryTooShort)
+        ("'a'", [], [((Kind.BOUNDARY, "a", False),)]),
+    ],
+)
+def test_parse_groups(raw: str, terms: list[tuple[Kind, str, bool]], groups: list[G]) -> None:
+    q = parse(raw)
+    assert [(t.kind, t.text, t.negate) for t in q.terms] == terms
+    assert [tuple((t.kind, t.text, t.negate) for t in g) for g in q.groups] == groups
 
 
 def test_smart_case_and_accents_per_term() -> None:

@@ -41,7 +41,7 @@ def _expected(query: str, paths: list[str], limit: int | None = None) -> list[Fi
     """What the session answers: ``ffind.match``'s ranking; with nothing to score (empty query,
     only negations), path order, as ``ffind`` lists them."""
     found = ffind.match(query, paths)
-    if not parse(query).positive:
+    if not parse(query).scored:
         found = sorted(found, key=lambda m: m.path)
     return found if limit is None else found[:limit]
 
@@ -70,10 +70,12 @@ def _tree(root: Path, n: int) -> list[str]:
     return paths
 
 
-# Typing (letters of the paths, '/', '.', '_', a capital, a space between terms) and
-# backspacing, with or without waiting between keystrokes.
+# Typing (letters of the paths, '/', '.', '_', a capital, a space between terms, fzf's
+# operators: ' | ', quotes, anchors, negation) and backspacing, with or without waiting
+# between keystrokes.
 KEYS = st.lists(
-    st.one_of(st.sampled_from(list("proamtsc/._PdeB ")), st.just("\b"), st.just("wait")),
+    st.one_of(st.sampled_from([*"proamtsc/._PdeB ", " | ", "'", "^", "$", "!"]),
+              st.just("\b"), st.just("wait")),
     min_size=1, max_size=25,
 )
 
@@ -107,6 +109,18 @@ def test_incremental_typing_equals_a_fresh_match(in_chunks: bool, keys: list[str
         assert fs.snapshot().query == query
         assert fs.results() == _expected(query, PATHS)
         assert fs.results(3) == _expected(query, PATHS, limit=3)
+    _assert_nothing_left()
+
+
+def test_results_zero_is_every_match_as_the_command() -> None:
+    with FileSearcher(options=SearchOptions(limit=2), paths=PATHS) as fs:
+        fs.set_query("s | p")
+        assert fs.wait(10)
+        assert len(_expected("s | p", PATHS)) > 2
+        assert fs.results() == _expected("s | p", PATHS, limit=2)
+        assert fs.results(0) == _expected("s | p", PATHS)
+        with pytest.raises(ValueError, match="at least 0"):
+            fs.results(-1)
     _assert_nothing_left()
 
 

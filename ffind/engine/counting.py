@@ -138,7 +138,7 @@ class CountTable:
         # plain: the superset is every match, the typo matches are refined by nothing, so a
         # path whose name is one edit away counts whatever its folders (its need is 0; a typo
         # term is the query's only positive term)
-        plain = (not q.negative and len(fuzzy) == len(q.positive)
+        plain = (not q.negative and not q.groups and len(fuzzy) == len(q.positive)
                  and not any(t.case_sensitive or t.accent_sensitive for t in q.positive))
         ok = None
         for t in fuzzy:

@@ -57,17 +57,22 @@ def check_paths(paths: object, name: str) -> None:
                         f"{type(paths).__name__}")
 
 
-def check_limit(limit: object, minimum: int = 1) -> None:
-    """``limit`` is None or an int of at least ``minimum``, else a ``TypeError``/``ValueError``.
-    A caller's 0 is refused, not read as "none" (every match is ``None``, as the command's
-    ``-l 0``); ``top``, which the stages call with what is left, takes 0."""
+def check_limit(limit: object) -> None:
+    """``limit`` is None or an int of at least 0, else a ``TypeError``/``ValueError``."""
     if limit is None:
         return
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
-    if limit < minimum:
-        every = " (None: every match)" if minimum else ""
-        raise ValueError(f"limit must be at least {minimum}, not {limit}{every}")
+    if limit < 0:
+        raise ValueError(f"limit must be at least 0, not {limit} (0 or None: every match)")
+
+
+def public_limit(limit: object) -> int | None:
+    """A caller's ``limit`` checked (``check_limit``), 0 read as None: every match, as the
+    command's ``-l 0``.  (``top``, which the stages call with what is left, takes 0 as 0.)"""
+    check_limit(limit)
+    assert limit is None or isinstance(limit, int)
+    return limit or None
 
 
 def check_query(query: object) -> None:
@@ -354,7 +359,7 @@ class Index:
     ) -> list[FileMatch]:
         """The best ``limit`` matches of ``ms``, best first; with ``least``, only those scoring at
         least ``least`` (the candidates bounded below it are never scored)."""
-        check_limit(limit, minimum=0)
+        check_limit(limit)
         if not self.numpy.earned:
             self._ranked += 1
             self.numpy.earned = self._ranked > 1
@@ -372,8 +377,8 @@ class Index:
         """The ranking of ``query``, best first, at most ``limit``.  With ``memory``
         (``ffind.Memory``), remembered paths and their neighbours gain a bounded boost; ``root``
         is the folder the paths are relative to (default: the working directory), ``now`` the
-        time recency is judged at."""
-        check_limit(limit)
+        time recency is judged at.  ``limit`` 0 or None: every match."""
+        limit = public_limit(limit)
         if memory is not None:
             if self._recall is None:
                 self._recall = Recall(
@@ -458,8 +463,8 @@ def match(
     query: str, candidates: Iterable[str], *, limit: int | None = None,
     compute_indices: bool = False,
 ) -> list[FileMatch]:
-    """One call: ``Index(candidates).match(query, ...)``."""
+    """One call: ``Index(candidates).match(query, ...)`` (``limit`` 0 or None: every match)."""
     check_query(query)
     check_paths(candidates, "candidates")
-    check_limit(limit)
+    limit = public_limit(limit)
     return Index(candidates).match(query, limit=limit, compute_indices=compute_indices)

@@ -18,7 +18,7 @@ from ffind.engine.accel import (
     subsequence_hits,
     subsequence_ids,
 )
-from ffind.query import Kind, Query, Term, fold, parse
+from ffind.query import Kind, Query, Term, fold, in_order, parse
 
 TYPO_MIN = 4
 """Shortest term (characters) that gets a typo pass."""
@@ -31,6 +31,8 @@ def select(
     """The ``ids`` whose ``texts`` match (or, ``negate``, do not match) a term of ``kind`` and
     ``key``; fuzzy terms through rapidfuzz (``np``: numpy or None).  A list, or ``accel.Ids`` for
     many hits."""
+    if kind is Kind.BOUNDARY or (negate and kind is Kind.FUZZY and len(key) > 1):
+        return [i for i in ids if holds(kind, key, texts[i]) is not negate]
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
             if np is not None:
@@ -47,30 +49,61 @@ def select(
         if negate:
             return [i for i in ids if key not in texts[i]]
         return [i for i in ids if key in texts[i]]
-    if kind is Kind.PREFIX:
-        return [i for i in ids if texts[i].startswith(key) is not negate]
-    if kind is Kind.SUFFIX:
-        return [i for i in ids if texts[i].endswith(key) is not negate]
-    return [i for i in ids if (texts[i] == key) is not negate]
+    return [i for i in ids if holds(kind, key, texts[i]) is not negate]
 
 
 def _holds(kind: Kind, key: str, texts: Sequence[str], ids: Sequence[int],
            negate: bool) -> list[bool]:
     """Per id of ``ids``, whether its text matches a term of ``kind`` and ``key`` (does not,
     with ``negate``) as ``select`` tests it without rapidfuzz."""
-    if kind is Kind.FUZZY or kind is Kind.EXACT:
+    if kind is Kind.EXACT or (kind is Kind.FUZZY and len(key) == 1):
         return [(key in texts[i]) is not negate for i in ids]
+    return [holds(kind, key, texts[i]) is not negate for i in ids]
+
+
+def anchored_at(kind: Kind, key: str, text: str) -> int:
+    """Where a term of ``kind`` (prefix, suffix or equal) and ``key`` matches ``text``, -1 when
+    it does not.  As fzf, the anchors skip the text's leading / trailing whitespace unless the
+    key itself starts / ends with whitespace (``^foo`` matches `` foo``)."""
+    lead = 0 if key[:1].isspace() else len(text) - len(text.lstrip())
     if kind is Kind.PREFIX:
-        return [texts[i].startswith(key) is not negate for i in ids]
+        return lead if text.startswith(key, lead) else -1
+    end = len(text) if key[-1:].isspace() else len(text.rstrip())
     if kind is Kind.SUFFIX:
-        return [texts[i].endswith(key) is not negate for i in ids]
-    return [(texts[i] == key) is not negate for i in ids]
+        at = end - len(key)
+        return at if at >= 0 and text.startswith(key, at) else -1
+    return lead if end - lead == len(key) and text.startswith(key, lead) else -1
+
+
+def boundary_starts(key: str, text: str) -> list[int]:
+    """Where ``key`` occurs in ``text`` with both ends on a word boundary (the text's ends or
+    a character that is neither a letter nor a digit: ``-xyz-``, ``/xyz/``, ``_xyz_``)."""
+    out = []
+    m = len(key)
+    p = text.find(key)
+    while p >= 0:
+        if (p == 0 or not text[p - 1].isalnum()) and (
+                p + m == len(text) or not text[p + m].isalnum()):
+            out.append(p)
+        p = text.find(key, p + 1)
+    return out
+
+
+def holds(kind: Kind, key: str, text: str) -> bool:
+    """Whether ``text`` matches a term of ``kind`` and ``key``, path by path."""
+    if kind is Kind.FUZZY:
+        return in_order(key, text)
+    if kind is Kind.EXACT:
+        return key in text
+    if kind is Kind.BOUNDARY:
+        return bool(boundary_starts(key, text))
+    return anchored_at(kind, key, text) >= 0
 
 
 def typo_term(q: Query) -> Term | None:
     """The term a typo pass is for: a lone fuzzy term of TYPO_MIN+ characters, no ``/``."""
     pos = q.positive
-    if len(pos) != 1:
+    if len(pos) != 1 or q.groups:
         return None
     t = pos[0]
     if t.kind is not Kind.FUZZY or len(t.text) < TYPO_MIN or "/" in t.text:
@@ -80,7 +113,7 @@ def typo_term(q: Query) -> Term | None:
 
 def lone_term(q: Query) -> Term | None:
     """The query's only term when it is a plain fuzzy one without ``/``."""
-    if len(q.terms) != 1:
+    if len(q.terms) != 1 or q.groups:
         return None
     t = q.terms[0]
     if t.negate or t.kind is not Kind.FUZZY or "/" in t.text:

@@ -71,6 +71,8 @@ def rank(
     """The best ``limit`` matches of ``ms``, best first; with ``least``, only those scoring at least
     ``least`` (groups bounded below it are never scored)."""
     q = parse(ms.query)
+    if q.groups:
+        return rank_each(ix, ms, limit, ci, least)
     if ms.fallback:
         q = q.insensitive()
     ids = ms.ids
@@ -387,6 +389,41 @@ def _above(
     seeded = set(seed)
     keep = [j for j, b in enumerate(ob) if b >= floor and j not in seeded]
     return [oids[j] for j in keep], [ob[j] for j in keep]
+
+
+def rank_each(
+    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
+) -> list[FileMatch]:
+    """``rank`` of a query with groups (``Query.groups``): every match scored exactly, without
+    bounds or shortcuts (their arithmetic has no OR group in it), ordered as ``rank`` orders."""
+    q = parse(ms.query)
+    if ms.fallback:
+        q = q.insensitive()
+    ids = ms.ids
+    if not q.scored:  # (every match scores 0: in id order, as ``rank``'s)
+        chosen = ids if limit is None else ids[:limit]
+        if least is not None and least > 0:
+            chosen = []
+        return [FileMatch(0, ix.paths[i], [] if ci else None) for i in chosen]
+    hidden_ok = q.targets_hidden
+    ids = list(ids)
+    bulk = ix.weights == DEFAULT and ix.numpy.module() is not None
+    totals: list[int | None] = [0] * len(ids)
+    for g in q.groups:  # (``extended_score``'s sum, a group at a time)
+        got = ix.exact.group_scores(g, ids, bulk)
+        totals = [None if a is None or b is None else a + b
+                  for a, b in zip(totals, got, strict=True)]
+    if q.positive:
+        plain, score = Query(q.raw, q.terms), ix.exact.score
+        firsts = [None if t is None else score(plain, i, hidden_ok)
+                  for t, i in zip(totals, ids, strict=True)]
+    else:
+        firsts = [-p for p in ix.store.penalties(ids, hidden_ok)]
+    pool = []
+    for t, f, i in zip(totals, firsts, ids, strict=True):
+        if t is not None and f is not None and (least is None or t + f >= least):
+            pool.append((t + f, i))
+    return results(ix, q, best(pool, ix.paths, limit, path_lengths(ix)), set(), ci)
 
 
 def results(

@@ -40,7 +40,7 @@ def shortcut(
     ``least``, only the matches scoring at least ``least`` (as ``Index.top``: a shell whose
     best is below it is never visited)."""
     q = parse(ms.query)
-    if len(q.terms) != 1 or limit <= 0:
+    if len(q.terms) != 1 or limit <= 0 or q.groups:  # (a group: ``rank_each``)
         return None
     t = q.terms[0]
     if t.negate or t.kind is not Kind.FUZZY:

@@ -79,7 +79,8 @@ def find_typos(store: PathStore, numpy: NumpyUse, q: Query, ranges: list[Range],
 
 
 def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
-    """``ids`` narrowed by the query's case- or accent-sensitive terms and its negations."""
+    """``ids`` narrowed by the query's case- or accent-sensitive terms, its negations and its
+    groups."""
     for t in q.positive:
         if t.case_sensitive or t.accent_sensitive:
             ids = select(t.kind, t.key, store.term_texts(t), ids, np=np,
@@ -87,7 +88,19 @@ def refine(store: PathStore, ids: Ids, q: Query, np: object = None) -> Ids:
     for t in q.negative:
         ids = select(t.kind, t.key, store.term_texts(t), ids, negate=True, np=np,
                      chunk=store.tuning.chunk)
+    for g in q.groups:
+        ids = select_group(store, g, ids)
     return ids
+
+
+def select_group(store: PathStore, group: tuple[Term, ...], ids: Ids) -> list[int]:
+    """The ``ids`` that one alternative of the OR group ``group`` matches, ascending."""
+    left: Ids | list[int] = ids
+    kept: set[int] = set()
+    for t in group:
+        kept.update(select(t.kind, t.key, store.term_texts(t), left, negate=t.negate))
+        left = [i for i in left if i not in kept]
+    return [i for i in ids if i in kept]
 
 
 def add_typos(

@@ -52,6 +52,19 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ffind -i", "pick interactively"),
     ("git ls-files | ffind --stdin -i", "pick among another command's paths"),
 ]
+QUERY_SYNTAX: list[tuple[str, str]] = [
+    ("foo", "fuzzy: f, o, o in this order (prom finds src/session/prompt.ts)"),
+    ("'foo", "exact: contains foo"),
+    ("'foo'", "exact at word boundaries: foo with no letter or digit on either side "
+              "(-foo-, /foo/, _foo_, not afoob)"),
+    ("^foo, foo$", "starts / ends with foo (whitespace around the path is skipped)"),
+    ("^foo$", "is exactly foo"),
+    ("!foo, !^foo, !foo$", "does not contain / start with / end with foo"),
+    ("!'foo", "does not match foo fuzzily"),
+    ("a | b", "either a or b, of any kinds (^core go$ | rb$ | py$); the group scores as its best "
+              "alternative, and a trailing | is ignored"),
+]
+"""fzf's extended syntax, term by term (space = AND), for the man page and docs/usage.md."""
 EXIT_STATUS: list[tuple[int, str]] = [(code, long) for code, (_, long) in EXIT_MEANING.items()]
 MCP_NOTE = "`ffind mcp` serves the find_files tool to AI agents over MCP (stdio)."
 

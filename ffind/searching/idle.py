@@ -65,7 +65,7 @@ class IdleWork:
             return False
         from ffind.query import parse
 
-        if not parse(state.query).positive:
+        if not parse(state.query).positive and not parse(state.query).groups:
             return False  # (every id of its ranges: nothing a next key could narrow)
         filler = self.filler
         if filler is None or filler.ms is not ms:

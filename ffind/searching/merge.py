@@ -38,7 +38,7 @@ def ranked(query: str) -> bool:
         return False
     from ffind.query import parse
 
-    return bool(parse(query).positive)
+    return parse(query).scored
 
 
 def rank_key(m: FileMatch, root_order: int) -> tuple[int, int, str, int]:

@@ -141,14 +141,14 @@ class FileSearcher:
     def results(
         self, limit: int | None = None, *, compute_indices: bool | None = None
     ) -> list[FileMatch]:
-        """The best matches of ``snapshot().query``; defaults from ``options`` (``limit`` at
-        least 1)."""
+        """The best matches of ``snapshot().query``; defaults from ``options`` (``limit`` None:
+        the options' limit; 0: every match, as the command's ``-l 0``)."""
         from ffind.engine.index import check_limit
 
         check_limit(limit)
         with self._cond:
             state = self._state
-        return self._top(state, limit, compute_indices)
+        return self._top(state, limit or None, compute_indices, every=limit == 0)
 
     def snapshot(self) -> Snapshot:
         """The current state: query, best matches, counts, whether the walk has finished."""
@@ -212,9 +212,9 @@ class FileSearcher:
         return self._error or self._inbox.error
 
     def _top(
-        self, state: State, limit: int | None, compute_indices: bool | None
+        self, state: State, limit: int | None, compute_indices: bool | None, every: bool = False
     ) -> list[FileMatch]:
-        if limit is None:
+        if limit is None and not every:
             limit = self.options.limit
         ci = self.options.compute_indices if compute_indices is None else compute_indices
         key = (limit, ci)
