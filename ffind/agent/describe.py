@@ -83,6 +83,10 @@ class Weights:
     length: float = 0.95  # how much a path's word count divides its score (BM25's ``b``)
     area: float = 0.5  # added to the folder places for words of a leading ``area:`` prefix
     compound: float = 0.7  # two query words written together (``dev container``: ``devcontainer``)
+    generic: float = 0.005
+    """Share of paths with one file name above which the name is generic (``mod.rs``): its
+    parent folder stands in for it, weighted ``stand_in`` instead of ``parent``."""
+    stand_in: float = 0.75
     manifests: int = 2  # last places kept for the top-level manifests when a version is named
     top_level: int = 5  # most top-level files added after the paths that match a word
 
@@ -124,9 +128,12 @@ def reads_as_description(query: str) -> bool:
 
 
 def weak_fuzzy(query: str, top: str | None) -> bool:
-    """Whether the fuzzy answer to a two-word ``query`` is weak: no exact match (``top`` is
-    None), or its best path does not hold every query word as a word."""
+    """Whether the fuzzy answer to ``query`` is weak: for two plain words, no exact match
+    (``top`` is None) or a best path that does not hold both as words; for three words or more
+    (quoted words in a sentence, ``'any'``, read as fzf operators), no exact match."""
     parts = query.split()
+    if len(parts) >= 3:
+        return top is None
     if len(parts) != 2 or not _plain(parts):
         return False
     if top is None:
@@ -187,11 +194,14 @@ class Describer:
         words, ids, places = array("i"), array("i"), array("b")
         lengths = array("H")
         folders: dict[str, dict[int, int]] = {}
+        generic = self._generic_names()
         for i, path in enumerate(self.paths):
             folder, _, name = path.rpartition("/")
             up = folders.get(folder)
             if up is None:
                 up = folders[folder] = self._folder_words(folder)
+            if name.lower() in generic:
+                up = {wid: 4 if place == 2 else place for wid, place in up.items()}
             mine = up | self._name_words(name)
             words.extend(mine)
             places.extend(mine.values())
@@ -214,6 +224,15 @@ class Describer:
         self.top = sorted((p for p in self.paths if "/" not in p),
                           key=lambda p: (p.startswith("."), len(p), p))
         self.manifests = [p for p in self.top if p.lower() in MANIFESTS]
+
+    def _generic_names(self) -> set[str]:
+        """The file names (lower case) that many folders hold (``mod.rs``, ``__init__.py``,
+        ``package.json``): such a file is named by its folder."""
+        from collections import Counter
+
+        counts = Counter(p.rpartition("/")[2].lower() for p in self.paths)
+        least = max(3.0, self.weights.generic * len(self.paths))
+        return {name for name, k in counts.items() if k >= least}
 
     def _id(self, word: str) -> int:
         wid = self.vocab.get(word)
@@ -323,8 +342,9 @@ class Describer:
         hit = np.zeros(n, dtype=bool)
         per_word: list[tuple[str, npt.NDArray[np.float32], dict[int, float]]] = []
         asked = 0.0
-        places = np.array([w.name, w.extension, w.parent, w.folder], dtype=np.float32)
-        hinted = places * np.array([1, 1, 1 + w.area, 1 + w.area], dtype=np.float32)
+        places = np.array([w.name, w.extension, w.parent, w.folder, w.stand_in],
+                          dtype=np.float32)
+        hinted = places * np.array([1, 1, 1 + w.area, 1 + w.area, 1 + w.area], dtype=np.float32)
         for word, share in self._words(description, plain):
             found = self.matches(word)
             if not found:
