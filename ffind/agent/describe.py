@@ -50,6 +50,7 @@ MAX_INSIDE = 2000  # most occurrences of a query word inside the vocabulary look
 _VERSION = re.compile(r"\b[vV]?\d+\.\d+(?:\.\d+)*\b")
 _AREA = re.compile(r"^\s*([\w./\- ,()]+?):\s")
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_IDENT = re.compile(r"[A-Za-z0-9_\-]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SUFFIXES = ("ations", "ation", "ators", "ator", "ates", "ated", "ating", "ate", "ings", "ing",
              "ions", "ion", "ers", "er", "ies", "ied", "es", "ed", "s", "ly")
@@ -87,6 +88,8 @@ class Weights:
     """Share of paths with one file name above which the name is generic (``mod.rs``): its
     parent folder stands in for it, weighted ``stand_in`` instead of ``parent``."""
     stand_in: float = 0.75
+    ident: float = 1.0
+    """Share of an identifier's words added when a folder or the name is that identifier."""
     manifests: int = 2  # last places kept for the top-level manifests when a version is named
     top_level: int = 5  # most top-level files added after the paths that match a word
 
@@ -365,7 +368,9 @@ class Describer:
         total_hits = int(hit.sum())
         k = min(max(limit, w.rerank), total_hits)
         top = np.argpartition(-score, k - 1)[:k] if k < n else np.flatnonzero(hit)
-        final = {i: float(score[i]) + self._phrases(i, per_word) for i in top.tolist()}
+        named = self._identifiers(description, per_word)
+        final = {i: float(score[i]) + self._phrases(i, per_word) + self._named(i, named)
+                 for i in top.tolist()}
         order = sorted(final, key=lambda i: (-final[i], len(self.paths[i]), self.paths[i]))
         shown = [Described(self.paths[i], final[i],
                            [word for word, best, _ in per_word if best[i] > 0 and word in plain])
@@ -398,6 +403,31 @@ class Describer:
             have.update(extra)
         rest = (Described(p, 0.0, []) for p in self.top if p not in have)
         return shown + list(islice(rest, max(0, min(self.weights.top_level, limit - len(shown)))))
+
+    def _identifiers(self, description: str, per_word: list[tuple[
+            str, npt.NDArray[np.float32], dict[int, float]]]
+                     ) -> list[tuple[str, list[npt.NDArray[np.float32]]]]:
+        """The identifiers of ``description`` written as several words (``bevy_remote``,
+        ``HttpUtil``, ``compiler-sfc``): their letters and digits in lower case, with the
+        per-path weights of the words they hold."""
+        best = {word: b for word, b, _ in per_word}
+        out = []
+        for token in _IDENT.findall(description):
+            words = split_words(token)
+            if len(words) >= 2:
+                out.append(("".join(words), [best[x] for x in words if x in best]))
+        return out
+
+    def _named(self, i: int, named: list[tuple[str, list[npt.NDArray[np.float32]]]]) -> float:
+        """The bonus of path ``i`` when a folder or its name (before the first dot) is one of
+        the description's identifiers (``_identifiers``), written any way."""
+        if not named or self.weights.ident == 0:
+            return 0.0
+        parts = self.paths[i].split("/")
+        parts[-1] = parts[-1].split(".")[0] or parts[-1]
+        keys = {"".join(_WORD.findall(p)).lower() for p in parts}
+        return self.weights.ident * sum(float(sum(b[i] for b in bests))
+                                        for key, bests in named if key in keys)
 
     def _phrases(self, i: int, per_word: list[tuple[str, npt.NDArray[np.float32],
                                                      dict[int, float]]]) -> float:
