@@ -50,7 +50,7 @@ MAX_INSIDE = 2000  # most occurrences of a query word inside the vocabulary look
 _VERSION = re.compile(r"\b[vV]?\d+\.\d+(?:\.\d+)*\b")
 _AREA = re.compile(r"^\s*([\w./\- ,()]+?):\s")
 _WORD = re.compile(r"[A-Za-z0-9]+")
-_IDENT = re.compile(r"[A-Za-z0-9_\-]+")
+_IDENT = re.compile(r"[A-Za-z0-9_.\-]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SUFFIXES = ("ations", "ation", "ators", "ator", "ates", "ated", "ating", "ate", "ings", "ing",
              "ions", "ion", "ers", "er", "ies", "ied", "es", "ed", "s", "ly")
@@ -408,23 +408,25 @@ class Describer:
             str, npt.NDArray[np.float32], dict[int, float]]]
                      ) -> list[tuple[str, list[npt.NDArray[np.float32]]]]:
         """The identifiers of ``description`` written as several words (``bevy_remote``,
-        ``HttpUtil``, ``compiler-sfc``): their letters and digits in lower case, with the
-        per-path weights of the words they hold."""
+        ``HttpUtil``, ``compiler-sfc``, ``pull.py``; each part of ``ActiveStorage.analyzers``):
+        their letters and digits in lower case, with the per-path weights of their words."""
         best = {word: b for word, b, _ in per_word}
-        out = []
+        out: dict[str, list[npt.NDArray[np.float32]]] = {}
         for token in _IDENT.findall(description):
-            words = split_words(token)
-            if len(words) >= 2:
-                out.append(("".join(words), [best[x] for x in words if x in best]))
-        return out
+            token = token.strip("._-")
+            for piece in {token, *token.split(".")}:
+                words = split_words(piece)
+                if len(words) >= 2:
+                    out["".join(words)] = [best[x] for x in dict.fromkeys(words) if x in best]
+        return list(out.items())
 
     def _named(self, i: int, named: list[tuple[str, list[npt.NDArray[np.float32]]]]) -> float:
-        """The bonus of path ``i`` when a folder or its name (before the first dot) is one of
-        the description's identifiers (``_identifiers``), written any way."""
+        """The bonus of path ``i`` when a folder or its name (whole, or before the first dot) is
+        one of the description's identifiers (``_identifiers``), written any way."""
         if not named or self.weights.ident == 0:
             return 0.0
         parts = self.paths[i].split("/")
-        parts[-1] = parts[-1].split(".")[0] or parts[-1]
+        parts.append(parts[-1].split(".")[0])
         keys = {"".join(_WORD.findall(p)).lower() for p in parts}
         return self.weights.ident * sum(float(sum(b[i] for b in bests))
                                         for key, bests in named if key in keys)
