@@ -65,25 +65,25 @@ for _full, _shorts in ABBREVIATIONS.items():
 class Weights:
     """How much each kind of word match and each place in a path is worth."""
 
-    exact: float = 1.0
+    exact: float = 0.7
     stem: float = 0.53
-    abbrev: float = 0.54
+    abbrev: float = 0.38
     prefix: float = 0.42
-    infix: float = 0.63
-    typo: float = 0.32
+    infix: float = 0.44
+    typo: float = 0.16
     name: float = 1.0
-    extension: float = 0.53
+    extension: float = 0.74
     parent: float = 0.47
     folder: float = 0.77
-    repeat: float = 0.23  # share of a word's second match (name and folder both) added to its best
+    repeat: float = 0.32  # share of a word's second match (name and folder both) added to its best
     phrase: float = 0.36
     """Share added for query words next to each other matching path words next to each other."""
     digits: float = 0.29
     rerank: int = 200  # how many of the best paths the phrase bonus may reorder
-    coverage: float = 0.57  # exponent of the share of the description's weight a path covers
+    coverage: float = 0.4  # exponent of the share of the description's weight a path covers
     length: float = 0.95  # how much a path's word count divides its score (BM25's ``b``)
     area: float = 0.5  # added to the folder places for words of a leading ``area:`` prefix
-    compound: float = 0.7  # two query words written together (``dev container``: ``devcontainer``)
+    compound: float = 0.49  # two query words written together (``dev container``: ``devcontainer``)
     generic: float = 0.005
     """Share of paths with one file name above which the name is generic (``mod.rs``): its
     parent folder stands in for it, weighted ``stand_in`` instead of ``parent``."""
