@@ -1,9 +1,11 @@
 """Ranking a description by words (``find_files`` for "image inspect size"): each query word
 matches path words (folders, name split at case changes and ``_-.``) exactly, by stem, by
-abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position; a
-path sums its best match per word; top-level files fill the places the words leave (a version
-bump points at the manifests).  ``Describer(paths)`` builds the word tables once per
-listing; ``rank`` costs a few numpy passes.  See ``docs/agents.md``."""
+abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position (a
+generic name such as ``mod.rs`` is named by its folder); a path sums its best match per word,
+and gains when a folder or its name is an identifier of the description (``bevy_remote``);
+top-level files fill the places the words leave (a version bump points at the manifests).
+``Describer(paths)`` builds the word tables once per listing; ``rank`` costs a few numpy
+passes.  See ``docs/agents.md``."""
 
 from __future__ import annotations
 
@@ -85,11 +87,14 @@ class Weights:
     area: float = 0.5  # added to the folder places for words of a leading ``area:`` prefix
     compound: float = 0.49  # two query words written together (``dev container``: ``devcontainer``)
     generic: float = 0.005
-    """Share of paths with one file name above which the name is generic (``mod.rs``): its
-    parent folder stands in for it, weighted ``stand_in`` instead of ``parent``."""
+    """Share of paths with one file name from which the name is generic (``mod.rs``): lower
+    calls more names generic, so more files are found by their folder rather than their name."""
     stand_in: float = 0.75
+    """Place weight of a generic name's parent folder (``parent`` otherwise): higher ranks
+    ``entity/mod.rs`` above ``entity/spawn.rs`` for "entity", and above names that match."""
     ident: float = 1.0
-    """Share of an identifier's words added when a folder or the name is that identifier."""
+    """Share of an identifier's words added again when a folder or the name is it: higher puts
+    ``bevy_remote/*`` above ``remote.rs`` for "bevy_remote", and over the other words."""
     manifests: int = 2  # last places kept for the top-level manifests when a version is named
     top_level: int = 5  # most top-level files added after the paths that match a word
 
