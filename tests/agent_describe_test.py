@@ -10,6 +10,7 @@ import pytest
 from ffind.agent.describe import (
     STOP_WORDS,
     Describer,
+    held_words,
     reads_as_description,
     split_words,
     stem,
@@ -74,6 +75,8 @@ DESCRIBED = [
     ("Update pull.py", "lib/ansible/cli/pull.py"),
     # Quoted words read as fzf's 'exact: the fuzzy match finds nothing, the words rank.
     ("swift highlights for 'await'", "runtime/queries/swift/highlights.scm"),
+    # Two words the fuzzy match finds as scattered letters only: the word that matches wins.
+    ("README improvement", "README.md"),
 ]
 
 
@@ -176,6 +179,12 @@ def test_a_generic_name_is_named_by_its_folder() -> None:
                    "src/entity/spawn.rs"])
     assert [m.path for m in d.rank("entity construction ergonomics", 10).matches] == [
         "src/entity/mod.rs", "src/entity/spawn.rs"]
+
+
+def test_words_held_count_the_words_that_count() -> None:
+    assert held_words("the restart policy", "daemon/restart_policy.go") == 2
+    assert held_words("restart policy", "vendor/certs/rsa_tls_policy.go") == 1
+    assert held_words("README improvement", "its/mng-4199/repo/maven-metadata.xml") == 0
 
 
 def test_sentences_with_quoted_words_are_descriptions() -> None:

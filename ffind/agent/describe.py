@@ -150,6 +150,14 @@ def weak_fuzzy(query: str, top: str | None) -> bool:
     return not all(any(_same(q, p) for p in held) for q in split_words(query))
 
 
+def held_words(query: str, path: str) -> int:
+    """How many of ``query``'s words that count (not ``STOP_WORDS``) ``path`` holds as words
+    (as ``Describer.matches`` matches them)."""
+    held = split_words(path)
+    plain = [q for q in dict.fromkeys(split_words(query)) if q not in STOP_WORDS]
+    return sum(any(_same(q, p) for p in held) for q in plain)
+
+
 def _plain(parts: list[str]) -> bool:
     return not any(p[0] in "'^!" or p.endswith("$") or p == "|" for p in parts)
 
