@@ -10,6 +10,7 @@ import pytest
 from ffind.agent.describe import (
     STOP_WORDS,
     Describer,
+    held_words,
     reads_as_description,
     split_words,
     stem,
@@ -42,6 +43,16 @@ FILES = [
     "src/auth/authentication_middleware.ts",
     "src/session/prompt.ts",
     "README.md",
+    "crates/bevy_remote/Cargo.toml",
+    "crates/bevy_remote/src/lib.rs",
+    "crates/bevy_reflect/src/remote.rs",
+    "crates/bevy_asset/src/io/wasm.rs",
+    "lib/ansible/cli/pull.py",
+    "bin/ansible-pull",
+    "codec-http/src/main/java/io/netty/handler/codec/http/HttpUtil.java",
+    "codec-quic/src/main/java/io/netty/handler/codec/quic/QuicTokenHandler.java",
+    "runtime/queries/swift/highlights.scm",
+    "runtime/queries/rust/highlights.scm",
 ]
 
 DESCRIBED = [
@@ -57,6 +68,15 @@ DESCRIBED = [
     ("images: pulling an image", "daemon/images/image_pull.go"),
     ("session promtp", "src/session/prompt.ts"),
     ("database migration", "db/migrate/20240101_create_users.rb"),
+    # An identifier that is a folder or a name, written any way, outranks its words elsewhere.
+    ("Fix bevy_remote not compiling on wasm", "crates/bevy_remote/src/lib.rs"),
+    ("Precalculate TOKEN_CHARS_HIGH and TOKEN_CHARS_LOW in HttpUtil",
+     "codec-http/src/main/java/io/netty/handler/codec/http/HttpUtil.java"),
+    ("Update pull.py", "lib/ansible/cli/pull.py"),
+    # Quoted words read as fzf's 'exact: the fuzzy match finds nothing, the words rank.
+    ("swift highlights for 'await'", "runtime/queries/swift/highlights.scm"),
+    # Two words the fuzzy match finds as scattered letters only: the word that matches wins.
+    ("README improvement", "README.md"),
 ]
 
 
@@ -150,3 +170,24 @@ def test_top_level_files_follow_the_word_matches() -> None:
     assert [m.path for m in d.rank("Update zlint to 3.6.0", 4).matches] == [
         "src/zlint.rs", "docs/zlint.md", "Cargo.lock", "Cargo.toml"]
     assert d.rank("zzqxj qqxzy", 10).matches == []
+
+
+def test_a_generic_name_is_named_by_its_folder() -> None:
+    # mod.rs is in three folders of four paths: its folder weighs as a name would, above
+    # the same folder holding a file of another name.
+    d = Describer(["src/entity/mod.rs", "src/query/mod.rs", "src/world/mod.rs",
+                   "src/entity/spawn.rs"])
+    assert [m.path for m in d.rank("entity construction ergonomics", 10).matches] == [
+        "src/entity/mod.rs", "src/entity/spawn.rs"]
+
+
+def test_words_held_count_the_words_that_count() -> None:
+    assert held_words("the restart policy", "daemon/restart_policy.go") == 2
+    assert held_words("restart policy", "vendor/certs/rsa_tls_policy.go") == 1
+    assert held_words("README improvement", "its/mng-4199/repo/maven-metadata.xml") == 0
+
+
+def test_sentences_with_quoted_words_are_descriptions() -> None:
+    assert not reads_as_description("remove 'any' as valid option")
+    assert weak_fuzzy("remove 'any' as valid option", None)
+    assert not weak_fuzzy("remove 'any' as valid option", "src/options/any.py")

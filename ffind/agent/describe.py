@@ -1,9 +1,11 @@
 """Ranking a description by words (``find_files`` for "image inspect size"): each query word
 matches path words (folders, name split at case changes and ``_-.``) exactly, by stem, by
-abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position; a
-path sums its best match per word; top-level files fill the places the words leave (a version
-bump points at the manifests).  ``Describer(paths)`` builds the word tables once per
-listing; ``rank`` costs a few numpy passes.  See ``docs/agents.md``."""
+abbreviation, as a prefix, inside or one typo away, weighted by rarity (IDF) and position (a
+generic name such as ``mod.rs`` is named by its folder); a path sums its best match per word,
+and gains when a folder or its name is an identifier of the description (``bevy_remote``);
+top-level files fill the places the words leave (a version bump points at the manifests).
+``Describer(paths)`` builds the word tables once per listing; ``rank`` costs a few numpy
+passes.  See ``docs/agents.md``."""
 
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ MAX_INSIDE = 2000  # most occurrences of a query word inside the vocabulary look
 _VERSION = re.compile(r"\b[vV]?\d+\.\d+(?:\.\d+)*\b")
 _AREA = re.compile(r"^\s*([\w./\- ,()]+?):\s")
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_IDENT = re.compile(r"[A-Za-z0-9_.\-]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SUFFIXES = ("ations", "ation", "ators", "ator", "ates", "ated", "ating", "ate", "ings", "ing",
              "ions", "ion", "ers", "er", "ies", "ied", "es", "ed", "s", "ly")
@@ -64,25 +67,34 @@ for _full, _shorts in ABBREVIATIONS.items():
 class Weights:
     """How much each kind of word match and each place in a path is worth."""
 
-    exact: float = 1.0
+    exact: float = 0.7
     stem: float = 0.53
-    abbrev: float = 0.54
+    abbrev: float = 0.38
     prefix: float = 0.42
-    infix: float = 0.63
-    typo: float = 0.32
+    infix: float = 0.44
+    typo: float = 0.16
     name: float = 1.0
-    extension: float = 0.53
+    extension: float = 0.74
     parent: float = 0.47
     folder: float = 0.77
-    repeat: float = 0.23  # share of a word's second match (name and folder both) added to its best
+    repeat: float = 0.32  # share of a word's second match (name and folder both) added to its best
     phrase: float = 0.36
     """Share added for query words next to each other matching path words next to each other."""
     digits: float = 0.29
     rerank: int = 200  # how many of the best paths the phrase bonus may reorder
-    coverage: float = 0.57  # exponent of the share of the description's weight a path covers
+    coverage: float = 0.4  # exponent of the share of the description's weight a path covers
     length: float = 0.95  # how much a path's word count divides its score (BM25's ``b``)
     area: float = 0.5  # added to the folder places for words of a leading ``area:`` prefix
-    compound: float = 0.7  # two query words written together (``dev container``: ``devcontainer``)
+    compound: float = 0.49  # two query words written together (``dev container``: ``devcontainer``)
+    generic: float = 0.005
+    """Share of paths with one file name from which the name is generic (``mod.rs``): lower
+    calls more names generic, so more files are found by their folder rather than their name."""
+    stand_in: float = 0.75
+    """Place weight of a generic name's parent folder (``parent`` otherwise): higher ranks
+    ``entity/mod.rs`` above ``entity/spawn.rs`` for "entity", and above names that match."""
+    ident: float = 1.0
+    """Share of an identifier's words added again when a folder or the name is it: higher puts
+    ``bevy_remote/*`` above ``remote.rs`` for "bevy_remote", and over the other words."""
     manifests: int = 2  # last places kept for the top-level manifests when a version is named
     top_level: int = 5  # most top-level files added after the paths that match a word
 
@@ -124,15 +136,26 @@ def reads_as_description(query: str) -> bool:
 
 
 def weak_fuzzy(query: str, top: str | None) -> bool:
-    """Whether the fuzzy answer to a two-word ``query`` is weak: no exact match (``top`` is
-    None), or its best path does not hold every query word as a word."""
+    """Whether the fuzzy answer to ``query`` is weak: for two plain words, no exact match
+    (``top`` is None) or a best path that does not hold both as words; for three words or more
+    (quoted words in a sentence, ``'any'``, read as fzf operators), no exact match."""
     parts = query.split()
+    if len(parts) >= 3:
+        return top is None
     if len(parts) != 2 or not _plain(parts):
         return False
     if top is None:
         return True
     held = split_words(top)
     return not all(any(_same(q, p) for p in held) for q in split_words(query))
+
+
+def held_words(query: str, path: str) -> int:
+    """How many of ``query``'s words that count (not ``STOP_WORDS``) ``path`` holds as words
+    (as ``Describer.matches`` matches them)."""
+    held = split_words(path)
+    plain = [q for q in dict.fromkeys(split_words(query)) if q not in STOP_WORDS]
+    return sum(any(_same(q, p) for p in held) for q in plain)
 
 
 def _plain(parts: list[str]) -> bool:
@@ -187,11 +210,14 @@ class Describer:
         words, ids, places = array("i"), array("i"), array("b")
         lengths = array("H")
         folders: dict[str, dict[int, int]] = {}
+        generic = self._generic_names()
         for i, path in enumerate(self.paths):
             folder, _, name = path.rpartition("/")
             up = folders.get(folder)
             if up is None:
                 up = folders[folder] = self._folder_words(folder)
+            if name.lower() in generic:
+                up = {wid: 4 if place == 2 else place for wid, place in up.items()}
             mine = up | self._name_words(name)
             words.extend(mine)
             places.extend(mine.values())
@@ -214,6 +240,15 @@ class Describer:
         self.top = sorted((p for p in self.paths if "/" not in p),
                           key=lambda p: (p.startswith("."), len(p), p))
         self.manifests = [p for p in self.top if p.lower() in MANIFESTS]
+
+    def _generic_names(self) -> set[str]:
+        """The file names (lower case) that many folders hold (``mod.rs``, ``__init__.py``,
+        ``package.json``): such a file is named by its folder."""
+        from collections import Counter
+
+        counts = Counter(p.rpartition("/")[2].lower() for p in self.paths)
+        least = max(3.0, self.weights.generic * len(self.paths))
+        return {name for name, k in counts.items() if k >= least}
 
     def _id(self, word: str) -> int:
         wid = self.vocab.get(word)
@@ -323,8 +358,9 @@ class Describer:
         hit = np.zeros(n, dtype=bool)
         per_word: list[tuple[str, npt.NDArray[np.float32], dict[int, float]]] = []
         asked = 0.0
-        places = np.array([w.name, w.extension, w.parent, w.folder], dtype=np.float32)
-        hinted = places * np.array([1, 1, 1 + w.area, 1 + w.area], dtype=np.float32)
+        places = np.array([w.name, w.extension, w.parent, w.folder, w.stand_in],
+                          dtype=np.float32)
+        hinted = places * np.array([1, 1, 1 + w.area, 1 + w.area, 1 + w.area], dtype=np.float32)
         for word, share in self._words(description, plain):
             found = self.matches(word)
             if not found:
@@ -345,7 +381,9 @@ class Describer:
         total_hits = int(hit.sum())
         k = min(max(limit, w.rerank), total_hits)
         top = np.argpartition(-score, k - 1)[:k] if k < n else np.flatnonzero(hit)
-        final = {i: float(score[i]) + self._phrases(i, per_word) for i in top.tolist()}
+        named = self._identifiers(description, per_word)
+        final = {i: float(score[i]) + self._phrases(i, per_word) + self._named(i, named)
+                 for i in top.tolist()}
         order = sorted(final, key=lambda i: (-final[i], len(self.paths[i]), self.paths[i]))
         shown = [Described(self.paths[i], final[i],
                            [word for word, best, _ in per_word if best[i] > 0 and word in plain])
@@ -378,6 +416,33 @@ class Describer:
             have.update(extra)
         rest = (Described(p, 0.0, []) for p in self.top if p not in have)
         return shown + list(islice(rest, max(0, min(self.weights.top_level, limit - len(shown)))))
+
+    def _identifiers(self, description: str, per_word: list[tuple[
+            str, npt.NDArray[np.float32], dict[int, float]]]
+                     ) -> list[tuple[str, list[npt.NDArray[np.float32]]]]:
+        """The identifiers of ``description`` written as several words (``bevy_remote``,
+        ``HttpUtil``, ``compiler-sfc``, ``pull.py``; each part of ``ActiveStorage.analyzers``):
+        their letters and digits in lower case, with the per-path weights of their words."""
+        best = {word: b for word, b, _ in per_word}
+        out: dict[str, list[npt.NDArray[np.float32]]] = {}
+        for token in _IDENT.findall(description):
+            token = token.strip("._-")
+            for piece in {token, *token.split(".")}:
+                words = split_words(piece)
+                if len(words) >= 2:
+                    out["".join(words)] = [best[x] for x in dict.fromkeys(words) if x in best]
+        return list(out.items())
+
+    def _named(self, i: int, named: list[tuple[str, list[npt.NDArray[np.float32]]]]) -> float:
+        """The bonus of path ``i`` when a folder or its name (whole, or before the first dot) is
+        one of the description's identifiers (``_identifiers``), written any way."""
+        if not named or self.weights.ident == 0:
+            return 0.0
+        parts = self.paths[i].split("/")
+        parts.append(parts[-1].split(".")[0])
+        keys = {"".join(_WORD.findall(p)).lower() for p in parts}
+        return self.weights.ident * sum(float(sum(b[i] for b in bests))
+                                        for key, bests in named if key in keys)
 
     def _phrases(self, i: int, per_word: list[tuple[str, npt.NDArray[np.float32],
                                                      dict[int, float]]]) -> float:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ffind.agent.describe import reads_as_description, weak_fuzzy
+from ffind.agent.describe import held_words, reads_as_description, weak_fuzzy
 from ffind.agent.loose import MAX_LOOSE_WORDS, loose_queries
 from ffind.agent.schema import ECHO_CHARS, GLOB_LIMIT, MAX_LIMIT, TOOL_LIMIT
 from ffind.agent.secrets import secret_kind, split_secrets, wants_secrets
@@ -238,8 +238,9 @@ def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | No
         # Exact matches may rank below near-whole-name typo matches; look at all of them.
         typo_only = all(m.typo for m in snap.main.top(ms, None))
     exact = (total and not typo_only) or any(not m.typo for m in secrets)
-    if weak_fuzzy(query, page[0].path if exact and page else None):
-        described = _described(snap, query, limit, every_word=bool(exact))
+    top = page[0].path if exact and page else None
+    if weak_fuzzy(query, top):
+        described = _described(snap, query, limit, held_words(query, top) if top else 0)
         if described is not None:
             return described
     if not exact:
@@ -260,16 +261,15 @@ def _search(snap: TreeSnapshot, query: str, limit: int, memory: VisitSource | No
     return format_found(query, shown, total + len(secrets))
 
 
-def _described(snap: TreeSnapshot, query: str, limit: int, every_word: bool = False
-               ) -> str | None:
+def _described(snap: TreeSnapshot, query: str, limit: int, beat: int = 0) -> str | None:
     """The answer of the word ranking (``ffind.agent.describe``); None when no word matched,
-    or with ``every_word`` when the first path does not match every word."""
+    or when its first path matches fewer words than ``beat`` (the fuzzy answer's first holds)."""
     from ffind.agent.describe import Describer
 
     if snap.describer is None:
         snap.describer = Describer(snap.main.paths)
     ranking = snap.describer.rank(query, limit)
-    if not ranking.matches or (every_word and len(ranking.matches[0].words) < len(ranking.words)):
+    if not ranking.matches or len(ranking.matches[0].words) < beat:
         return None
     return format_found(query, [m.path for m in ranking.matches], ranking.total,
                         header=f"Ranked by words for {_quote(query)} ({ranking.summary()}):")
