@@ -152,3 +152,70 @@ def test_the_folder_map_follows_a_growing_index_and_new_folders() -> None:
     assert recall.folders(paths[:4], {"a"}) == fresh(4, {"a"})  # grown: only new paths read
     assert recall.folders(paths, {"", "b"}) == fresh(5, {"a", "b", ""})  # new folders: all
     assert recall.folders(paths, {"b/c"})["b/c"] == {"b/c/w.py"}
+
+
+OVERLAY = [
+    "daemon/graphdriver/overlay/overlay.go",
+    "daemon/graphdriver/overlay/overlay.proto",
+    "daemon/graphdriver/overlay2/check.go",
+    "daemon/graphdriver/overlay2/driver.go",
+    "daemon/graphdriver/overlay2/mount.go",
+    "README.md",
+]
+
+
+def test_a_remembered_typo_match_stays_below_the_clean_matches(mem: Memory) -> None:
+    index = Index(OVERLAY)
+    for _ in range(5):
+        mem.record(f"{ROOT}/daemon/graphdriver/overlay/overlay.go", when=NOW - HOUR)
+    expected = [
+        "daemon/graphdriver/overlay2/check.go",
+        "daemon/graphdriver/overlay2/mount.go",
+        "daemon/graphdriver/overlay2/driver.go",
+        "daemon/graphdriver/overlay/overlay.go",  # a typo match (overlay2 -> overlay)
+        "daemon/graphdriver/overlay/overlay.proto",
+    ]
+    assert ranked(index, "overlay2", None) == expected
+    assert ranked(index, "overlay2", mem) == expected
+    assert ranked(index, "overlay2", mem, limit=3) == expected[:3]
+    # the clean match of the same remembered file is lifted as before
+    assert ranked(index, "overlay", mem)[0] == "daemon/graphdriver/overlay/overlay.go"
+
+
+TYPO_CORPUS = [f"{d}/{n}" for d in ("src", "src/overlay", "src/overlay2", "lib", "test")
+               for n in ("overlay.go", "overlay2.go", "prompt.ts", "promtp.ts", "main.py",
+                         "mian.py", "mount.go")]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    visits=st.lists(st.tuples(st.sampled_from(TYPO_CORPUS), st.floats(0, 30 * 24 * HOUR),
+                              st.integers(1, 20)), max_size=10),
+    query=st.sampled_from(["overlay", "overlay2", "overlay3", "prompt", "promtp", "main",
+                           "mian", "mount", "mounr", "srcmain"]),
+    k=st.integers(1, 40),
+)
+def test_the_memory_never_lifts_a_typo_match_over_a_clean_one(
+    tmp_path_factory: pytest.TempPathFactory, visits: list[tuple[str, float, int]], query: str,
+    k: int,
+) -> None:
+    """The promise as stated: whatever the memory holds, a clean match ranked above a typo match
+    without memory is still above it with memory; and ``limit=k`` is still the prefix."""
+    with Memory(tmp_path_factory.mktemp("m") / "m.db") as mem:
+        for path, ago, times in visits:
+            for _ in range(times):
+                mem.record(f"{ROOT}/{path}", when=NOW - ago)
+        index = Index(TYPO_CORPUS)
+        plain = index.match(query)
+        full = index.match(query, memory=mem, root=ROOT, now=NOW)
+        assert index.match(query, limit=k, memory=mem, root=ROOT, now=NOW) == full[:k]
+        where = {m.path: i for i, m in enumerate(full)}
+        for i, clean in enumerate(plain):
+            if clean.typo:
+                continue
+            for typo in plain[i + 1:]:
+                if typo.typo:
+                    assert where[clean.path] < where[typo.path], (clean.path, typo.path)
+        score = {m.path: m.score for m in plain}
+        assert all(m.score == score[m.path] for m in full if m.typo)

@@ -2,7 +2,8 @@
 its boost (``ffind.scoring.recency``).  The boosted paths are few, so the rest come from the
 index's ranking (``limit + SPARE``), the boosted ones from a small index of their own asked only
 for scores that can still reach the merged top ``limit``, and the two lists are merged: still the
-prefix of the full ranking.  An empty query puts the remembered files first."""
+prefix of the full ranking.  An empty query puts the remembered files first.  A typo match gains
+no boost."""
 
 from __future__ import annotations
 
@@ -201,6 +202,10 @@ def rank_with_memory(
 
 
 def _lift(m: FileMatch, boost: int) -> FileMatch:
+    """``m`` with its boost; a typo match gains none, so the memory never lifts a typo match
+    over a clean one (typing more still lets the better match win)."""
+    if m.typo:
+        return m
     return FileMatch(m.score + boost, m.path, m.indices, m.typo, m.root)
 
 
