@@ -9,31 +9,57 @@ alternatives' queries' scores, and one outside each of their top ``k`` ranks bel
 paths above it in the query of its best alternative: each of those scores at least as much in
 the whole query, and a tie there is one in score and path both, broken alike.  The union of
 those top ``k`` (without typo matches, which an OR query has none of) holds the answer; it is
-scored and ordered as ``rank_each`` scores and orders every match."""
+scored and ordered as ``rank_each`` scores and orders every match.  Each alternative is ranked
+without the exact-scoring budget (``Unbudgeted``), whose cheap scores would not be exact."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ffind.engine.accel import NumpyUse
+from ffind.engine.bounding import Bounder
+from ffind.engine.exact import ExactScorer
 from ffind.engine.parts import Parts
-from ffind.engine.ranker import rank_each
+from ffind.engine.prefixed import Prefixed
+from ffind.engine.ranker import rank, rank_each
+from ffind.engine.shortcuts import shortcut
+from ffind.engine.store import PathStore
+from ffind.engine.tuning import Tuning
+from ffind.frozen import replace
 from ffind.query import parse, split_group
+from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
+from ffind.scoring.weights import Weights
 
 if TYPE_CHECKING:
     from ffind.engine.matchset import MatchSet
 
-Top = Callable[["MatchSet", int], list[FileMatch]]
-"""The best ``k`` of a match set (typo matches among them), as ``Index.top`` gives them."""
+
+class Unbudgeted:
+    """The ``Parts`` of an index but with no exact-scoring budget (``Tuning.budget`` past its
+    paths' number): a ranking through it scores exactly every candidate it visits, none as its
+    bound less ``slack``, so its top ``k`` is the exact top ``k``."""
+
+    def __init__(self, ix: Parts) -> None:
+        self.paths: list[str] = ix.paths
+        self.weights: Weights = ix.weights
+        self.bounds: Bounds = ix.bounds
+        self.tuning: Tuning = replace(ix.tuning, budget=len(ix.paths) + 1)
+        self.numpy: NumpyUse = ix.numpy
+        self.store: PathStore = ix.store
+        self.exact: ExactScorer = ix.exact
+        self.bounder: Bounder = ix.bounder
+        self.prefixed: Prefixed = ix.prefixed
 
 
 def split_top(
     ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None,
-    run: Callable[[str], MatchSet], top: Top,
+    run: Callable[[str], MatchSet],
 ) -> list[FileMatch] | None:
     """The best ``limit`` matches of ``ms`` (a query of one OR group over the whole index), or
-    None when it does not split (``split_group``) or is asked for every match."""
+    None when it does not split (``split_group``) or is asked for every match.  ``run``: the
+    match set of a query over the whole index (``Index.run``)."""
     if limit is None or limit <= 0:
         return None
     q = parse(ms.query)
@@ -42,6 +68,12 @@ def split_top(
         return None
     if ms.fallback:  # (its alternatives would not be what each query of one has)
         return None
+    whole = Unbudgeted(ix)
+
+    def top(one: MatchSet, k: int) -> list[FileMatch]:
+        fast = shortcut(whole, one, k, False, least)
+        return fast if fast is not None else rank(whole, one, k, False, least)
+
     wanted: set[str] = set()
     for p in plain:
         wanted.update(m.path for m in exact_top(run(p), limit, top))
@@ -50,7 +82,9 @@ def split_top(
     return rank_each(ix, ms, limit, ci, least, among)
 
 
-def exact_top(ms: MatchSet, limit: int, top: Top) -> list[FileMatch]:
+def exact_top(
+    ms: MatchSet, limit: int, top: Callable[[MatchSet, int], list[FileMatch]]
+) -> list[FileMatch]:
     """The best ``limit`` matches of ``ms`` without its typo matches: asked again for as many more
     as the typo matches took."""
     want = limit

@@ -367,16 +367,10 @@ class Index:
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
             fast = shortcut(self, ms, limit, compute_indices, least)
             if fast is None:
-                fast = split_top(self, ms, limit, compute_indices, least, self.run,
-                                 lambda one, k: self._plain_top(one, k, least))
+                fast = split_top(self, ms, limit, compute_indices, least, self.run)
             if fast is not None:
                 return fast
         return rank(self, ms, limit, compute_indices, least)
-
-    def _plain_top(self, ms: MatchSet, limit: int, least: int | None) -> list[FileMatch]:
-        """``top`` of a query without groups over the whole index, without positions."""
-        fast = shortcut(self, ms, limit, False, least)
-        return fast if fast is not None else rank(self, ms, limit, False, least)
 
     def match(
         self, query: str, *, limit: int | None = None, compute_indices: bool = False,
