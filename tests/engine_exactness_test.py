@@ -344,3 +344,14 @@ def test_an_or_group_in_rank_order() -> None:
     ms = ix.run("read | lic !vendor")
     assert split_top(ix, ms, 5, False, None, ix.run) == rank_each(ix, ms, 5, False)
     assert len(ms) == 6
+
+
+def test_an_alternative_whose_typo_match_outranks_its_exact_one() -> None:
+    """``untime`` alone ranks ``runtime.rs`` first as a typo match (182, above its exact 172):
+    the OR query, which has no typo matches, still finds it, at its exact score."""
+    ix = Index(corpus())
+    assert [(m.score, m.path, m.typo) for m in ix.match("untime", limit=1)] == [
+        (182, "helix/helix-event/src/runtime.rs", True)]
+    got = [(m.score, m.path, m.typo) for m in ix.match("a | untime", limit=2)]
+    assert got == [(172, "helix/helix-event/src/runtime.rs", False),
+                   (126, "helix/runtime/tutor", False)]

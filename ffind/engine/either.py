@@ -8,9 +8,12 @@ folder reading, the same ``targets_hidden`` checked).  So a path's score is the 
 alternatives' queries' scores, and one outside each of their top ``k`` ranks below the ``k``
 paths above it in the query of its best alternative: each of those scores at least as much in
 the whole query, and a tie there is one in score and path both, broken alike.  The union of
-those top ``k`` (without typo matches, which an OR query has none of) holds the answer; it is
-scored and ordered as ``rank_each`` scores and orders every match.  Each alternative is ranked
-without the exact-scoring budget (``Unbudgeted``), whose cheap scores would not be exact."""
+those top ``k`` holds the answer; it is scored and ordered as ``rank_each`` scores and orders
+every match.  Each alternative is ranked without the exact-scoring budget (``Unbudgeted``),
+whose cheap scores would not be exact, and until ``k`` of its top hold their exact score: a
+typo match (``FileMatch.typo``, which an OR query has none of) takes a path's place only above
+its exact score or where that could not reach the top (``add_typos``), so its path is a
+candidate too."""
 
 from __future__ import annotations
 
@@ -85,12 +88,12 @@ def split_top(
 def exact_top(
     ms: MatchSet, limit: int, top: Callable[[MatchSet, int], list[FileMatch]]
 ) -> list[FileMatch]:
-    """The best ``limit`` matches of ``ms`` without its typo matches: asked again for as many more
-    as the typo matches took."""
+    """The best matches of ``ms`` down to its ``limit``-th scored exactly (not a typo match): its
+    top asked again for as many more as the typo matches took."""
     want = limit
     while True:
         got = top(ms, want)
-        real = [m for m in got if not m.typo]
-        if len(got) < want or len(real) >= limit:
-            return real[:limit]
-        want += limit - len(real)
+        exact = sum(not m.typo for m in got)
+        if len(got) < want or exact >= limit:
+            return got
+        want += limit - exact
