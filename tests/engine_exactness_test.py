@@ -342,7 +342,7 @@ def test_an_or_group_in_rank_order() -> None:
     assert got == [(193, "src/read.rs"), (177, "lib/reader.py"), (177, "docs/README.md"),
                    (147, "readme/x.txt"), (146, "LICENSE")]
     ms = ix.run("read | lic !vendor")
-    assert split_top(ix, ms, 5, False, None, ix.run) == rank_each(ix, ms, 5, False)
+    assert split_top(ix, ms, 5, False, None) == rank_each(ix, ms, 5, False)
     assert len(ms) == 6
 
 

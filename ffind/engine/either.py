@@ -10,19 +10,15 @@ paths above it in the query of its best alternative: each of those scores at lea
 the whole query, and a tie there is one in score and path both, broken alike.  The union of
 those top ``k`` holds the answer; it is scored and ordered as ``rank_each`` scores and orders
 every match.  Each alternative is ranked without the exact-scoring budget (``Unbudgeted``),
-whose cheap scores would not be exact, and until ``k`` of its top hold their exact score: a
-typo match (``FileMatch.typo``, which an OR query has none of) takes a path's place only above
-its exact score or where that could not reach the top (``add_typos``), so its path is a
-candidate too."""
+whose cheap scores would not be exact, and without typo matches (which an OR query has none
+of, and which take a path's place above its exact score): its match set is told it has none."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ffind.engine.accel import NumpyUse
 from ffind.engine.bounding import Bounder
 from ffind.engine.exact import ExactScorer
+from ffind.engine.matchset import MatchSet
 from ffind.engine.parts import Parts
 from ffind.engine.prefixed import Prefixed
 from ffind.engine.ranker import rank, rank_each
@@ -34,9 +30,6 @@ from ffind.query import parse, split_group
 from ffind.scoring.bounds import Bounds
 from ffind.scoring.scorer import FileMatch
 from ffind.scoring.weights import Weights
-
-if TYPE_CHECKING:
-    from ffind.engine.matchset import MatchSet
 
 
 class Unbudgeted:
@@ -57,12 +50,10 @@ class Unbudgeted:
 
 
 def split_top(
-    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None,
-    run: Callable[[str], MatchSet],
+    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None
 ) -> list[FileMatch] | None:
     """The best ``limit`` matches of ``ms`` (a query of one OR group over the whole index), or
-    None when it does not split (``split_group``) or is asked for every match.  ``run``: the
-    match set of a query over the whole index (``Index.run``)."""
+    None when it does not split (``split_group``) or is asked for every match."""
     if limit is None or limit <= 0:
         return None
     q = parse(ms.query)
@@ -79,21 +70,9 @@ def split_top(
 
     wanted: set[str] = set()
     for p in plain:
-        wanted.update(m.path for m in exact_top(run(p), limit, top))
+        # (told it has no typo matches: thousands, for ``mian``, would each take a place)
+        one = MatchSet(ms.index, p, ms.ranges, None, typos=[])
+        wanted.update(m.path for m in top(one, limit))
     paths = ix.paths
     among = [i for i in ms.ids if paths[i] in wanted]
     return rank_each(ix, ms, limit, ci, least, among)
-
-
-def exact_top(
-    ms: MatchSet, limit: int, top: Callable[[MatchSet, int], list[FileMatch]]
-) -> list[FileMatch]:
-    """The best matches of ``ms`` down to its ``limit``-th scored exactly (not a typo match): its
-    top asked again for as many more as the typo matches took."""
-    want = limit
-    while True:
-        got = top(ms, want)
-        exact = sum(not m.typo for m in got)
-        if len(got) < want or exact >= limit:
-            return got
-        want += limit - exact

@@ -367,7 +367,7 @@ class Index:
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
             fast = shortcut(self, ms, limit, compute_indices, least)
             if fast is None:
-                fast = split_top(self, ms, limit, compute_indices, least, self.run)
+                fast = split_top(self, ms, limit, compute_indices, least)
             if fast is not None:
                 return fast
         return rank(self, ms, limit, compute_indices, least)
