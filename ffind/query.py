@@ -210,6 +210,14 @@ def _made(kind: Kind, word: str, negate: bool) -> Term:
 @lru_cache(maxsize=256)
 def parse(raw: str) -> Query:
     """Split ``raw`` into terms (space = AND; ``\\ `` is a literal space)."""
+    words = _words(raw)
+    if "|" not in words and not any(w.endswith("'") for w in words):
+        return Query(raw, tuple(t for t in map(_term, words) if t is not None))
+    return _grouped(raw, words)
+
+
+def _words(raw: str) -> list[str]:
+    """``raw`` split as ``parse`` splits it (space = AND; ``\\ `` is a literal space)."""
     words: list[str] = []
     cur: list[str] = []
     i = 0
@@ -228,15 +236,13 @@ def parse(raw: str) -> Query:
         i += 1
     if cur:
         words.append("".join(cur))
-    if "|" not in words and not any(w.endswith("'") for w in words):
-        return Query(raw, tuple(t for t in map(_term, words) if t is not None))
-    return _grouped(raw, words)
+    return words
 
 
-def _grouped(raw: str, words: list[str]) -> Query:
-    """fzf's sets: a ``|`` after a term joins the next term to its set (a ``|`` first, or
-    right after another, is a term; one at the end is ignored)."""
-    sets: list[list[Term]] = []
+def _sets(words: list[str]) -> list[list[tuple[str, Term]]]:
+    """fzf's sets, each term with its word: a ``|`` after a term joins the next term to its set
+    (a ``|`` first, or right after another, is a term; one at the end is ignored)."""
+    sets: list[list[tuple[str, Term]]] = []
     joined = after_bar = False
     for w in words:
         if sets and not after_bar and w == "|":
@@ -247,13 +253,42 @@ def _grouped(raw: str, words: list[str]) -> Query:
         if t is None:
             continue
         if joined:
-            sets[-1].append(t)
+            sets[-1].append((w, t))
         else:
-            sets.append([t])
+            sets.append([(w, t)])
         joined = False
+    return sets
+
+
+def _grouped(raw: str, words: list[str]) -> Query:
+    """A query of fzf's sets (``_sets``): the sets of one term its plain terms, the others (and
+    boundary terms) its groups."""
+    sets = [[t for _, t in s] for s in _sets(words)]
     terms = tuple(s[0] for s in sets if len(s) == 1 and s[0].kind is not Kind.BOUNDARY)
     groups = tuple(tuple(s) for s in sets if len(s) > 1 or s[0].kind is Kind.BOUNDARY)
     return Query(raw, terms, groups)
+
+
+def split_group(raw: str, most: int) -> tuple[str, ...] | None:
+    """The plain queries a query of one OR group splits into, one per alternative (with the
+    query's other terms), when its alternatives are all positive and none at word boundaries, its
+    other terms all negated, and it has at most ``most`` alternatives; else None.  Each parses to
+    the query's plain terms and that alternative, and no group (checked)."""
+    q = parse(raw)
+    if len(q.groups) != 1 or q.positive or len(q.groups[0]) > most or any(
+            t.negate or t.kind is Kind.BOUNDARY for t in q.groups[0]):
+        return None
+    sets = _sets(_words(raw))
+    others = [s[0][0].replace(" ", "\\ ") for s in sets if len(s) == 1]
+    group = next(s for s in sets if len(s) > 1)
+    out = []
+    for w, t in group:
+        plain = " ".join([*others, w.replace(" ", "\\ ")])
+        got = parse(plain)
+        if got.groups or set(got.terms) != {*q.terms, t} or got.positive != (t,):
+            return None
+        out.append(plain)
+    return tuple(out)
 
 
 def in_order(sub: str, text: str) -> bool:

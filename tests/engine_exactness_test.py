@@ -10,14 +10,15 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from ffind.engine.either import split_top
 from ffind.engine.index import Index
-from ffind.engine.ranker import rank
+from ffind.engine.ranker import rank, rank_each
 from ffind.engine.shortcuts import shortcut
 from ffind.engine.tuning import Tuning
-from ffind.query import Kind, Term, in_order, parse
+from ffind.query import Kind, Term, in_order, parse, split_group
 from ffind.scoring.weights import DEFAULT, Weights
 
 CORPUS = Path(__file__).parent / "data" / "corpus_paths.txt"
@@ -279,3 +280,78 @@ def test_a_group_scores_as_its_best_alternative() -> None:
         alone = [ix.exact.score(parse(t), i, False) for t in ("prom", "bar")]
         best = max((s for s in alone if s is not None), default=None)
         assert ix.exact.extended_score(parse("prom | bar"), i, False) == best, path
+
+
+@st.composite
+def split_query(draw: st.DrawFn) -> str:
+    """A query of one OR group of positive alternatives (fuzzy, anchored, exact, sometimes with
+    a capital) and maybe negated terms: what ``split_group`` splits (``ffind.engine.either``)."""
+    alts = []
+    for _ in range(draw(st.integers(2, 4))):
+        t = draw(term()).lstrip("!'^|").rstrip("$'\\") or "a"
+        how = draw(st.sampled_from(["plain", "plain", "^", "$", "'", "cap"]))
+        alts.append({"plain": t, "^": "^" + t, "$": t + "$", "'": "'" + t,
+                     "cap": t[0].upper() + t[1:]}[how])
+    words = [" | ".join(alts)]
+    for _ in range(draw(st.integers(0, 2))):
+        neg = "!" + (draw(term()).lstrip("!'^|").rstrip("$'\\") or "a")
+        words.insert(draw(st.integers(0, len(words))), neg)
+    return " ".join(words)
+
+
+@cache
+def tight_index(paths: tuple[str, ...]) -> Index:
+    """An index whose plain rankings give cheap scores past 2 exact ones (``Tuning.budget``)."""
+    return Index(paths, tuning=Tuning(budget=2, seed=0))
+
+
+@pytest.mark.parametrize("kind", ["scalar", "numpy", "tight"])
+@SETTINGS
+@given(split_query(), st.lists(st.integers(1, 25), min_size=1, max_size=3), st.data())
+def test_an_or_group_ranked_an_alternative_at_a_time_is_scoring_every_match(
+    kind: str, q: str, ks: list[int], data: st.DataObject
+) -> None:
+    """A query of one OR group, ranked from each alternative's fast top ``k``
+    (``split_top``), is what scoring every match gives (``rank_each``, checked by hand in
+    ``test_or_groups_and_boundary_terms_rank_as_by_hand``), with positions and with a floor;
+    ``limit=k`` its prefix; whatever the budget of the plain rankings (``tight``)."""
+    assume(split_group(q, Tuning().or_split) is not None)
+    paths = tuple(corpus() + PADDED)
+    ix = {"scalar": lambda: Index(paths, numpy=False), "numpy": lambda: numpy_index(paths),
+          "tight": lambda: tight_index(paths)}[kind]()
+    full = ix.match(q, compute_indices=True)
+    assert full == rank_each(ix, ix.run(q), None, True), q
+    scores = sorted({m.score for m in full}) or [0]
+    least = data.draw(st.sampled_from([None, *scores, scores[-1] + 1]))
+    for k in ks:
+        assert ix.match(q, limit=k, compute_indices=True) == full[:k], (q, k)
+        assert ix.top(ix.run(q), k) == rank_each(ix, ix.run(q), k, False), (q, k)
+        want = [m for m in full if least is None or m.score >= least][:k]
+        assert ix.top(ix.run(q), k, True, least=least) == want, (q, k, least)
+
+
+OR_PATHS = ["docs/README.md", "LICENSE", "src/license.rs", "src/read.rs", "readme/x.txt",
+            "vendor/readme.md", "lib/reader.py", "notes.txt"]
+
+
+def test_an_or_group_in_rank_order() -> None:
+    """``read | lic``: each path scored as its better alternative, ranked as every query is; the
+    ranking taken an alternative at a time (``split_top``) is the one of every match."""
+    ix = Index(OR_PATHS)
+    got = [(m.score, m.path) for m in ix.match("read | lic !vendor", limit=5)]
+    assert got == [(193, "src/read.rs"), (177, "lib/reader.py"), (177, "docs/README.md"),
+                   (147, "readme/x.txt"), (146, "LICENSE")]
+    ms = ix.run("read | lic !vendor")
+    assert split_top(ix, ms, 5, False, None) == rank_each(ix, ms, 5, False)
+    assert len(ms) == 6
+
+
+def test_an_alternative_whose_typo_match_outranks_its_exact_one() -> None:
+    """``untime`` alone ranks ``runtime.rs`` first as a typo match (182, above its exact 172):
+    the OR query, which has no typo matches, still finds it, at its exact score."""
+    ix = Index(corpus())
+    assert [(m.score, m.path, m.typo) for m in ix.match("untime", limit=1)] == [
+        (182, "helix/helix-event/src/runtime.rs", True)]
+    got = [(m.score, m.path, m.typo) for m in ix.match("a | untime", limit=2)]
+    assert got == [(172, "helix/helix-event/src/runtime.rs", False),
+                   (126, "helix/runtime/tutor", False)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffind.query import Kind, Term, fold, implies, parse, variant
+from ffind.query import Kind, Term, fold, implies, parse, split_group, variant
 
 
 @pytest.mark.parametrize(
@@ -63,6 +63,28 @@ def test_parse_groups(raw: str, terms: list[tuple[Kind, str, bool]], groups: lis
     q = parse(raw)
     assert [(t.kind, t.text, t.negate) for t in q.terms] == terms
     assert [tuple((t.kind, t.text, t.negate) for t in g) for g in q.groups] == groups
+
+
+@pytest.mark.parametrize(
+    ("raw", "most", "expected"),
+    [
+        ("test | util", 8, ("test", "util")),
+        ("!vendor ^src | Read\\ me | .md$", 8,
+         ("!vendor ^src", "!vendor Read\\ me", "!vendor .md$")),
+        ("a | b | c", 2, None),  # (more alternatives than ``most``)
+        ("x a | b", 8, None),  # (a positive plain term)
+        ("a | !b", 8, None),  # (a negated alternative)
+        ("a | 'b'", 8, None),  # (an alternative at word boundaries)
+        ("a | b c | d", 8, None),  # (two groups)
+        ("'ab'", 8, None),
+        ("ab", 8, None),
+    ],
+)
+def test_split_group(raw: str, most: int, expected: tuple[str, ...] | None) -> None:
+    """The plain queries of one OR group, one per alternative, each with the negated terms."""
+    assert split_group(raw, most) == expected
+    for plain in expected or ():
+        assert not parse(plain).groups
 
 
 def test_smart_case_and_accents_per_term() -> None:

@@ -20,6 +20,7 @@ from ffind.engine.accel import (
     subsequence_near,
 )
 from ffind.engine.bounding import Bounder
+from ffind.engine.either import split_top
 from ffind.engine.exact import ExactScorer
 from ffind.engine.letters import bit_of
 from ffind.engine.matchset import Ender, Filler, Greedy, MatchSet, Range, clip, compact_idle
@@ -365,6 +366,8 @@ class Index:
             self.numpy.earned = self._ranked > 1
         if limit is not None and ms.ranges == [(0, len(self.paths))]:
             fast = shortcut(self, ms, limit, compute_indices, least)
+            if fast is None:
+                fast = split_top(self, ms, limit, compute_indices, least)
             if fast is not None:
                 return fast
         return rank(self, ms, limit, compute_indices, least)

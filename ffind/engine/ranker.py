@@ -392,14 +392,16 @@ def _above(
 
 
 def rank_each(
-    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None
+    ix: Parts, ms: MatchSet, limit: int | None, ci: bool, least: int | None = None,
+    among: Sequence[int] | None = None,
 ) -> list[FileMatch]:
     """``rank`` of a query with groups (``Query.groups``): every match scored exactly, without
-    bounds or shortcuts (their arithmetic has no OR group in it), ordered as ``rank`` orders."""
+    bounds or shortcuts (their arithmetic has no OR group in it), ordered as ``rank`` orders.
+    ``among``: only these of the matches (ascending; holding the answer) are scored."""
     q = parse(ms.query)
     if ms.fallback:
         q = q.insensitive()
-    ids = ms.ids
+    ids = ms.ids if among is None else among
     if not q.scored:  # (every match scores 0: in id order, as ``rank``'s)
         chosen = ids if limit is None else ids[:limit]
         if least is not None and least > 0:

@@ -49,6 +49,9 @@ class Tuning:
     names_upto: int = 262_144
     """Up to how many paths the folded file names and stems (~140 bytes a path) are kept, past it
     sliced on use: memory against re-slicing (``session_memory.py`` at 1M)."""
+    or_split: int = 8
+    """Up to how many alternatives an OR group is ranked one alternative at a time through the
+    fast paths (``ffind.engine.either``): those rankings against scoring every match."""
     kept: int = 4
     """Recent terms or keys each cache keeps (early bounds, marks, prefixed ids): memory against
     reuse while one query is typed (``constant_ab.py``)."""
