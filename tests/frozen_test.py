@@ -126,9 +126,14 @@ def test_what_it_does_not_make_is_an_error() -> None:
 
 
 def test_a_class_without_a_docstring_gets_its_signature() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Pair:
+        raw: str
+        terms: tuple[Term, ...]
+
     theirs = dataclasses.dataclass(frozen=True, slots=True)(
-        type("Query", (), {"__annotations__": {"raw": "str", "terms": "tuple[Term, ...]"}}))
-    assert Query.__doc__ == theirs.__doc__
+        type("Pair", (), {"__annotations__": {"raw": "str", "terms": "tuple[Term, ...]"}}))
+    assert Pair.__doc__ == theirs.__doc__ == "Pair(raw: 'str', terms: 'tuple[Term, ...]')"
 
 
 @pytest.mark.parametrize("obj", [
