@@ -625,6 +625,36 @@ def test_cpu_idle_reads_the_tasks_running_now(
     assert load.cpu_idle(str(loadavg)) is idle
 
 
+def test_a_cpu_idle_later_starts_the_workers_then(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk that found every CPU busy asks again after each further ``INLINE_FIRST``: once
+    one is idle, the rest of the tree goes to the workers, with the same paths."""
+    walk_module = sys.modules["ffind.fs.walk"]
+    make(tmp_path, *(f"d{i}/e{j}/f.txt" for i in range(10) for j in range(10)))
+    _slow_scan(monkeypatch, 0.002)
+    answers = iter([False, False])
+    monkeypatch.setattr(walk_module, "INLINE_FIRST", 0.01)
+    calls: list[bool] = []
+
+    def idle() -> bool:
+        calls.append(next(answers, True))
+        return calls[-1]
+
+    monkeypatch.setattr(walk_module.load, "cpu_idle", idle)
+    handed: list[int] = []
+    run = walk_module.pool.run
+
+    def counted(walker: object, rest: list[object], *args: object) -> object:
+        handed.append(len(rest))
+        return run(walker, rest, *args)
+
+    monkeypatch.setattr(walk_module.pool, "run", counted)
+    got = [p for batch in walk_batches(tmp_path, SearchOptions(threads=2)) for p in batch]
+    assert sorted(got) == sorted(f"d{i}/e{j}/f.txt" for i in range(10) for j in range(10))
+    assert calls[:3] == [False, False, True], calls
+    assert len(handed) == 1 and handed[0] > 0
+
+
 def test_where_fork_is_missing_the_walk_reads_here(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Without ``os.fork`` (Windows) a walk with threads=2 reads in its own process, with the

@@ -73,8 +73,9 @@ def walk_stack(walker: Walker, stack: list[Item], seen: set[tuple[int, int]],
                ) -> Generator[list[str], None, list[Item]]:
     """Read from the folders ``stack`` (the last first) in batches (the first of ``first``
     paths, then doubling); stop once ``budget`` (by ``clock``) is spent unless ``hand_over``
-    says no, or on ``wanted[0]``; ``after(stack, n)`` runs after each folder read (``n``: the
-    folders before it).  The folders left."""
+    says no (then it is asked again after each further ``budget``), or on ``wanted[0]``;
+    ``after(stack, n)`` runs after each folder read (``n``: the folders before it).  The
+    folders left."""
     out: list[str] = []
     limit = first
     last = time.monotonic()
@@ -88,7 +89,7 @@ def walk_stack(walker: Walker, stack: list[Item], seen: set[tuple[int, int]],
         if budget is not None and not read & 15 and clock() - start >= budget:
             if hand_over is None or hand_over():
                 break
-            budget = None
+            start = clock()  # (asked again after another ``budget``)
         read += 1
         if wanted is not None and wanted[0] and len(stack) > 1:
             break

@@ -335,7 +335,8 @@ def _walk_from(walker: _Walker, stack: list[Item], threads: int, cancel: Cancel 
                warn: Warn | None, keep: Keep | None = None, budget: float | None = None,
                ) -> Iterator[list[str]]:
     """The walk from the folders ``stack``: here with one thread; else ``budget`` seconds
-    (``INLINE_FIRST``) here, then the rest in ``threads`` workers (here while no CPU is idle).
+    (``INLINE_FIRST``) here, then the rest in ``threads`` workers (here while no CPU is idle,
+    asked again after each further ``budget``).
     Following links, workers at once: the pool enters each real folder once."""
     if budget is None:
         budget = INLINE_FIRST
