@@ -45,17 +45,25 @@ class GitChanges:
         import signal  # (kept for ``stop``: nothing can be imported at the exit)
 
         self._sigkill = signal.SIGKILL
+        # SIGTERM, SIGINT and SIGHUP wait until the pid is kept (their handler raises where
+        # the code is: between the spawn's return and the store, the pid would be lost)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK,
+                                      {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
         try:
             pid, stdout = _spawn(
                 ["git", "-C", top, "-c", "core.quotePath=false", "status", "--porcelain=v1",
                  "-z", "--untracked-files=all", "--no-renames"],
                 {**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # never the index lock
             )
-        except OSError:
+        except BaseException as e:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if not isinstance(e, OSError):
+                raise
             self._finish(frozenset())
             return
         self._pid = pid
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a signal that came lands here)
             with contextlib.suppress(OSError, AttributeError):  # (git's threads inherit both)
                 os.setpriority(os.PRIO_PROCESS, pid, 19)
             with contextlib.suppress(OSError, AttributeError):  # only a CPU nothing else wants
