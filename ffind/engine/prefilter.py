@@ -31,7 +31,7 @@ def select(
     """The ``ids`` whose ``texts`` match (or, ``negate``, do not match) a term of ``kind`` and
     ``key``; fuzzy terms through rapidfuzz (``np``: numpy or None).  A list, or ``accel.Ids`` for
     many hits."""
-    if kind is Kind.BOUNDARY or (negate and kind is Kind.FUZZY and len(key) > 1):
+    if negate and kind is Kind.FUZZY and len(key) > 1:  # (``!'foo``: no bulk path for it)
         return [i for i in ids if holds(kind, key, texts[i]) is not negate]
     if kind is Kind.FUZZY and len(key) > 1 and not negate:
         if isinstance(ids, range) and ids.step == 1:
