@@ -102,7 +102,10 @@ FILES = [
      "--clear-cache empties it."),
     ("$XDG_STATE_HOME/ffind/memory.sqlite3",
      "The memory of opened files (~/.local/state/ffind/ when XDG_STATE_HOME is unset; "
-     "FFIND_MEMORY names another file), with SQLite's -wal and -shm files beside it; a "
+     "FFIND_MEMORY names another file): the remembered paths with their visit counts, and "
+     "the pairs of files opened within five minutes of each other; a file written before "
+     "pairs were kept gains their table when next written, every visit kept. SQLite's "
+     "-wal and -shm files are beside it; a "
      "damaged one is moved aside as memory.sqlite3.corrupt-<time>; one that is not the "
      "user's own, or in a folder others may write, is not used. --forget edits it."),
     ("$XDG_RUNTIME_DIR/ffind/",

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,26 @@ def test_uncommitted_changes_count_as_recent_visits(tree: Path) -> None:
     assert firsts <= {"src/session/prompt.ts", "lib/prompt.ts"}
     assert "src/session/prompt.ts" in firsts
     assert ffind("--no-memory", "prompt", cwd=tree).stdout.splitlines()[0] == "lib/prompt.ts"
+
+
+def test_the_file_opened_with_the_one_just_opened_ranks_first_served_or_not(
+    tree: Path,
+) -> None:
+    from ffind import Memory
+
+    (tree / "main.go").write_text("")
+    now = time.time()
+    mem = Memory(memory_file())
+    for _ in range(10):  # the session's prompt.ts, opened often yesterday
+        assert mem.record(tree / "src/session/prompt.ts", when=now - 86400)
+    for days in (5, 4):  # main.go with lib/prompt.ts, twice
+        mem.record(tree / "main.go", when=now - days * 86400)
+        mem.record(tree / "lib/prompt.ts", when=now - days * 86400 + 60)
+    assert served("prompt", cwd=tree) == ["src/session/prompt.ts", "lib/prompt.ts"]
+    assert ffind("--remember", "main.go", cwd=tree).returncode == 0  # main.go again, now
+    assert served("prompt", cwd=tree) == ["lib/prompt.ts", "src/session/prompt.ts"]
+    assert served("--no-memory", "prompt", cwd=tree) == ["lib/prompt.ts",
+                                                         "src/session/prompt.ts"]
 
 
 def test_the_empty_pattern_lists_remembered_files_first(tree: Path) -> None:

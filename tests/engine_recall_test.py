@@ -3,6 +3,7 @@ exact expected order, and the property that ``limit=k`` is the prefix of the ful
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffind import Index, Memory
-from ffind.scoring.recency import MAX_BOOST, boosts
+from ffind.scoring.recency import (
+    FOLDER_FILES,
+    MAX_BOOST,
+    POINTS_PER_E,
+    REFERENCE_PATHS,
+    SHARE_ELSEWHERE,
+    SHARE_NEIGHBOUR,
+    SHARE_TOGETHER,
+    SHARE_VISITED,
+    boosts,
+)
 
 ROOT = "/work/repo"
 NOW = 1_700_000_000.0
@@ -84,6 +95,24 @@ def test_a_new_file_next_to_recent_work_gains_too(mem: Memory) -> None:
     assert got[:3] == ["src/session/prompt.ts", "src/session/promise.ts", "lib/prompt.ts"]
 
 
+def test_the_file_opened_with_the_one_just_opened_wins(mem: Memory) -> None:
+    index = Index(PATHS)
+    day = 24 * HOUR
+    for _ in range(10):  # prompt.ts of the session was opened more, and more lately
+        mem.record(f"{ROOT}/src/session/prompt.ts", when=NOW - day)
+    mem.record(f"{ROOT}/main.go", when=NOW - 5 * day)  # opened with lib/prompt.ts, twice
+    mem.record(f"{ROOT}/lib/prompt.ts", when=NOW - 5 * day + 60)
+    mem.record(f"{ROOT}/main.go", when=NOW - 4 * day)
+    mem.record(f"{ROOT}/lib/prompt.ts", when=NOW - 4 * day + 60)
+    assert ranked(index, "prompt", mem)[:3] == ["src/session/prompt.ts", "lib/prompt.ts",
+                                                 "docs/prompting.md"]
+    mem.record(f"{ROOT}/main.go", when=NOW - 60)  # main.go again: its partner comes first
+    assert ranked(index, "prompt", mem)[:3] == ["lib/prompt.ts", "src/session/prompt.ts",
+                                                 "docs/prompting.md"]
+    # before typing too: the file that goes with the one just opened, then the most opened
+    assert ranked(index, "", mem)[:3] == ["lib/prompt.ts", "src/session/prompt.ts", "main.go"]
+
+
 def test_remembered_paths_outside_the_root_or_index_are_never_returned(mem: Memory) -> None:
     index = Index(PATHS)
     mem.record("/elsewhere/prompt.ts", when=NOW)
@@ -98,6 +127,27 @@ def test_the_boost_is_bounded() -> None:
     assert boosts(visits, {"": ["a", "b"]})["a"] == MAX_BOOST
 
 
+def test_a_file_opened_with_the_latest_ones_gains_the_together_share() -> None:
+    visits = {"a": (1.0, 1.0), "b": (1.0, 0.0)}
+    folders = {"": ["a", "b", "c"]}
+    total = 1 + SHARE_TOGETHER
+    elsewhere = SHARE_ELSEWHERE / total / REFERENCE_PATHS
+    near = SHARE_NEIGHBOUR / total / FOLDER_FILES  # every file of the recent folder ""
+
+    def boost(chance: float) -> int:
+        return min(MAX_BOOST, round(POINTS_PER_E * math.log((chance + elsewhere) / elsewhere)))
+
+    assert boosts(visits, folders, {"b": 1.0}) == {
+        "a": boost(near + SHARE_VISITED / total / 2),
+        "b": boost(near + SHARE_VISITED / total / 2 + SHARE_TOGETHER / total),
+        "c": boost(near)}
+    # with no such files the shares are those of the other three alone
+    assert boosts(visits, folders, {}) == boosts(visits, folders)
+    assert boosts(visits, folders)["c"] == round(POINTS_PER_E * math.log(
+        (SHARE_NEIGHBOUR / FOLDER_FILES + SHARE_ELSEWHERE / REFERENCE_PATHS)
+        / (SHARE_ELSEWHERE / REFERENCE_PATHS)))
+
+
 CORPUS = [f"{d}/{n}" for d in ("src", "src/core", "lib", "test", "docs")
           for n in ("main.py", "mod.rs", "prompt.ts", "base_coder.py", "index.ts", "util.go")]
 
@@ -105,7 +155,9 @@ CORPUS = [f"{d}/{n}" for d in ("src", "src/core", "lib", "test", "docs")
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    visits=st.lists(st.tuples(st.sampled_from(CORPUS), st.floats(0, 30 * 24 * HOUR)), max_size=12),
+    # (times within the last ten minutes too: files opened together, and opened just now)
+    visits=st.lists(st.tuples(st.sampled_from(CORPUS), st.one_of(
+        st.floats(0, 600), st.floats(0, 30 * 24 * HOUR))), max_size=12),
     query=st.text(alphabet="abcdeimnoprstu/._ ", max_size=5),
     k=st.integers(1, 12),
 )

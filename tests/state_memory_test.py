@@ -282,3 +282,123 @@ def test_a_memory_damaged_while_another_holds_it_open_is_recovered(tmp_path: Pat
     assert set(holder.weights("/r", now=T0)) == expected
     assert holder.record("/r/d", when=T0) and set(holder.weights("/r", now=T0)) == expected | {"d"}
     holder.close()
+
+
+# --- files opened together ---------------------------------------------------------------------
+
+V1_FILE = Path(__file__).parent / "data" / "memory-v1.sqlite3"
+"""A memory written by ffind's schema 1 (visits only): ``/proj/src/a.py`` at T0 and T0+200,
+``/proj/src/b.py`` at T0+100, ``/proj/tests/test_a.py`` at T0+300, ``/other/x.go`` at T0+400."""
+
+
+def test_a_memory_of_schema_1_keeps_every_visit_and_gains_pairs(tmp_path: Path) -> None:
+    db = tmp_path / "state" / "memory.sqlite3"
+    db.parent.mkdir(mode=0o700)
+    db.write_bytes(V1_FILE.read_bytes())
+    db.chmod(0o600)
+    with Memory(db) as mem:
+        w = mem.weights("/proj", now=T0 + 300)
+        assert w == {"src/a.py": pytest.approx((1.9997708, 1.9872153)),
+                     "src/b.py": pytest.approx((0.9998854, 0.9936025)),
+                     "tests/test_a.py": (1.0, 1.0)}
+        assert set(mem.weights("/other", now=T0 + 400)) == {"x.go"}
+        assert mem.together("/proj", now=T0 + 300) == {}  # no pairs were kept then
+        assert mem.record("/proj/src/b.py", when=T0 + 310)
+        assert mem.together("/proj", now=T0 + 310) == {}  # every partner is open now
+        assert mem.record("/proj/src/c.py", when=T0 + 900)
+        assert mem.together("/proj", now=T0 + 900) == {}
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == memory_mod.SCHEMA_VERSION == 2
+        assert con.execute("SELECT count(*) FROM visits").fetchone()[0] == 5
+        pairs = set(con.execute("SELECT path, partner FROM pairs"))
+    finally:
+        con.close()
+    # b at T0+310 was opened within the window of test_a (T0+300), a (T0+200) and x (T0+400
+    # is in its future: not before it); c at T0+900 is alone
+    assert pairs == {("/proj/src/b.py", "/proj/tests/test_a.py"),
+                     ("/proj/tests/test_a.py", "/proj/src/b.py"),
+                     ("/proj/src/b.py", "/proj/src/a.py"), ("/proj/src/a.py", "/proj/src/b.py")}
+
+
+def test_a_read_only_memory_of_schema_1_still_ranks(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    db.write_bytes(V1_FILE.read_bytes())
+    db.chmod(0o400)
+    try:
+        with Memory(db) as mem:
+            assert set(mem.weights("/proj", now=T0 + 300)) == {"src/a.py", "src/b.py",
+                                                               "tests/test_a.py"}
+            assert mem.together("/proj", now=T0 + 300) == {}
+            assert mem.warning is None
+    finally:
+        db.chmod(0o600)
+
+
+def test_the_files_opened_with_the_latest_ones_share_by_their_counts(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db") as mem:
+        for when in (T0, T0 + DAY):  # a task: main.py with its test, twice
+            mem.record("/r/src/main.py", when=when)
+            mem.record("/r/tests/test_main.py", when=when + 60)
+        mem.record("/r/src/main.py", when=T0 + 2 * DAY)  # and once with the docs
+        mem.record("/r/docs/main.md", when=T0 + 2 * DAY + 60)
+        mem.record("/r/src/util.py", when=T0 + 2 * DAY + 3600)  # later, alone
+        now = T0 + 3 * DAY
+        assert mem.together("/r", now=now) == {}  # nothing opened in the last five minutes
+        mem.record("/r/src/main.py", when=now)
+        got = mem.together("/r", now=now + 10)
+        docs = 0.5 ** ((now + 10 - (T0 + 2 * DAY + 60)) / HALF_LIFE)
+        tests = (1 + 0.5 ** (DAY / HALF_LIFE)) * 0.5 ** ((now + 10 - (T0 + DAY + 60)) / HALF_LIFE)
+        assert got == {"tests/test_main.py": pytest.approx(tests / (tests + docs)),
+                       "docs/main.md": pytest.approx(docs / (tests + docs))}
+        assert mem.together("/elsewhere", now=now + 10) == {}
+
+
+def test_a_visit_pairs_with_at_most_the_latest_few(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_mod, "TOGETHER_PARTNERS", 2)
+    with Memory(tmp_path / "m.db") as mem:
+        for i in range(5):
+            mem.record(f"/r/f{i}", when=T0 + i)
+    con = sqlite3.connect(tmp_path / "m.db")
+    try:
+        partners = [q for (q,) in con.execute(
+            "SELECT partner FROM pairs WHERE path = '/r/f4' ORDER BY partner")]
+    finally:
+        con.close()
+    assert partners == ["/r/f2", "/r/f3"]
+
+
+def test_forgetting_and_pruning_drop_the_pairs_too(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db") as mem:
+        for p in ("/r/a", "/r/b", "/r/c"):
+            mem.record(p, when=T0)
+        mem.record("/r/a", when=T0 + DAY)
+        assert set(mem.together("/r", now=T0 + DAY)) == {"b", "c"}
+        assert mem.forget("/r/b") == 1
+        assert set(mem.together("/r", now=T0 + DAY)) == {"c"}
+        assert mem.prune("/r", ["a"]) == 1
+        assert mem.together("/r", now=T0 + DAY) == {}
+    con = sqlite3.connect(tmp_path / "m.db")
+    try:
+        assert con.execute("SELECT count(*) FROM pairs").fetchone()[0] == 0
+    finally:
+        con.close()
+
+
+def test_pairs_age_out_and_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_mod, "AGE_OUT_EVERY", 4)
+    monkeypatch.setattr(memory_mod, "MAX_PAIRS", 6)
+    with Memory(tmp_path / "m.db") as mem:
+        mem.record("/r/old1", when=T0)
+        mem.record("/r/old2", when=T0 + 1)
+        for i in range(4):  # a year later; the fourth visit ages out (the fifth of the run)
+            mem.record(f"/r/new{i}", when=T0 + 365 * DAY + i)
+        mem.record("/r/new4", when=T0 + 365 * DAY + 4)
+    con = sqlite3.connect(tmp_path / "m.db")
+    try:
+        pairs = set(con.execute("SELECT path, partner FROM pairs"))
+    finally:
+        con.close()
+    assert not any("old" in p or "old" in q for p, q in pairs)
+    assert len(pairs) <= 6 + 2 * memory_mod.TOGETHER_PARTNERS

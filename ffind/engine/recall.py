@@ -36,8 +36,14 @@ class VisitSource(Protocol):
         """``{path relative to root: (weight, recent)}`` at ``now``."""
         ...
 
+    def together(self, root: str, now: float | None = None) -> dict[str, float]:
+        """``{path relative to root: share}`` of the files opened together with the latest
+        ones (shares summing to 1; empty when none)."""
+        ...
+
     def stamp(self) -> object:
-        """Changes whenever ``weights`` may answer differently (a visit recorded anywhere)."""
+        """Changes whenever ``weights`` or ``together`` may answer differently (a visit
+        recorded anywhere)."""
         ...
 
 
@@ -96,7 +102,8 @@ class Recall:
             visits = memory.weights(root, t)
             folders = self.folders(paths, {_folder(p) for p in visits})
             known = {p: v for p, v in visits.items() if _in(p, folders)}
-            self._boosts = recency_boosts(known, folders)
+            together = {p: v for p, v in memory.together(root, t).items() if _in(p, folders)}
+            self._boosts = recency_boosts(known, folders, together)
             self._boosts_for = key
         return self._boosts
 

@@ -1,8 +1,9 @@
 """How the memory of opened files changes a ranking: ``boost = POINTS_PER_E * ln(P(path) /
 P_elsewhere)``, at most ``MAX_BOOST`` (three matched characters), added to the fuzzy score. The
 prior mixes a file opened before (``SHARE_VISITED``, by decayed visits), a file in a folder
-worked in lately (``SHARE_NEIGHBOUR``) and any path (``SHARE_ELSEWHERE``), with fixed sizes so a
-boost depends on the memory alone.  An unknown path's boost is 0."""
+worked in lately (``SHARE_NEIGHBOUR``), a file opened together with the ones opened just now
+(``SHARE_TOGETHER``, when there are such) and any path (``SHARE_ELSEWHERE``), with fixed sizes so
+a boost depends on the memory alone.  An unknown path's boost is 0."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ visited file about 25 times likelier than a stranger gains one character's worth
 SHARE_VISITED = 0.6
 SHARE_NEIGHBOUR = 0.3
 SHARE_ELSEWHERE = 0.1
+SHARE_TOGETHER = 0.8
+"""Against the three above (which sum to 1): when files were opened together with the latest
+ones, the prior's shares are 0.6, 0.3, 0.8 and 0.1 out of 1.8.  Chosen by leave-one-repository-
+out over the commit-history replay (``benchmarks/memory_tune.py``)."""
 REFERENCE_PATHS = 10_000
 """The size of an ordinary repository: "any path" is one of this many."""
 FOLDER_FILES = 10
@@ -30,13 +35,16 @@ def _folder(path: str) -> str:
 
 def boosts(
     visits: Mapping[str, tuple[float, float]], folders: Mapping[str, Iterable[str]],
+    together: Mapping[str, float] | None = None,
 ) -> dict[str, int]:
     """``{path: boost}`` (boost > 0) for the paths the memory makes likelier.  ``visits``: ``{path:
     (weight, recent)}`` relative to the index's root; ``folders``: ``{folder: its paths}`` for
-    the folders of ``visits``."""
+    the folders of ``visits``; ``together``: ``{path: share}`` of the files opened together
+    with the latest ones (``Memory.together``, shares summing to 1)."""
     if not visits:
         return {}
-    elsewhere = SHARE_ELSEWHERE / REFERENCE_PATHS
+    total = 1.0 + (SHARE_TOGETHER if together else 0.0)
+    elsewhere = SHARE_ELSEWHERE / total / REFERENCE_PATHS
     prior: dict[str, float] = {}
     by_folder: dict[str, float] = {}
     for path, (_, recent) in visits.items():
@@ -45,13 +53,15 @@ def boosts(
     recent_sum = sum(by_folder.values())
     if recent_sum > 0:
         for d, recent in by_folder.items():
-            share = SHARE_NEIGHBOUR * recent / recent_sum / FOLDER_FILES
+            share = SHARE_NEIGHBOUR / total * recent / recent_sum / FOLDER_FILES
             for member in folders.get(d, ()):
                 prior[member] = share
     weight_sum = sum(w for w, _ in visits.values())
     if weight_sum > 0:
         for path, (weight, _) in visits.items():
-            prior[path] = prior.get(path, 0.0) + SHARE_VISITED * weight / weight_sum
+            prior[path] = prior.get(path, 0.0) + SHARE_VISITED / total * weight / weight_sum
+    for path, share in (together or {}).items():
+        prior[path] = prior.get(path, 0.0) + SHARE_TOGETHER / total * share
     out: dict[str, int] = {}
     for path, chance in prior.items():
         b = min(MAX_BOOST, round(POINTS_PER_E * math.log((chance + elsewhere) / elsewhere)))

@@ -269,6 +269,9 @@ class Visits:
                 out[p] = (w + 1.0, r + 1.0)
         return out
 
+    def together(self, root: str, now: float | None = None) -> dict[str, float]:
+        return {} if self.memory is None else self.memory.together(root, now)
+
     def stamp(self) -> object:
         # (the changes themselves: the same object until ``git status`` answers)
         return (None if self.memory is None else self.memory.stamp(), self._changes())

@@ -1,8 +1,10 @@
 """The memory of opened files: a SQLite file of visits, one row per absolute path, with two
 decayed counts (``weight`` halving every ``HALF_LIFE_DAYS``, ``recent`` every
-``RECENT_HALF_LIFE_DAYS``); light rows age out, at most ``MAX_ROWS`` kept.  A complete walk prunes
-the paths it no longer finds.  Bad state never breaks a search: a corrupt file is moved aside,
-an unusable folder leaves the memory off (``Memory.warning``); WAL mode, one ``UPSERT`` a visit.
+``RECENT_HALF_LIFE_DAYS``), and pairs of files opened within ``TOGETHER_WINDOW`` of each other
+(a decayed count each); light rows age out, at most ``MAX_ROWS`` and ``MAX_PAIRS`` kept.  A
+complete walk prunes the paths it no longer finds.  Bad state never breaks a search: a corrupt
+file is moved aside, an unusable folder leaves the memory off (``Memory.warning``); WAL mode,
+one transaction a visit.
 No connection is kept between calls (a resident server or the picker would otherwise hold
 the file's locks for minutes, and a damaged file could not be repaired while they run): each
 call opens the file and closes it; what a read found is kept, keyed by the file and its
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
 # (``sqlite3`` and ``math`` are imported where a store is opened or written: a search whose
 # memory file does not exist yet reads an empty memory without them)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: visits; 2: and pairs (a file of version 1 gains the empty table when first opened)."""
 HALF_LIFE_DAYS = 14.0
 """A visit counts half as much after this many days."""
 HALF_LIFE = HALF_LIFE_DAYS * 86400.0
@@ -37,7 +40,20 @@ MIN_WEIGHT = 0.001
 """Rows lighter than this (one visit, about ten half-lives ago) are aged out."""
 MAX_ROWS = 50_000
 """At most this many remembered paths; past it the lightest are dropped."""
+TOGETHER_WINDOW = 300.0
+"""Files opened within this many seconds of each other were opened together (one task), and
+the files opened in the last this many seconds are what the user works on now."""
+TOGETHER_PARTNERS = 8
+"""A visit pairs with at most this many files opened before it within the window (the latest):
+a script that records hundreds at once adds at most this many pairs a visit."""
+MAX_PAIRS = 20_000
+"""At most this many pair rows (each pair is two): about 1,200 visits' worth, two weeks of
+heavy use (older pairs weigh little); past it the lightest are dropped down to three quarters
+of it, so that reading them all, which that takes, is rare.  Together with the visits the file
+stays under about 16 MB."""
 BUSY_TIMEOUT_MS = 2_000
+KEPT_BURSTS = 16
+"""The pairs read for this many sets of latest files are kept until the file changes."""
 AGE_OUT_EVERY = 256
 """Age out at the first visit recorded by a process and once every this many after it (a
 search that only reads never ages out: it must stay cheap)."""
@@ -100,6 +116,8 @@ class Memory:
         self._forgets = 0
         self._seen: tuple[object, ...] | None = None
         self._mirror: dict[str, dict[str, tuple[float, float, float]]] = {}
+        self._pairs_mirror: dict[tuple[str, tuple[str, ...]],
+                                 dict[str, dict[str, tuple[float, float]]]] = {}
 
     # --- opening and recovery ----------------------------------------------------------------
 
@@ -170,10 +188,14 @@ class Memory:
             db.execute("CREATE TABLE IF NOT EXISTS visits (path TEXT PRIMARY KEY, "
                        "weight REAL NOT NULL, recent REAL NOT NULL, last REAL NOT NULL) "
                        "WITHOUT ROWID")
-            with contextlib.suppress(sqlite3.OperationalError):  # read-only: age-out scans
+            with contextlib.suppress(sqlite3.OperationalError):  # read-only: stays as it was
                 db.execute("CREATE INDEX IF NOT EXISTS visits_last ON visits (last)")
-            if version < SCHEMA_VERSION:
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                db.execute("CREATE TABLE IF NOT EXISTS pairs (path TEXT NOT NULL, "
+                           "partner TEXT NOT NULL, weight REAL NOT NULL, last REAL NOT NULL, "
+                           "PRIMARY KEY (path, partner)) WITHOUT ROWID")
+                db.execute("CREATE INDEX IF NOT EXISTS pairs_last ON pairs (last)")
+                if version < SCHEMA_VERSION:
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.create_function("ffind_add_visit", 4, _add_visit, deterministic=True)
         except BaseException:
             db.close()
@@ -217,13 +239,20 @@ class Memory:
             import sqlite3
 
             try:
-                db.execute("INSERT INTO visits (path, weight, recent, last) VALUES (?, 1, 1, ?) "
-                           "ON CONFLICT (path) DO UPDATE SET "
-                           "weight = ffind_add_visit(weight, last, excluded.last, ?), "
-                           "recent = ffind_add_visit(recent, last, excluded.last, ?), "
-                           "last = max(last, excluded.last)",
-                           (full, t, HALF_LIFE, RECENT_HALF_LIFE))
-                self._mirror.clear()
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._pair(db, full, t)
+                    db.execute("INSERT INTO visits (path, weight, recent, last) "
+                               "VALUES (?, 1, 1, ?) ON CONFLICT (path) DO UPDATE SET "
+                               "weight = ffind_add_visit(weight, last, excluded.last, ?), "
+                               "recent = ffind_add_visit(recent, last, excluded.last, ?), "
+                               "last = max(last, excluded.last)",
+                               (full, t, HALF_LIFE, RECENT_HALF_LIFE))
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                self._forget_reads()
                 self._records += 1
                 if (self._records - 1) % AGE_OUT_EVERY == 0:  # the first visit of a run, and every
                     self._age_out(db)  # AGE_OUT_EVERY after it (never when only reading)
@@ -231,6 +260,21 @@ class Memory:
                 self.warning = f"cannot write {self.path}: {e}"
                 return False
         return True
+
+    @staticmethod
+    def _pair(db: sqlite3.Connection, full: str, t: float) -> None:
+        """Count a visit of ``full`` at ``t`` as opened together with the files opened in the
+        ``TOGETHER_WINDOW`` before it (at most ``TOGETHER_PARTNERS``, the latest), both ways."""
+        partners = [q for (q,) in db.execute(
+            "SELECT path FROM visits WHERE last >= ? AND last <= ? AND path != ? "
+            "ORDER BY last DESC, path LIMIT ?", (t - TOGETHER_WINDOW, t, full, TOGETHER_PARTNERS))]
+        if partners:
+            db.executemany("INSERT INTO pairs (path, partner, weight, last) VALUES (?, ?, 1, ?) "
+                           "ON CONFLICT (path, partner) DO UPDATE SET "
+                           "weight = ffind_add_visit(weight, last, excluded.last, ?), "
+                           "last = max(last, excluded.last)",
+                           [row for q in partners
+                            for row in ((full, q, t, HALF_LIFE), (q, full, t, HALF_LIFE))])
 
     def forget(self, path: str | os.PathLike[str]) -> int:
         """Forget ``path`` and every remembered path under it; the number of paths removed."""
@@ -260,16 +304,17 @@ class Memory:
             return self._delete(db, "DELETE FROM visits WHERE path = ?", [(p,) for p in gone])
 
     def _delete(self, db: sqlite3.Connection, sql: str, rows: list[tuple[str, ...]]) -> int:
-        """Run a DELETE for each of ``rows``; the number of rows removed, or 0 (and
-        :attr:`warning` set) when the store cannot be written (locked, read-only)."""
+        """Run a DELETE for each of ``rows`` (and drop the pairs of the paths gone); the number
+        of rows removed, or 0 (and :attr:`warning` set) when the store cannot be written."""
         import sqlite3
 
         try:
             cur = db.executemany(sql, rows)
+            _drop_orphan_pairs(db)
         except sqlite3.Error as e:
             self.warning = f"cannot write {self.path}: {e}"
             return 0
-        self._mirror.clear()
+        self._forget_reads()
         self._forgets += 1
         return cur.rowcount
 
@@ -279,7 +324,6 @@ class Memory:
         ``MAX_ROWS``, judged at the newest visit in the store (not the clock: a memory left
         unused for a year is not wiped on its next use, and a replayed history ages as it
         happened)."""
-        import math
         import sqlite3
 
         with contextlib.suppress(sqlite3.OperationalError):  # read-only: nothing to age out
@@ -290,9 +334,8 @@ class Memory:
                 rows = db.execute("SELECT path, weight, last FROM visits").fetchall()
             else:  # a row weighs at least 1 at its last visit: only rows older than this can
                 # have fallen below MIN_WEIGHT (one query on the index of `last`, not a scan)
-                cutoff = now - HALF_LIFE * math.log2(1 / MIN_WEIGHT)
                 rows = db.execute("SELECT path, weight, last FROM visits WHERE last < ?",
-                                  (cutoff,)).fetchall()
+                                  (cutoff_of(now),)).fetchall()
             weighed = [(decay(w, t, now), p) for p, w, t in rows]
             old = [(p,) for w, p in weighed if w < MIN_WEIGHT]
             if count - len(old) > MAX_ROWS:
@@ -300,6 +343,24 @@ class Memory:
                 old += [(p,) for _, p in alive[MAX_ROWS:]]
             if old:
                 db.executemany("DELETE FROM visits WHERE path = ?", old)
+                _drop_orphan_pairs(db)
+            Memory._age_out_pairs(db, now)
+
+    @staticmethod
+    def _age_out_pairs(db: sqlite3.Connection, now: float) -> None:
+        """Drop the pairs lighter than ``MIN_WEIGHT`` at ``now`` and the lightest past
+        ``MAX_PAIRS``."""
+        rows = db.execute("SELECT path, partner, weight, last FROM pairs WHERE last < ?",
+                          (cutoff_of(now),)).fetchall()
+        old = [(p, q) for p, q, w, t in rows if decay(w, t, now) < MIN_WEIGHT]
+        if old:
+            db.executemany("DELETE FROM pairs WHERE path = ? AND partner = ?", old)
+        count = db.execute("SELECT count(*) FROM pairs").fetchone()[0]
+        if count > MAX_PAIRS:
+            rows = db.execute("SELECT path, partner, weight, last FROM pairs").fetchall()
+            light = sorted(rows, key=lambda r: decay(r[2], r[3], now))[:count - MAX_PAIRS * 3 // 4]
+            db.executemany("DELETE FROM pairs WHERE path = ? AND partner = ?",
+                           [(p, q) for p, q, _, _ in light])
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -312,10 +373,7 @@ class Memory:
             except UnicodeEncodeError:  # not UTF-8 (surrogate escapes): nothing stored under it
                 return {}
         with self._lock:
-            seen = self._stamp()  # (before the read: a write after it is seen next time)
-            if seen != self._seen:
-                self._mirror.clear()
-                self._seen = seen
+            self._check_seen()
             rows = self._mirror.get(root)
             if rows is not None:
                 return rows
@@ -334,6 +392,18 @@ class Memory:
                         return {}
             self._mirror[root] = rows
             return rows
+
+    def _check_seen(self) -> None:
+        """Drop what was read when the file changed since (stamped before the read: a write
+        after it is seen next time)."""
+        seen = self._stamp()
+        if seen != self._seen:
+            self._forget_reads()
+            self._seen = seen
+
+    def _forget_reads(self) -> None:
+        self._mirror.clear()
+        self._pairs_mirror.clear()
 
     def stamp(self) -> object:
         """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
@@ -361,6 +431,59 @@ class Memory:
         return {p[cut:]: (decay(w, last, t), decay(r, last, t, RECENT_HALF_LIFE))
                 for p, (w, r, last) in self._rows_under(full).items() if last <= t}
 
+    def together(
+        self, root: str | os.PathLike[str], now: float | None = None
+    ) -> dict[str, float]:
+        """``{path relative to root: share}``: the files opened together with the ones opened
+        in the last ``TOGETHER_WINDOW`` before ``now`` (those themselves left out), each such
+        file's partners weighed by their decayed counts, the shares summing to 1 (empty when
+        none has a partner under ``root``)."""
+        full = os.path.abspath(os.fspath(root))
+        t = time.time() if now is None else float(now)
+        rows = self._rows_under(full)
+        burst = sorted(p for p, (_, _, last) in rows.items() if t - TOGETHER_WINDOW <= last <= t)
+        if not burst:
+            return {}
+        cut = len(os.path.join(full, ""))
+        opened = set(burst)
+        share: dict[str, float] = {}
+        counted = 0
+        for partners in self._pairs_of(full, tuple(burst)).values():
+            weighed = {q: decay(w, last, t) for q, (w, last) in partners.items()
+                       if q not in opened and q in rows and last <= t}
+            total = sum(weighed.values())
+            if total <= 0:
+                continue
+            counted += 1
+            for q, w in weighed.items():
+                share[q[cut:]] = share.get(q[cut:], 0.0) + w / total
+        return {q: w / counted for q, w in share.items()}
+
+    def _pairs_of(self, root: str, paths: tuple[str, ...]
+                  ) -> dict[str, dict[str, tuple[float, float]]]:
+        """``{path: {partner: (weight, last)}}`` for ``paths`` (absolute), kept like the rows."""
+        with self._lock:
+            self._check_seen()
+            key = (root, paths)
+            found = self._pairs_mirror.get(key)
+            if found is not None:
+                return found
+            found = {}
+            with self._connect(write=False) as db:
+                if db is not None:
+                    import sqlite3
+
+                    marks = ",".join("?" * len(paths))
+                    with contextlib.suppress(sqlite3.Error):  # (read-only, schema 1: none)
+                        for p, q, w, last in db.execute(
+                                "SELECT path, partner, weight, last FROM pairs "
+                                f"WHERE path IN ({marks})", paths):
+                            found.setdefault(p, {})[q] = (w, last)
+            if len(self._pairs_mirror) >= KEPT_BURSTS:
+                self._pairs_mirror.clear()
+            self._pairs_mirror[key] = found
+            return found
+
     def close(self) -> None:
         """Stop using the store (no connection is open between calls: nothing to release)."""
         with self._lock:
@@ -374,6 +497,21 @@ class Memory:
 
     def __repr__(self) -> str:
         return f"Memory({self.path!r})"
+
+
+def cutoff_of(now: float) -> float:
+    """Rows last counted before this time may weigh less than ``MIN_WEIGHT`` at ``now`` (one
+    at their last visit, decayed since)."""
+    import math
+
+    return now - HALF_LIFE * math.log2(1 / MIN_WEIGHT)
+
+
+def _drop_orphan_pairs(db: sqlite3.Connection) -> None:
+    """Forget the pairs of paths no longer remembered."""
+    db.execute("DELETE FROM pairs WHERE NOT EXISTS (SELECT 1 FROM visits WHERE "
+               "visits.path = pairs.path) OR NOT EXISTS (SELECT 1 FROM visits WHERE "
+               "visits.path = pairs.partner)")
 
 
 class _Refused(Exception):
