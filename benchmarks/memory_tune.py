@@ -159,10 +159,13 @@ def boosts(prior: Prior, rows: dict[int, tuple[float, float]], folders: dict[str
 
 
 def together_shares(prior: Prior, rows: dict[int, list[float]],
-                   pairs: dict[int, dict[int, list[float]]], now: float) -> dict[int, float]:
+                   pairs: dict[int, dict[int, list[float]]], now: float,
+                   named: dict[int, str]) -> dict[int, float]:
     """``{path: share}``: for each file opened in the last ``together_window`` seconds, the
     files opened within that window of it before, by decayed count, normalised (as the store)."""
-    burst = [f for f, (_, _, last) in rows.items() if now - prior.together_window <= last <= now]
+    latest = sorted((-last, named[f], f) for f, (_, _, last) in rows.items()
+                    if now - prior.together_window <= last <= now)[:store.LATEST_FILES]
+    burst = [f for _, _, f in latest]
     opened = set(burst)
     out: dict[int, float] = {}
     counted = 0
@@ -226,8 +229,9 @@ def replay(prior: Prior | None, prep: dict) -> list[int]:
                          r * 0.5 ** ((t - last) / store.RECENT_HALF_LIFE))
                      for q, (w, r, last) in rows.items() if q < n}
             known = {q: wr for q, wr in known.items() if wr[0] >= store.MIN_WEIGHT}
-            together = ({q: x for q, x in together_shares(prior, rows, pairs, t).items() if q < n}
-                        if prior.share_together > 0 else {})
+            shares = (together_shares(prior, rows, pairs, t, named)
+                      if prior.share_together > 0 else {})
+            together = {q: x for q, x in shares.items() if q < n}
             b = boosts(prior, known, folders, folder_of, together, n)
             out.append(keys_needed(tgt, b, prep["empty_first"], paths))
         if p < 0:

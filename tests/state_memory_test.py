@@ -402,3 +402,19 @@ def test_pairs_age_out_and_are_bounded(tmp_path: Path, monkeypatch: pytest.Monke
         con.close()
     assert not any("old" in p or "old" in q for p, q in pairs)
     assert len(pairs) <= 6 + 2 * memory_mod.TOGETHER_PARTNERS
+
+
+def test_only_the_latest_files_partners_are_read(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    with Memory(tmp_path / "m.db") as mem:
+        mem.record("/r/x", when=T0)
+        mem.record("/r/x_partner", when=T0 + 60)
+        mem.record("/r/y", when=T0 + DAY)
+        mem.record("/r/y_partner", when=T0 + DAY + 60)
+        mem.record("/r/x", when=T0 + 2 * DAY)
+        mem.record("/r/y", when=T0 + 2 * DAY + 1)  # the latest
+        now = T0 + 2 * DAY + 2
+        assert set(mem.together("/r", now=now)) == {"x_partner", "y_partner"}
+        monkeypatch.setattr(memory_mod, "LATEST_FILES", 1)
+        mem.record("/r/z", when=T0)  # (a write: what was read is read again)
+        assert set(mem.together("/r", now=now)) == {"x", "y_partner"}  # y's partners only

@@ -46,6 +46,9 @@ the files opened in the last this many seconds are what the user works on now.""
 TOGETHER_PARTNERS = 8
 """A visit pairs with at most this many files opened before it within the window (the latest):
 a script that records hundreds at once adds at most this many pairs a visit."""
+LATEST_FILES = 64
+"""The files opened in the last ``TOGETHER_WINDOW`` whose partners ranking reads: at most this
+many, the latest (a script that records hundreds at once does not make a search read them all)."""
 MAX_PAIRS = 20_000
 """At most this many pair rows (each pair is two): about 1,200 visits' worth, two weeks of
 heavy use (older pairs weigh little); past it the lightest are dropped down to three quarters
@@ -241,7 +244,7 @@ class Memory:
             try:
                 db.execute("BEGIN IMMEDIATE")
                 try:
-                    self._pair(db, full, t)
+                    _pair(db, full, t)
                     db.execute("INSERT INTO visits (path, weight, recent, last) "
                                "VALUES (?, 1, 1, ?) ON CONFLICT (path) DO UPDATE SET "
                                "weight = ffind_add_visit(weight, last, excluded.last, ?), "
@@ -260,21 +263,6 @@ class Memory:
                 self.warning = f"cannot write {self.path}: {e}"
                 return False
         return True
-
-    @staticmethod
-    def _pair(db: sqlite3.Connection, full: str, t: float) -> None:
-        """Count a visit of ``full`` at ``t`` as opened together with the files opened in the
-        ``TOGETHER_WINDOW`` before it (at most ``TOGETHER_PARTNERS``, the latest), both ways."""
-        partners = [q for (q,) in db.execute(
-            "SELECT path FROM visits WHERE last >= ? AND last <= ? AND path != ? "
-            "ORDER BY last DESC, path LIMIT ?", (t - TOGETHER_WINDOW, t, full, TOGETHER_PARTNERS))]
-        if partners:
-            db.executemany("INSERT INTO pairs (path, partner, weight, last) VALUES (?, ?, 1, ?) "
-                           "ON CONFLICT (path, partner) DO UPDATE SET "
-                           "weight = ffind_add_visit(weight, last, excluded.last, ?), "
-                           "last = max(last, excluded.last)",
-                           [row for q in partners
-                            for row in ((full, q, t, HALF_LIFE), (q, full, t, HALF_LIFE))])
 
     def forget(self, path: str | os.PathLike[str]) -> int:
         """Forget ``path`` and every remembered path under it; the number of paths removed."""
@@ -435,15 +423,18 @@ class Memory:
         self, root: str | os.PathLike[str], now: float | None = None
     ) -> dict[str, float]:
         """``{path relative to root: share}``: the files opened together with the ones opened
-        in the last ``TOGETHER_WINDOW`` before ``now`` (those themselves left out), each such
+        in the last ``TOGETHER_WINDOW`` before ``now`` (at most ``LATEST_FILES``, the latest;
+        those themselves left out), each such
         file's partners weighed by their decayed counts, the shares summing to 1 (empty when
         none has a partner under ``root``)."""
         full = os.path.abspath(os.fspath(root))
         t = time.time() if now is None else float(now)
         rows = self._rows_under(full)
-        burst = sorted(p for p, (_, _, last) in rows.items() if t - TOGETHER_WINDOW <= last <= t)
-        if not burst:
+        latest = sorted((-last, p) for p, (_, _, last) in rows.items()
+                        if t - TOGETHER_WINDOW <= last <= t)[:LATEST_FILES]
+        if not latest:
             return {}
+        burst = sorted(p for _, p in latest)
         cut = len(os.path.join(full, ""))
         opened = set(burst)
         share: dict[str, float] = {}
@@ -497,6 +488,21 @@ class Memory:
 
     def __repr__(self) -> str:
         return f"Memory({self.path!r})"
+
+
+def _pair(db: sqlite3.Connection, full: str, t: float) -> None:
+    """Count a visit of ``full`` at ``t`` as opened together with the files opened in the
+    ``TOGETHER_WINDOW`` before it (at most ``TOGETHER_PARTNERS``, the latest), both ways."""
+    partners = [q for (q,) in db.execute(
+        "SELECT path FROM visits WHERE last >= ? AND last <= ? AND path != ? "
+        "ORDER BY last DESC, path LIMIT ?", (t - TOGETHER_WINDOW, t, full, TOGETHER_PARTNERS))]
+    if partners:
+        db.executemany("INSERT INTO pairs (path, partner, weight, last) VALUES (?, ?, 1, ?) "
+                       "ON CONFLICT (path, partner) DO UPDATE SET "
+                       "weight = ffind_add_visit(weight, last, excluded.last, ?), "
+                       "last = max(last, excluded.last)",
+                       [row for q in partners
+                        for row in ((full, q, t, HALF_LIFE), (q, full, t, HALF_LIFE))])
 
 
 def cutoff_of(now: float) -> float:
