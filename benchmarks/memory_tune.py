@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
 import pickle
 import sys
@@ -113,49 +112,21 @@ def prepare(paths: list[str], commits: list[dict]) -> dict:
 
 @dataclass(frozen=True)
 class Prior:
-    points_per_e: float = recency.POINTS_PER_E
-    share_visited: float = recency.SHARE_VISITED
-    share_neighbour: float = recency.SHARE_NEIGHBOUR
-    share_elsewhere: float = recency.SHARE_ELSEWHERE
-    folder_files: float = recency.FOLDER_FILES
-    max_boost: int = recency.MAX_BOOST
-    share_together: float = recency.SHARE_TOGETHER
+    """``recency.Prior``'s fields (ranked by ``recency.boosts`` itself) and the store's window
+    and partners per visit (kept here as ``ffind.state.memory`` keeps them)."""
+
+    points_per_e: float = recency.SHIPPED.points_per_e
+    share_visited: float = recency.SHIPPED.share_visited
+    share_neighbour: float = recency.SHIPPED.share_neighbour
+    share_together: float = recency.SHIPPED.share_together
+    share_elsewhere: float = recency.SHIPPED.share_elsewhere
+    folder_files: float = recency.SHIPPED.folder_files
+    max_boost: int = recency.SHIPPED.max_boost
     together_window: float = store.TOGETHER_WINDOW
     together_partners: int = store.TOGETHER_PARTNERS
 
-
-def boosts(prior: Prior, rows: dict[int, tuple[float, float]], folders: dict[str, list[int]],
-           folder_of: list[str], together: dict[int, float], n: int) -> np.ndarray:
-    """The boost of every path: ``recency.boosts`` with ``prior``'s values, plus the share of
-    the files opened together with the latest ones (``together``: path -> its share)."""
-    b = np.zeros(n, dtype=np.int64)
-    if not rows:
-        return b
-    shares = {"v": prior.share_visited, "n": prior.share_neighbour, "t": prior.share_together,
-              "e": prior.share_elsewhere}
-    if not together:
-        shares["t"] = 0.0
-    total = sum(shares.values())
-    elsewhere = shares["e"] / total / recency.REFERENCE_PATHS
-    chance: dict[int, float] = {}
-    by_folder: dict[str, float] = {}
-    for p, (_, recent) in rows.items():
-        by_folder[folder_of[p]] = by_folder.get(folder_of[p], 0.0) + recent
-    recent_sum = sum(by_folder.values())
-    if recent_sum > 0:
-        for d, r in by_folder.items():
-            each = shares["n"] / total * r / recent_sum / prior.folder_files
-            for member in folders.get(d, ()):
-                chance[member] = each
-    weight_sum = sum(w for w, _ in rows.values())
-    for p, (w, _) in rows.items():
-        chance[p] = chance.get(p, 0.0) + shares["v"] / total * w / weight_sum
-    for p, share in together.items():
-        chance[p] = chance.get(p, 0.0) + shares["t"] / total * share
-    for p, c in chance.items():
-        b[p] = max(0, min(prior.max_boost,
-                          round(prior.points_per_e * math.log((c + elsewhere) / elsewhere))))
-    return b
+    def ranking(self) -> recency.Prior:
+        return recency.Prior(**{f.name: getattr(self, f.name) for f in fields(recency.Prior)})
 
 
 def together_shares(prior: Prior, rows: dict[int, list[float]],
@@ -211,10 +182,11 @@ def replay(prior: Prior | None, prep: dict) -> list[int]:
     if prior is None:
         zero = np.zeros(n, dtype=np.int64)
         return [keys_needed(t, zero, prep["empty_first"], paths) for t in prep["targets"]]
-    folder_of = [p.rsplit("/", 1)[0] if "/" in p else "" for p in paths]
-    folders: dict[str, list[int]] = {}
-    for i, d in enumerate(folder_of):
-        folders.setdefault(d, []).append(i)
+    folders: dict[str, list[str]] = {}
+    for path in paths:
+        folders.setdefault(path.rsplit("/", 1)[0] if "/" in path else "", []).append(path)
+    ids = {path: i for i, path in enumerate(paths)}
+    ranking = prior.ranking()
     rows: dict[int, list[float]] = {}  # path -> [weight, recent, last]
     pairs: dict[int, dict[int, list[float]]] = {}  # path -> {partner: [weight, last]}
     recent: list[tuple[int, float]] = []
@@ -228,11 +200,13 @@ def replay(prior: Prior | None, prep: dict) -> list[int]:
             known = {q: (w * 0.5 ** ((t - last) / store.HALF_LIFE),
                          r * 0.5 ** ((t - last) / store.RECENT_HALF_LIFE))
                      for q, (w, r, last) in rows.items() if q < n}
-            known = {q: wr for q, wr in known.items() if wr[0] >= store.MIN_WEIGHT}
+            known = {paths[q]: wr for q, wr in known.items() if wr[0] >= store.MIN_WEIGHT}
             shares = (together_shares(prior, rows, pairs, t, named)
                       if prior.share_together > 0 else {})
-            together = {q: x for q, x in shares.items() if q < n}
-            b = boosts(prior, known, folders, folder_of, together, n)
+            together = {paths[q]: x for q, x in shares.items() if q < n}
+            b = np.zeros(n, dtype=np.int64)
+            for path, boost in recency.boosts(known, folders, together, ranking).items():
+                b[ids[path]] = boost
             out.append(keys_needed(tgt, b, prep["empty_first"], paths))
         if p < 0:
             p = unlisted.setdefault(name, n + len(unlisted))

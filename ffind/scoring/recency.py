@@ -10,6 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+TYPE_CHECKING = False  # (not typing's: a search does not import it)
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without importing dataclasses (ffind.frozen)
+    from ffind.frozen import dataclass
+
 POINTS_PER_E = 5.0
 """Score points per factor of e in likelihood.  A match character is worth 16 points, so a
 visited file about 25 times likelier than a stranger gains one character's worth."""
@@ -28,6 +34,23 @@ MAX_BOOST = 48
 """The most a remembered path can gain: three matched characters' worth (above)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """The prior's values as one record (the constants above by default), so that a tuning
+    run (``benchmarks/memory_tune.py``) ranks with other values through this same code."""
+
+    points_per_e: float = POINTS_PER_E
+    share_visited: float = SHARE_VISITED
+    share_neighbour: float = SHARE_NEIGHBOUR
+    share_together: float = SHARE_TOGETHER
+    share_elsewhere: float = SHARE_ELSEWHERE
+    folder_files: float = FOLDER_FILES
+    max_boost: int = MAX_BOOST
+
+
+SHIPPED = Prior()
+
+
 def _folder(path: str) -> str:
     cut = path.rfind("/")
     return path[:cut] if cut >= 0 else ""
@@ -35,7 +58,7 @@ def _folder(path: str) -> str:
 
 def boosts(
     visits: Mapping[str, tuple[float, float]], folders: Mapping[str, Iterable[str]],
-    together: Mapping[str, float] | None = None,
+    together: Mapping[str, float] | None = None, prior: Prior = SHIPPED,
 ) -> dict[str, int]:
     """``{path: boost}`` (boost > 0) for the paths the memory makes likelier.  ``visits``: ``{path:
     (weight, recent)}`` relative to the index's root; ``folders``: ``{folder: its paths}`` for
@@ -43,9 +66,11 @@ def boosts(
     with the latest ones (``Memory.together``, shares summing to 1)."""
     if not visits:
         return {}
-    total = 1.0 + (SHARE_TOGETHER if together else 0.0)
-    elsewhere = SHARE_ELSEWHERE / total / REFERENCE_PATHS
-    prior: dict[str, float] = {}
+    v = prior
+    total = (v.share_visited + v.share_neighbour + v.share_elsewhere
+             + (v.share_together if together else 0.0))
+    elsewhere = v.share_elsewhere / total / REFERENCE_PATHS
+    chances: dict[str, float] = {}
     by_folder: dict[str, float] = {}
     for path, (_, recent) in visits.items():
         d = _folder(path)
@@ -53,18 +78,18 @@ def boosts(
     recent_sum = sum(by_folder.values())
     if recent_sum > 0:
         for d, recent in by_folder.items():
-            share = SHARE_NEIGHBOUR / total * recent / recent_sum / FOLDER_FILES
+            share = v.share_neighbour / total * recent / recent_sum / v.folder_files
             for member in folders.get(d, ()):
-                prior[member] = share
+                chances[member] = share
     weight_sum = sum(w for w, _ in visits.values())
     if weight_sum > 0:
         for path, (weight, _) in visits.items():
-            prior[path] = prior.get(path, 0.0) + SHARE_VISITED / total * weight / weight_sum
+            chances[path] = chances.get(path, 0.0) + v.share_visited / total * weight / weight_sum
     for path, share in (together or {}).items():
-        prior[path] = prior.get(path, 0.0) + SHARE_TOGETHER / total * share
+        chances[path] = chances.get(path, 0.0) + v.share_together / total * share
     out: dict[str, int] = {}
-    for path, chance in prior.items():
-        b = min(MAX_BOOST, round(POINTS_PER_E * math.log((chance + elsewhere) / elsewhere)))
+    for path, chance in chances.items():
+        b = min(v.max_boost, round(v.points_per_e * math.log((chance + elsewhere) / elsewhere)))
         if b > 0:
             out[path] = b
     return out
