@@ -55,8 +55,6 @@ heavy use (older pairs weigh little); past it the lightest are dropped down to t
 of it, so that reading them all, which that takes, is rare.  Together with the visits the file
 stays under about 16 MB."""
 BUSY_TIMEOUT_MS = 2_000
-KEPT_BURSTS = 16
-"""The pairs read for this many sets of latest files are kept until the file changes."""
 AGE_OUT_EVERY = 256
 """Age out at the first visit recorded by a process and once every this many after it (a
 search that only reads never ages out: it must stay cheap)."""
@@ -119,8 +117,6 @@ class Memory:
         self._forgets = 0
         self._seen: tuple[object, ...] | None = None
         self._mirror: dict[str, dict[str, tuple[float, float, float]]] = {}
-        self._pairs_mirror: dict[tuple[str, tuple[str, ...]],
-                                 dict[str, dict[str, tuple[float, float]]]] = {}
 
     # --- opening and recovery ----------------------------------------------------------------
 
@@ -255,7 +251,7 @@ class Memory:
                 except BaseException:
                     db.execute("ROLLBACK")
                     raise
-                self._forget_reads()
+                self._mirror.clear()
                 self._records += 1
                 if (self._records - 1) % AGE_OUT_EVERY == 0:  # the first visit of a run, and every
                     self._age_out(db)  # AGE_OUT_EVERY after it (never when only reading)
@@ -302,7 +298,7 @@ class Memory:
         except sqlite3.Error as e:
             self.warning = f"cannot write {self.path}: {e}"
             return 0
-        self._forget_reads()
+        self._mirror.clear()
         self._forgets += 1
         return cur.rowcount
 
@@ -361,7 +357,10 @@ class Memory:
             except UnicodeEncodeError:  # not UTF-8 (surrogate escapes): nothing stored under it
                 return {}
         with self._lock:
-            self._check_seen()
+            seen = self._stamp()  # (before the read: a write after it is seen next time)
+            if seen != self._seen:
+                self._mirror.clear()
+                self._seen = seen
             rows = self._mirror.get(root)
             if rows is not None:
                 return rows
@@ -380,18 +379,6 @@ class Memory:
                         return {}
             self._mirror[root] = rows
             return rows
-
-    def _check_seen(self) -> None:
-        """Drop what was read when the file changed since (stamped before the read: a write
-        after it is seen next time)."""
-        seen = self._stamp()
-        if seen != self._seen:
-            self._forget_reads()
-            self._seen = seen
-
-    def _forget_reads(self) -> None:
-        self._mirror.clear()
-        self._pairs_mirror.clear()
 
     def stamp(self) -> object:
         """Changes whenever :meth:`weights` may answer differently: a visit recorded or a path
@@ -424,9 +411,8 @@ class Memory:
     ) -> dict[str, float]:
         """``{path relative to root: share}``: the files opened together with the ones opened
         in the last ``TOGETHER_WINDOW`` before ``now`` (at most ``LATEST_FILES``, the latest;
-        those themselves left out), each such
-        file's partners weighed by their decayed counts, the shares summing to 1 (empty when
-        none has a partner under ``root``)."""
+        those themselves left out), each such file's partners weighed by their decayed counts,
+        the shares summing to 1 (empty when none has a partner under ``root``)."""
         full = os.path.abspath(os.fspath(root))
         t = time.time() if now is None else float(now)
         rows = self._rows_under(full)
@@ -434,12 +420,11 @@ class Memory:
                         if t - TOGETHER_WINDOW <= last <= t)[:LATEST_FILES]
         if not latest:
             return {}
-        burst = sorted(p for _, p in latest)
+        opened = {p for _, p in latest}
         cut = len(os.path.join(full, ""))
-        opened = set(burst)
         share: dict[str, float] = {}
         counted = 0
-        for partners in self._pairs_of(full, tuple(burst)).values():
+        for partners in self._pairs_of(tuple(sorted(opened))).values():
             weighed = {q: decay(w, last, t) for q, (w, last) in partners.items()
                        if q not in opened and q in rows and last <= t}
             total = sum(weighed.values())
@@ -450,30 +435,21 @@ class Memory:
                 share[q[cut:]] = share.get(q[cut:], 0.0) + w / total
         return {q: w / counted for q, w in share.items()}
 
-    def _pairs_of(self, root: str, paths: tuple[str, ...]
-                  ) -> dict[str, dict[str, tuple[float, float]]]:
-        """``{path: {partner: (weight, last)}}`` for ``paths`` (absolute), kept like the rows."""
-        with self._lock:
-            self._check_seen()
-            key = (root, paths)
-            found = self._pairs_mirror.get(key)
-            if found is not None:
-                return found
-            found = {}
-            with self._connect(write=False) as db:
-                if db is not None:
-                    import sqlite3
+    def _pairs_of(self, paths: tuple[str, ...]) -> dict[str, dict[str, tuple[float, float]]]:
+        """``{path: {partner: (weight, last)}}`` for ``paths`` (absolute), read from the file
+        (once per ranking's boosts: ``Recall`` keeps them for the minute)."""
+        found: dict[str, dict[str, tuple[float, float]]] = {}
+        with self._lock, self._connect(write=False) as db:
+            if db is not None:
+                import sqlite3
 
-                    marks = ",".join("?" * len(paths))
-                    with contextlib.suppress(sqlite3.Error):  # (read-only, schema 1: none)
-                        for p, q, w, last in db.execute(
-                                "SELECT path, partner, weight, last FROM pairs "
-                                f"WHERE path IN ({marks})", paths):
-                            found.setdefault(p, {})[q] = (w, last)
-            if len(self._pairs_mirror) >= KEPT_BURSTS:
-                self._pairs_mirror.clear()
-            self._pairs_mirror[key] = found
-            return found
+                marks = ",".join("?" * len(paths))
+                with contextlib.suppress(sqlite3.Error):  # (read-only, schema 1: none)
+                    for p, q, w, last in db.execute(
+                            "SELECT path, partner, weight, last FROM pairs "
+                            f"WHERE path IN ({marks})", paths):
+                        found.setdefault(p, {})[q] = (w, last)
+        return found
 
     def close(self) -> None:
         """Stop using the store (no connection is open between calls: nothing to release)."""
